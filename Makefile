@@ -1,0 +1,53 @@
+# Entry points. `make run` and `make test` do all the set-up on a fresh Debian 12 machine.
+JOBS ?= $(shell nproc)
+BUILD ?= build
+CMAKE_FLAGS ?=
+
+.PHONY: all deps release run test asan bench fuzz tidy format clean
+
+all: release
+
+deps:
+	@./scripts/install-deps.sh
+
+$(BUILD)/release/CMakeCache.txt:
+	cmake -S . -B $(BUILD)/release -DCMAKE_BUILD_TYPE=Release -DCORRAL_WERROR=ON $(CMAKE_FLAGS)
+
+release: deps $(BUILD)/release/CMakeCache.txt
+	cmake --build $(BUILD)/release -j$(JOBS)
+
+# The main job on its built-in default input.
+run: release
+	$(BUILD)/release/tools/corral/corral validate examples/basic
+
+# The whole test suite (unit, golden end-to-end, property tests, short fuzz runs when clang is present).
+test: release
+	ctest --test-dir $(BUILD)/release --output-on-failure -j$(JOBS)
+
+# Debug build with AddressSanitizer + UndefinedBehaviorSanitizer, whole suite.
+asan: deps
+	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=Debug -DCORRAL_WERROR=ON -DCORRAL_SANITIZE="address;undefined"
+	cmake --build $(BUILD)/asan -j$(JOBS)
+	ctest --test-dir $(BUILD)/asan --output-on-failure -j$(JOBS)
+
+# Google Benchmark targets (opt-in; heavy).
+bench: deps
+	cmake -S . -B $(BUILD)/bench -DCMAKE_BUILD_TYPE=Release -DCORRAL_BUILD_BENCHMARKS=ON -DCORRAL_BUILD_TESTS=OFF
+	cmake --build $(BUILD)/bench -j$(JOBS)
+
+# libFuzzer targets built with clang; FUZZ_SECONDS per target (default 60).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	CXX=clang++ cmake -S . -B $(BUILD)/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCORRAL_BUILD_FUZZERS=ON -DCORRAL_BUILD_TESTS=OFF
+	cmake --build $(BUILD)/fuzz -j$(JOBS)
+	./scripts/run-fuzzers.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
+
+tidy: deps
+	cmake -S . -B $(BUILD)/tidy -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_CLANG_TIDY=clang-tidy
+	cmake --build $(BUILD)/tidy -j$(JOBS)
+
+format:
+	git ls-files '*.h' '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD)

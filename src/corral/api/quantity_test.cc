@@ -1,0 +1,3 @@
+#include "corral/api/quantity.h"
+
+#include <gtest/gtest.h>
