@@ -20,3 +20,17 @@ TEST(LabelSetTest, SortedUniqueAndLastDuplicateWins) {
 
 }  // namespace
 }  // namespace corral::api
+
+#include "corral/api/well_known.h"
+
+namespace corral::api {
+namespace {
+TEST(WellKnownTest, ConstantsMatchPreloadedInterner) {
+  Interner in = NewInterner();
+  EXPECT_EQ(in.Intern("cpu"), wk::kCpu);
+  EXPECT_EQ(in.Intern("topology.kubernetes.io/zone"), wk::kZoneLabel);
+  EXPECT_EQ(in.Intern("False"), wk::kFalse);
+  EXPECT_EQ(in.size(), std::size(wk::kWellKnown) + 1);
+}
+}  // namespace
+}  // namespace corral::api

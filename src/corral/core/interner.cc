@@ -36,6 +36,10 @@ std::string_view Interner::Store(std::string_view s) {
   return {dst, s.size()};
 }
 
+Interner::Interner(std::span<const std::string_view> preload) : Interner() {
+  for (std::string_view s : preload) Intern(s);
+}
+
 Symbol Interner::Intern(std::string_view s) {
   auto it = index_.find(s);
   if (it != index_.end()) return Symbol(it->second);

@@ -10,6 +10,7 @@
 #include <compare>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -41,6 +42,9 @@ class Symbol {
 class Interner {
  public:
   Interner();
+  // Interns `preload` in order first, so that preload[i] gets Symbol(i + 1): lets callers define
+  // constexpr symbols for well-known strings (see corral/api/well_known.h).
+  explicit Interner(std::span<const std::string_view> preload);
   Interner(const Interner&) = delete;
   Interner& operator=(const Interner&) = delete;
 
