@@ -62,15 +62,17 @@ class [[nodiscard]] Result {
   std::variant<T, Error> v_;
 };
 
-// Result<void> equivalent.
-class [[nodiscard]] Status {
+// Result<void>: success or an Error.
+template <>
+class [[nodiscard]] Result<void> {
  public:
-  Status() = default;
-  Status(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
-  static Status Ok() { return {}; }
+  Result() = default;
+  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+  static Result Ok() { return {}; }
   bool ok() const { return ok_; }
+  explicit operator bool() const { return ok_; }
   const Error& error() const {
-    CORRAL_CHECK_MSG(!ok_, "Status::error() on OK");
+    CORRAL_CHECK_MSG(!ok_, "Result<void>::error() on success");
     return error_;
   }
 

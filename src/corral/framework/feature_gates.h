@@ -1,0 +1,56 @@
+#pragma once
+// Feature gates by kube's names, with kube-scheduler v1.37 defaults. Set from the command line with
+// `--feature-gates=Name=true|false,...` (kube's flag syntax) or from scheduler_perf featureGates maps.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "corral/core/result.h"
+
+namespace corral::framework {
+
+enum class Feature {
+  kOpportunisticBatching,
+  kGenericWorkload,
+  kTopologyAwareWorkloadScheduling,
+  kSchedulerQueueingHints,
+  kSchedulerPopFromBackoffQ,
+  kSchedulerAsyncPreemption,
+  kPodLevelResources,
+  kSidecarContainers,
+  kDynamicResourceAllocation,
+  kDRAExtendedResource,
+  kMatchLabelKeysInPodTopologySpread,
+  kNodeInclusionPolicyInPodTopologySpread,
+  kMatchLabelKeysInPodAffinity,
+  kCompositePodGroup,
+  kCount,
+};
+
+struct FeatureSpec {
+  std::string_view name;
+  bool default_value;
+  bool locked;  // GA and locked to its default: setting the other value is an error, as in kube
+};
+
+// The table of known gates, indexed by Feature.
+const FeatureSpec& SpecOf(Feature f);
+
+class FeatureGates {
+ public:
+  FeatureGates();  // v1.37 defaults
+
+  bool Enabled(Feature f) const { return values_[static_cast<size_t>(f)]; }
+  // Sets one gate by kube name. Unknown names and writes to locked gates are errors with kube's wording.
+  Result<void> Set(std::string_view name, bool value);
+  // Parses "A=true,B=false" (spaces around items allowed).
+  Result<void> ParseFlag(std::string_view flag);
+  // "Name=value" for every gate that differs from its default, sorted by name.
+  std::vector<std::string> NonDefault() const;
+
+ private:
+  std::vector<bool> values_;
+};
+
+}  // namespace corral::framework

@@ -1,0 +1,199 @@
+#pragma once
+// Plugin interfaces: one small abstract class per extension point (kube's framework/interface.go).
+// A plugin derives from the points it implements; the framework discovers them once when a profile is
+// built. Plugins never throw: every outcome is a Status.
+//
+// Threading: Filter and Score may be called concurrently for different nodes within one cycle and must
+// not mutate plugin or cycle state. Everything else runs on the scheduling thread.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <absl/container/flat_hash_set.h>
+
+#include "corral/framework/cycle_state.h"
+#include "corral/framework/node_info.h"
+#include "corral/framework/pod_info.h"
+#include "corral/framework/snapshot.h"
+#include "corral/framework/status.h"
+
+namespace corral::framework {
+
+inline constexpr int64_t kMaxNodeScore = 100;
+inline constexpr int64_t kMinNodeScore = 0;
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual std::string_view Name() const = 0;
+};
+
+// ---- queueing -------------------------------------------------------------------------------------------
+
+class PreEnqueuePlugin : public virtual Plugin {
+ public:
+  // Non-success keeps the pod gated (out of activeQ) until an event re-runs PreEnqueue.
+  virtual Status PreEnqueue(const PodInfo& pod) = 0;
+};
+
+// What the queue knows about a pending pod, for QueueSort.
+struct QueuedPodView {
+  const PodInfo* pod;
+  TimePoint timestamp;  // when the pod was (re)added to the queue
+};
+
+class QueueSortPlugin : public virtual Plugin {
+ public:
+  virtual bool Less(const QueuedPodView& a, const QueuedPodView& b) const = 0;
+};
+
+// Cluster events a plugin's rejection may be undone by (kube's EventsToRegister + QueueingHints).
+enum class EventResource : uint8_t { kPod, kAssignedPod, kUnscheduledPod, kNode, kPodGroup, kWorkload, kOther };
+enum class ActionType : uint8_t { kAdd = 1, kDelete = 2, kUpdate = 4, kAll = 7 };
+struct ClusterEvent {
+  EventResource resource;
+  ActionType action;
+};
+enum class QueueingHint : uint8_t { kQueue, kQueueSkip };
+
+class EnqueueExtensions : public virtual Plugin {
+ public:
+  // The events that may make a pod rejected by this plugin schedulable.
+  virtual std::vector<ClusterEvent> EventsToRegister() const = 0;
+  // Whether `event` (about `subject`, e.g. the added/deleted pod or node) may help `pod`. Default: Queue.
+  virtual QueueingHint Hint(const PodInfo& pod, const ClusterEvent& event,
+                            const void* subject) const {
+    (void)pod;
+    (void)event;
+    (void)subject;
+    return QueueingHint::kQueue;
+  }
+};
+
+// ---- scheduling cycle -----------------------------------------------------------------------------------
+
+// A PreFilter may restrict the candidate nodes (kube PreFilterResult). nullopt = all nodes.
+struct PreFilterResult {
+  std::optional<absl::flat_hash_set<Symbol>> node_names;
+};
+
+class PreFilterExtensions {
+ public:
+  virtual ~PreFilterExtensions() = default;
+  // Updates `state` as if `pod_to_add` were on `node` (nominated pods, preemption reprieve).
+  virtual Status AddPod(CycleState& state, const PodInfo& pod_to_schedule, const PodInfo& pod_to_add,
+                        const NodeInfo& node) const = 0;
+  virtual Status RemovePod(CycleState& state, const PodInfo& pod_to_schedule,
+                           const PodInfo& pod_to_remove, const NodeInfo& node) const = 0;
+};
+
+class PreFilterPlugin : public virtual Plugin {
+ public:
+  // `slot` is this plugin's CycleState slot. Skip ⇒ the plugin's Filter is not run this cycle.
+  virtual Status PreFilter(CycleState& state, size_t slot, const PodInfo& pod, const Snapshot& snapshot,
+                           PreFilterResult* result) = 0;
+  virtual const PreFilterExtensions* Extensions() const { return nullptr; }
+};
+
+class FilterPlugin : public virtual Plugin {
+ public:
+  virtual Status Filter(const CycleState& state, size_t slot, const PodInfo& pod,
+                        const NodeInfo& node) const = 0;
+};
+
+// The result of filtering for PostFilter: per-node statuses of the nodes that were evaluated.
+struct NodeStatus {
+  const NodeInfo* node;
+  Status status;
+};
+
+struct PostFilterResult {
+  Symbol nominated_node_name;  // empty ⇒ no nomination
+};
+
+class PostFilterPlugin : public virtual Plugin {
+ public:
+  virtual Status PostFilter(CycleState& state, const PodInfo& pod,
+                            std::span<const NodeStatus> filtered_node_statuses,
+                            PostFilterResult* result) = 0;
+};
+
+class PreScorePlugin : public virtual Plugin {
+ public:
+  // `nodes` are the feasible nodes. Skip ⇒ the plugin's Score is not run this cycle.
+  virtual Status PreScore(CycleState& state, size_t slot, const PodInfo& pod,
+                          std::span<const NodeInfo* const> nodes) = 0;
+};
+
+struct NodeScore {
+  Symbol name;
+  int64_t score = 0;
+};
+
+class ScorePlugin : public virtual Plugin {
+ public:
+  virtual Status Score(const CycleState& state, size_t slot, const PodInfo& pod, const NodeInfo& node,
+                       int64_t* score) const = 0;
+  // NormalizeScore over the whole feasible list (kube ScoreExtensions). Plugins without normalization
+  // return false from HasNormalize.
+  virtual bool HasNormalize() const { return false; }
+  virtual Status NormalizeScore(const CycleState& state, size_t slot, const PodInfo& pod,
+                                std::span<NodeScore> scores) const {
+    (void)state;
+    (void)slot;
+    (void)pod;
+    (void)scores;
+    return {};
+  }
+};
+
+class ReservePlugin : public virtual Plugin {
+ public:
+  virtual Status Reserve(CycleState& state, const PodInfo& pod, Symbol node) = 0;
+  // Must be idempotent; called for every Reserve plugin (in reverse order) when a later step fails.
+  virtual void Unreserve(CycleState& state, const PodInfo& pod, Symbol node) = 0;
+};
+
+class PermitPlugin : public virtual Plugin {
+ public:
+  // kSuccess, kWait with *timeout set, or a rejection.
+  virtual Status Permit(CycleState& state, const PodInfo& pod, Symbol node, Duration* timeout) = 0;
+};
+
+class PreBindPlugin : public virtual Plugin {
+ public:
+  virtual Status PreBind(CycleState& state, const PodInfo& pod, Symbol node) = 0;
+};
+
+class BindPlugin : public virtual Plugin {
+ public:
+  // kSkip ⇒ not this plugin's pod; the next Bind plugin is asked.
+  virtual Status Bind(CycleState& state, const PodInfo& pod, Symbol node) = 0;
+};
+
+class PostBindPlugin : public virtual Plugin {
+ public:
+  virtual void PostBind(CycleState& state, const PodInfo& pod, Symbol node) = 0;
+};
+
+// ---- batching (KEP-5598) --------------------------------------------------------------------------------
+
+// One fragment of a pod signature. Fragments with the same key carry the same value for the same pod; the
+// first value for a key wins.
+struct SignFragment {
+  std::string key;
+  std::string value;  // canonical encoding of the signed fields
+};
+
+class SignPlugin : public virtual Plugin {
+ public:
+  // Success: the fragments describe everything this plugin's results depend on. Unschedulable: the pod
+  // cannot be signed (not batchable). Error: unexpected failure (not batchable).
+  virtual Status Sign(const PodInfo& pod, std::vector<SignFragment>* fragments) const = 0;
+};
+
+}  // namespace corral::framework
