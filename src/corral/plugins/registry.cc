@@ -1,0 +1,23 @@
+#include "corral/plugins/registry.h"
+
+#include "corral/core/check.h"
+#include "corral/plugins/names.h"
+// Plugin headers (one per in-tree plugin), alphabetical.
+
+namespace corral::plugins {
+
+namespace {
+template <class F>
+void Add(framework::Registry& r, std::string_view name, F factory) {
+  auto st = r.Register(std::string(name), std::move(factory));
+  CORRAL_CHECK_MSG(st.ok(), "duplicate in-tree plugin");
+}
+}  // namespace
+
+framework::Registry NewInTreeRegistry() {
+  framework::Registry r;
+  // Entries: Add(r, names::kX, &XPlugin::New); — alphabetical by name.
+  return r;
+}
+
+}  // namespace corral::plugins
