@@ -1,0 +1,512 @@
+#include "corral/framework/framework.h"
+
+#include <algorithm>
+#include <map>
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
+#include <fmt/format.h>
+
+namespace corral::framework {
+
+namespace {
+
+// kube prints Go slices of strings as "[a b c]".
+std::string GoList(const std::vector<std::string_view>& names) {
+  std::string out = "[";
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += ' ';
+    out += names[i];
+  }
+  out += ']';
+  return out;
+}
+
+void CollectNames(const PluginSet& set, std::vector<std::string>* order,
+                  absl::flat_hash_set<std::string>* seen) {
+  for (const auto& e : set.enabled) {
+    if (seen->insert(e.name).second) order->push_back(e.name);
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Framework>> Framework::New(const ProfileConfig& profile, const Registry& registry,
+                                                  Handle& handle) {
+  std::unique_ptr<Framework> f(new Framework());
+  f->handle_ = &handle;
+  f->profile_name_ = profile.scheduler_name;
+  f->percentage_ = profile.percentage_of_nodes_to_score;
+  Result<void> st = f->Build(profile, registry);
+  if (!st.ok()) return st.error();
+  return f;
+}
+
+Result<void> Framework::Build(const ProfileConfig& profile, const Registry& registry) {
+  const Plugins& ps = profile.plugins;
+  // 1. Instantiate every plugin named anywhere, once, in order of first appearance.
+  std::vector<std::string> needed;
+  absl::flat_hash_set<std::string> seen;
+  for (const PluginSet* set :
+       {&ps.multi_point, &ps.pre_enqueue, &ps.queue_sort, &ps.pre_filter, &ps.filter, &ps.post_filter,
+        &ps.pre_score, &ps.score, &ps.reserve, &ps.permit, &ps.pre_bind, &ps.bind, &ps.post_bind}) {
+    CollectNames(*set, &needed, &seen);
+  }
+  absl::flat_hash_map<std::string, size_t> slot_of;
+  for (const auto& name : needed) {
+    const PluginFactory* factory = registry.Find(name);
+    if (factory == nullptr) return Error::Invalid(fmt::format("plugin {:?} does not exist", name));
+    const PluginArgs* args = nullptr;
+    if (auto it = profile.plugin_args.find(name); it != profile.plugin_args.end()) args = it->second.get();
+    auto plugin = (*factory)(args, *handle_);
+    if (!plugin.ok()) {
+      return Error::Invalid(fmt::format("initializing plugin {:?}: {}", name, plugin.error().message));
+    }
+    slot_of[name] = plugins_.size();
+    plugins_.push_back(std::move(plugin).value());
+    plugin_names_.push_back(name);
+  }
+  for (const auto& [name, args] : profile.plugin_args) {
+    (void)args;
+    if (!slot_of.contains(name)) {
+      // kube accepts pluginConfig for plugins that are not enabled only if they exist in the registry.
+      if (!registry.Has(name)) return Error::Invalid(fmt::format("plugin {:?} does not exist", name));
+    }
+  }
+
+  // 2. Per extension point: the explicitly configured plugins, then multiPoint expansion.
+  auto fill = [&]<class P>(std::vector<Entry<P>>& list, const PluginSet& set,
+                           std::string_view type_name) -> Result<void> {
+    absl::flat_hash_set<std::string_view> in_list;
+    for (const auto& e : set.enabled) {
+      size_t slot = slot_of.at(e.name);
+      P* p = dynamic_cast<P*>(plugins_[slot].get());
+      if (p == nullptr) {
+        return Error::Invalid(fmt::format("plugin {:?} does not extend {} plugin", e.name, type_name));
+      }
+      if (!in_list.insert(plugin_names_[slot]).second) {
+        return Error::Invalid(fmt::format("plugin {:?} already registered as {:?}", e.name, type_name));
+      }
+      list.push_back({p, plugin_names_[slot], slot, e.weight});
+    }
+    if (ps.multi_point.enabled.empty()) return {};
+    absl::flat_hash_set<std::string_view> disabled(set.disabled.begin(), set.disabled.end());
+    if (disabled.contains("*")) return {};
+    std::vector<Entry<P>> overrides, multi, rest;
+    absl::flat_hash_set<std::string_view> override_names, multi_names;
+    for (const auto& e : ps.multi_point.enabled) {
+      size_t slot = slot_of.at(e.name);
+      P* p = dynamic_cast<P*>(plugins_[slot].get());
+      if (p == nullptr || disabled.contains(e.name)) continue;
+      if (in_list.contains(e.name)) {
+        override_names.insert(plugin_names_[slot]);
+        continue;
+      }
+      if (!multi_names.insert(plugin_names_[slot]).second) {
+        return Error::Invalid(fmt::format("plugin {:?} already registered as {:?}", e.name, type_name));
+      }
+      multi.push_back({p, plugin_names_[slot], slot, e.weight});
+    }
+    for (auto& e : list) (override_names.contains(e.name) ? overrides : rest).push_back(e);
+    list.clear();
+    list.insert(list.end(), overrides.begin(), overrides.end());
+    list.insert(list.end(), multi.begin(), multi.end());
+    list.insert(list.end(), rest.begin(), rest.end());
+    return {};
+  };
+  Result<void> r;
+  if (!(r = fill(pre_enqueue_, ps.pre_enqueue, "PreEnqueuePlugin")).ok()) return r;
+  if (!(r = fill(queue_sort_list_, ps.queue_sort, "QueueSortPlugin")).ok()) return r;
+  if (!(r = fill(pre_filter_, ps.pre_filter, "PreFilterPlugin")).ok()) return r;
+  if (!(r = fill(filter_, ps.filter, "FilterPlugin")).ok()) return r;
+  if (!(r = fill(post_filter_, ps.post_filter, "PostFilterPlugin")).ok()) return r;
+  if (!(r = fill(pre_score_, ps.pre_score, "PreScorePlugin")).ok()) return r;
+  if (!(r = fill(score_, ps.score, "ScorePlugin")).ok()) return r;
+  if (!(r = fill(reserve_, ps.reserve, "ReservePlugin")).ok()) return r;
+  if (!(r = fill(permit_, ps.permit, "PermitPlugin")).ok()) return r;
+  if (!(r = fill(pre_bind_, ps.pre_bind, "PreBindPlugin")).ok()) return r;
+  if (!(r = fill(bind_, ps.bind, "BindPlugin")).ok()) return r;
+  if (!(r = fill(post_bind_, ps.post_bind, "PostBindPlugin")).ok()) return r;
+
+  if (queue_sort_list_.size() != 1) {
+    return Error::Invalid(fmt::format(
+        "only one queue sort plugin required for profile with scheduler name {:?}, but got {}",
+        profile_name_, queue_sort_list_.size()));
+  }
+  queue_sort_ = queue_sort_list_[0].plugin;
+  if (bind_.empty()) {
+    return Error::Invalid(fmt::format(
+        "at least one bind plugin is needed for profile with scheduler name {:?}", profile_name_));
+  }
+
+  // 3. Score weights: the Score point's own weight wins over multiPoint's; 0 ⇒ 1; overflow check.
+  absl::flat_hash_map<std::string_view, int32_t> weights;
+  for (const PluginSet* set : {&ps.score, &ps.multi_point}) {
+    for (const auto& e : set->enabled) {
+      if (weights.contains(e.name)) continue;
+      if (dynamic_cast<ScorePlugin*>(plugins_[slot_of.at(e.name)].get()) == nullptr) continue;
+      weights[e.name] = e.weight == 0 ? 1 : e.weight;
+    }
+  }
+  int64_t total = 0;
+  for (auto& e : score_) {
+    e.weight = weights.contains(e.name) ? weights[e.name] : 1;
+    if (static_cast<int64_t>(e.weight) * kMaxNodeScore > INT64_MAX - total) {
+      return Error::Invalid("total score of Score plugins could overflow");
+    }
+    total += static_cast<int64_t>(e.weight) * kMaxNodeScore;
+  }
+
+  // 4. Signatures (KEP-5598): enabled only if every PreFilter/Filter/PreScore/Score plugin can sign.
+  signatures_enabled_ = handle_->features().Enabled(Feature::kOpportunisticBatching);
+  absl::flat_hash_set<size_t> signer_slots;
+  auto require_signer = [&](size_t slot) {
+    auto* s = dynamic_cast<SignPlugin*>(plugins_[slot].get());
+    if (s == nullptr) {
+      signatures_enabled_ = false;
+    } else if (signer_slots.insert(slot).second) {
+      sign_.push_back({s, plugin_names_[slot], slot, 0});
+    }
+  };
+  for (const auto& e : pre_filter_) require_signer(e.slot);
+  for (const auto& e : filter_) require_signer(e.slot);
+  for (const auto& e : pre_score_) require_signer(e.slot);
+  for (const auto& e : score_) require_signer(e.slot);
+  return {};
+}
+
+Status Framework::RunPreEnqueuePlugins(const PodInfo& pod) const {
+  for (const auto& e : pre_enqueue_) {
+    Status s = e.plugin->PreEnqueue(pod);
+    if (!s.ok()) {
+      s.WithPlugin(e.name);
+      return s;
+    }
+  }
+  return {};
+}
+
+Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod, PreFilterResult* result,
+                                      std::vector<std::string_view>* plugins_with_nodes_out) const {
+  state.skip_filter().assign(plugins_.size(), false);
+  state.skip_score().assign(plugins_.size(), false);
+  result->node_names.reset();
+  std::vector<std::string_view> plugins_with_nodes;
+  Status return_status;
+  for (const auto& e : pre_filter_) {
+    PreFilterResult r;
+    Status s = e.plugin->PreFilter(state, e.slot, pod, handle_->snapshot(), &r);
+    if (s.IsSkip()) {
+      state.skip_filter()[e.slot] = true;
+      continue;
+    }
+    if (!s.ok()) {
+      s.WithPlugin(e.name);
+      if (s.code() == Code::kUnschedulableAndUnresolvable) return s;
+      if (s.code() == Code::kUnschedulable) {
+        return_status = s;
+        continue;
+      }
+      return Status::Error(fmt::format("running PreFilter plugin {:?}: {}", e.name, s.Message()))
+          .WithPlugin(e.name);
+    }
+    if (r.node_names.has_value()) {
+      plugins_with_nodes.push_back(e.name);
+      if (!result->node_names.has_value()) {
+        result->node_names = std::move(r.node_names);
+      } else {
+        absl::flat_hash_set<Symbol> both;
+        for (Symbol n : *result->node_names) {
+          if (r.node_names->contains(n)) both.insert(n);
+        }
+        result->node_names = std::move(both);
+      }
+      if (result->node_names->empty()) {
+        std::string msg =
+            plugins_with_nodes.size() == 1
+                ? fmt::format("node(s) didn't satisfy plugin {}", plugins_with_nodes[0])
+                : fmt::format("node(s) didn't satisfy plugin(s) {} simultaneously", GoList(plugins_with_nodes));
+        return Status::WithOwnedReason(Code::kUnschedulableAndUnresolvable, std::move(msg));
+      }
+    }
+  }
+  if (plugins_with_nodes_out != nullptr) *plugins_with_nodes_out = std::move(plugins_with_nodes);
+  return return_status;
+}
+
+Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod,
+                                              const PodInfo& to_add, const NodeInfo& node) const {
+  for (const auto& e : pre_filter_) {
+    const PreFilterExtensions* ext = e.plugin->Extensions();
+    if (ext == nullptr || state.skip_filter()[e.slot]) continue;
+    Status s = ext->AddPod(state, pod, to_add, node);
+    if (!s.ok()) {
+      return Status::Error(fmt::format("running AddPod on PreFilter plugin {:?}: {}", e.name, s.Message()));
+    }
+  }
+  return {};
+}
+
+Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod,
+                                                 const PodInfo& to_remove, const NodeInfo& node) const {
+  for (const auto& e : pre_filter_) {
+    const PreFilterExtensions* ext = e.plugin->Extensions();
+    if (ext == nullptr || state.skip_filter()[e.slot]) continue;
+    Status s = ext->RemovePod(state, pod, to_remove, node);
+    if (!s.ok()) {
+      return Status::Error(
+          fmt::format("running RemovePod on PreFilter plugin {:?}: {}", e.name, s.Message()));
+    }
+  }
+  return {};
+}
+
+Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
+                                   const NodeInfo& node) const {
+  const std::vector<bool>& skip = state.skip_filter();
+  for (const auto& e : filter_) {
+    if (e.slot < skip.size() && skip[e.slot]) continue;
+    Status s = e.plugin->Filter(state, e.slot, pod, node);
+    if (!s.ok()) {
+      if (!s.IsRejected()) {
+        s = Status::Error(fmt::format("running {:?} filter plugin: {}", e.name, s.Message()));
+      }
+      s.WithPlugin(e.name);
+      return s;
+    }
+  }
+  return {};
+}
+
+Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
+                                                    const NodeInfo& node) const {
+  std::span<const PodInfo* const> nominated = handle_->NominatedPodsForNode(node.name());
+  bool any = false;
+  for (const PodInfo* p : nominated) {
+    if (p->priority() >= pod.priority() && p->pod != pod.pod) {
+      any = true;
+      break;
+    }
+  }
+  if (!any) return RunFilterPlugins(state, pod, node);
+  // Pass 1: with the nominated pods of priority >= the pod's added.
+  CycleState state_with = state.Clone();
+  NodeInfo node_with = node;
+  for (const PodInfo* p : nominated) {
+    if (p->priority() < pod.priority() || p->pod == pod.pod) continue;
+    node_with.AddPod(p);
+    Status s = RunPreFilterExtensionAddPod(state_with, pod, *p, node_with);
+    if (!s.ok()) return s;
+  }
+  Status s = RunFilterPlugins(state_with, pod, node_with);
+  if (!s.ok()) return s;
+  // Pass 2: without them.
+  return RunFilterPlugins(state, pod, node);
+}
+
+Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod,
+                                       std::span<const NodeStatus> statuses,
+                                       PostFilterResult* result) const {
+  // kube: the first Success or Error wins; otherwise the last rejection's reasons are reported.
+  Status rejected = Status::Unschedulable("");
+  std::vector<std::string> reasons;
+  for (const auto& e : post_filter_) {
+    Status s = e.plugin->PostFilter(state, pod, statuses, result);
+    if (s.ok()) return s;
+    if (s.code() == Code::kUnschedulableAndUnresolvable) return s.WithPlugin(e.name);
+    if (!s.IsRejected()) return s.WithPlugin(e.name);
+    rejected = s;
+    rejected.WithPlugin(e.name);
+  }
+  return rejected;
+}
+
+Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
+                                     std::span<const NodeInfo* const> nodes) const {
+  if (state.skip_score().size() < plugins_.size()) state.skip_score().assign(plugins_.size(), false);
+  for (const auto& e : pre_score_) {
+    Status s = e.plugin->PreScore(state, e.slot, pod, nodes);
+    if (s.IsSkip()) {
+      state.skip_score()[e.slot] = true;
+      continue;
+    }
+    if (!s.ok()) {
+      return Status::Error(fmt::format("running PreScore plugin {:?}: {}", e.name, s.Message()));
+    }
+  }
+  return {};
+}
+
+Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
+                                  std::span<const NodeInfo* const> nodes, ScoreTable* out) const {
+  const size_t n = nodes.size();
+  out->nodes.assign(nodes.begin(), nodes.end());
+  out->plugins.clear();
+  const std::vector<bool>& skip = state.skip_score();
+  for (size_t i = 0; i < score_.size(); ++i) {
+    if (score_[i].slot < skip.size() && skip[score_[i].slot]) continue;
+    out->plugins.push_back(i);
+  }
+  const size_t np = out->plugins.size();
+  out->raw.assign(np * n, 0);
+  out->normalized.assign(np * n, 0);
+  out->total.assign(n, 0);
+  for (size_t pi = 0; pi < np; ++pi) {
+    const auto& e = score_[out->plugins[pi]];
+    int64_t* raw = out->raw.data() + pi * n;
+    for (size_t j = 0; j < n; ++j) {
+      Status s = e.plugin->Score(state, e.slot, pod, *nodes[j], &raw[j]);
+      if (!s.ok()) {
+        return Status::Error(
+            fmt::format("running Score plugins: plugin {:?} failed with: {}", e.name, s.Message()));
+      }
+    }
+    int64_t* norm = out->normalized.data() + pi * n;
+    if (e.plugin->HasNormalize()) {
+      normalize_scratch_.resize(n);
+      for (size_t j = 0; j < n; ++j) normalize_scratch_[j] = {nodes[j]->name(), raw[j]};
+      Status s = e.plugin->NormalizeScore(state, e.slot, pod, normalize_scratch_);
+      if (!s.ok()) {
+        return Status::Error(fmt::format("running Normalize on Score plugins: plugin {:?} failed with: {}",
+                                         e.name, s.Message()));
+      }
+      for (size_t j = 0; j < n; ++j) norm[j] = normalize_scratch_[j].score;
+    } else {
+      std::copy(raw, raw + n, norm);
+    }
+    for (size_t j = 0; j < n; ++j) {
+      if (norm[j] > kMaxNodeScore || norm[j] < kMinNodeScore) {
+        return Status::Error(fmt::format(
+            "applying score defaultWeights on Score plugins: plugin {:?} returns an invalid score {}, it "
+            "should in the range of [{}, {}] after normalizing",
+            e.name, norm[j], kMinNodeScore, kMaxNodeScore));
+      }
+      out->total[j] += norm[j] * e.weight;
+    }
+  }
+  return {};
+}
+
+Status Framework::RunReservePluginsReserve(CycleState& state, const PodInfo& pod, Symbol node) const {
+  for (const auto& e : reserve_) {
+    Status s = e.plugin->Reserve(state, pod, node);
+    if (!s.ok()) {
+      if (s.IsRejected()) return s.WithPlugin(e.name);
+      return Status::Error(fmt::format("running Reserve plugin {:?}: {}", e.name, s.Message()))
+          .WithPlugin(e.name);
+    }
+  }
+  return {};
+}
+
+void Framework::RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod, Symbol node) const {
+  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) it->plugin->Unreserve(state, pod, node);
+}
+
+Status Framework::RunPermitPlugins(CycleState& state, const PodInfo& pod, Symbol node,
+                                   Duration* timeout) const {
+  bool wait = false;
+  Duration min_timeout = kMaxPermitTimeout;
+  for (const auto& e : permit_) {
+    Duration t{};
+    Status s = e.plugin->Permit(state, pod, node, &t);
+    if (s.ok()) continue;
+    if (s.code() == Code::kWait) {
+      wait = true;
+      min_timeout = std::min(min_timeout, std::min(t, kMaxPermitTimeout));
+      continue;
+    }
+    if (s.IsRejected()) return s.WithPlugin(e.name);
+    return Status::Error(fmt::format("running Permit plugin {:?}: {}", e.name, s.Message()))
+        .WithPlugin(e.name);
+  }
+  if (wait) {
+    *timeout = min_timeout;
+    return {Code::kWait, {}};
+  }
+  return {};
+}
+
+Status Framework::RunPreBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const {
+  for (const auto& e : pre_bind_) {
+    Status s = e.plugin->PreBind(state, pod, node);
+    if (s.IsSkip()) continue;
+    if (!s.ok()) {
+      if (s.IsRejected()) return s.WithPlugin(e.name);
+      return Status::Error(fmt::format("running PreBind plugin {:?}: {}", e.name, s.Message()))
+          .WithPlugin(e.name);
+    }
+  }
+  return {};
+}
+
+Status Framework::RunBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const {
+  for (const auto& e : bind_) {
+    Status s = e.plugin->Bind(state, pod, node);
+    if (s.IsSkip()) continue;
+    if (!s.ok()) {
+      if (s.IsRejected()) return s.WithPlugin(e.name);
+      return Status::Error(fmt::format("running Bind plugin {:?}: {}", e.name, s.Message()))
+          .WithPlugin(e.name);
+    }
+    return s;
+  }
+  return Status::Skip();
+}
+
+void Framework::RunPostBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const {
+  for (const auto& e : post_bind_) e.plugin->PostBind(state, pod, node);
+}
+
+std::optional<std::string> Framework::SignPod(const PodInfo& pod) const {
+  if (!signatures_enabled_) return std::nullopt;
+  std::map<std::string, std::string> fragments;
+  fragments.emplace("v1.Pod.Spec.SchedulerName",
+                    std::string(handle_->interner().Str(pod.pod->scheduler_name)));
+  std::vector<SignFragment> out;
+  for (const auto& e : sign_) {
+    out.clear();
+    Status s = e.plugin->Sign(pod, &out);
+    if (!s.ok()) return std::nullopt;
+    for (auto& f : out) fragments.emplace(std::move(f.key), std::move(f.value));  // first value wins
+  }
+  std::string sig;
+  for (const auto& [k, v] : fragments) {
+    sig += k;
+    sig.push_back('\0');
+    sig += v;
+    sig.push_back('\0');
+  }
+  return sig;
+}
+
+std::vector<std::string> Framework::ListPlugins(std::string_view ep) const {
+  std::vector<std::string> out;
+  auto names = [&](const auto& list) {
+    for (const auto& e : list) out.emplace_back(e.name);
+  };
+  if (ep == "PreEnqueue") names(pre_enqueue_);
+  if (ep == "QueueSort") names(queue_sort_list_);
+  if (ep == "PreFilter") names(pre_filter_);
+  if (ep == "Filter") names(filter_);
+  if (ep == "PostFilter") names(post_filter_);
+  if (ep == "PreScore") names(pre_score_);
+  if (ep == "Score") {
+    for (const auto& e : score_) out.push_back(fmt::format("{}:{}", e.name, e.weight));
+  }
+  if (ep == "Reserve") names(reserve_);
+  if (ep == "Permit") names(permit_);
+  if (ep == "PreBind") names(pre_bind_);
+  if (ep == "Bind") names(bind_);
+  if (ep == "PostBind") names(post_bind_);
+  return out;
+}
+
+Plugin* Framework::GetPlugin(std::string_view name) const {
+  for (size_t i = 0; i < plugin_names_.size(); ++i) {
+    if (plugin_names_[i] == name) return plugins_[i].get();
+  }
+  return nullptr;
+}
+
+}  // namespace corral::framework

@@ -1,0 +1,134 @@
+#pragma once
+// Framework: one profile's plugins, instantiated and ordered per extension point, and the runners that call
+// them with kube's semantics (pkg/scheduler/framework/runtime/framework.go). Built once per profile; the
+// scheduler calls the runners in cycle order.
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "corral/core/result.h"
+#include "corral/framework/config.h"
+#include "corral/framework/handle.h"
+#include "corral/framework/plugin.h"
+#include "corral/framework/registry.h"
+
+namespace corral::framework {
+
+// The scores of one cycle in flat arrays (reused across cycles by the caller; no per-node allocation).
+// For plugin i of `plugins` (indices into Framework::score_plugins(), skipped plugins absent) and node j:
+// raw[i * n + j], normalized[i * n + j]; weighted = normalized × weight; total[j] = Σ weighted.
+struct ScoreTable {
+  std::vector<const NodeInfo*> nodes;
+  std::vector<size_t> plugins;
+  std::vector<int64_t> raw;
+  std::vector<int64_t> normalized;
+  std::vector<int64_t> total;
+  size_t n() const { return nodes.size(); }
+};
+
+class Framework {
+ public:
+  // Instantiates the profile's plugins from `registry` (each once, with its pluginConfig args), expands
+  // multiPoint as kube does, and checks kube's invariants (exactly one QueueSort, at least one Bind, score
+  // weights that cannot overflow). Errors carry kube's messages.
+  static Result<std::unique_ptr<Framework>> New(const ProfileConfig& profile, const Registry& registry,
+                                                Handle& handle);
+
+  const std::string& profile_name() const { return profile_name_; }
+  std::optional<int32_t> percentage_of_nodes_to_score() const { return percentage_; }
+  Handle& handle() const { return *handle_; }
+
+  template <class P>
+  struct Entry {
+    P* plugin;
+    std::string_view name;
+    size_t slot;      // CycleState slot and skip-bitmap index
+    int32_t weight;   // Score only
+  };
+
+  // ---- queueing ----
+  Status RunPreEnqueuePlugins(const PodInfo& pod) const;
+  bool Less(const QueuedPodView& a, const QueuedPodView& b) const { return queue_sort_->Less(a, b); }
+
+  // ---- scheduling cycle ----
+  // kube RunPreFilterPlugins: UU returns at once; Unschedulable from several plugins is merged; Skip marks
+  // the coupled Filter skipped; PreFilterResults are intersected, an empty intersection is UU
+  // "node(s) didn't satisfy plugin(s) [names]".
+  // `plugins_with_nodes` (optional) receives the plugins that restricted the node set.
+  Status RunPreFilterPlugins(CycleState& state, const PodInfo& pod, PreFilterResult* result,
+                             std::vector<std::string_view>* plugins_with_nodes = nullptr) const;
+  Status RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod, const PodInfo& to_add,
+                                     const NodeInfo& node) const;
+  Status RunPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod, const PodInfo& to_remove,
+                                        const NodeInfo& node) const;
+  // Runs Filter plugins in order, stopping at the first non-success (tagged with the plugin's name).
+  Status RunFilterPlugins(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;
+  // kube RunFilterPluginsWithNominatedPods: with nominated pods of priority ≥ the pod's on the node, the
+  // node must pass both with them added (on copies of state and node) and without them.
+  Status RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
+                                           const NodeInfo& node) const;
+  Status RunPostFilterPlugins(CycleState& state, const PodInfo& pod,
+                              std::span<const NodeStatus> statuses, PostFilterResult* result) const;
+  Status RunPreScorePlugins(CycleState& state, const PodInfo& pod,
+                            std::span<const NodeInfo* const> nodes) const;
+  // Score → NormalizeScore → [0,100] check → × weight → total, into `out` (overwritten).
+  Status RunScorePlugins(const CycleState& state, const PodInfo& pod,
+                         std::span<const NodeInfo* const> nodes, ScoreTable* out) const;
+  Status RunReservePluginsReserve(CycleState& state, const PodInfo& pod, Symbol node) const;
+  void RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod, Symbol node) const;
+  // Wait is returned with *timeout = the smallest plugin timeout, capped at 15 minutes.
+  Status RunPermitPlugins(CycleState& state, const PodInfo& pod, Symbol node, Duration* timeout) const;
+  Status RunPreBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const;
+  Status RunBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const;
+  void RunPostBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const;
+
+  // ---- batching ----
+  // kube SignPod: nullopt if signatures are disabled for the profile or any Sign plugin refuses.
+  std::optional<std::string> SignPod(const PodInfo& pod) const;
+  bool signatures_enabled() const { return signatures_enabled_; }
+
+  bool HasFilterPlugins() const { return !filter_.empty(); }
+  bool HasScorePlugins() const { return !score_.empty(); }
+  bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
+  const std::vector<Entry<ScorePlugin>>& score_plugins() const { return score_; }
+  const std::vector<Entry<FilterPlugin>>& filter_plugins() const { return filter_; }
+  size_t num_slots() const { return plugins_.size(); }
+  // Names of every plugin per extension point, for `corral` diagnostics and tests.
+  std::vector<std::string> ListPlugins(std::string_view extension_point) const;
+  // The instantiated plugin named `name`, or null.
+  Plugin* GetPlugin(std::string_view name) const;
+
+  static constexpr Duration kMaxPermitTimeout = std::chrono::minutes(15);
+
+ private:
+  Framework() = default;
+  Result<void> Build(const ProfileConfig& profile, const Registry& registry);
+
+  std::string profile_name_;
+  std::optional<int32_t> percentage_;
+  Handle* handle_ = nullptr;
+  std::vector<std::unique_ptr<Plugin>> plugins_;  // slot i = plugins_[i]
+  std::vector<std::string> plugin_names_;
+  std::vector<Entry<PreEnqueuePlugin>> pre_enqueue_;
+  QueueSortPlugin* queue_sort_ = nullptr;
+  std::vector<Entry<QueueSortPlugin>> queue_sort_list_;
+  std::vector<Entry<PreFilterPlugin>> pre_filter_;
+  std::vector<Entry<FilterPlugin>> filter_;
+  std::vector<Entry<PostFilterPlugin>> post_filter_;
+  std::vector<Entry<PreScorePlugin>> pre_score_;
+  std::vector<Entry<ScorePlugin>> score_;
+  std::vector<Entry<ReservePlugin>> reserve_;
+  std::vector<Entry<PermitPlugin>> permit_;
+  std::vector<Entry<PreBindPlugin>> pre_bind_;
+  std::vector<Entry<BindPlugin>> bind_;
+  std::vector<Entry<PostBindPlugin>> post_bind_;
+  std::vector<Entry<SignPlugin>> sign_;
+  bool signatures_enabled_ = false;
+  mutable std::vector<NodeScore> normalize_scratch_;
+};
+
+}  // namespace corral::framework

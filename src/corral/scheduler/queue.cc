@@ -1,0 +1,203 @@
+#include "corral/scheduler/queue.h"
+
+#include <algorithm>
+
+namespace corral::scheduler {
+
+using framework::Code;
+
+bool SchedulingQueue::ActiveLess::operator()(const QueuedPod* a, const QueuedPod* b) const {
+  framework::QueuedPodView va{&a->info, a->timestamp}, vb{&b->info, b->timestamp};
+  if (a->fwk->Less(va, vb)) return true;
+  if (a->fwk->Less(vb, va)) return false;
+  return a->seq < b->seq;
+}
+
+bool SchedulingQueue::BackoffLess::operator()(const QueuedPod* a, const QueuedPod* b) const {
+  if (a->backoff_expiry != b->backoff_expiry) return a->backoff_expiry < b->backoff_expiry;
+  ActiveLess l;
+  return l(a, b);
+}
+
+SchedulingQueue::SchedulingQueue(const Clock& clock, Options opts) : clock_(clock), opts_(opts) {}
+
+Duration SchedulingQueue::BackoffDuration(const QueuedPod& pod) const {
+  int32_t count = pod.consecutive_errors > 0 ? pod.consecutive_errors : pod.unschedulable_count;
+  if (count == 0 || opts_.max_backoff == Duration::zero()) return Duration::zero();
+  Duration d = opts_.initial_backoff;
+  for (int32_t i = 1; i < count && d < opts_.max_backoff; ++i) d *= 2;
+  return std::min(d, opts_.max_backoff);
+}
+
+void SchedulingQueue::Unlink(QueuedPod* pod) {
+  switch (pod->where) {
+    case QueueLocation::kActive: active_.erase(pod); break;
+    case QueueLocation::kBackoff: backoff_.erase(pod); break;
+    case QueueLocation::kUnschedulable:
+    case QueueLocation::kGated: unschedulable_.erase(pod); break;
+    default: break;
+  }
+  pod->where = QueueLocation::kNone;
+}
+
+void SchedulingQueue::ToActive(QueuedPod* pod) {
+  Unlink(pod);
+  pod->where = QueueLocation::kActive;
+  active_.insert(pod);
+}
+
+void SchedulingQueue::ToBackoff(QueuedPod* pod) {
+  Unlink(pod);
+  pod->backoff_expiry = pod->timestamp + BackoffDuration(*pod);
+  pod->where = QueueLocation::kBackoff;
+  backoff_.insert(pod);
+}
+
+void SchedulingQueue::ToActiveOrBackoff(QueuedPod* pod) {
+  if (pod->attempted && pod->timestamp + BackoffDuration(*pod) > clock_.Now()) {
+    ToBackoff(pod);
+  } else {
+    ToActive(pod);
+  }
+}
+
+void SchedulingQueue::Add(QueuedPod* pod) {
+  pod->seq = ++seq_;
+  pod->timestamp = clock_.Now();
+  framework::Status s = pod->fwk->RunPreEnqueuePlugins(pod->info);
+  if (!s.ok()) {
+    Unlink(pod);
+    pod->gated_message = s.Message();
+    pod->unschedulable_plugins.clear();
+    if (!s.plugin().empty()) pod->unschedulable_plugins.insert(std::string(s.plugin()));
+    pod->where = QueueLocation::kGated;
+    unschedulable_.insert(pod);
+    return;
+  }
+  pod->gated_message.clear();
+  ToActive(pod);
+}
+
+void SchedulingQueue::Delete(QueuedPod* pod) { Unlink(pod); }
+
+void SchedulingQueue::FlushBackoffCompleted() {
+  TimePoint now = clock_.Now();
+  while (!backoff_.empty() && (*backoff_.begin())->backoff_expiry <= now) {
+    ToActive(*backoff_.begin());
+  }
+}
+
+QueuedPod* SchedulingQueue::Pop() {
+  FlushBackoffCompleted();
+  QueuedPod* pod = nullptr;
+  if (!active_.empty()) {
+    pod = *active_.begin();
+  } else if (opts_.pop_from_backoff && !backoff_.empty()) {
+    // Error-backoff pods are never popped early (kube); they stay until their expiry.
+    for (QueuedPod* p : backoff_) {
+      if (p->consecutive_errors == 0) {
+        pod = p;
+        break;
+      }
+    }
+  }
+  if (pod == nullptr) return nullptr;
+  Unlink(pod);
+  pod->where = QueueLocation::kInFlight;
+  if (!pod->attempted) {
+    pod->attempted = true;
+    pod->initial_attempt = clock_.Now();
+  }
+  ++pod->attempts;
+  return pod;
+}
+
+void SchedulingQueue::Requeue(QueuedPod* pod, Code code, bool event_during_attempt) {
+  pod->seq = ++seq_;
+  pod->timestamp = clock_.Now();
+  if (code == Code::kError) {
+    ++pod->consecutive_errors;
+    ToBackoff(pod);
+    return;
+  }
+  pod->consecutive_errors = 0;
+  if (code == Code::kPending) {
+    ToActive(pod);
+    return;
+  }
+  ++pod->unschedulable_count;
+  if (event_during_attempt) {
+    ToActiveOrBackoff(pod);
+    return;
+  }
+  Unlink(pod);
+  pod->where = QueueLocation::kUnschedulable;
+  unschedulable_.insert(pod);
+}
+
+void SchedulingQueue::OnEvent(
+    const framework::ClusterEvent& event, const void* subject,
+    const std::function<framework::QueueingHint(QueuedPod*, const std::string& plugin)>& hint) {
+  (void)event;
+  (void)subject;
+  // Deterministic order: by queue sequence.
+  std::vector<QueuedPod*> pods = UnschedulablePods();
+  for (QueuedPod* pod : pods) {
+    if (pod->where == QueueLocation::kGated) {
+      // Re-run PreEnqueue (kube re-evaluates gated pods on events their PreEnqueue plugins registered).
+      framework::Status s = pod->fwk->RunPreEnqueuePlugins(pod->info);
+      if (s.ok()) {
+        pod->gated_message.clear();
+        pod->timestamp = clock_.Now();
+        ToActive(pod);
+      }
+      continue;
+    }
+    bool queue = pod->unschedulable_plugins.empty() && pod->pending_plugins.empty();
+    bool immediately = false;
+    for (const auto& p : pod->pending_plugins) {
+      if (hint(pod, p) == framework::QueueingHint::kQueue) {
+        queue = true;
+        immediately = true;
+        break;
+      }
+    }
+    if (!queue) {
+      for (const auto& p : pod->unschedulable_plugins) {
+        if (hint(pod, p) == framework::QueueingHint::kQueue) {
+          queue = true;
+          break;
+        }
+      }
+    }
+    if (!queue) continue;
+    if (immediately) {
+      ToActive(pod);
+    } else {
+      ToActiveOrBackoff(pod);
+    }
+  }
+}
+
+void SchedulingQueue::Activate(QueuedPod* pod) {
+  if (pod->where == QueueLocation::kBackoff || pod->where == QueueLocation::kUnschedulable) ToActive(pod);
+}
+
+void SchedulingQueue::MoveAllUnschedulable() {
+  for (QueuedPod* pod : UnschedulablePods()) {
+    if (pod->where == QueueLocation::kUnschedulable) ToActiveOrBackoff(pod);
+  }
+}
+
+std::vector<QueuedPod*> SchedulingQueue::UnschedulablePods() const {
+  std::vector<QueuedPod*> out(unschedulable_.begin(), unschedulable_.end());
+  std::sort(out.begin(), out.end(), [](const QueuedPod* a, const QueuedPod* b) { return a->seq < b->seq; });
+  return out;
+}
+
+std::optional<TimePoint> SchedulingQueue::NextBackoffExpiry() const {
+  if (backoff_.empty()) return std::nullopt;
+  return (*backoff_.begin())->backoff_expiry;
+}
+
+}  // namespace corral::scheduler

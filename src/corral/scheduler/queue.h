@@ -1,0 +1,104 @@
+#pragma once
+// SchedulingQueue: kube's PriorityQueue (pkg/scheduler/backend/queue) on an injected clock.
+//   activeQ        ordered by the QueueSort plugin (priority desc, then queue timestamp)
+//   backoffQ       pods rejected by plugins, until their backoff expires: initial << (count − 1) capped
+//                  at max, count = unschedulable attempts (or consecutive errors if any)
+//   unschedulable  pods that failed and wait for a cluster event that may help (QueueingHints: only the
+//                  plugins that rejected the pod are consulted), and pods gated by PreEnqueue
+// Pop takes the head of activeQ; with SchedulerPopFromBackoffQ (default on) an empty activeQ pops the
+// head of backoffQ instead of waiting.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
+
+#include "corral/core/clock.h"
+#include "corral/framework/framework.h"
+
+namespace corral::scheduler {
+
+enum class QueueLocation : uint8_t { kNone, kActive, kBackoff, kUnschedulable, kGated, kInFlight };
+
+struct QueuedPod {
+  framework::PodInfo info;
+  framework::Framework* fwk = nullptr;
+  TimePoint timestamp;        // last (re)add to the queue; QueueSort tie-break
+  TimePoint initial_attempt;  // first pop
+  bool attempted = false;
+  int32_t attempts = 0;
+  int32_t unschedulable_count = 0;
+  int32_t consecutive_errors = 0;
+  absl::flat_hash_set<std::string> unschedulable_plugins;
+  absl::flat_hash_set<std::string> pending_plugins;
+  std::optional<std::string> signature;  // KEP-5598, computed once at enqueue
+  std::string gated_message;              // PreEnqueue rejection, when gated
+  QueueLocation where = QueueLocation::kNone;
+  TimePoint backoff_expiry;
+  uint64_t seq = 0;  // insertion sequence, final tie-break for deterministic ordering
+};
+
+class SchedulingQueue {
+ public:
+  struct Options {
+    Duration initial_backoff = std::chrono::seconds(1);
+    Duration max_backoff = std::chrono::seconds(10);
+    bool pop_from_backoff = true;
+  };
+  SchedulingQueue(const Clock& clock, Options opts);
+
+  // Adds a new pending pod: runs PreEnqueue; gated pods go to the unschedulable pool.
+  void Add(QueuedPod* pod);
+  // Removes a pod from wherever it is (deleted). Safe for pods not queued.
+  void Delete(QueuedPod* pod);
+  // The next pod to schedule, or null. Moves completed backoffs first.
+  QueuedPod* Pop();
+  // After a failed attempt: kUnschedulable/UU/Pending ⇒ unschedulable pool (or active/backoff if an event
+  // arrived during the attempt that may help); kError ⇒ backoff.
+  void Requeue(QueuedPod* pod, framework::Code code, bool event_during_attempt);
+  // A cluster event: consult the rejecting plugins of every unschedulable pod; move those that may now
+  // fit to activeQ (or backoffQ if still backing off). Gated pods re-run PreEnqueue.
+  void OnEvent(const framework::ClusterEvent& event, const void* subject,
+               const std::function<framework::QueueingHint(QueuedPod*, const std::string& plugin)>& hint);
+  // Moves the given pods to activeQ (Handle::Activate).
+  void Activate(QueuedPod* pod);
+  // Moves every unschedulable pod (not gated) to active/backoff (kube's flushUnschedulablePodsLeftover
+  // and wildcard events).
+  void MoveAllUnschedulable();
+
+  size_t ActiveSize() const { return active_.size(); }
+  size_t BackoffSize() const { return backoff_.size(); }
+  size_t UnschedulableSize() const { return unschedulable_.size(); }
+  std::vector<QueuedPod*> UnschedulablePods() const;
+  // The earliest backoff expiry (for advancing virtual time), if any pod is backing off.
+  std::optional<TimePoint> NextBackoffExpiry() const;
+  Duration BackoffDuration(const QueuedPod& pod) const;
+
+ private:
+  struct ActiveLess {
+    bool operator()(const QueuedPod* a, const QueuedPod* b) const;
+  };
+  struct BackoffLess {
+    bool operator()(const QueuedPod* a, const QueuedPod* b) const;
+  };
+  void ToActive(QueuedPod* pod);
+  void ToBackoff(QueuedPod* pod);
+  void ToActiveOrBackoff(QueuedPod* pod);
+  void Unlink(QueuedPod* pod);
+  void FlushBackoffCompleted();
+
+  const Clock& clock_;
+  Options opts_;
+  uint64_t seq_ = 0;
+  std::set<QueuedPod*, ActiveLess> active_;
+  std::set<QueuedPod*, BackoffLess> backoff_;
+  absl::flat_hash_set<QueuedPod*> unschedulable_;  // includes gated pods
+};
+
+}  // namespace corral::scheduler

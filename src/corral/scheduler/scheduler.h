@@ -1,0 +1,157 @@
+#pragma once
+// Scheduler: the queue, the cache and one Framework per profile, driving kube's scheduling cycle
+// (pkg/scheduler/schedule_one.go) one pod at a time. Events in (nodes and pods added/removed), decisions
+// out (through SchedulerObserver). Time comes from the injected Clock; randomness from a seeded Rng, so
+// the same inputs and seed give the same decisions.
+//
+// Deviations from kube (docs/deviations.md): the feasible-node search is serial, so exactly the first
+// numFeasibleNodesToFind feasible nodes from the round-robin start are found (kube's parallel search may
+// find a slightly different set); ties between top-scored nodes are broken by a per-node random key
+// drawn from the seeded Rng.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "corral/api/types.h"
+#include "corral/core/clock.h"
+#include "corral/core/rng.h"
+#include "corral/framework/config.h"
+#include "corral/framework/framework.h"
+#include "corral/framework/registry.h"
+#include "corral/scheduler/queue.h"
+#include "corral/state/cluster_cache.h"
+
+namespace corral::scheduler {
+
+// Per-node detail of one scheduling cycle, for `--explain`.
+struct PluginScoreDetail {
+  std::string_view plugin;
+  int64_t raw = 0;
+  int64_t normalized = 0;
+  int64_t weighted = 0;
+};
+struct NodeExplain {
+  Symbol node;
+  std::optional<framework::Status> filter;  // nullopt ⇒ passed
+  std::vector<PluginScoreDetail> scores;    // empty when not scored
+  std::optional<int64_t> total;
+};
+struct CycleExplain {
+  Symbol selected;                   // empty when unschedulable
+  std::optional<framework::Status> pre_filter;  // set when PreFilter rejected the pod
+  std::vector<NodeExplain> nodes;    // every node the cycle evaluated, in evaluation order
+};
+
+class SchedulerObserver {
+ public:
+  virtual ~SchedulerObserver() = default;
+  virtual void OnScheduled(const api::Pod& pod, Symbol node, std::string_view profile) {
+    (void)pod, (void)node, (void)profile;
+  }
+  virtual void OnUnschedulable(const api::Pod& pod, const std::string& message) {
+    (void)pod, (void)message;
+  }
+  virtual void OnExplain(const api::Pod& pod, const CycleExplain& explain) { (void)pod, (void)explain; }
+};
+
+struct SchedulerStats {
+  int64_t cycles = 0;
+  int64_t scheduled = 0;
+  int64_t unschedulable_attempts = 0;
+  int64_t errors = 0;
+};
+
+class Scheduler final : public framework::Handle {
+ public:
+  struct Options {
+    framework::SchedulerConfig config;  // defaulted (ApplyDefaults) by New
+    framework::FeatureGates gates;
+    uint64_t seed = 1;
+    // Pods for which a CycleExplain is produced.
+    std::function<bool(const api::Pod&)> explain;
+  };
+
+  static Result<std::unique_ptr<Scheduler>> New(Interner& interner, const Clock& clock, Options options,
+                                                const framework::Registry& registry);
+  ~Scheduler() override;
+
+  void set_observer(SchedulerObserver* o) { observer_ = o; }
+
+  // Cluster objects other than nodes and pods (namespaces, selectors, PDBs). Must outlive the scheduler.
+  void SetClusterObjects(const api::ObjectSet* objects);
+
+  // ---- events in ----
+  void AddNode(const api::Node* node);
+  void RemoveNode(Symbol name);
+  // A pod with spec.nodeName is recorded as bound; otherwise it is queued for the profile named by its
+  // schedulerName (pods of other schedulers are ignored, as kube's informer filter does).
+  void AddPod(const api::Pod* pod);
+  void DeletePod(const api::Pod* pod);
+
+  // ---- driving ----
+  // Pops one pod and runs its scheduling cycle. Returns false when no pod is ready.
+  bool ScheduleOne();
+  // Schedules until no pod can make progress.
+  void RunUntilIdle();
+
+  // Pods still pending with the last failure message (in queue order).
+  std::vector<std::pair<const api::Pod*, std::string>> PendingPods() const;
+  const SchedulerStats& stats() const { return stats_; }
+  const framework::Framework* profile(std::string_view scheduler_name) const;
+
+  // ---- framework::Handle ----
+  const Interner& interner() const override { return interner_; }
+  const framework::FeatureGates& features() const override { return options_.gates; }
+  const Clock& clock() const override { return clock_; }
+  Rng& rng() override { return rng_; }
+  const framework::Snapshot& snapshot() const override { return *snapshot_; }
+  const api::Namespace* GetNamespace(Symbol name) const override;
+  std::span<const api::SelectorOwner* const> SelectorOwners(Symbol ns) const override;
+  std::span<const api::PodDisruptionBudget* const> PodDisruptionBudgets(Symbol ns) const override;
+  std::span<const framework::PodInfo* const> NominatedPodsForNode(Symbol node) const override;
+  void Activate(std::span<const framework::PodInfo* const> pods) override;
+
+ private:
+  Scheduler(Interner& interner, const Clock& clock, Options options);
+  struct Diagnosis;
+  // Returns true if the pod was assumed and bound.
+  bool ScheduleCycle(QueuedPod* qp);
+  int32_t NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const;
+  void FireEvent(const framework::ClusterEvent& event, const void* subject);
+  std::string FitErrorMessage(size_t num_nodes, const Diagnosis& d, const std::string& post_filter_msg) const;
+
+  Interner& interner_;
+  const Clock& clock_;
+  Options options_;
+  Rng rng_;
+  state::ClusterCache cache_;
+  const framework::Snapshot* snapshot_ = nullptr;
+  std::vector<std::unique_ptr<framework::Framework>> frameworks_;
+  absl::flat_hash_map<Symbol, framework::Framework*> by_scheduler_name_;
+  std::unique_ptr<SchedulingQueue> queue_;
+  absl::flat_hash_map<const api::Pod*, std::unique_ptr<QueuedPod>> pods_;
+  absl::flat_hash_map<const api::Pod*, std::string> last_failure_;
+  SchedulerObserver* observer_ = nullptr;
+  SchedulerStats stats_;
+  size_t next_start_node_index_ = 0;
+  bool in_cycle_ = false;
+  bool event_during_cycle_ = false;
+
+  absl::flat_hash_map<Symbol, const api::Namespace*> namespaces_;
+  absl::flat_hash_map<Symbol, std::vector<const api::SelectorOwner*>> owners_;
+  absl::flat_hash_map<Symbol, std::vector<const api::PodDisruptionBudget*>> pdbs_;
+
+  // Scratch reused across cycles (no per-cycle allocation on the hot path).
+  std::vector<const framework::NodeInfo*> feasible_;
+  std::vector<framework::NodeStatus> failed_;
+  framework::ScoreTable scores_;
+  std::vector<uint64_t> tie_keys_;
+};
+
+}  // namespace corral::scheduler
