@@ -331,8 +331,11 @@ std::strong_ordering Quantity::operator<=>(const Quantity& o) const {
 }
 
 Result<Quantity> Quantity::Add(const Quantity& o) const {
-  const Int128 sum = nano_ + o.nano_;  // |each| < 10^38, so the sum fits in Int128
-  if (Magnitude(sum) >= kLimit) return InvalidError(kErrTooLarge);
+  // |each| < 10^38 but the sum can reach 2 × 10^38 > 2^127, so the addition itself is checked.
+  Int128 sum;
+  if (__builtin_add_overflow(nano_, o.nano_, &sum) || Magnitude(sum) >= kLimit) {
+    return InvalidError(kErrTooLarge);
+  }
   return Quantity(sum, IsZero() ? o.format_ : format_);
 }
 

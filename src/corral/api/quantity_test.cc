@@ -107,6 +107,8 @@ const std::vector<ValidCase>& ValidCases() {
       {"1.5Gi", "1536Mi", 1610612736, 1610612736000, kBin},  // 1.5 × 2^30 = 1536 × 2^20
       {"1.5Ki", "1536", 1536, 1536000, kBin},                // 1536 is not a multiple of 1024
       {"1025Ki", "1025Ki", 1049600, 1049600000, kBin},
+      {"312.5Ki", "320000", 320000, 320000000,
+       kBin},  // 320000 = 312.5 × 1024: no binary suffix fits
       {"100Ti", "100Ti", 109951162777600, 109951162777600000, kBin},
       {"7Ei", "7Ei", 8070450532247928832, kMax, kBin},  // 7 × 2^60
       {"100.035Ki", "102435840m", 102436, 102435840,
@@ -150,6 +152,18 @@ TEST(QuantityTest, ParsesLikeKube) {
     ASSERT_TRUE(again.ok()) << again.error().message;
     EXPECT_EQ(*again, *q);
   }
+}
+
+TEST(QuantityTest, RoundTripMayChangeFormatOnceLikeKube) {
+  // A BinarySI value that no binary suffix divides prints as a plain number, which parses as
+  // DecimalSI.
+  const Quantity q = Quantity::Parse("312.5Ki").value();  // 320000 = 312.5 × 1024
+  EXPECT_EQ(q.String(), "320000");
+  const Quantity again = Quantity::Parse(q.String()).value();
+  EXPECT_EQ(again, q);
+  EXPECT_EQ(again.format(), Format::kDecimalSI);
+  EXPECT_EQ(again.String(), "320k");
+  EXPECT_EQ(Quantity::Parse("320k").value().String(), "320k");  // stable from here on
 }
 
 TEST(QuantityTest, NegatedInputParsesToNegatedValue) {
@@ -266,10 +280,14 @@ TEST(QuantityTest, AddAndSubAreExactAndZeroTakesTheOtherFormat) {
       {"10", "1e1", "20", "0"},        // kube TestAdd/TestSub: 10 + 10 = 20
       {"10", "1Ki", "1034", "-1014"},  // DecimalSI keeps its format
       {"1Ki", "1", "1025", "1023"},    // 1025 is not a multiple of 1024: printed as DecimalSI
-      {"2Ki", "1Ki", "3Ki", "1Ki"},   {"0", "50", "50", "-50"},       {"50", "0", "50", "50"},
+      {"2Ki", "1Ki", "3Ki", "1Ki"},
+      {"0", "50", "50", "-50"},
+      {"50", "0", "50", "50"},
       {"0", "1Gi", "1Gi", "-1Gi"},  // zero takes the other's format
                                     // (TestQuantityAddZeroPreservesSuffix)
-      {"100m", "0", "100m", "100m"},  {"100m", "900m", "1", "-800m"}, {"1n", "1n", "2n", "0"},
+      {"100m", "0", "100m", "100m"},
+      {"100m", "900m", "1", "-800m"},
+      {"1n", "1n", "2n", "0"},
       {"0", "0", "0", "0"},
   };
   for (const Case& tc : cases) {
@@ -297,6 +315,11 @@ TEST(QuantityTest, AddAndSubAreExactAndZeroTakesTheOtherFormat) {
   EXPECT_EQ(over.error().message, Quantity::kErrTooLarge);
   Result<Quantity> under = near.Negated().Sub(Q("1"));
   ASSERT_FALSE(under.ok());
+  // Found by quantity_fuzz: the sum of two values near the bound exceeds Int128 itself (2e38 >
+  // 2^127).
+  ASSERT_FALSE(near.Add(near).ok());
+  ASSERT_FALSE(near.Negated().Sub(near).ok());
+  ASSERT_FALSE(Q("92233720367580E15").Add(Q("92233720367580E15")).ok());  // the fuzzer's input
 }
 
 TEST(QuantityTest, ConstructorsMatchNewQuantityAndNewMilliQuantity) {
