@@ -18,20 +18,18 @@ constexpr framework::ActionType Actions(framework::ActionType a, framework::Acti
   return static_cast<framework::ActionType>(static_cast<uint8_t>(a) | static_cast<uint8_t>(b));
 }
 
-// The subject of a queueing hint. Convention assumed by these plugins (framework/plugin.h leaves the type
-// of `subject` open): node events carry the new (or deleted) `const api::Node*`, pod events the new (or
-// deleted) `const framework::PodInfo*`. Update events carry no old object, so hints that kube computes
-// from an old/new pair treat every update like an add (they may queue where kube skips, never the reverse).
+// The subject of a queueing hint, as the scheduler passes it (scheduler.cc FireEvent): node events carry
+// the added/updated `const api::Node*`, pod events the added/updated/deleted `const api::Pod*`; either may
+// be null. Update events carry no old object, so hints that kube computes from an old/new pair treat every
+// update like an add (they may queue where kube skips, never the reverse).
 inline const api::Node* NodeSubject(const void* subject) { return static_cast<const api::Node*>(subject); }
-inline const framework::PodInfo* PodSubject(const void* subject) {
-  return static_cast<const framework::PodInfo*>(subject);
-}
+inline const api::Pod* PodSubject(const void* subject) { return static_cast<const api::Pod*>(subject); }
 
-// Whether two PodInfos describe the same pod (an updated pod is a new object): equal UIDs when both have
+// Whether two objects describe the same pod (an updated pod is a new object): equal UIDs when both have
 // one, else the same namespace and name.
-inline bool SamePod(const framework::PodInfo& a, const framework::PodInfo& b) {
-  const api::ObjectMeta& ma = a.pod->meta;
-  const api::ObjectMeta& mb = b.pod->meta;
+inline bool SamePod(const api::Pod& a, const api::Pod& b) {
+  const api::ObjectMeta& ma = a.meta;
+  const api::ObjectMeta& mb = b.meta;
   if (!ma.uid.empty() && !mb.uid.empty()) return ma.uid == mb.uid;
   return ma.namespace_ == mb.namespace_ && ma.name == mb.name;
 }

@@ -49,9 +49,9 @@ framework::QueueingHint NodeUnschedulable::Hint(const framework::PodInfo& pod,
   if (event.resource == framework::EventResource::kNode) {
     return NodeSubject(subject)->unschedulable ? QueueingHint::kQueueSkip : QueueingHint::kQueue;
   }
-  const framework::PodInfo& updated = *PodSubject(subject);
-  if (!SamePod(pod, updated)) return QueueingHint::kQueueSkip;
-  return ToleratesUnschedulable(*updated.pod) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+  const api::Pod& updated = *PodSubject(subject);
+  if (!SamePod(*pod.pod, updated)) return QueueingHint::kQueueSkip;
+  return ToleratesUnschedulable(updated) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
 }
 
 framework::Status NodeUnschedulable::Sign(const framework::PodInfo& pod,

@@ -88,17 +88,18 @@ TEST_F(NodeUnschedulableTest, NodeHintQueuesSchedulableNodes) {
 TEST_F(NodeUnschedulableTest, PodHintQueuesWhenTheTargetNowTolerates) {
   auto& target = w_.Info(w_.Pod("p").Obj());
   const framework::ClusterEvent ev{EventResource::kPod, ActionType::kUpdate};
-  auto& now_tolerates = w_.Info(w_.Pod("p")
-                                    .Toleration("node.kubernetes.io/unschedulable", "", TolerationOp::kExists,
-                                                TaintEffect::kNoSchedule)
-                                    .Obj());
+  const api::Pod& now_tolerates = w_.Pod("p")
+                                      .Toleration("node.kubernetes.io/unschedulable", "",
+                                                  TolerationOp::kExists, TaintEffect::kNoSchedule)
+                                      .Obj();
   EXPECT_EQ(Plugin().Hint(target, ev, &now_tolerates), QueueingHint::kQueue);
-  auto& unrelated = w_.Info(w_.Pod("p").Toleration("foo", "", TolerationOp::kExists, TaintEffect::kNoSchedule).Obj());
+  const api::Pod& unrelated =
+      w_.Pod("p").Toleration("foo", "", TolerationOp::kExists, TaintEffect::kNoSchedule).Obj();
   EXPECT_EQ(Plugin().Hint(target, ev, &unrelated), QueueingHint::kQueueSkip);
-  auto& other_pod = w_.Info(w_.Pod("q")
-                                .Toleration("node.kubernetes.io/unschedulable", "", TolerationOp::kExists,
-                                            TaintEffect::kNoSchedule)
-                                .Obj());
+  const api::Pod& other_pod = w_.Pod("q")
+                                  .Toleration("node.kubernetes.io/unschedulable", "",
+                                              TolerationOp::kExists, TaintEffect::kNoSchedule)
+                                  .Obj();
   EXPECT_EQ(Plugin().Hint(target, ev, &other_pod), QueueingHint::kQueueSkip);
 }
 

@@ -33,9 +33,9 @@ framework::QueueingHint SchedulingGates::Hint(const framework::PodInfo& pod,
                                               const framework::ClusterEvent& event,
                                               const void* subject) const {
   (void)event;
-  const framework::PodInfo* updated = PodSubject(subject);
+  const api::Pod* updated = PodSubject(subject);
   if (updated == nullptr) return framework::QueueingHint::kQueue;  // kube: a bad object queues
-  return SamePod(pod, *updated) ? framework::QueueingHint::kQueue : framework::QueueingHint::kQueueSkip;
+  return SamePod(*pod.pod, *updated) ? framework::QueueingHint::kQueue : framework::QueueingHint::kQueueSkip;
 }
 
 }  // namespace corral::plugins

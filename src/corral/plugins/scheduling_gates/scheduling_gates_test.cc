@@ -50,8 +50,8 @@ TEST_F(SchedulingGatesTest, RegistersPodUpdates) {
 // kube's Test_isSchedulableAfterUpdatePodSchedulingGatesEliminated.
 TEST_F(SchedulingGatesTest, HintQueuesOnlyTheUpdatedPodItself) {
   auto& target = w_.Info(w_.Pod("p").SchedulingGate("foo").Obj());
-  auto& same = w_.Info(w_.Pod("p").Obj());
-  auto& other = w_.Info(w_.Pod("q").Obj());
+  const api::Pod& same = w_.Pod("p").Obj();
+  const api::Pod& other = w_.Pod("q").Obj();
   const framework::ClusterEvent ev{framework::EventResource::kPod, framework::ActionType::kUpdate};
   EXPECT_EQ(Plugin().Hint(target, ev, &same), QueueingHint::kQueue);
   EXPECT_EQ(Plugin().Hint(target, ev, &other), QueueingHint::kQueueSkip);
