@@ -1,0 +1,180 @@
+#include "corral/doc/node.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "corral/core/check.h"
+
+namespace corral::doc {
+
+namespace {
+constexpr uint8_t kTagPtr = 1;  // value_.tag points at the tag text
+constexpr uint8_t kTagStd = 2;  // an explicit standard tag matching kind()
+constexpr size_t kMaxBlock = size_t{1} << 20;
+}  // namespace
+
+std::string_view KindName(Kind k) {
+  switch (k) {
+    case Kind::kNull: return "null";
+    case Kind::kBool: return "boolean";
+    case Kind::kInt: return "integer";
+    case Kind::kFloat: return "float";
+    case Kind::kString: return "string";
+    case Kind::kSequence: return "sequence";
+    case Kind::kMap: return "map";
+  }
+  return "?";
+}
+
+std::string_view Node::tag() const {
+  if (flags_ & kTagPtr) return value_.tag;
+  if (flags_ & kTagStd) {
+    switch (kind_) {
+      case Kind::kBool: return "tag:yaml.org,2002:bool";
+      case Kind::kInt: return "tag:yaml.org,2002:int";
+      case Kind::kFloat: return "tag:yaml.org,2002:float";
+      default: break;
+    }
+  }
+  return {};
+}
+
+void Node::set_tag(const char* nul_terminated_tag) {
+  if (kind_ == Kind::kBool || kind_ == Kind::kInt || kind_ == Kind::kFloat) {
+    flags_ |= kTagStd;
+  } else {
+    value_.tag = nul_terminated_tag;
+    flags_ |= kTagPtr;
+  }
+}
+
+std::span<const Node> Node::items() const {
+  CORRAL_DCHECK(is_sequence());
+  return {children(), size_};
+}
+
+const Node* Node::Find(std::string_view key) const {
+  if (kind_ != Kind::kMap) return nullptr;
+  const Node* c = children();
+  for (uint32_t i = 0; i < size_; ++i) {
+    if (c[2 * i].text() == key) return &c[2 * i + 1];
+  }
+  return nullptr;
+}
+
+Node Node::Null(std::string_view text, uint32_t line, Style style) {
+  Node n = String(text, line, style);
+  n.kind_ = Kind::kNull;
+  return n;
+}
+
+Node Node::Bool(bool v, std::string_view text, uint32_t line, Style style) {
+  Node n = String(text, line, style);
+  n.kind_ = Kind::kBool;
+  n.value_.b = v;
+  return n;
+}
+
+Node Node::Int(int64_t v, std::string_view text, uint32_t line, Style style) {
+  Node n = String(text, line, style);
+  n.kind_ = Kind::kInt;
+  n.value_.i = v;
+  return n;
+}
+
+Node Node::Float(double v, std::string_view text, uint32_t line, Style style) {
+  Node n = String(text, line, style);
+  n.kind_ = Kind::kFloat;
+  n.value_.f = v;
+  return n;
+}
+
+Node Node::String(std::string_view text, uint32_t line, Style style) {
+  Node n;
+  n.kind_ = Kind::kString;
+  n.data_ = text.data();
+  n.size_ = static_cast<uint32_t>(text.size());
+  n.line_ = line;
+  n.style_ = style;
+  n.value_.tag = nullptr;
+  return n;
+}
+
+Node Node::Container(Kind kind, const Node* children, uint32_t count, uint32_t line, Style style) {
+  CORRAL_DCHECK(kind == Kind::kSequence || kind == Kind::kMap);
+  Node n;
+  n.kind_ = kind;
+  n.data_ = reinterpret_cast<const char*>(children);  // NOLINT
+  n.size_ = count;
+  n.line_ = line;
+  n.style_ = style;
+  n.value_.tag = nullptr;
+  return n;
+}
+
+void* Arena::Allocate(size_t bytes, size_t align) {
+  auto aligned = [&]() -> std::byte* {
+    auto p = reinterpret_cast<uintptr_t>(cur_);  // NOLINT
+    uintptr_t a = (p + align - 1) & ~(uintptr_t{align} - 1);
+    size_t pad = a - p;
+    if (cur_ == nullptr || pad + bytes > left_) return nullptr;
+    cur_ += pad + bytes;
+    left_ -= pad + bytes;
+    return reinterpret_cast<std::byte*>(a);  // NOLINT
+  };
+  if (std::byte* p = aligned()) return p;
+  size_t size = std::max(next_block_, bytes + align);
+  next_block_ = std::min(next_block_ * 2, kMaxBlock);
+  blocks_.push_back(std::make_unique<std::byte[]>(size));
+  total_ += size;
+  cur_ = blocks_.back().get();
+  left_ = size;
+  std::byte* p = aligned();
+  CORRAL_CHECK(p != nullptr);
+  return p;
+}
+
+std::string_view Arena::CopyString(std::string_view s) {
+  auto* p = static_cast<char*>(Allocate(s.size() + 1, 1));
+  if (!s.empty()) std::memcpy(p, s.data(), s.size());
+  p[s.size()] = '\0';
+  return {p, s.size()};
+}
+
+Node* Arena::CopyNodes(std::span<const Node> nodes) {
+  if (nodes.empty()) return nullptr;
+  auto* p = static_cast<Node*>(Allocate(nodes.size_bytes(), alignof(Node)));
+  std::memcpy(static_cast<void*>(p), nodes.data(), nodes.size_bytes());
+  return p;
+}
+
+namespace {
+void Dump(const Node& n, int indent, std::string& out) {
+  out.append(static_cast<size_t>(indent) * 2, ' ');
+  out += fmt::format("{} {}", n.line(), KindName(n.kind()));
+  if (n.is_scalar() && !n.is_null()) {
+    out += fmt::format(" {:?}", n.text());
+    if (!n.plain()) out += " quoted";
+  }
+  if (!n.tag().empty()) out += fmt::format(" tag={}", n.tag());
+  out += '\n';
+  if (n.is_sequence()) {
+    for (const Node& c : n.items()) Dump(c, indent + 1, out);
+  } else if (n.is_map()) {
+    for (size_t i = 0; i < n.size(); ++i) {
+      Dump(n.key(i), indent + 1, out);
+      Dump(n.value(i), indent + 2, out);
+    }
+  }
+}
+}  // namespace
+
+std::string DebugString(const Node& node) {
+  std::string out;
+  Dump(node, 0, out);
+  return out;
+}
+
+}  // namespace corral::doc

@@ -1,0 +1,337 @@
+// YAML → doc::Stream with libyaml's event API.
+
+#include <yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include <absl/container/flat_hash_map.h>
+#include <fmt/format.h>
+
+#include "corral/core/int128.h"
+#include "corral/doc/internal/build.h"
+#include "corral/doc/parse.h"
+
+namespace corral::doc {
+
+namespace {
+
+constexpr std::string_view kTagStr = "tag:yaml.org,2002:str";
+constexpr std::string_view kTagInt = "tag:yaml.org,2002:int";
+constexpr std::string_view kTagFloat = "tag:yaml.org,2002:float";
+constexpr std::string_view kTagBool = "tag:yaml.org,2002:bool";
+constexpr std::string_view kTagNull = "tag:yaml.org,2002:null";
+constexpr std::string_view kTagMerge = "tag:yaml.org,2002:merge";
+
+bool OneOf(std::string_view s, std::initializer_list<std::string_view> set) {
+  return std::find(set.begin(), set.end(), s) != set.end();
+}
+
+bool IsNullText(std::string_view s) { return OneOf(s, {"", "~", "null", "Null", "NULL"}); }
+
+// go-yaml v2's boolean spellings (YAML 1.1).
+int BoolText(std::string_view s) {
+  if (OneOf(s, {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})) return 1;
+  if (OneOf(s, {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"})) return 0;
+  return -1;
+}
+
+// Go's strconv.ParseInt(s, 0, 64) after go-yaml v2 removed underscores: optional sign, then 0x/0o/0b/0
+// (octal) prefixes or decimal. Returns false on syntax error; sets *overflow when out of int64 range.
+bool ParseGoInt(std::string_view s, int64_t* out, bool* overflow) {
+  *overflow = false;
+  bool neg = false;
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
+    neg = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  if (s.empty()) return false;
+  int base = 10;
+  if (s.size() >= 2 && s[0] == '0') {
+    char p = s[1];
+    if (p == 'x' || p == 'X') {
+      base = 16;
+      s.remove_prefix(2);
+    } else if (p == 'o' || p == 'O') {
+      base = 8;
+      s.remove_prefix(2);
+    } else if (p == 'b' || p == 'B') {
+      base = 2;
+      s.remove_prefix(2);
+    } else {
+      base = 8;
+      s.remove_prefix(1);
+    }
+    if (s.empty()) return false;
+  }
+  Uint128 v = 0;
+  for (char c : s) {
+    int d;
+    if (c >= '0' && c <= '9') {
+      d = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      d = c - 'a' + 10;
+    } else if (c >= 'A' && c <= 'F') {
+      d = c - 'A' + 10;
+    } else {
+      return false;
+    }
+    if (d >= base) return false;
+    v = v * static_cast<unsigned>(base) + static_cast<unsigned>(d);
+    if (v > (static_cast<Uint128>(1) << 64)) *overflow = true;
+  }
+  const auto limit = static_cast<Uint128>(std::numeric_limits<int64_t>::max()) + (neg ? 1 : 0);
+  if (*overflow || v > limit) {
+    *overflow = true;
+    return true;
+  }
+  *out = neg ? static_cast<int64_t>(-static_cast<Int128>(v)) : static_cast<int64_t>(v);
+  return true;
+}
+
+// ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$  (go-yaml v2 yamlStyleFloat)
+bool IsYamlFloat(std::string_view s) {
+  size_t i = 0;
+  auto digits = [&] {
+    size_t st = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - st;
+  };
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (digits() == 0) return false;
+  } else {
+    if (digits() == 0) return false;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      digits();
+    }
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == s.size();
+}
+
+double ToDouble(std::string_view s) {
+  std::string buf(s);
+  return std::strtod(buf.c_str(), nullptr);
+}
+
+// Resolves a plain scalar's type like go-yaml v2 does. `text` is arena-owned.
+Node ResolvePlain(std::string_view text, uint32_t line) {
+  if (IsNullText(text)) return Node::Null(text, line);
+  if (int b = BoolText(text); b >= 0) return Node::Bool(b == 1, text, line);
+  if (OneOf(text, {".nan", ".NaN", ".NAN"})) {
+    return Node::Float(std::numeric_limits<double>::quiet_NaN(), text, line);
+  }
+  if (OneOf(text, {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})) {
+    return Node::Float(std::numeric_limits<double>::infinity(), text, line);
+  }
+  if (OneOf(text, {"-.inf", "-.Inf", "-.INF"})) {
+    return Node::Float(-std::numeric_limits<double>::infinity(), text, line);
+  }
+  char c = text[0];
+  if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.') {
+    std::string plain;
+    std::string_view s = text;
+    if (text.find('_') != std::string_view::npos) {
+      plain.reserve(text.size());
+      for (char ch : text) {
+        if (ch != '_') plain.push_back(ch);
+      }
+      s = plain;
+    }
+    int64_t v = 0;
+    bool overflow = false;
+    if (ParseGoInt(s, &v, &overflow)) {
+      if (!overflow) return Node::Int(v, text, line);
+      return Node::Float(ToDouble(s), text, line);  // too large for int64: keep the spelling
+    }
+    if (IsYamlFloat(s)) return Node::Float(ToDouble(s), text, line);
+  }
+  return Node::String(text, line, Style::kPlain);
+}
+
+Style ScalarStyle(yaml_scalar_style_t s) {
+  switch (s) {
+    case YAML_SINGLE_QUOTED_SCALAR_STYLE: return Style::kSingleQuoted;
+    case YAML_DOUBLE_QUOTED_SCALAR_STYLE: return Style::kDoubleQuoted;
+    case YAML_LITERAL_SCALAR_STYLE: return Style::kLiteral;
+    case YAML_FOLDED_SCALAR_STYLE: return Style::kFolded;
+    default: return Style::kPlain;
+  }
+}
+
+std::string_view CStr(const yaml_char_t* s) {
+  return s == nullptr ? std::string_view() : std::string_view(reinterpret_cast<const char*>(s));  // NOLINT
+}
+
+class YamlParser {
+ public:
+  YamlParser(std::string_view text, std::string_view file, Diagnostics& diags, const ParseLimits& limits)
+      : text_(text), b_(file, diags, limits) {}
+
+  Stream Run() {
+    yaml_parser_t parser;
+    if (yaml_parser_initialize(&parser) == 0) {
+      b_.Error(0, "", "cannot initialize the YAML parser");
+      return b_.Finish();
+    }
+    yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text_.data()),  // NOLINT
+                                 text_.size());
+    bool done = false;
+    while (!done) {
+      yaml_event_t ev;
+      if (yaml_parser_parse(&parser, &ev) == 0) {
+        ReportSyntaxError(parser);
+        break;
+      }
+      done = Handle(ev);
+      yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&parser);
+    return b_.Finish();
+  }
+
+ private:
+  // Returns true at the end of the stream.
+  bool Handle(const yaml_event_t& ev) {
+    const auto line = static_cast<uint32_t>(ev.start_mark.line + 1);
+    switch (ev.type) {
+      case YAML_STREAM_END_EVENT: return true;
+      case YAML_DOCUMENT_START_EVENT:
+        anchors_.clear();
+        b_.BeginDocument(line);
+        break;
+      case YAML_DOCUMENT_END_EVENT: b_.EndDocument(); break;
+      case YAML_SCALAR_EVENT: Scalar(ev, line); break;
+      case YAML_ALIAS_EVENT: Alias(CStr(ev.data.alias.anchor), line); break;
+      case YAML_SEQUENCE_START_EVENT:
+        b_.BeginContainer(Kind::kSequence, line,
+                          ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE ? Style::kFlow
+                                                                                   : Style::kBlock,
+                          TagOf(CStr(ev.data.sequence_start.tag)), CStr(ev.data.sequence_start.anchor));
+        break;
+      case YAML_MAPPING_START_EVENT:
+        b_.BeginContainer(Kind::kMap, line,
+                          ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE ? Style::kFlow
+                                                                                 : Style::kBlock,
+                          TagOf(CStr(ev.data.mapping_start.tag)), CStr(ev.data.mapping_start.anchor));
+        break;
+      case YAML_SEQUENCE_END_EVENT:
+      case YAML_MAPPING_END_EVENT: {
+        std::string_view anchor;
+        Node n;
+        uint64_t weight = 0;
+        if (b_.EndContainer(&n, &weight, &anchor) && !anchor.empty()) {
+          anchors_[std::string(anchor)] = {n, weight};
+        }
+        break;
+      }
+      default: break;
+    }
+    return false;
+  }
+
+  const char* TagOf(std::string_view tag) {
+    if (tag.empty()) return nullptr;
+    return b_.arena().CopyString(tag).data();
+  }
+
+  void Scalar(const yaml_event_t& ev, uint32_t line) {
+    if (b_.broken()) return;
+    const auto& sc = ev.data.scalar;
+    std::string_view raw(reinterpret_cast<const char*>(sc.value), sc.length);  // NOLINT
+    std::string_view text = b_.arena().CopyString(raw);
+    std::string_view tag = CStr(sc.tag);
+    Style style = ScalarStyle(sc.style);
+    Node n;
+    if (tag.empty()) {
+      n = style == Style::kPlain ? ResolvePlain(text, line) : Node::String(text, line, style);
+    } else if (tag == "!" || tag == kTagStr) {
+      n = Node::String(text, line, style);
+      if (tag == kTagStr) n.set_tag(TagOf(tag));
+    } else if (tag == kTagInt || tag == kTagFloat || tag == kTagBool || tag == kTagNull) {
+      Node r = ResolvePlain(text, line);
+      Kind want = tag == kTagInt ? Kind::kInt
+                  : tag == kTagFloat ? Kind::kFloat
+                  : tag == kTagBool  ? Kind::kBool
+                                     : Kind::kNull;
+      if (want == Kind::kFloat && r.kind() == Kind::kInt) {
+        r = Node::Float(static_cast<double>(r.int_value()), text, line);
+      }
+      if (r.kind() != want) {
+        b_.Error(line, b_.Path(), fmt::format("cannot decode {:?} as {}", text, tag));
+        r = Node::String(text, line, style);
+      }
+      n = r;
+      if (style != Style::kPlain) n = Retyped(n, style);
+      n.set_tag(TagOf(tag));
+    } else {
+      n = Node::String(text, line, style);  // application tag: keep the text, record the tag
+      n.set_tag(TagOf(tag));
+    }
+    if (tag == kTagMerge) n = Node::String(text, line, Style::kPlain);
+    b_.AddScalar(n, CStr(sc.anchor));
+    if (!CStr(sc.anchor).empty()) anchors_[std::string(CStr(sc.anchor))] = {n, 1};
+  }
+
+  static Node Retyped(const Node& n, Style style) {
+    switch (n.kind()) {
+      case Kind::kBool: return Node::Bool(n.bool_value(), n.text(), n.line(), style);
+      case Kind::kInt: return Node::Int(n.int_value(), n.text(), n.line(), style);
+      case Kind::kFloat: return Node::Float(n.float_value(), n.text(), n.line(), style);
+      case Kind::kNull: return Node::Null(n.text(), n.line(), style);
+      default: return n;
+    }
+  }
+
+  void Alias(std::string_view name, uint32_t line) {
+    if (b_.broken()) return;
+    auto it = anchors_.find(std::string(name));
+    if (it == anchors_.end()) {
+      b_.Error(line, b_.Path(), fmt::format("unknown anchor {:?} referenced", name));
+      b_.AddScalar(Node::Null("", line), {});
+      return;
+    }
+    b_.AddAlias(it->second.first, it->second.second);
+  }
+
+  void ReportSyntaxError(const yaml_parser_t& p) {
+    std::string msg = fmt::format("YAML syntax error: {}", p.problem ? p.problem : "unknown error");
+    if (p.context != nullptr) {
+      msg += fmt::format(" ({} at line {})", p.context, p.context_mark.line + 1);
+    }
+    b_.SyntaxError(static_cast<uint32_t>(p.problem_mark.line + 1), std::move(msg));
+  }
+
+  std::string_view text_;
+  internal::TreeBuilder b_;
+  absl::flat_hash_map<std::string, std::pair<Node, uint64_t>> anchors_;
+};
+
+}  // namespace
+
+Stream ParseYaml(std::string_view text, std::string_view file, Diagnostics& diags,
+                 const ParseLimits& limits) {
+  return YamlParser(text, file, diags, limits).Run();
+}
+
+bool LooksLikeJson(std::string_view text) {
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
+    return c == '{' || c == '[';
+  }
+  return false;
+}
+
+}  // namespace corral::doc

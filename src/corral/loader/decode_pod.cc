@@ -1,0 +1,358 @@
+// v1 Pod.
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "corral/loader/internal/decode.h"
+#include "corral/loader/validation.h"
+
+namespace corral::loader::internal {
+
+namespace {
+
+Interner& In(Decoder& d) { return *d.interner(); }
+
+// ---- containers -----------------------------------------------------------------------------------------
+
+struct ContainerIn {
+  api::Container c;
+  bool init = false;
+  const Node* restart_policy = nullptr;
+};
+
+constexpr doc::EnumName<api::Protocol> kProtocols[] = {
+    {"TCP", api::Protocol::kTCP},
+    {"UDP", api::Protocol::kUDP},
+    {"SCTP", api::Protocol::kSCTP},
+};
+
+const doc::Field<api::ContainerPort> kPortFields[] = {
+    {"name", [](Decoder& d, const Node& n, api::ContainerPort& p) { d.ReadSymbol(n, p.name); }},
+    {"containerPort", [](Decoder& d, const Node& n, api::ContainerPort& p) { d.ReadInt32(n, p.container_port, 1, 65535); }},
+    {"hostPort", [](Decoder& d, const Node& n, api::ContainerPort& p) { d.ReadInt32(n, p.host_port, 0, 65535); }},
+    {"protocol", [](Decoder& d, const Node& n, api::ContainerPort& p) { d.ReadEnum(n, kProtocols, "protocol", p.protocol); }},
+    {"hostIP", [](Decoder& d, const Node& n, api::ContainerPort& p) { d.ReadSymbol(n, p.host_ip); }},
+};
+
+constexpr doc::EnumName<api::ContainerRestartPolicy> kContainerRestartPolicies[] = {
+    {"Always", api::ContainerRestartPolicy::kAlways},
+    {"OnFailure", api::ContainerRestartPolicy::kUnset},
+    {"Never", api::ContainerRestartPolicy::kUnset},
+};
+
+const doc::Field<ContainerIn> kContainerFields[] = {
+    {"name", [](Decoder& d, const Node& n, ContainerIn& c) { d.ReadSymbol(n, c.c.name); }},
+    {"image", [](Decoder& d, const Node& n, ContainerIn& c) { d.ReadSymbol(n, c.c.image); }},
+    {"resources", [](Decoder& d, const Node& n, ContainerIn& c) { DecodeResources(d, n, c.c.resources); }},
+    {"ports",
+     [](Decoder& d, const Node& n, ContainerIn& c) {
+       d.ReadList(n, c.c.ports, [&](const Node& item, api::ContainerPort& p) {
+         d.Struct(item, p, kPortFields);
+         if (item.is_map() && p.container_port == 0 && item.Find("containerPort") == nullptr) {
+           d.Required(item, "containerPort", "1-65535");
+         }
+       });
+     }},
+    {"restartPolicy",
+     [](Decoder& d, const Node& n, ContainerIn& c) {
+       if (d.ReadEnum(n, kContainerRestartPolicies, "restartPolicy", c.c.restart_policy)) c.restart_policy = &n;
+     }},
+};
+// Container fields that do not affect scheduling.
+constexpr std::string_view kContainerIgnored[] = {
+    "command",        "args",          "workingDir",     "envFrom",        "env",
+    "volumeMounts",   "volumeDevices", "livenessProbe",  "readinessProbe", "startupProbe",
+    "lifecycle",      "terminationMessagePath",          "terminationMessagePolicy",
+    "imagePullPolicy", "securityContext", "stdin",       "stdinOnce",      "tty",
+    "resizePolicy",   "restartPolicyRules",
+};
+
+void DecodeContainers(Decoder& d, const Node& n, std::vector<api::Container>& out, bool init) {
+  d.ReadList(n, out, [&](const Node& item, api::Container& c) {
+    ContainerIn in;
+    in.init = init;
+    d.Struct(item, in, kContainerFields, kContainerIgnored);
+    if (item.is_map()) {
+      if (in.c.name.empty()) {
+        d.Required(item, "name");
+      } else if (std::string err = CheckDns1123Label(In(d).Str(in.c.name)); !err.empty()) {
+        d.FieldError(item, "name", fmt::format("invalid name {:?}: {}", In(d).Str(in.c.name), err));
+      }
+      if (in.restart_policy != nullptr && in.c.restart_policy != api::ContainerRestartPolicy::kAlways && init) {
+        auto s = d.Field("restartPolicy");
+        d.Error(*in.restart_policy,
+                fmt::format("unsupported value {:?} for an init container (want Always)", in.restart_policy->text()));
+      }
+    }
+    c = std::move(in.c);
+  });
+}
+
+// ---- volumes --------------------------------------------------------------------------------------------
+
+const doc::Field<api::Volume> kPvcSourceFields[] = {
+    {"claimName", [](Decoder& d, const Node& n, api::Volume& v) { d.ReadSymbol(n, v.claim_name); }},
+};
+constexpr std::string_view kPvcSourceIgnored[] = {"readOnly"};
+
+const doc::Field<api::Volume> kVolumeFields[] = {
+    {"name", [](Decoder& d, const Node& n, api::Volume& v) { d.ReadSymbol(n, v.name); }},
+    {"persistentVolumeClaim",
+     [](Decoder& d, const Node& n, api::Volume& v) {
+       v.kind = api::VolumeKind::kPersistentVolumeClaim;
+       d.Struct(n, v, kPvcSourceFields, kPvcSourceIgnored);
+       if (n.is_map() && v.claim_name.empty()) d.Required(n, "claimName");
+     }},
+    {"ephemeral", [](Decoder&, const Node&, api::Volume& v) { v.kind = api::VolumeKind::kEphemeral; }},
+};
+// Volume sources the scheduler does not look into.
+constexpr std::string_view kVolumeIgnored[] = {
+    "hostPath",  "emptyDir",   "gcePersistentDisk", "awsElasticBlockStore", "gitRepo",   "secret",
+    "nfs",       "iscsi",      "glusterfs",         "rbd",                  "flexVolume", "cinder",
+    "cephfs",    "flocker",    "downwardAPI",       "fc",                   "azureFile", "configMap",
+    "vsphereVolume", "quobyte", "azureDisk",        "photonPersistentDisk", "projected", "portworxVolume",
+    "scaleIO",   "storageos",  "csi",               "image",
+};
+
+// ---- spec -----------------------------------------------------------------------------------------------
+
+const doc::Field<api::WorkloadReference> kWorkloadRefFields[] = {
+    {"name", [](Decoder& d, const Node& n, api::WorkloadReference& r) { d.ReadSymbol(n, r.name); }},
+    {"podGroup", [](Decoder& d, const Node& n, api::WorkloadReference& r) { d.ReadSymbol(n, r.pod_group); }},
+    {"podGroupReplicaKey",
+     [](Decoder& d, const Node& n, api::WorkloadReference& r) { d.ReadSymbol(n, r.pod_group_replica_key); }},
+};
+
+const doc::Field<api::PodSchedulingGroup> kSchedulingGroupFields[] = {
+    {"podGroupName",
+     [](Decoder& d, const Node& n, api::PodSchedulingGroup& g) { d.ReadSymbol(n, g.pod_group_name); }},
+};
+
+const doc::Field<Symbol> kSchedulingGateFields[] = {
+    {"name", [](Decoder& d, const Node& n, Symbol& s) { d.ReadSymbol(n, s); }},
+};
+
+const doc::Field<Symbol> kResourceClaimFields[] = {
+    {"name", [](Decoder& d, const Node& n, Symbol& s) { d.ReadSymbol(n, s); }},
+};
+constexpr std::string_view kResourceClaimIgnored[] = {"resourceClaimName", "resourceClaimTemplateName", "source"};
+
+const doc::Field<PodInput> kSpecFields[] = {
+    {"initContainers", [](Decoder& d, const Node& n, PodInput& p) { DecodeContainers(d, n, p.pod.init_containers, true); }},
+    {"containers", [](Decoder& d, const Node& n, PodInput& p) { DecodeContainers(d, n, p.pod.containers, false); }},
+    {"overhead",
+     [](Decoder& d, const Node& n, PodInput& p) {
+       DecodeResourceList(d, n, p.pod.overhead, ResourceListUse::kPodOverhead);
+     }},
+    {"resources",
+     [](Decoder& d, const Node& n, PodInput& p) {
+       if (n.is_null()) return;
+       api::ResourceRequirements r;
+       DecodeResources(d, n, r);
+       p.pod.resources = std::move(r);
+     }},
+    {"nodeSelector", [](Decoder& d, const Node& n, PodInput& p) { DecodeLabels(d, n, p.pod.node_selector); }},
+    {"affinity",
+     [](Decoder& d, const Node& n, PodInput& p) {
+       if (n.is_null()) return;
+       api::Affinity a;
+       DecodeAffinity(d, n, a);
+       p.pod.affinity = std::move(a);
+     }},
+    {"tolerations",
+     [](Decoder& d, const Node& n, PodInput& p) {
+       d.ReadList(n, p.pod.tolerations, [&](const Node& item, api::Toleration& t) { DecodeToleration(d, item, t); });
+     }},
+    {"topologySpreadConstraints",
+     [](Decoder& d, const Node& n, PodInput& p) {
+       d.ReadList(n, p.pod.topology_spread_constraints, [&](const Node& item, api::TopologySpreadConstraint& c) {
+         DecodeTopologySpreadConstraint(d, item, c);
+       });
+     }},
+    {"nodeName",
+     [](Decoder& d, const Node& n, PodInput& p) {
+       if (d.ReadSymbol(n, p.pod.node_name) && !p.pod.node_name.empty()) {
+         if (std::string err = CheckDns1123Subdomain(n.text()); !err.empty()) {
+           d.Error(n, fmt::format("invalid node name {:?}: {}", n.text(), err));
+         }
+       }
+     }},
+    {"schedulerName", [](Decoder& d, const Node& n, PodInput& p) { d.ReadSymbol(n, p.pod.scheduler_name); }},
+    {"schedulingGates",
+     [](Decoder& d, const Node& n, PodInput& p) {
+       d.ReadList(n, p.pod.scheduling_gates, [&](const Node& item, Symbol& s) {
+         d.Struct(item, s, kSchedulingGateFields);
+         if (item.is_map()) {
+           if (s.empty()) {
+             d.Required(item, "name");
+           } else if (const Node* name = item.Find("name")) {
+             auto sc = d.Field("name");
+             CheckQualifiedNameAt(d, *name, "scheduling gate name", name->text());
+           }
+         }
+       });
+     }},
+    {"priorityClassName",
+     [](Decoder& d, const Node& n, PodInput& p) {
+       d.ReadSymbol(n, p.pod.priority_class_name);
+       p.prio.class_name_line = n.line();
+     }},
+    {"priority",
+     [](Decoder& d, const Node& n, PodInput& p) {
+       int32_t v = 0;
+       if (d.ReadInt32(n, v)) p.prio.priority = v;
+     }},
+    {"preemptionPolicy",
+     [](Decoder& d, const Node& n, PodInput& p) {
+       api::PreemptionPolicy v{};
+       if (d.ReadEnum(n, kPreemptionPolicies, "preemptionPolicy", v)) p.prio.preemption = v;
+     }},
+    {"terminationGracePeriodSeconds",
+     [](Decoder& d, const Node& n, PodInput& p) {
+       int64_t v = 0;
+       if (d.ReadInt64(n, v)) p.pod.termination_grace_period_seconds = v;
+     }},
+    {"workloadRef",
+     [](Decoder& d, const Node& n, PodInput& p) {
+       if (n.is_null()) return;
+       api::WorkloadReference r;
+       d.Struct(n, r, kWorkloadRefFields);
+       if (!n.is_map()) return;
+       if (r.name.empty()) d.Required(n, "name");
+       if (r.pod_group.empty()) d.Required(n, "podGroup");
+       p.pod.workload_ref = r;
+     }},
+    {"schedulingGroup",
+     [](Decoder& d, const Node& n, PodInput& p) {
+       if (n.is_null()) return;
+       api::PodSchedulingGroup g;
+       d.Struct(n, g, kSchedulingGroupFields);
+       if (!n.is_map()) return;
+       if (g.pod_group_name.empty()) d.Required(n, "podGroupName");
+       p.pod.scheduling_group = g;
+     }},
+    {"volumes",
+     [](Decoder& d, const Node& n, PodInput& p) {
+       d.ReadList(n, p.pod.volumes, [&](const Node& item, api::Volume& v) {
+         d.Struct(item, v, kVolumeFields, kVolumeIgnored);
+         if (item.is_map() && v.name.empty()) d.Required(item, "name");
+       });
+     }},
+    {"resourceClaims",
+     [](Decoder& d, const Node& n, PodInput& p) {
+       d.ReadList(n, p.pod.resource_claims, [&](const Node& item, Symbol& s) {
+         d.Struct(item, s, kResourceClaimFields, kResourceClaimIgnored);
+         if (item.is_map() && s.empty()) d.Required(item, "name");
+       });
+     }},
+    {"hostNetwork", [](Decoder& d, const Node& n, PodInput& p) { d.ReadBool(n, p.pod.host_network); }},
+};
+// PodSpec fields that do not affect scheduling decisions.
+constexpr std::string_view kSpecIgnored[] = {
+    "ephemeralContainers", "restartPolicy", "activeDeadlineSeconds", "dnsPolicy", "serviceAccountName",
+    "serviceAccount", "automountServiceAccountToken", "hostPID", "hostIPC", "shareProcessNamespace",
+    "securityContext", "imagePullSecrets", "hostname", "subdomain", "hostAliases", "dnsConfig",
+    "readinessGates", "runtimeClassName", "enableServiceLinks", "setHostnameAsFQDN", "os", "hostUsers",
+    "hostnameOverride",
+};
+
+// ---- status ---------------------------------------------------------------------------------------------
+
+constexpr doc::EnumName<api::PodPhase> kPhases[] = {
+    {"Pending", api::PodPhase::kPending},     {"Running", api::PodPhase::kRunning},
+    {"Succeeded", api::PodPhase::kSucceeded}, {"Failed", api::PodPhase::kFailed},
+    {"Unknown", api::PodPhase::kUnknown},
+};
+
+const doc::Field<api::PodCondition> kPodConditionFields[] = {
+    {"type", [](Decoder& d, const Node& n, api::PodCondition& c) { d.ReadSymbol(n, c.type); }},
+    {"status", [](Decoder& d, const Node& n, api::PodCondition& c) { d.ReadSymbol(n, c.status); }},
+    {"reason", [](Decoder& d, const Node& n, api::PodCondition& c) { d.ReadSymbol(n, c.reason); }},
+};
+constexpr std::string_view kConditionIgnored[] = {"lastProbeTime", "lastTransitionTime", "message",
+                                                  "observedGeneration"};
+
+const doc::Field<api::Pod> kStatusFields[] = {
+    {"phase", [](Decoder& d, const Node& n, api::Pod& p) { d.ReadEnum(n, kPhases, "phase", p.phase); }},
+    {"nominatedNodeName", [](Decoder& d, const Node& n, api::Pod& p) { d.ReadSymbol(n, p.nominated_node_name); }},
+    {"startTime",
+     [](Decoder& d, const Node& n, api::Pod& p) {
+       TimePoint t;
+       if (d.ReadTime(n, t)) p.start_time = t;
+     }},
+    {"conditions",
+     [](Decoder& d, const Node& n, api::Pod& p) {
+       d.ReadList(n, p.conditions, [&](const Node& item, api::PodCondition& c) {
+         d.Struct(item, c, kPodConditionFields, kConditionIgnored);
+       });
+     }},
+};
+// PodStatus fields written by the kubelet that the scheduler does not read.
+constexpr std::string_view kStatusIgnored[] = {
+    "observedGeneration", "message", "reason", "hostIP", "hostIPs", "podIP", "podIPs",
+    "initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses", "qosClass", "resize",
+    "resourceClaimStatuses", "extendedResourceClaimStatus", "allocatedResources", "resources",
+};
+
+// ---- object ---------------------------------------------------------------------------------------------
+
+const doc::Field<PodInput> kPodFields[] = {
+    {"apiVersion", [](Decoder&, const Node&, PodInput&) {}},
+    {"kind", [](Decoder&, const Node&, PodInput&) {}},
+    {"metadata",
+     [](Decoder& d, const Node& n, PodInput& p) { DecodeMeta(d, n, p.pod.meta, {.namespaced = true}); }},
+    {"spec", [](Decoder& d, const Node& n, PodInput& p) { d.Struct(n, p, kSpecFields, kSpecIgnored); }},
+    {"status", [](Decoder& d, const Node& n, PodInput& p) { d.Struct(n, p.pod, kStatusFields, kStatusIgnored); }},
+};
+
+void DefaultHostNetworkPorts(std::vector<api::Container>& containers) {
+  for (auto& c : containers) {
+    for (auto& port : c.ports) {
+      if (port.host_port == 0) port.host_port = port.container_port;
+    }
+  }
+}
+
+}  // namespace
+
+void DecodePod(Decoder& d, const Node& root, PodInput& out) {
+  d.Struct(root, out, kPodFields);
+  api::Pod& pod = out.pod;
+  CheckMetaPresent(d, root, pod.meta);
+  const Node* spec = root.Find("spec");
+  if (spec == nullptr || spec->is_null()) {
+    d.Required(root, "spec");
+  } else if (spec->is_map()) {
+    auto s = d.Field("spec");
+    if (pod.containers.empty()) d.Required(*spec, "containers", "at least one container");
+    // Container names are unique across init and regular containers.
+    std::vector<Symbol> names;
+    auto check = [&](const std::vector<api::Container>& cs, std::string_view field) {
+      for (size_t i = 0; i < cs.size(); ++i) {
+        if (cs[i].name.empty()) continue;
+        if (std::find(names.begin(), names.end(), cs[i].name) != names.end()) {
+          const Node* list = spec->Find(field);
+          auto f = d.Field(field);
+          auto idx = d.Index(i);
+          d.Error(list != nullptr && list->is_sequence() && i < list->size() ? list->items()[i] : *spec,
+                  fmt::format("duplicate container name {:?}", In(d).Str(cs[i].name)));
+        }
+        names.push_back(cs[i].name);
+      }
+    };
+    check(pod.init_containers, "initContainers");
+    check(pod.containers, "containers");
+  }
+  if (out.prio.class_name_line == 0) out.prio.class_name_line = spec != nullptr ? spec->line() : root.line();
+
+  // API server defaulting (SetDefaults_Pod / SetDefaults_PodSpec).
+  if (pod.scheduler_name.empty()) pod.scheduler_name = In(d).Intern("default-scheduler");
+  if (!pod.termination_grace_period_seconds) pod.termination_grace_period_seconds = 30;
+  if (pod.host_network) {
+    DefaultHostNetworkPorts(pod.init_containers);
+    DefaultHostNetworkPorts(pod.containers);
+  }
+}
+
+}  // namespace corral::loader::internal

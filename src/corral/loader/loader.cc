@@ -1,0 +1,623 @@
+#include "corral/loader/loader.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+#include <fmt/format.h>
+
+#include "corral/doc/decoder.h"
+#include "corral/doc/parse.h"
+#include "corral/loader/internal/decode.h"
+
+namespace corral::loader {
+
+namespace {
+
+namespace fs = std::filesystem;
+using doc::Decoder;
+using doc::Node;
+
+constexpr int32_t kSystemClusterCritical = 2'000'000'000;
+constexpr int32_t kSystemNodeCritical = kSystemClusterCritical + 1000;
+
+enum class KindId {
+  kNode,
+  kPod,
+  kNamespace,
+  kService,
+  kReplicationController,
+  kReplicaSet,
+  kStatefulSet,
+  kPriorityClass,
+  kPodDisruptionBudget,
+  kWorkloadV1Alpha1,
+  kWorkload,
+  kPodGroup,
+};
+
+struct KindEntry {
+  std::string_view api_version;
+  std::string_view kind;
+  KindId id;
+};
+
+constexpr KindEntry kKinds[] = {
+    {"v1", "Node", KindId::kNode},
+    {"v1", "Pod", KindId::kPod},
+    {"v1", "Namespace", KindId::kNamespace},
+    {"v1", "Service", KindId::kService},
+    {"v1", "ReplicationController", KindId::kReplicationController},
+    {"apps/v1", "ReplicaSet", KindId::kReplicaSet},
+    {"apps/v1", "StatefulSet", KindId::kStatefulSet},
+    {"scheduling.k8s.io/v1", "PriorityClass", KindId::kPriorityClass},
+    {"policy/v1", "PodDisruptionBudget", KindId::kPodDisruptionBudget},
+    {"scheduling.k8s.io/v1alpha1", "Workload", KindId::kWorkloadV1Alpha1},
+    {"scheduling.k8s.io/v1alpha2", "Workload", KindId::kWorkload},
+    {"scheduling.k8s.io/v1beta1", "Workload", KindId::kWorkload},
+    {"scheduling.k8s.io/v1alpha2", "PodGroup", KindId::kPodGroup},
+    {"scheduling.k8s.io/v1beta1", "PodGroup", KindId::kPodGroup},
+};
+
+std::string SupportedVersions(std::string_view kind) {
+  std::string out;
+  for (const auto& k : kKinds) {
+    if (k.kind != kind) continue;
+    if (!out.empty()) out += ", ";
+    out += k.api_version;
+  }
+  return out;
+}
+
+bool HasExtension(const fs::path& p, std::initializer_list<std::string_view> exts) {
+  std::string e = p.extension().string();
+  for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return std::find(exts.begin(), exts.end(), e) != exts.end();
+}
+
+// Where an object came from, for messages emitted after decoding.
+struct Origin {
+  std::string file;
+  uint32_t line = 0;
+  std::string path;  // the object's path prefix, "" or "items[3]"
+
+  std::string Field(std::string_view f) const { return path.empty() ? std::string(f) : path + "." + std::string(f); }
+};
+
+}  // namespace
+
+class Loader::Impl {
+ public:
+  Impl(Interner& interner, LoadOptions opts) : in_(interner), opts_(opts) {}
+
+  void AddPath(const std::string& path) {
+    std::error_code ec;
+    fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) {
+      Diags().Error(path, 0, "", "no such file or directory");
+      return;
+    }
+    if (!fs::is_directory(st)) {
+      AddFile(path, /*named=*/true);
+      return;
+    }
+    std::vector<std::string> files;
+    fs::recursive_directory_iterator it(path, fs::directory_options::none, ec), end;
+    if (ec) {
+      Diags().Error(path, 0, "", fmt::format("cannot read directory: {}", ec.message()));
+      return;
+    }
+    for (; it != end; it.increment(ec)) {
+      if (ec) {
+        Diags().Error(path, 0, "", fmt::format("cannot read directory: {}", ec.message()));
+        break;
+      }
+      const fs::path& p = it->path();
+      if (p.filename().string().starts_with(".")) {  // hidden files and directories (.git, editor files)
+        if (it->is_directory(ec)) it.disable_recursion_pending();
+        continue;
+      }
+      if (it->is_directory(ec)) continue;
+      files.push_back(p.string());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      if (HasExtension(f, {".yaml", ".yml", ".json"})) {
+        AddFile(f, /*named=*/false);
+      } else {
+        Diags().Warning(f, 0, "", "note: skipped (not a .yaml, .yml or .json file)");
+      }
+    }
+  }
+
+  void AddFile(const std::string& path, bool named) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) {
+      Diags().Error(path, 0, "", fmt::format("cannot read file: {}", std::strerror(errno)));
+      return;
+    }
+    std::string content;
+    char buf[1 << 16];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) content.append(buf, n);
+    bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    if (failed) {
+      Diags().Error(path, 0, "", "cannot read file: I/O error");
+      return;
+    }
+    Format format = Format::kAuto;
+    if (HasExtension(path, {".json"})) {
+      format = Format::kJson;
+    } else if (HasExtension(path, {".yaml", ".yml"})) {
+      format = Format::kYaml;
+    }
+    (void)named;  // named files of any extension are sniffed (kAuto)
+    AddString(content, path, format);
+  }
+
+  void AddString(std::string_view content, std::string_view filename, Format format) {
+    ++result_.counts.files;
+    if (content.starts_with("\xEF\xBB\xBF")) content.remove_prefix(3);  // UTF-8 byte order mark
+    if (format == Format::kAuto) {
+      format = HasExtension(fs::path(filename), {".json"}) || doc::LooksLikeJson(content) ? Format::kJson
+                                                                                          : Format::kYaml;
+    }
+    doc::Stream stream = format == Format::kJson ? doc::ParseJson(content, filename, Diags())
+                                                 : doc::ParseYaml(content, filename, Diags());
+    Decoder d(filename, Diags(), &in_, {.strict = opts_.strict});
+    file_sym_ = in_.Intern(filename);
+    for (const Node& root : stream.documents()) {
+      if (root.is_null()) continue;  // empty document (e.g. a trailing `---`)
+      ++result_.counts.documents;
+      if (!root.is_map()) {
+        d.Error(root, fmt::format("expected an object (a map with apiVersion and kind), got {}",
+                                  Decoder::Describe(root)));
+        ++result_.counts.rejected;
+        continue;
+      }
+      DecodeObject(d, root, {}, {});
+    }
+    result_.counts.unknown_fields += d.unknown_field_count();
+  }
+
+  LoadResult Finish() {
+    AdmitPriorityClasses();
+    AdmitPods();
+    AdmitPodGroups();
+    for (auto& r : rejected_) {  // already rejected: only report what admission would say too
+      int32_t priority = 0;
+      api::PreemptionPolicy policy{};
+      Admit(r.admission, r.class_name, priority, r.kind == "Pod" ? &policy : nullptr, r.kind, r.object);
+    }
+    result_.counts.objects = 0;
+    for (const auto& [kind, n] : result_.counts.per_kind) result_.counts.objects += n;
+    return std::move(result_);
+  }
+
+ private:
+  Diagnostics& Diags() { return result_.diagnostics; }
+
+  static std::string_view TextOf(const Node* n) { return n != nullptr && n->is_string() ? n->text() : ""; }
+
+  // Decodes one object (or a List) at `root`. `default_version`/`default_kind` apply to List items that
+  // omit them (typed lists such as NodeList).
+  void DecodeObject(Decoder& d, const Node& root, std::string_view default_version, std::string_view default_kind) {
+    const Node* version_node = root.Find("apiVersion");
+    const Node* kind_node = root.Find("kind");
+    std::string_view api_version = TextOf(version_node);
+    std::string_view kind = TextOf(kind_node);
+    for (const Node* n : {version_node, kind_node}) {
+      if (n != nullptr && !n->is_null() && !n->is_string()) {
+        auto s = d.Field(n == version_node ? "apiVersion" : "kind");
+        d.Error(*n, "expected a string, got " + Decoder::Describe(*n));
+        ++result_.counts.rejected;
+        return;
+      }
+    }
+    if (kind.empty()) kind = default_kind;
+    if (api_version.empty()) api_version = default_version;
+    if (kind.empty()) {
+      d.Required(root, "kind");
+      ++result_.counts.rejected;
+      return;
+    }
+    if (kind == "List" || (kind.ends_with("List") && kind.size() > 4 && root.Find("items") != nullptr)) {
+      DecodeList(d, root, api_version, kind);
+      return;
+    }
+    if (api_version.empty()) {
+      d.Required(root, "apiVersion", SupportedVersions(kind).empty() ? "" : SupportedVersions(kind));
+      ++result_.counts.rejected;
+      return;
+    }
+    const KindEntry* entry = nullptr;
+    for (const auto& k : kKinds) {
+      if (k.kind == kind && k.api_version == api_version) entry = &k;
+    }
+    if (entry == nullptr) {
+      std::string supported = SupportedVersions(kind);
+      auto s = d.Field(supported.empty() ? "kind" : "apiVersion");
+      const Node& at = supported.empty() ? (kind_node != nullptr ? *kind_node : root)
+                                         : (version_node != nullptr ? *version_node : root);
+      if (!supported.empty()) {
+        d.Error(at, fmt::format("apiVersion {:?} is not supported for {} (want {})", api_version, kind, supported));
+        ++result_.counts.rejected;
+      } else {
+        d.Warning(at, fmt::format("unknown kind {:?} (apiVersion {:?}): not used by Corral, skipped", kind,
+                                  api_version));
+        ++result_.counts.skipped_kinds[fmt::format("{} {}", api_version, kind)];
+      }
+      return;
+    }
+    Origin origin{std::string(d.file()), root.line(), d.path()};
+    size_t errors_before = d.error_count();
+    auto ok = [&] { return d.error_count() == errors_before; };
+    switch (entry->id) {
+      case KindId::kNode: {
+        api::Node o;
+        internal::DecodeNode(d, root, o);
+        Add(d, ok(), o.meta, "Node", false, origin, result_.objects.nodes, std::move(o));
+        break;
+      }
+      case KindId::kPod: {
+        internal::PodInput in;
+        internal::DecodePod(d, root, in);
+        bool decoded = ok();
+        Symbol class_name = in.pod.priority_class_name;
+        std::string object = fmt::format("{}/{}", in_.Str(in.pod.meta.namespace_.empty() ? in_.Intern("default")
+                                                                                            : in.pod.meta.namespace_),
+                                         in_.Str(in.pod.meta.name));
+        if (Add(d, decoded, in.pod.meta, "Pod", true, origin, result_.objects.pods, std::move(in.pod))) {
+          pod_prio_.push_back({in.prio, std::move(origin)});
+        } else if (!decoded) {
+          // Still check its priority class at the end, so that all mistakes of the object are reported.
+          rejected_.push_back({{in.prio, std::move(origin)}, class_name, "Pod", std::move(object)});
+        }
+        break;
+      }
+      case KindId::kNamespace: {
+        api::Namespace o;
+        internal::DecodeNamespace(d, root, o);
+        Add(d, ok(), o.meta, "Namespace", false, origin, result_.objects.namespaces, std::move(o));
+        break;
+      }
+      case KindId::kService:
+      case KindId::kReplicationController:
+      case KindId::kReplicaSet:
+      case KindId::kStatefulSet: {
+        api::SelectorOwner o;
+        o.kind = entry->id == KindId::kService                 ? api::SelectorOwnerKind::kService
+                 : entry->id == KindId::kReplicationController ? api::SelectorOwnerKind::kReplicationController
+                 : entry->id == KindId::kReplicaSet            ? api::SelectorOwnerKind::kReplicaSet
+                                                               : api::SelectorOwnerKind::kStatefulSet;
+        internal::DecodeSelectorOwner(d, root, o);
+        Add(d, ok(), o.meta, entry->kind, true, origin, result_.objects.selector_owners, std::move(o));
+        break;
+      }
+      case KindId::kPriorityClass: {
+        api::PriorityClass o;
+        internal::DecodePriorityClass(d, root, o);
+        if (Add(d, ok(), o.meta, "PriorityClass", false, origin, result_.objects.priority_classes, std::move(o))) {
+          pc_origin_.push_back(std::move(origin));
+        }
+        break;
+      }
+      case KindId::kPodDisruptionBudget: {
+        api::PodDisruptionBudget o;
+        internal::DecodePodDisruptionBudget(d, root, o);
+        Add(d, ok(), o.meta, "PodDisruptionBudget", true, origin, result_.objects.pod_disruption_budgets,
+            std::move(o));
+        break;
+      }
+      case KindId::kWorkloadV1Alpha1:
+      case KindId::kWorkload: {
+        api::Workload o;
+        o.generation = entry->id == KindId::kWorkloadV1Alpha1 ? api::WorkloadApiGeneration::kV1Alpha1
+                                                              : api::WorkloadApiGeneration::kCurrent;
+        internal::DecodeWorkload(d, root, o);
+        Add(d, ok(), o.meta, "Workload", true, origin, result_.objects.workloads, std::move(o));
+        break;
+      }
+      case KindId::kPodGroup: {
+        internal::PodGroupInput in;
+        internal::DecodePodGroup(d, root, in);
+        bool decoded = ok();
+        Symbol class_name = in.group.priority_class_name;
+        std::string object = fmt::format("{}/{}", in_.Str(in.group.meta.namespace_.empty() ? in_.Intern("default")
+                                                                                              : in.group.meta.namespace_),
+                                         in_.Str(in.group.meta.name));
+        if (Add(d, decoded, in.group.meta, "PodGroup", true, origin, result_.objects.pod_groups,
+                std::move(in.group))) {
+          group_prio_.push_back({in.prio, std::move(origin)});
+        } else if (!decoded) {
+          rejected_.push_back({{in.prio, std::move(origin)}, class_name, "PodGroup", std::move(object)});
+        }
+        break;
+      }
+    }
+  }
+
+  void DecodeList(Decoder& d, const Node& root, std::string_view api_version, std::string_view kind) {
+    std::string_view item_kind = kind == "List" ? std::string_view() : kind.substr(0, kind.size() - 4);
+    std::string_view item_version = kind == "List" ? std::string_view() : api_version;
+    for (size_t i = 0; i < root.size(); ++i) {
+      std::string_view key = root.key(i).text();
+      if (key == "apiVersion" || key == "kind" || key == "metadata") continue;
+      if (key != "items") {
+        d.UnknownField(root.key(i), std::initializer_list<std::string_view>{"apiVersion", "kind", "metadata", "items"});
+        continue;
+      }
+      const Node& items = root.value(i);
+      auto s = d.Field("items");
+      d.ForEachItem(items, [&](const Node& item) {
+        if (item.is_null()) return;
+        if (!item.is_map()) {
+          d.Error(item, "expected an object, got " + Decoder::Describe(item));
+          ++result_.counts.rejected;
+          return;
+        }
+        DecodeObject(d, item, item_version, item_kind);
+      });
+    }
+  }
+
+  // Finishes an object: namespace default, source, duplicate check. Returns true when it was added.
+  template <class T>
+  bool Add(Decoder& d, bool ok, api::ObjectMeta& meta, std::string_view kind, bool namespaced,
+           const Origin& origin, std::vector<T>& out, T&& obj) {
+    if (!ok) {
+      ++result_.counts.rejected;
+      return false;
+    }
+    if (namespaced && meta.namespace_.empty()) meta.namespace_ = in_.Intern("default");
+    meta.source = {file_sym_, origin.line};
+    std::string key = fmt::format("{}/{}/{}", kind, in_.Str(meta.namespace_), in_.Str(meta.name));
+    auto [it, inserted] = seen_.try_emplace(std::move(key), Origin{origin.file, origin.line, {}});
+    if (!inserted) {
+      std::string what = namespaced ? fmt::format("{} {}/{}", kind, in_.Str(meta.namespace_), in_.Str(meta.name))
+                                    : fmt::format("{} {}", kind, in_.Str(meta.name));
+      Diags().Error(origin.file, origin.line, origin.path,
+                    fmt::format("duplicate object: {} is already defined at {}:{}", what, it->second.file,
+                                it->second.line));
+      ++result_.counts.rejected;
+      (void)d;
+      return false;
+    }
+    out.push_back(std::move(obj));
+    ++result_.counts.per_kind[std::string(kind)];
+    return true;
+  }
+
+  // ---- priority admission ---------------------------------------------------------------------------------
+
+  void AdmitPriorityClasses() {
+    auto& pcs = result_.objects.priority_classes;
+    const api::PriorityClass* defaults = nullptr;
+    size_t default_idx = 0;
+    for (size_t i = 0; i < pcs.size(); ++i) {
+      const auto& pc = pcs[i];
+      std::string_view name = in_.Str(pc.meta.name);
+      if (name == "system-node-critical" || name == "system-cluster-critical") {
+        int32_t want = name == "system-node-critical" ? kSystemNodeCritical : kSystemClusterCritical;
+        if (pc.value != want) {
+          Diags().Error(pc_origin_[i].file, pc_origin_[i].line, pc_origin_[i].Field("value"),
+                        fmt::format("{} is a built-in priority class with value {}, got {}", name, want, pc.value));
+        }
+      }
+      if (pc.global_default) {
+        if (defaults != nullptr) {
+          Diags().Error(pc_origin_[i].file, pc_origin_[i].line, pc_origin_[i].Field("globalDefault"),
+                        fmt::format("PriorityClass {:?} is already marked as default (at {}:{}); only one default "
+                                    "can exist",
+                                    in_.Str(defaults->meta.name), pc_origin_[default_idx].file,
+                                    pc_origin_[default_idx].line));
+          if (pc.value < defaults->value) {  // kube uses the lowest of several defaults
+            defaults = &pc;
+            default_idx = i;
+          }
+        } else {
+          defaults = &pc;
+          default_idx = i;
+        }
+      }
+    }
+    for (auto [name, value, desc] :
+         {std::tuple{"system-node-critical", kSystemNodeCritical,
+                     "Used for system critical pods that must not be moved from their current node."},
+          std::tuple{"system-cluster-critical", kSystemClusterCritical,
+                     "Used for system critical pods that must run in the cluster, but can be moved to another node "
+                     "if necessary."}}) {
+      Symbol sym = in_.Intern(name);
+      bool present = std::any_of(pcs.begin(), pcs.end(), [&](const auto& pc) { return pc.meta.name == sym; });
+      if (!present) {
+        api::PriorityClass pc;
+        pc.meta.name = sym;
+        pc.value = value;
+        pc.description = desc;
+        builtin_.push_back(pcs.size());
+        pcs.push_back(std::move(pc));
+      }
+    }
+    // Pointers into `pcs` are invalid after the push_backs above: look the default up again by name.
+    if (defaults != nullptr) default_name_ = pcs[default_idx].meta.name;
+    for (size_t i = 0; i < pcs.size(); ++i) by_name_.emplace(pcs[i].meta.name, i);
+  }
+
+  struct Computed {
+    Symbol class_name;
+    int32_t priority = 0;
+    std::optional<api::PreemptionPolicy> preemption;  // nullopt: no class
+    bool found = true;
+  };
+
+  Computed Compute(Symbol class_name) const {
+    Computed c;
+    if (class_name.empty()) {
+      if (!default_name_.empty()) {
+        const auto& pc = result_.objects.priority_classes[by_name_.at(default_name_)];
+        c.class_name = pc.meta.name;
+        c.priority = pc.value;
+        c.preemption = pc.preemption_policy;
+      }
+      return c;
+    }
+    auto it = by_name_.find(class_name);
+    if (it == by_name_.end()) {
+      c.found = false;
+      return c;
+    }
+    const auto& pc = result_.objects.priority_classes[it->second];
+    c.class_name = class_name;
+    c.priority = pc.value;
+    c.preemption = pc.preemption_policy;
+    return c;
+  }
+
+  struct Admission {
+    internal::PriorityInput prio;
+    Origin origin;
+  };
+
+  // Applies kube's Priority admission plugin to one object; returns false when it rejects the object.
+  bool Admit(const Admission& a, Symbol& class_name, int32_t& priority,
+             api::PreemptionPolicy* preemption, std::string_view kind, std::string_view object) {
+    const Origin& o = a.origin;
+    Computed c = Compute(class_name);
+    if (!c.found) {
+      if (a.prio.priority) {
+        std::string msg = fmt::format("no PriorityClass with name {} was found; keeping spec.priority {} from the input",
+                                      in_.Str(class_name), *a.prio.priority);
+        if (opts_.strict) {
+          Diags().Error(o.file, a.prio.class_name_line, o.Field("spec.priorityClassName"), std::move(msg));
+          return false;
+        }
+        Diags().Warning(o.file, a.prio.class_name_line, o.Field("spec.priorityClassName"), std::move(msg));
+        priority = *a.prio.priority;
+        if (preemption != nullptr && a.prio.preemption) *preemption = *a.prio.preemption;
+        return true;
+      }
+      Diags().Error(o.file, a.prio.class_name_line, o.Field("spec.priorityClassName"),
+                    fmt::format("{} {} rejected: no PriorityClass with name {} was found", kind, object,
+                                in_.Str(class_name)));
+      return false;
+    }
+    if (a.prio.priority && *a.prio.priority != c.priority) {
+      Diags().Error(o.file, a.prio.class_name_line, o.Field("spec.priority"),
+                    fmt::format("the integer value of priority ({}) must not be provided in {} spec; priority "
+                                "admission controller computed {} from the given PriorityClass name",
+                                *a.prio.priority, kind == "Pod" ? "pod" : "pod group", c.priority));
+      return false;
+    }
+    if (c.preemption && a.prio.preemption && *a.prio.preemption != *c.preemption && preemption != nullptr) {
+      auto name = [](api::PreemptionPolicy p) {
+        return p == api::PreemptionPolicy::kNever ? "Never" : "PreemptLowerPriority";
+      };
+      Diags().Error(o.file, a.prio.class_name_line, o.Field("spec.preemptionPolicy"),
+                    fmt::format("the string value of PreemptionPolicy ({}) must not be provided in pod spec; "
+                                "priority admission controller computed {} from the given PriorityClass name",
+                                name(*a.prio.preemption), name(*c.preemption)));
+      return false;
+    }
+    class_name = c.class_name;
+    priority = c.priority;
+    if (preemption != nullptr) {
+      if (c.preemption) {
+        *preemption = *c.preemption;
+      } else if (a.prio.preemption) {
+        *preemption = *a.prio.preemption;
+      }
+    }
+    return true;
+  }
+
+  void AdmitPods() {
+    auto& pods = result_.objects.pods;
+    std::vector<api::Pod> kept;
+    bool any_rejected = false;
+    for (size_t i = 0; i < pods.size(); ++i) {
+      api::Pod& p = pods[i];
+      std::string object = fmt::format("{}/{}", in_.Str(p.meta.namespace_), in_.Str(p.meta.name));
+      if (!Admit(pod_prio_[i], p.priority_class_name, p.priority, &p.preemption_policy, "Pod", object)) {
+        if (!any_rejected) {
+          kept.reserve(pods.size());
+          for (size_t j = 0; j < i; ++j) kept.push_back(std::move(pods[j]));
+          any_rejected = true;
+        }
+        ++result_.counts.rejected;
+        --result_.counts.per_kind["Pod"];
+        continue;
+      }
+      if (any_rejected) kept.push_back(std::move(p));
+    }
+    if (any_rejected) pods = std::move(kept);
+  }
+
+  void AdmitPodGroups() {
+    auto& groups = result_.objects.pod_groups;
+    std::vector<api::PodGroup> kept;
+    kept.reserve(groups.size());
+    for (size_t i = 0; i < groups.size(); ++i) {
+      api::PodGroup& g = groups[i];
+      int32_t priority = 0;
+      std::string object = fmt::format("{}/{}", in_.Str(g.meta.namespace_), in_.Str(g.meta.name));
+      bool has_class = !g.priority_class_name.empty() || !default_name_.empty();
+      if (!Admit(group_prio_[i], g.priority_class_name, priority, nullptr, "PodGroup", object)) {
+        ++result_.counts.rejected;
+        --result_.counts.per_kind["PodGroup"];
+        continue;
+      }
+      if (has_class || group_prio_[i].prio.priority) g.priority = priority;
+      kept.push_back(std::move(g));
+    }
+    groups = std::move(kept);
+  }
+
+  Interner& in_;
+  LoadOptions opts_;
+  LoadResult result_;
+  Symbol file_sym_;
+  absl::flat_hash_map<std::string, Origin> seen_;
+  std::vector<Admission> pod_prio_;    // parallel to objects.pods
+  std::vector<Admission> group_prio_;  // parallel to objects.pod_groups
+  struct Rejected {
+    Admission admission;
+    Symbol class_name;
+    std::string_view kind;
+    std::string object;
+  };
+  std::vector<Rejected> rejected_;     // objects with decode errors, for the admission messages
+  std::vector<Origin> pc_origin_;      // parallel to the input priority classes
+  std::vector<size_t> builtin_;
+  absl::flat_hash_map<Symbol, size_t> by_name_;
+  Symbol default_name_;
+};
+
+Loader::Loader(Interner& interner, LoadOptions opts) : impl_(std::make_unique<Impl>(interner, opts)) {}
+Loader::~Loader() = default;
+void Loader::AddPath(const std::string& path) { impl_->AddPath(path); }
+void Loader::AddString(std::string_view content, std::string_view filename, Format format) {
+  impl_->AddString(content, filename, format);
+}
+LoadResult Loader::Finish() { return impl_->Finish(); }
+
+LoadResult LoadPaths(std::span<const std::string> paths, Interner& interner, const LoadOptions& opts) {
+  Loader l(interner, opts);
+  for (const auto& p : paths) l.AddPath(p);
+  return l.Finish();
+}
+
+LoadResult LoadString(std::string_view content, std::string_view filename, Interner& interner,
+                      const LoadOptions& opts, Format format) {
+  Loader l(interner, opts);
+  l.AddString(content, filename, format);
+  return l.Finish();
+}
+
+}  // namespace corral::loader
