@@ -64,6 +64,8 @@ class PodBuilder {
   }
   PodBuilder& Toleration(std::string_view k, std::string_view v, api::TolerationOp op, api::TaintEffect e);
   PodBuilder& SchedulingGate(std::string_view g);
+  // Adds an init container running `image` with these requests.
+  PodBuilder& InitImage(std::string_view image, ResourcePairs r = {});
   api::Pod& Obj() { return p_; }
 
  private:
@@ -202,6 +204,12 @@ inline PodBuilder& PodBuilder::Toleration(std::string_view k, std::string_view v
 }
 inline PodBuilder& PodBuilder::SchedulingGate(std::string_view g) {
   p_.scheduling_gates.push_back(w_.S(g));
+  return *this;
+}
+
+inline PodBuilder& PodBuilder::InitImage(std::string_view image, ResourcePairs r) {
+  InitReq(r);
+  p_.init_containers.back().image = w_.S(image);
   return *this;
 }
 

@@ -3,6 +3,9 @@
 #include "corral/core/check.h"
 #include "corral/plugins/names.h"
 // Plugin headers (one per in-tree plugin), alphabetical.
+#include "corral/plugins/image_locality/image_locality.h"
+#include "corral/plugins/node_resources/balanced_allocation.h"
+#include "corral/plugins/node_resources/fit.h"
 
 namespace corral::plugins {
 
@@ -17,6 +20,9 @@ void Add(framework::Registry& r, std::string_view name, F factory) {
 framework::Registry NewInTreeRegistry() {
   framework::Registry r;
   // Entries: Add(r, names::kX, &XPlugin::New); — alphabetical by name.
+  Add(r, names::kImageLocality, &ImageLocality::New);
+  Add(r, names::kNodeResourcesBalancedAllocation, &NodeResourcesBalancedAllocation::New);
+  Add(r, names::kNodeResourcesFit, &NodeResourcesFit::New);
   return r;
 }
 

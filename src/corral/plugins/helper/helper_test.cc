@@ -5,39 +5,10 @@
 #include <gtest/gtest.h>
 
 #include "corral/plugins/helper/field_errors.h"
-#include "corral/plugins/helper/normalize_score.h"
 #include "corral/plugins/helper/shape_score.h"
 
 namespace corral::plugins::helper {
 namespace {
-
-// kube's TestDefaultNormalizeScore.
-TEST(DefaultNormalizeScoreTest, MatchesKube) {
-  struct Case {
-    bool reverse;
-    std::vector<int64_t> scores;
-    std::vector<int64_t> want;
-  };
-  const Case cases[] = {
-      // max 4: 100*1/4=25, 100*2/4=50, ...
-      {false, {1, 2, 3, 4}, {25, 50, 75, 100}},
-      {true, {1, 2, 3, 4}, {75, 50, 25, 0}},
-      // max 1000: 100*10/1000 = 1, 100*20/1000 = 2, 100*30/1000 = 3
-      {false, {1000, 10, 20, 30}, {100, 1, 2, 3}},
-      {true, {1000, 10, 20, 30}, {0, 99, 98, 97}},
-      {false, {1, 1, 1, 1}, {100, 100, 100, 100}},
-      {false, {0, 0, 0, 0}, {0, 0, 0, 0}},
-      {true, {0, 0, 0, 0}, {100, 100, 100, 100}},
-  };
-  for (const Case& c : cases) {
-    std::vector<framework::NodeScore> scores;
-    for (int64_t s : c.scores) scores.push_back({Symbol(), s});
-    EXPECT_TRUE(DefaultNormalizeScore(framework::kMaxNodeScore, c.reverse, scores).ok());
-    std::vector<int64_t> got;
-    for (const auto& s : scores) got.push_back(s.score);
-    EXPECT_EQ(got, c.want) << "reverse=" << c.reverse;
-  }
-}
 
 // kube's TestBrokenLinearFunction.
 TEST(BrokenLinearTest, MatchesKube) {

@@ -27,12 +27,18 @@ TEST(DefaultNormalizeScoreTest, MatchesKube) {
       {"all zero forward", false, {0, 0, 0}, {0, 0, 0}},
       {"all zero reverse", true, {0, 0, 0}, {100, 100, 100}},
       {"empty", true, {}, {}},
+      // kube's own table: max 4 -> 25, 50, 75, 100; max 1000 -> 100*10/1000 = 1, ...
+      {"kube forward", false, {1, 2, 3, 4}, {25, 50, 75, 100}},
+      {"kube reverse", true, {1, 2, 3, 4}, {75, 50, 25, 0}},
+      {"kube forward uneven", false, {1000, 10, 20, 30}, {100, 1, 2, 3}},
+      {"kube reverse uneven", true, {1000, 10, 20, 30}, {0, 99, 98, 97}},
+      {"kube all equal", false, {1, 1, 1, 1}, {100, 100, 100, 100}},
   };
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
     std::vector<framework::NodeScore> scores;
     for (int64_t s : tc.scores) scores.push_back({Symbol(), s});
-    DefaultNormalizeScore(framework::kMaxNodeScore, tc.reverse, scores);
+    EXPECT_TRUE(DefaultNormalizeScore(framework::kMaxNodeScore, tc.reverse, scores).ok());
     std::vector<int64_t> got;
     for (const auto& s : scores) got.push_back(s.score);
     EXPECT_EQ(got, tc.want);
