@@ -95,6 +95,69 @@ QList PodRequestList(const api::Pod& pod, const FeatureGates& gates, const QList
   return reqs;
 }
 
+// ---- inter-pod affinity terms (owned by the InterPodAffinity plugin's author) ---------------
+
+// kube's API server merges matchLabelKeys / mismatchLabelKeys into the term's labelSelector when
+// the pod is created (MatchLabelKeysInPodAffinity, pkg/registry/core/pod/strategy.go): for each key
+// present in the pod's labels, `key In (value)` resp. `key NotIn (value)` is appended to
+// matchExpressions. A nil selector (matches nothing) is left alone. Corral has no API server, so
+// the merge happens here, once.
+void AppendLabelKeys(api::LabelSelector& selector, const std::vector<Symbol>& keys,
+                     api::LabelSelectorOp op, const api::LabelSet& pod_labels) {
+  for (Symbol key : keys) {
+    if (const Symbol* value = pod_labels.Find(key)) {
+      selector.match_expressions.push_back({key, op, {*value}});
+    }
+  }
+}
+
+// kube's framework.newAffinityTerm: namespaces are the term's, or the pod's own namespace when the
+// term names none and has no namespaceSelector.
+AffinityTerm MakeAffinityTerm(const api::Pod& pod, const api::PodAffinityTerm& term, int32_t weight,
+                              bool merge_label_keys) {
+  AffinityTerm t;
+  t.selector = term.label_selector;
+  if (merge_label_keys && t.selector.has_value()) {
+    AppendLabelKeys(*t.selector, term.match_label_keys, api::LabelSelectorOp::kIn, pod.meta.labels);
+    AppendLabelKeys(*t.selector, term.mismatch_label_keys, api::LabelSelectorOp::kNotIn,
+                    pod.meta.labels);
+  }
+  if (term.namespaces.empty() && !term.namespace_selector.has_value()) {
+    t.namespaces.push_back(pod.meta.namespace_);
+  } else {
+    t.namespaces = term.namespaces;
+    std::sort(t.namespaces.begin(), t.namespaces.end());
+    t.namespaces.erase(std::unique(t.namespaces.begin(), t.namespaces.end()), t.namespaces.end());
+  }
+  t.namespace_selector = term.namespace_selector;
+  t.topology_key = term.topology_key;
+  t.weight = weight;
+  return t;
+}
+
+void ComputeAffinityTerms(PodInfo& info, const FeatureGates& gates) {
+  info.required_affinity_terms.clear();
+  info.required_anti_affinity_terms.clear();
+  info.preferred_affinity_terms.clear();
+  info.preferred_anti_affinity_terms.clear();
+  const api::Pod& pod = *info.pod;
+  if (!pod.affinity.has_value()) return;
+  const bool merge = gates.Enabled(Feature::kMatchLabelKeysInPodAffinity);
+  auto fill = [&](const std::optional<api::PodAffinity>& from, std::vector<AffinityTerm>& required,
+                  std::vector<AffinityTerm>& preferred) {
+    if (!from.has_value()) return;
+    for (const auto& term : from->required) {
+      required.push_back(MakeAffinityTerm(pod, term, 0, merge));
+    }
+    for (const auto& wt : from->preferred) {
+      preferred.push_back(MakeAffinityTerm(pod, wt.pod_affinity_term, wt.weight, merge));
+    }
+  };
+  fill(pod.affinity->pod_affinity, info.required_affinity_terms, info.preferred_affinity_terms);
+  fill(pod.affinity->pod_anti_affinity, info.required_anti_affinity_terms,
+       info.preferred_anti_affinity_terms);
+}
+
 }  // namespace
 
 Resource ComputePodRequest(const api::Pod& pod, const FeatureGates& gates) {
@@ -135,6 +198,7 @@ void ComputePodInfo(PodInfo& info, const FeatureGates& gates) {
   };
   add_ports(pod.init_containers);
   add_ports(pod.containers);
+  ComputeAffinityTerms(info, gates);
 }
 
 }  // namespace corral::framework

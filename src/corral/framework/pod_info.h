@@ -23,7 +23,9 @@ struct HostPort {
 // An inter-pod (anti-)affinity term with its namespaces resolved and matchLabelKeys/mismatchLabelKeys
 // merged into the selector (kube's framework.AffinityTerm / WeightedAffinityTerm).
 struct AffinityTerm {
-  std::vector<Symbol> namespaces;  // sorted, unique; empty with no namespace_selector ⇒ pod's namespace
+  // Sorted, unique. When the API term names no namespaces and has no namespace_selector, this holds the
+  // pod's own namespace (kube resolves it the same way).
+  std::vector<Symbol> namespaces;
   std::optional<api::LabelSelector> selector;  // nullopt ⇒ matches no pod
   Symbol topology_key;
   std::optional<api::LabelSelector> namespace_selector;  // set ⇒ also namespaces whose labels match

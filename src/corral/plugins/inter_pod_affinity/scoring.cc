@@ -1,0 +1,155 @@
+// InterPodAffinity: PreScore, Score and NormalizeScore (kube's scoring.go).
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "corral/plugins/inter_pod_affinity/inter_pod_affinity.h"
+#include "corral/plugins/inter_pod_affinity/internal.h"
+
+namespace corral::plugins {
+
+using inter_pod_affinity::CycleData;
+using inter_pod_affinity::MatchesIncomingTerm;
+using inter_pod_affinity::MatchesTerm;
+using inter_pod_affinity::PairKey;
+using inter_pod_affinity::PreScoreState;
+
+namespace {
+
+constexpr std::string_view kPreScoreStateMissing =
+    "failed to read \"PreScoreInterPodAffinity\" from cycleState: not found";
+
+// kube's scoreMap.processTerm: adds weight × multiplier to (key, node's value) when the node has
+// the key.
+class TopologyScore {
+ public:
+  explicit TopologyScore(PreScoreState& s) : s_(s) {}
+  void Add(const api::LabelSet& node_labels, Symbol key, int64_t weight) {
+    const Symbol* value = node_labels.Find(key);
+    if (value == nullptr) return;
+    s_.scores[PairKey(key, *value)] += weight;
+    if (std::find(s_.keys.begin(), s_.keys.end(), key) == s_.keys.end()) s_.keys.push_back(key);
+    any_ = true;
+  }
+  bool any() const { return any_; }
+
+ private:
+  PreScoreState& s_;
+  bool any_ = false;
+};
+
+}  // namespace
+
+framework::Status InterPodAffinity::PreScore(framework::CycleState& state, size_t slot,
+                                             const framework::PodInfo& pod,
+                                             std::span<const framework::NodeInfo* const> nodes) {
+  (void)nodes;  // kube scores from the whole snapshot, not just the feasible nodes
+  const api::Pod& p = *pod.pod;
+  const bool has_constraints =
+      !pod.preferred_affinity_terms.empty() || !pod.preferred_anti_affinity_terms.empty();
+  // Optionally ignore existing pods' preferences when the incoming pod has none.
+  if (args_.ignore_preferred_terms_of_existing_pods && !has_constraints)
+    return framework::Status::Skip();
+
+  const framework::Snapshot& snapshot = handle_.snapshot();
+  // Without preferred terms of its own, only pods with affinity terms can contribute.
+  const std::vector<const framework::NodeInfo*>& scan =
+      has_constraints ? snapshot.nodes() : snapshot.have_pods_with_affinity();
+
+  api::LabelSet ns_labels;
+  if (const api::Namespace* ns = handle_.GetNamespace(p.meta.namespace_))
+    ns_labels = ns->meta.labels;
+  const int64_t hard_weight = args_.hard_pod_affinity_weight;
+
+  auto s = std::make_shared<PreScoreState>();
+  TopologyScore score(*s);
+  for (const framework::NodeInfo* node : scan) {
+    const api::LabelSet& labels = node->labels();
+    if (labels.empty()) continue;  // kube's processExistingPod returns early for such nodes
+    const auto& pods = has_constraints ? node->pods() : node->pods_with_affinity();
+    for (const framework::PodInfo* existing : pods) {
+      const api::Pod& e = *existing->pod;
+      // The incoming pod's preferred terms (namespaceSelector resolved as kube unrolls it).
+      for (const auto& t : pod.preferred_affinity_terms) {
+        if (MatchesIncomingTerm(t, e, handle_)) score.Add(labels, t.topology_key, t.weight);
+      }
+      for (const auto& t : pod.preferred_anti_affinity_terms) {
+        if (MatchesIncomingTerm(t, e, handle_))
+          score.Add(labels, t.topology_key, -int64_t{t.weight});
+      }
+      // The existing pod's terms against the incoming pod and its namespace labels.
+      if (hard_weight > 0) {
+        for (const auto& t : existing->required_affinity_terms) {
+          if (MatchesTerm(t, p, ns_labels)) score.Add(labels, t.topology_key, hard_weight);
+        }
+      }
+      for (const auto& t : existing->preferred_affinity_terms) {
+        if (MatchesTerm(t, p, ns_labels)) score.Add(labels, t.topology_key, t.weight);
+      }
+      for (const auto& t : existing->preferred_anti_affinity_terms) {
+        if (MatchesTerm(t, p, ns_labels)) score.Add(labels, t.topology_key, -int64_t{t.weight});
+      }
+    }
+  }
+  if (!score.any()) return framework::Status::Skip();
+
+  auto* data = state.Get<CycleData>(slot);
+  if (data == nullptr) {
+    state.Write(slot, std::make_unique<CycleData>());
+    data = state.Get<CycleData>(slot);
+  }
+  data->pre_score = std::move(s);
+  return {};
+}
+
+framework::Status InterPodAffinity::Score(const framework::CycleState& state, size_t slot,
+                                          const framework::PodInfo& pod,
+                                          const framework::NodeInfo& node, int64_t* score) const {
+  (void)pod;
+  const auto* data = state.Get<CycleData>(slot);
+  if (data == nullptr || data->pre_score == nullptr) {
+    return framework::Status::Error(std::string(kPreScoreStateMissing));
+  }
+  const PreScoreState& s = *data->pre_score;
+  const api::LabelSet& labels = node.labels();
+  int64_t sum = 0;
+  for (Symbol key : s.keys) {
+    const Symbol* value = labels.Find(key);
+    if (value == nullptr) continue;
+    auto it = s.scores.find(PairKey(key, *value));
+    if (it != s.scores.end()) sum += it->second;
+  }
+  *score = sum;
+  return {};
+}
+
+framework::Status InterPodAffinity::NormalizeScore(const framework::CycleState& state, size_t slot,
+                                                   const framework::PodInfo& pod,
+                                                   std::span<framework::NodeScore> scores) const {
+  (void)pod;
+  const auto* data = state.Get<CycleData>(slot);
+  if (data == nullptr || data->pre_score == nullptr) {
+    return framework::Status::Error(std::string(kPreScoreStateMissing));
+  }
+  if (data->pre_score->keys.empty()) return {};
+  int64_t min_count = std::numeric_limits<int64_t>::max();
+  int64_t max_count = std::numeric_limits<int64_t>::min();
+  for (const auto& ns : scores) {
+    max_count = std::max(max_count, ns.score);
+    min_count = std::min(min_count, ns.score);
+  }
+  const int64_t diff = max_count - min_count;
+  for (auto& ns : scores) {
+    double f = 0;
+    if (diff > 0) {
+      f = static_cast<double>(framework::kMaxNodeScore) *
+          (static_cast<double>(ns.score - min_count) / static_cast<double>(diff));
+    }
+    ns.score = static_cast<int64_t>(f);
+  }
+  return {};
+}
+
+}  // namespace corral::plugins
