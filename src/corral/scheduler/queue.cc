@@ -189,6 +189,15 @@ void SchedulingQueue::MoveAllUnschedulable() {
   }
 }
 
+void SchedulingQueue::FlushUnschedulableLeftover(Duration max_wait) {
+  TimePoint now = clock_.Now();
+  for (QueuedPod* pod : UnschedulablePods()) {
+    if (pod->where == QueueLocation::kUnschedulable && now - pod->timestamp > max_wait) {
+      ToActiveOrBackoff(pod);
+    }
+  }
+}
+
 std::vector<QueuedPod*> SchedulingQueue::UnschedulablePods() const {
   std::vector<QueuedPod*> out(unschedulable_.begin(), unschedulable_.end());
   std::sort(out.begin(), out.end(), [](const QueuedPod* a, const QueuedPod* b) { return a->seq < b->seq; });

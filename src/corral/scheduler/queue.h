@@ -68,9 +68,12 @@ class SchedulingQueue {
                const std::function<framework::QueueingHint(QueuedPod*, const std::string& plugin)>& hint);
   // Moves the given pods to activeQ (Handle::Activate).
   void Activate(QueuedPod* pod);
-  // Moves every unschedulable pod (not gated) to active/backoff (kube's flushUnschedulablePodsLeftover
-  // and wildcard events).
+  // Moves every unschedulable pod (not gated) to active/backoff (wildcard events such as
+  // UnschedulableTimeout / ForceActivate).
   void MoveAllUnschedulable();
+  // kube flushUnschedulablePodsLeftover: pods that have waited in the unschedulable pool longer than
+  // `max_wait` (kube: 5 minutes) move to active/backoff.
+  void FlushUnschedulableLeftover(Duration max_wait);
 
   size_t ActiveSize() const { return active_.size(); }
   size_t BackoffSize() const { return backoff_.size(); }

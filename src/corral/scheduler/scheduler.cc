@@ -410,6 +410,14 @@ bool Scheduler::ScheduleCycle(QueuedPod* qp) {
   return true;
 }
 
+void Scheduler::FlushUnschedulableLeftover() {
+  queue_->FlushUnschedulableLeftover(kPodMaxInUnschedulablePodsDuration);
+}
+
+size_t Scheduler::NumPendingPods() const {
+  return queue_->ActiveSize() + queue_->BackoffSize() + queue_->UnschedulableSize();
+}
+
 std::vector<std::pair<const api::Pod*, std::string>> Scheduler::PendingPods() const {
   std::vector<std::pair<const api::Pod*, std::string>> out;
   for (QueuedPod* qp : queue_->UnschedulablePods()) {

@@ -99,6 +99,13 @@ class Scheduler final : public framework::Handle {
   bool ScheduleOne();
   // Schedules until no pod can make progress.
   void RunUntilIdle();
+  // kube's periodic queue maintenance, to be called by the driver on its clock: pods unschedulable for
+  // longer than 5 minutes are retried (kube runs this every 30 s).
+  void FlushUnschedulableLeftover();
+  static constexpr Duration kPodMaxInUnschedulablePodsDuration = std::chrono::minutes(5);
+  static constexpr Duration kUnschedulableFlushInterval = std::chrono::seconds(30);
+  // Number of pods waiting in activeQ/backoffQ/unschedulable (gated included).
+  size_t NumPendingPods() const;
 
   // Pods still pending with the last failure message (in queue order).
   std::vector<std::pair<const api::Pod*, std::string>> PendingPods() const;

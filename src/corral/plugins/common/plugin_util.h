@@ -1,6 +1,6 @@
 #pragma once
-// Small helpers shared by plugin implementations: event masks, pod identity for queueing hints, and the
-// factory check for plugins that take no args.
+// Small helpers shared by plugin implementations: event masks, pod identity for queueing hints, and
+// the factory check for plugins that take no args.
 
 #include <cstdint>
 #include <memory>
@@ -18,20 +18,35 @@ constexpr framework::ActionType Actions(framework::ActionType a, framework::Acti
   return static_cast<framework::ActionType>(static_cast<uint8_t>(a) | static_cast<uint8_t>(b));
 }
 
-// The subject of a queueing hint, as the scheduler passes it (scheduler.cc FireEvent): node events carry
-// the added/updated `const api::Node*`, pod events the added/updated/deleted `const api::Pod*`; either may
-// be null. Update events carry no old object, so hints that kube computes from an old/new pair treat every
-// update like an add (they may queue where kube skips, never the reverse).
-inline const api::Node* NodeSubject(const void* subject) { return static_cast<const api::Node*>(subject); }
-inline const api::Pod* PodSubject(const void* subject) { return static_cast<const api::Pod*>(subject); }
+// The subject of a queueing hint, as the scheduler passes it (scheduler.cc FireEvent): node events
+// carry the added/updated `const api::Node*`, pod events the added/updated/deleted `const
+// api::Pod*`; either may be null. Update events carry no old object, so hints that kube computes
+// from an old/new pair treat every update like an add (they may queue where kube skips, never the
+// reverse).
+inline const api::Node* NodeSubject(const void* subject) {
+  return static_cast<const api::Node*>(subject);
+}
+inline const api::Pod* PodSubject(const void* subject) {
+  return static_cast<const api::Pod*>(subject);
+}
 
-// Whether two objects describe the same pod (an updated pod is a new object): equal UIDs when both have
-// one, else the same namespace and name.
+// Whether two objects describe the same pod (an updated pod is a new object): equal UIDs when both
+// have one, else the same namespace and name.
 inline bool SamePod(const api::Pod& a, const api::Pod& b) {
   const api::ObjectMeta& ma = a.meta;
   const api::ObjectMeta& mb = b.meta;
   if (!ma.uid.empty() && !mb.uid.empty()) return ma.uid == mb.uid;
   return ma.namespace_ == mb.namespace_ && ma.name == mb.name;
+}
+
+// Whether the pod has a volume that needs volume scheduling, which Corral does not model: a
+// PersistentVolumeClaim or a generic ephemeral volume (which becomes a claim).
+inline bool HasClaimVolumes(const api::Pod& pod) {
+  for (const auto& v : pod.volumes) {
+    if (v.kind == api::VolumeKind::kPersistentVolumeClaim || v.kind == api::VolumeKind::kEphemeral)
+      return true;
+  }
+  return false;
 }
 
 // For factories of plugins without args: kube has no args type for them, so any args are foreign.

@@ -12,22 +12,32 @@ namespace {
 
 std::string_view OperatorName(api::NodeSelectorOp op) {
   switch (op) {
-    case api::NodeSelectorOp::kIn: return "In";
-    case api::NodeSelectorOp::kNotIn: return "NotIn";
-    case api::NodeSelectorOp::kExists: return "Exists";
-    case api::NodeSelectorOp::kDoesNotExist: return "DoesNotExist";
-    case api::NodeSelectorOp::kGt: return "Gt";
-    case api::NodeSelectorOp::kLt: return "Lt";
+    case api::NodeSelectorOp::kIn:
+      return "In";
+    case api::NodeSelectorOp::kNotIn:
+      return "NotIn";
+    case api::NodeSelectorOp::kExists:
+      return "Exists";
+    case api::NodeSelectorOp::kDoesNotExist:
+      return "DoesNotExist";
+    case api::NodeSelectorOp::kGt:
+      return "Gt";
+    case api::NodeSelectorOp::kLt:
+      return "Lt";
   }
   return "";
 }
 
 std::string_view EffectName(api::TaintEffect e) {
   switch (e) {
-    case api::TaintEffect::kNone: return "";
-    case api::TaintEffect::kNoSchedule: return "NoSchedule";
-    case api::TaintEffect::kPreferNoSchedule: return "PreferNoSchedule";
-    case api::TaintEffect::kNoExecute: return "NoExecute";
+    case api::TaintEffect::kNone:
+      return "";
+    case api::TaintEffect::kNoSchedule:
+      return "NoSchedule";
+    case api::TaintEffect::kPreferNoSchedule:
+      return "PreferNoSchedule";
+    case api::TaintEffect::kNoExecute:
+      return "NoExecute";
   }
   return "";
 }
@@ -74,7 +84,8 @@ std::vector<std::string> Requirements(const std::vector<api::NodeSelectorRequire
   return out;
 }
 
-// {"MatchExpressions":[...],"MatchFields":[...]} with every list sorted; elements are encoded strings.
+// {"MatchExpressions":[...],"MatchFields":[...]} with every list sorted; elements are encoded
+// strings.
 std::string Term(const api::NodeSelectorTerm& t, const Interner& in) {
   std::string out = "{\"MatchExpressions\":";
   AppendStringArray(out, Requirements(t.match_expressions, in));
@@ -92,14 +103,29 @@ void AppendJsonString(std::string& out, std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
     switch (c) {
-      case '"': out += "\\\""; continue;
-      case '\\': out += "\\\\"; continue;
-      case '\b': out += "\\b"; continue;
-      case '\f': out += "\\f"; continue;
-      case '\n': out += "\\n"; continue;
-      case '\r': out += "\\r"; continue;
-      case '\t': out += "\\t"; continue;
-      default: break;
+      case '"':
+        out += "\\\"";
+        continue;
+      case '\\':
+        out += "\\\\";
+        continue;
+      case '\b':
+        out += "\\b";
+        continue;
+      case '\f':
+        out += "\\f";
+        continue;
+      case '\n':
+        out += "\\n";
+        continue;
+      case '\r':
+        out += "\\r";
+        continue;
+      case '\t':
+        out += "\\t";
+        continue;
+      default:
+        break;
     }
     if (c < 0x20 || c == '<' || c == '>' || c == '&') {
       out += "\\u00";
@@ -129,11 +155,12 @@ std::string Tolerations(const api::Pod& pod, const Interner& in) {
   std::vector<const api::Toleration*> sorted;
   sorted.reserve(pod.tolerations.size());
   for (const auto& t : pod.tolerations) sorted.push_back(&t);
-  std::stable_sort(sorted.begin(), sorted.end(), [&](const api::Toleration* a, const api::Toleration* b) {
-    std::string_view ak = in.Str(a->key), bk = in.Str(b->key);
-    if (ak != bk) return ak < bk;
-    return in.Str(a->value) < in.Str(b->value);
-  });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [&](const api::Toleration* a, const api::Toleration* b) {
+                     std::string_view ak = in.Str(a->key), bk = in.Str(b->key);
+                     if (ak != bk) return ak < bk;
+                     return in.Str(a->value) < in.Str(b->value);
+                   });
   std::string out = "[";
   for (size_t i = 0; i < sorted.size(); ++i) {
     const api::Toleration& t = *sorted[i];

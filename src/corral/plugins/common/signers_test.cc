@@ -26,10 +26,11 @@ TEST(SignersTest, TolerationsAreSortedByKeyThenValueAndOmitEmptyFields) {
                   .Toleration("zone", "a", TolerationOp::kEqual, TaintEffect::kPreferNoSchedule)
                   .Obj();
   pod.tolerations.back().toleration_seconds = 30;
-  EXPECT_EQ(Tolerations(pod, w.in),
-            R"([{"operator":"Exists"},)"
-            R"({"key":"zone","operator":"Equal","value":"a","effect":"PreferNoSchedule","tolerationSeconds":30},)"
-            R"({"key":"zone","operator":"Equal","value":"b","effect":"NoSchedule"}])");
+  EXPECT_EQ(
+      Tolerations(pod, w.in),
+      R"([{"operator":"Exists"},)"
+      R"({"key":"zone","operator":"Equal","value":"a","effect":"PreferNoSchedule","tolerationSeconds":30},)"
+      R"({"key":"zone","operator":"Equal","value":"b","effect":"NoSchedule"}])");
 }
 
 TEST(SignersTest, EqualTolerationSetsSignEqually) {
@@ -47,7 +48,11 @@ TEST(SignersTest, EqualTolerationSetsSignEqually) {
 
 TEST(SignersTest, HostPortsAreSortedDistinctNumbers) {
   testing::TestWorld w;
-  auto& pod = w.Pod("p").HostPort(8080).HostPort(80, api::Protocol::kUDP).HostPort(8080, api::Protocol::kTCP, "1.2.3.4").Obj();
+  auto& pod = w.Pod("p")
+                  .HostPort(8080)
+                  .HostPort(80, api::Protocol::kUDP)
+                  .HostPort(8080, api::Protocol::kTCP, "1.2.3.4")
+                  .Obj();
   EXPECT_EQ(HostPorts(pod), "[80,8080]");
   EXPECT_EQ(HostPorts(w.Pod("q").Obj()), "[]");
 }
@@ -83,8 +88,9 @@ TEST(SignersTest, NodeAffinitySortsValuesAndTerms) {
 
 TEST(SignersTest, NodeSelectorIsAnObjectInKeyOrder) {
   testing::TestWorld w;
-  EXPECT_EQ(NodeSelector(w.Pod("p").NodeSelector("zone", "a").NodeSelector("disk", "ssd").Obj(), w.in),
-            R"({"disk":"ssd","zone":"a"})");
+  EXPECT_EQ(
+      NodeSelector(w.Pod("p").NodeSelector("zone", "a").NodeSelector("disk", "ssd").Obj(), w.in),
+      R"({"disk":"ssd","zone":"a"})");
   EXPECT_EQ(NodeSelector(w.Pod("q").Obj(), w.in), "null");
 }
 

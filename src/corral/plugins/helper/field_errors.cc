@@ -23,15 +23,33 @@ std::string GoQuote(std::string_view s) {
   for (char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
     switch (c) {
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\v': out += "\\v"; break;
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
+      case '\a':
+        out += "\\a";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\v':
+        out += "\\v";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           out += fmt::format("\\x{:02x}", c);
@@ -76,8 +94,8 @@ void FieldErrors::NotSupported(const FieldPath& path, std::string_view value,
 Result<void> FieldErrors::ToResult() const {
   if (errors_.empty()) return {};
   if (errors_.size() == 1) return Error::Invalid(errors_[0]);
-  // utilerrors aggregate: distinct messages in order, joined by ", " inside brackets (no brackets when
-  // only one distinct message remains).
+  // utilerrors aggregate: distinct messages in order, joined by ", " inside brackets (no brackets
+  // when only one distinct message remains).
   std::vector<std::string_view> seen;
   std::string joined;
   for (const std::string& e : errors_) {

@@ -1,7 +1,8 @@
 #pragma once
-// Validation errors for plugin args in apimachinery's format (k8s.io/apimachinery/pkg/util/validation/field
-// and utilerrors.NewAggregate), so that an invalid config reports the same text as kube-scheduler:
-//   scoringStrategy.resources[0].weight: Invalid value: 0: resource weight of cpu not in valid range (0, 100]
+// Validation errors for plugin args in apimachinery's format
+// (k8s.io/apimachinery/pkg/util/validation/field and utilerrors.NewAggregate), so that an invalid
+// config reports the same text as kube-scheduler:
+//   scoringStrategy.resources[0].weight: Invalid value: 0: resource weight of cpu not in ...
 // Several errors aggregate as "[e1, e2]" (duplicates dropped); one error is reported bare.
 
 #include <cstdint>
@@ -27,8 +28,9 @@ class FieldPath {
   std::string path_;
 };
 
-// Go's strconv.Quote for the strings that appear in config values: backslash escapes for \a \b \f \n \r \t
-// \v, \" and \\, \xNN for other control bytes; other bytes are copied (valid UTF-8 stays readable).
+// Go's strconv.Quote for the strings that appear in config values: backslash escapes for \a \b \f
+// \n \r \t \v, \" and \\, \xNN for other control bytes; other bytes are copied (valid UTF-8 stays
+// readable).
 std::string GoQuote(std::string_view s);
 
 class FieldErrors {

@@ -17,10 +17,21 @@ TEST(BrokenLinearTest, MatchesKube) {
     std::vector<std::pair<int64_t, int64_t>> points;  // p -> f(p)
   };
   const Case cases[] = {
-      // 1 + (9-1)*(p-10)/(90-10): p=15 -> 1 + 8*5/80 = 1; p=20 -> 1 + 80/80 = 2; p=89 -> 1 + 632/80 = 8
+      // 1 + (9-1)*(p-10)/(90-10): p=15 -> 1 + 8*5/80 = 1; p=20 -> 1 + 80/80 = 2; p=89 -> 1 + 632/80
+      // = 8
       {{{10, 1}, {90, 9}},
-       {{-10, 1}, {0, 1}, {9, 1}, {10, 1}, {15, 1}, {19, 1}, {20, 2}, {89, 8}, {90, 9}, {99, 9},
-        {100, 9}, {110, 9}}},
+       {{-10, 1},
+        {0, 1},
+        {9, 1},
+        {10, 1},
+        {15, 1},
+        {19, 1},
+        {20, 2},
+        {89, 8},
+        {90, 9},
+        {99, 9},
+        {100, 9},
+        {110, 9}}},
       // p=20 -> 2 + 8*20/40 = 6; p=70 -> 10 + (0-10)*30/60 = 5
       {{{0, 2}, {40, 10}, {100, 0}},
        {{-10, 2}, {0, 2}, {20, 6}, {30, 8}, {40, 10}, {70, 5}, {100, 0}, {110, 0}}},
@@ -40,17 +51,20 @@ TEST(FieldErrorsTest, FormatsLikeApimachinery) {
                "resource weight of cpu not in valid range (0, 100]");
   ASSERT_FALSE(errs.ToResult().ok());
   EXPECT_EQ(errs.ToResult().error().message,
-            "scoringStrategy.resources[0].weight: Invalid value: 101: resource weight of cpu not in valid "
+            "scoringStrategy.resources[0].weight: Invalid value: 101: resource weight of cpu not "
+            "in valid "
             "range (0, 100]");
   const std::string_view supported[] = {"A", "B"};
   errs.NotSupported(strategy.Child("type"), "C", supported);
   errs.Duplicate(FieldPath("args").Child("resources").Index(1).Child("name"), "cpu");
   errs.Required(strategy.Child("shape"), "at least one point must be specified");
-  EXPECT_EQ(errs.ToResult().error().message,
-            "[scoringStrategy.resources[0].weight: Invalid value: 101: resource weight of cpu not in valid "
-            "range (0, 100], scoringStrategy.type: Unsupported value: \"C\": supported values: \"A\", "
-            "\"B\", args.resources[1].name: Duplicate value: \"cpu\", scoringStrategy.shape: Required "
-            "value: at least one point must be specified]");
+  EXPECT_EQ(
+      errs.ToResult().error().message,
+      "[scoringStrategy.resources[0].weight: Invalid value: 101: resource weight of cpu not in "
+      "valid "
+      "range (0, 100], scoringStrategy.type: Unsupported value: \"C\": supported values: \"A\", "
+      "\"B\", args.resources[1].name: Duplicate value: \"cpu\", scoringStrategy.shape: Required "
+      "value: at least one point must be specified]");
 }
 
 TEST(FieldErrorsTest, AggregateDropsDuplicateMessages) {

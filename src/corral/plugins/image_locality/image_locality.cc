@@ -14,7 +14,7 @@ namespace {
 
 // One container's image, resolved for the cycle.
 struct ImageSpread {
-  Symbol name;  // canonical name; empty when no node reports it (it then adds nothing)
+  Symbol name;        // canonical name; empty when no node reports it (it then adds nothing)
   double spread = 0;  // nodes holding it / all nodes, as kube computes it
 };
 
@@ -26,8 +26,8 @@ struct ImageLocalityState final : framework::StateData {
   }
 };
 
-void ComputeState(const framework::PodInfo& pod, const Interner& in, const framework::Snapshot& snapshot,
-                  ImageLocalityState* state) {
+void ComputeState(const framework::PodInfo& pod, const Interner& in,
+                  const framework::Snapshot& snapshot, ImageLocalityState* state) {
   const auto total = static_cast<double>(snapshot.NumNodes());
   auto add = [&](const std::vector<api::Container>& containers) {
     for (const api::Container& c : containers) {
@@ -42,20 +42,32 @@ void ComputeState(const framework::PodInfo& pod, const Interner& in, const frame
   };
   add(pod.pod->init_containers);
   add(pod.pod->containers);
-  state->num_containers = static_cast<int64_t>(pod.pod->init_containers.size() + pod.pod->containers.size());
+  state->num_containers =
+      static_cast<int64_t>(pod.pod->init_containers.size() + pod.pod->containers.size());
 }
 
-// Go's encoding/json string escaping (", \, control characters, and <, >, & as \u003c, \u003e, \u0026).
+// Go's encoding/json string escaping (", \, control characters, and <, >, & as \u003c, \u003e,
+// \u0026).
 void AppendJsonString(std::string& out, std::string_view s) {
   out += '"';
   for (char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20 || c == '<' || c == '>' || c == '&') {
           out += fmt::format("\\u{:04x}", c);
@@ -80,7 +92,9 @@ std::string ImageLocality::NormalizedImageName(std::string_view name) {
   const size_t colon = name.rfind(':');
   const size_t slash = name.rfind('/');
   // strings.LastIndex returns -1 when absent: map npos to -1 for the comparison.
-  const auto last = [](size_t i) { return i == std::string_view::npos ? -1 : static_cast<int64_t>(i); };
+  const auto last = [](size_t i) {
+    return i == std::string_view::npos ? -1 : static_cast<int64_t>(i);
+  };
   std::string out(name);
   if (last(colon) <= last(slash)) out += ":latest";
   return out;
@@ -107,8 +121,8 @@ framework::Status ImageLocality::PreScore(framework::CycleState& state, size_t s
 }
 
 framework::Status ImageLocality::Score(const framework::CycleState& state, size_t slot,
-                                       const framework::PodInfo& pod, const framework::NodeInfo& node,
-                                       int64_t* score) const {
+                                       const framework::PodInfo& pod,
+                                       const framework::NodeInfo& node, int64_t* score) const {
   const auto* s = state.Get<ImageLocalityState>(slot);
   ImageLocalityState computed;
   if (s == nullptr) {
@@ -131,7 +145,8 @@ framework::Status ImageLocality::Sign(const framework::PodInfo& pod,
   const Interner& in = handle_.interner();
   std::vector<std::string> names;
   for (const auto* containers : {&pod.pod->init_containers, &pod.pod->containers}) {
-    for (const api::Container& c : *containers) names.push_back(NormalizedImageName(in.Str(c.image)));
+    for (const api::Container& c : *containers)
+      names.push_back(NormalizedImageName(in.Str(c.image)));
   }
   std::sort(names.begin(), names.end());
   std::string value = "[";

@@ -1,19 +1,21 @@
 #pragma once
 // ImageLocality (kube's imagelocality/image_locality.go): favours nodes that already hold the pod's
-// container images, weighted by how widely each image has spread (to avoid piling pods onto the few nodes
-// that pulled an image first).
+// container images, weighted by how widely each image has spread (to avoid piling pods onto the few
+// nodes that pulled an image first).
 //
 // For a node, over the images of init containers then containers (duplicates count each time):
 //   sum = Σ int64(float64(size of the image on the node) * (nodes holding it / all nodes))
 //   clamp sum to [23 MiB, 1000 MiB * number of containers]
 //   score = 100 * (sum - 23 MiB) / (1000 MiB * containers - 23 MiB)
-// Image names are canonicalized as kube's normalizedImageName (":latest" appended when the name has no tag
-// or digest); a node reports every name of an image.
+// Image names are canonicalized as kube's normalizedImageName (":latest" appended when the name has
+// no tag or digest); a node reports every name of an image.
 //
-// Differences from kube, both invisible unless nodes disagree on an image or pods mount image volumes:
-//   - kube takes an image's size from the first node that reported the name to its cache; Corral uses
-//     the size the scored node reports.
-//   - kube (ImageVolume) also scores image volume references; Corral's object model has no image volumes.
+// Differences from kube, both invisible unless nodes disagree on an image or pods mount image
+// volumes:
+//   - kube takes an image's size from the first node that reported the name to its cache;
+//     Corral uses the size the scored node reports.
+//   - kube (ImageVolume) also scores image volume references; Corral's object model has no
+//     image volumes.
 
 #include <memory>
 #include <string>
@@ -44,15 +46,17 @@ class ImageLocality final : public framework::PreScorePlugin,
 
   std::string_view Name() const override { return kName; }
 
-  // Resolves the pod's canonical image names and their spread over the snapshot once per cycle (kube has
-  // no PreScore and redoes this per node). Never skips.
-  framework::Status PreScore(framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+  // Resolves the pod's canonical image names and their spread over the snapshot once per cycle
+  // (kube has no PreScore and redoes this per node). Never skips.
+  framework::Status PreScore(framework::CycleState& state, size_t slot,
+                             const framework::PodInfo& pod,
                              std::span<const framework::NodeInfo* const> nodes) override;
-  framework::Status Score(const framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
-                          const framework::NodeInfo& node, int64_t* score) const override;
+  framework::Status Score(const framework::CycleState& state, size_t slot,
+                          const framework::PodInfo& pod, const framework::NodeInfo& node,
+                          int64_t* score) const override;
 
-  // {kImageNamesSignerKey: JSON array of the canonical image names of init containers and containers,
-  // sorted, duplicates kept (the score counts each container)}.
+  // {kImageNamesSignerKey: JSON array of the canonical image names of init containers and
+  // containers, sorted, duplicates kept (the score counts each container)}.
   framework::Status Sign(const framework::PodInfo& pod,
                          std::vector<framework::SignFragment>* fragments) const override;
 

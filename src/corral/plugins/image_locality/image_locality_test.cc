@@ -60,20 +60,23 @@ std::vector<int64_t> RunScores(const Case& c, bool run_pre_score) {
   return scores;
 }
 
-// kube's TestImageLocalityPriority. Each image's contribution is size * (nodes with it / all nodes); the
-// sum is clamped to [23MB, 1000MB * containers] and scaled: 100 * (sum - 23MB) / (1000MB * n - 23MB).
+// kube's TestImageLocalityPriority. Each image's contribution is size * (nodes with it / all
+// nodes); the sum is clamped to [23MB, 1000MB * containers] and scaled: 100 * (sum - 23MB) /
+// (1000MB * n - 23MB).
 TEST(ImageLocalityTest, MatchesKube) {
   const Images node403002000 = {{{"gcr.io/40:latest", "gcr.io/40:v1", "gcr.io/40:v1"}, 40 * kMb},
                                 {{"gcr.io/300:latest", "gcr.io/300:v1"}, 300 * kMb},
                                 {{"gcr.io/2000:latest"}, 2000 * kMb}};
-  const Images node25010 = {{{"gcr.io/250:latest"}, 250 * kMb}, {{"gcr.io/10:latest", "gcr.io/10:v1"}, 10 * kMb}};
+  const Images node25010 = {{{"gcr.io/250:latest"}, 250 * kMb},
+                            {{"gcr.io/10:latest", "gcr.io/10:v1"}, 10 * kMb}};
   const Images node60040900 = {{{"gcr.io/600:latest"}, 600 * kMb},
                                {{"gcr.io/40:latest"}, 40 * kMb},
                                {{"gcr.io/900:latest"}, 900 * kMb}};
   const Images node300600900 = {{{"gcr.io/300:latest"}, 300 * kMb},
                                 {{"gcr.io/600:latest"}, 600 * kMb},
                                 {{"gcr.io/900:latest"}, 900 * kMb}};
-  const Images node400030 = {{{"gcr.io/4000:latest"}, 4000 * kMb}, {{"gcr.io/30:latest"}, 30 * kMb}};
+  const Images node400030 = {{{"gcr.io/4000:latest"}, 4000 * kMb},
+                             {{"gcr.io/30:latest"}, 30 * kMb}};
   const Images node203040 = {{{"gcr.io/20:latest"}, 20 * kMb},
                              {{"gcr.io/30:latest"}, 30 * kMb},
                              {{"gcr.io/40:latest"}, 40 * kMb}};
@@ -86,11 +89,21 @@ TEST(ImageLocalityTest, MatchesKube) {
        {},
        {node403002000, node25010},
        {0, 5}},
-      // node1: (40MB + 300MB) * 1/2 = 170MB: 100 * (170 - 23) / (2000 - 23) = 7. node2: nothing -> 0.
-      {"two_images_on_one_node_prefer_this_node", {"gcr.io/40", "gcr.io/300"}, {}, {node403002000, node25010}, {7, 0}},
+      // node1: (40MB + 300MB) * 1/2 = 170MB: 100 * (170 - 23) / (2000 - 23) = 7. node2: nothing ->
+      // 0.
+      {"two_images_on_one_node_prefer_this_node",
+       {"gcr.io/40", "gcr.io/300"},
+       {},
+       {node403002000, node25010},
+       {7, 0}},
       // node1: 4000MB * 1/2 = 2000MB >= 1000MB * 2 -> 100. node2: 10MB * 1/2 < 23MB -> 0.
-      {"if_exceed_limit_use_limit", {"gcr.io/10", "gcr.io/4000"}, {}, {node400030, node25010}, {100, 0}},
-      // node1: 4000MB * 1/3 = 1333MB: 100 * (1333 - 23) / (2000 - 23) = 66. node2: 10MB/3 -> 0. node3: 0.
+      {"if_exceed_limit_use_limit",
+       {"gcr.io/10", "gcr.io/4000"},
+       {},
+       {node400030, node25010},
+       {100, 0}},
+      // node1: 4000MB * 1/3 = 1333MB: 100 * (1333 - 23) / (2000 - 23) = 66. node2: 10MB/3 -> 0.
+      // node3: 0.
       {"if_exceed_limit_use_limit_with_node_which_has_no_images_present",
        {"gcr.io/10", "gcr.io/4000"},
        {},
@@ -106,13 +119,25 @@ TEST(ImageLocalityTest, MatchesKube) {
        {32, 36, 0}},
       // node1: 30MB * 2/2 + 40MB * 1/2 = 50MB: 100 * (50 - 23) / (2000 - 23) = 1.
       // node2: 30MB: 100 * (30 - 23) / (2000 - 23) = 0.
-      {"pod_with_multiple_small_images", {"gcr.io/30", "gcr.io/40"}, {}, {node203040, node400030}, {1, 0}},
+      {"pod_with_multiple_small_images",
+       {"gcr.io/30", "gcr.io/40"},
+       {},
+       {node203040, node400030},
+       {1, 0}},
       // Init containers count: node1: 300MB * 1/2 = 150MB: 100 * (150 - 23) / (2000 - 23) = 6.
       // node2: 30MB * 1/2 = 15MB < 23MB -> 0.
-      {"include_init_containers", {"gcr.io/30"}, {"gcr.io/300"}, {node403002000, node203040}, {6, 0}},
+      {"include_init_containers",
+       {"gcr.io/30"},
+       {"gcr.io/300"},
+       {node403002000, node203040},
+       {6, 0}},
       // A tag or digest is kept as given: gcr.io/40:v1 matches node1's second name.
       // node1: 40MB * 1/2 + 300MB * 1/2 = 170MB -> 7.
-      {"tagged_images_match_by_tag", {"gcr.io/40:v1", "gcr.io/300:v1"}, {}, {node403002000, node25010}, {7, 0}},
+      {"tagged_images_match_by_tag",
+       {"gcr.io/40:v1", "gcr.io/300:v1"},
+       {},
+       {node403002000, node25010},
+       {7, 0}},
   };
   for (const Case& c : cases) {
     for (bool run_pre_score : {true, false}) {
@@ -124,7 +149,8 @@ TEST(ImageLocalityTest, MatchesKube) {
 
 // kube's TestNormalizedImageName.
 TEST(ImageLocalityTest, NormalizedImageName) {
-  const std::string digest = "sha256:4813494d137e1631bba301d5acab6e7bb7aa74ce1185d456565ef51d737677b2";
+  const std::string digest =
+      "sha256:4813494d137e1631bba301d5acab6e7bb7aa74ce1185d456565ef51d737677b2";
   EXPECT_EQ(ImageLocality::NormalizedImageName("root"), "root:latest");
   EXPECT_EQ(ImageLocality::NormalizedImageName("gcr.io:5000/root"), "gcr.io:5000/root:latest");
   EXPECT_EQ(ImageLocality::NormalizedImageName("root:tag"), "root:tag");
@@ -146,13 +172,18 @@ TEST(ImageLocalityTest, SignUsesSortedCanonicalNames) {
   testing::FakeHandle h(w);
   auto plugin = ImageLocality::New(nullptr, h);
   ASSERT_TRUE(plugin.ok());
-  framework::PodInfo& pod =
-      w.Info(w.Pod("p").InitImage("init").Req({}, "gcr.io/b:v1").Req({}, "gcr.io/a").Req({}, "gcr.io/a").Obj());
+  framework::PodInfo& pod = w.Info(w.Pod("p")
+                                       .InitImage("init")
+                                       .Req({}, "gcr.io/b:v1")
+                                       .Req({}, "gcr.io/a")
+                                       .Req({}, "gcr.io/a")
+                                       .Obj());
   std::vector<framework::SignFragment> fragments;
   ASSERT_TRUE(dynamic_cast<framework::SignPlugin*>(plugin->get())->Sign(pod, &fragments).ok());
   ASSERT_EQ(fragments.size(), 1u);
   EXPECT_EQ(fragments[0].key, "v1.Pod.Spec.CanonicalImageNames()");
-  EXPECT_EQ(fragments[0].value, R"(["gcr.io/a:latest","gcr.io/a:latest","gcr.io/b:v1","init:latest"])");
+  EXPECT_EQ(fragments[0].value,
+            R"(["gcr.io/a:latest","gcr.io/a:latest","gcr.io/b:v1","init:latest"])");
 }
 
 TEST(ImageLocalityTest, RejectsArgs) {

@@ -14,7 +14,8 @@ Result<std::unique_ptr<framework::Plugin>> NodeName::New(const framework::Plugin
 }
 
 framework::Status NodeName::Filter(const framework::CycleState& state, size_t slot,
-                                   const framework::PodInfo& pod, const framework::NodeInfo& node) const {
+                                   const framework::PodInfo& pod,
+                                   const framework::NodeInfo& node) const {
   (void)state;
   (void)slot;
   const Symbol want = pod.pod->node_name;
@@ -28,7 +29,8 @@ std::vector<framework::ClusterEvent> NodeName::EventsToRegister() const {
 
 framework::Status NodeName::Sign(const framework::PodInfo& pod,
                                  std::vector<framework::SignFragment>* fragments) const {
-  fragments->push_back({std::string(signers::kNodeNameKey), signers::NodeName(*pod.pod, interner_)});
+  fragments->push_back(
+      {std::string(signers::kNodeNameKey), signers::NodeName(*pod.pod, interner_)});
   return {};
 }
 

@@ -28,7 +28,8 @@ class NodeName final : public framework::FilterPlugin,
   std::string_view Name() const override { return kName; }
 
   // UnschedulableAndUnresolvable kErrReason when spec.nodeName is set and names another node.
-  framework::Status Filter(const framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+  framework::Status Filter(const framework::CycleState& state, size_t slot,
+                           const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
 
   // Node/Add only: no update of an existing node changes its name.

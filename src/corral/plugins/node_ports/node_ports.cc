@@ -13,8 +13,8 @@ namespace {
 
 constexpr std::string_view kBindAllHostIP = "0.0.0.0";
 
-// kube's util.GetHostPorts: ports with hostPort > 0 of restartable (sidecar) init containers, then of
-// containers. (Init containers that run to completion release their ports before the pod runs.)
+// kube's util.GetHostPorts: ports with hostPort > 0 of restartable (sidecar) init containers, then
+// of containers. (Init containers that run to completion release their ports before the pod runs.)
 std::vector<framework::HostPort> GetHostPorts(const api::Pod& pod) {
   std::vector<framework::HostPort> out;
   for (const auto& c : pod.init_containers) {
@@ -41,8 +41,8 @@ struct PreFilterState final : framework::StateData {
   }
 };
 
-// kube's HostPortInfo.CheckConflict for one wanted triple against a list of used triples. `is_wildcard`
-// tells whether an IP means 0.0.0.0.
+// kube's HostPortInfo.CheckConflict for one wanted triple against a list of used triples.
+// `is_wildcard` tells whether an IP means 0.0.0.0.
 template <class IsWildcard>
 bool Conflicts(const framework::HostPort& want, const std::vector<framework::HostPort>& used,
                const IsWildcard& is_wildcard) {
@@ -64,7 +64,8 @@ Result<std::unique_ptr<framework::Plugin>> NodePorts::New(const framework::Plugi
 }
 
 framework::Status NodePorts::PreFilter(framework::CycleState& state, size_t slot,
-                                       const framework::PodInfo& pod, const framework::Snapshot& snapshot,
+                                       const framework::PodInfo& pod,
+                                       const framework::Snapshot& snapshot,
                                        framework::PreFilterResult* result) {
   (void)snapshot;
   (void)result;
@@ -77,7 +78,8 @@ framework::Status NodePorts::PreFilter(framework::CycleState& state, size_t slot
 }
 
 framework::Status NodePorts::Filter(const framework::CycleState& state, size_t slot,
-                                    const framework::PodInfo& pod, const framework::NodeInfo& node) const {
+                                    const framework::PodInfo& pod,
+                                    const framework::NodeInfo& node) const {
   (void)pod;
   const auto* s = state.Get<PreFilterState>(slot);
   if (s == nullptr) {
@@ -96,19 +98,25 @@ framework::Status NodePorts::Filter(const framework::CycleState& state, size_t s
 std::vector<framework::ClusterEvent> NodePorts::EventsToRegister() const {
   using framework::ActionType;
   using framework::EventResource;
-  return {{EventResource::kAssignedPod, ActionType::kDelete}, {EventResource::kNode, ActionType::kAdd}};
+  return {{EventResource::kAssignedPod, ActionType::kDelete},
+          {EventResource::kNode, ActionType::kAdd}};
 }
 
-framework::QueueingHint NodePorts::Hint(const framework::PodInfo& pod, const framework::ClusterEvent& event,
+framework::QueueingHint NodePorts::Hint(const framework::PodInfo& pod,
+                                        const framework::ClusterEvent& event,
                                         const void* subject) const {
   using framework::QueueingHint;
-  if (event.resource == framework::EventResource::kNode || subject == nullptr) return QueueingHint::kQueue;
+  if (event.resource == framework::EventResource::kNode || subject == nullptr)
+    return QueueingHint::kQueue;
   const api::Pod& deleted = *PodSubject(subject);
   // An unscheduled pod held no ports.
-  if (deleted.node_name.empty() && deleted.nominated_node_name.empty()) return QueueingHint::kQueueSkip;
+  if (deleted.node_name.empty() && deleted.nominated_node_name.empty())
+    return QueueingHint::kQueueSkip;
   const std::vector<framework::HostPort> freed = GetHostPorts(deleted);
   if (freed.empty()) return QueueingHint::kQueueSkip;
-  const auto is_wildcard = [this](Symbol ip) { return ip.empty() || interner_.Str(ip) == kBindAllHostIP; };
+  const auto is_wildcard = [this](Symbol ip) {
+    return ip.empty() || interner_.Str(ip) == kBindAllHostIP;
+  };
   for (const auto& want : GetHostPorts(*pod.pod)) {
     if (Conflicts(want, freed, is_wildcard)) return QueueingHint::kQueue;
   }

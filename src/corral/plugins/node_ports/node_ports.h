@@ -1,7 +1,8 @@
 #pragma once
-// NodePorts (kube's nodeports plugin): the pod's host ports must be free on the node. A (protocol, hostIP,
-// hostPort) triple conflicts with a used triple of the same protocol and port when either IP is the
-// wildcard 0.0.0.0 (an empty hostIP means 0.0.0.0) or the IPs are equal (kube's HostPortInfo).
+// NodePorts (kube's nodeports plugin): the pod's host ports must be free on the node. A (protocol,
+// hostIP, hostPort) triple conflicts with a used triple of the same protocol and port when either
+// IP is the wildcard 0.0.0.0 (an empty hostIP means 0.0.0.0) or the IPs are equal (kube's
+// HostPortInfo).
 
 #include <memory>
 #include <string_view>
@@ -21,7 +22,8 @@ class NodePorts final : public framework::PreFilterPlugin,
                         public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = names::kNodePorts;
-  static constexpr std::string_view kErrReason = "node(s) didn't have free ports for the requested pod ports";
+  static constexpr std::string_view kErrReason =
+      "node(s) didn't have free ports for the requested pod ports";
 
   // Takes no args.
   static Result<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs* args,
@@ -32,11 +34,13 @@ class NodePorts final : public framework::PreFilterPlugin,
 
   // Skip when the pod has no host ports (containers and restartable init containers, as kube's
   // GetHostPorts); else records them for Filter.
-  framework::Status PreFilter(framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
-                              const framework::Snapshot& snapshot, framework::PreFilterResult* result) override;
-  // Unschedulable kErrReason when a wanted port conflicts with one used on the node (preemption may free
-  // it).
-  framework::Status Filter(const framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+  framework::Status PreFilter(framework::CycleState& state, size_t slot,
+                              const framework::PodInfo& pod, const framework::Snapshot& snapshot,
+                              framework::PreFilterResult* result) override;
+  // Unschedulable kErrReason when a wanted port conflicts with one used on the node (preemption may
+  // free it).
+  framework::Status Filter(const framework::CycleState& state, size_t slot,
+                           const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
 
   // AssignedPod/Delete: queues when the deleted pod (bound or nominated) held a port the pod wants.

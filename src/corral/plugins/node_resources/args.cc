@@ -17,7 +17,9 @@ using helper::FieldPath;
 bool IsAlnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
-bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool IsLowerAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
 
 // ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
 bool MatchesQualifiedNamePart(std::string_view s) {
@@ -31,7 +33,8 @@ bool MatchesDns1123Subdomain(std::string_view s) {
   size_t start = 0;
   while (true) {
     const size_t dot = s.find('.', start);
-    const std::string_view label = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
+    const std::string_view label =
+        s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
     if (label.empty() || !IsLowerAlnum(label.front()) || !IsLowerAlnum(label.back())) return false;
     for (char c : label) {
       if (!IsLowerAlnum(c) && c != '-') return false;
@@ -43,7 +46,8 @@ bool MatchesDns1123Subdomain(std::string_view s) {
 
 constexpr std::string_view kQualifiedNameRegexError =
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+    "validation is "
     "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 
 // apimachinery validation.IsQualifiedName: one message per violation, in kube's order.
@@ -53,9 +57,10 @@ std::vector<std::string> QualifiedNameErrors(std::string_view value) {
   const size_t slash = value.find('/');
   if (slash != std::string_view::npos) {
     if (value.find('/', slash + 1) != std::string_view::npos) {
-      errs.push_back(fmt::format(
-          "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-          kQualifiedNameRegexError));
+      errs.push_back(
+          fmt::format("a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. "
+                      "'example.com/MyName')",
+                      kQualifiedNameRegexError));
       return errs;
     }
     const std::string_view prefix = value.substr(0, slash);
@@ -78,7 +83,8 @@ std::vector<std::string> QualifiedNameErrors(std::string_view value) {
   } else if (name.size() > 63) {
     errs.emplace_back("name part must be no more than 63 characters");
   }
-  if (!MatchesQualifiedNamePart(name)) errs.push_back(fmt::format("name part {}", kQualifiedNameRegexError));
+  if (!MatchesQualifiedNamePart(name))
+    errs.push_back(fmt::format("name part {}", kQualifiedNameRegexError));
   return errs;
 }
 
@@ -87,7 +93,8 @@ void ValidateLabelName(std::string_view value, const FieldPath& path, FieldError
   for (const std::string& msg : QualifiedNameErrors(value)) errs.Invalid(path, value, msg);
 }
 
-void ValidateResources(const std::vector<ResourceSpec>& resources, const FieldPath& path, FieldErrors& errs) {
+void ValidateResources(const std::vector<ResourceSpec>& resources, const FieldPath& path,
+                       FieldErrors& errs) {
   for (size_t i = 0; i < resources.size(); ++i) {
     const ResourceSpec& r = resources[i];
     if (r.weight <= 0 || r.weight > 100) {
@@ -113,7 +120,8 @@ void ValidateFunctionShape(const std::vector<UtilizationShapePoint>& shape, cons
   for (size_t i = 0; i < shape.size(); ++i) {
     const UtilizationShapePoint& p = shape[i];
     if (p.utilization < 0 || p.utilization > 100) {
-      errs.Invalid(path.Index(i).Child("utilization"), p.utilization, "not in valid range [0, 100]");
+      errs.Invalid(path.Index(i).Child("utilization"), p.utilization,
+                   "not in valid range [0, 100]");
     }
     if (p.score < 0 || p.score > kMaxCustomPriorityScore) {
       errs.Invalid(path.Index(i).Child("score"), p.score,
@@ -130,11 +138,14 @@ void DefaultWeights(std::vector<ResourceSpec>& resources) {
 
 }  // namespace
 
-std::vector<ResourceSpec> DefaultResourceSpecs() { return {{"cpu", 1}, {"memory", 1}}; }
+std::vector<ResourceSpec> DefaultResourceSpecs() {
+  return {{"cpu", 1}, {"memory", 1}};
+}
 
 void NodeResourcesFitArgs::SetDefaults() {
   if (!scoring_strategy.has_value()) {
-    scoring_strategy = ScoringStrategy{std::string(kLeastAllocated), DefaultResourceSpecs(), std::nullopt};
+    scoring_strategy =
+        ScoringStrategy{std::string(kLeastAllocated), DefaultResourceSpecs(), std::nullopt};
   }
   if (scoring_strategy->resources.empty()) scoring_strategy->resources = DefaultResourceSpecs();
   DefaultWeights(scoring_strategy->resources);
@@ -165,7 +176,8 @@ Result<void> NodeResourcesFitArgs::Validate(std::string_view path) const {
     }
     ValidateResources(scoring_strategy->resources, strategy_path.Child("resources"), errs);
     if (scoring_strategy->requested_to_capacity_ratio.has_value()) {
-      // kube validates the shape under "scoringStrategy.shape", not "...requestedToCapacityRatio.shape".
+      // kube validates the shape under "scoringStrategy.shape", not
+      // "...requestedToCapacityRatio.shape".
       ValidateFunctionShape(scoring_strategy->requested_to_capacity_ratio->shape,
                             strategy_path.Child("shape"), errs);
     }

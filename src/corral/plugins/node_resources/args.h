@@ -1,9 +1,9 @@
 #pragma once
-// Typed args of the node-resources plugins (kube's pkg/scheduler/apis/config NodeResourcesFitArgs and
-// NodeResourcesBalancedAllocationArgs). Field names are kube's JSON fields in snake_case
-// (ignoredResources -> ignored_resources). A default-constructed struct equals kube's defaulted args (what
-// a profile without pluginConfig for the plugin gets); decoders fill the fields present in the YAML, call
-// SetDefaults() (kube's v1 SetDefaults_*) and then Validate().
+// Typed args of the node-resources plugins (kube's pkg/scheduler/apis/config NodeResourcesFitArgs
+// and NodeResourcesBalancedAllocationArgs). Field names are kube's JSON fields in snake_case
+// (ignoredResources -> ignored_resources). A default-constructed struct equals kube's defaulted
+// args (what a profile without pluginConfig for the plugin gets); decoders fill the fields present
+// in the YAML, call SetDefaults() (kube's v1 SetDefaults_*) and then Validate().
 
 #include <cstdint>
 #include <optional>
@@ -77,8 +77,8 @@ struct NodeResourcesFitArgs final : framework::PluginArgs {
 struct NodeResourcesBalancedAllocationArgs final : framework::PluginArgs {
   std::vector<ResourceSpec> resources = DefaultResourceSpecs();
 
-  // SetDefaults_NodeResourcesBalancedAllocationArgs: an empty list becomes the default list; weight 0
-  // becomes 1.
+  // SetDefaults_NodeResourcesBalancedAllocationArgs: an empty list becomes the default list; weight
+  // 0 becomes 1.
   void SetDefaults();
   // ValidateNodeResourcesBalancedAllocationArgs: names unique, every weight exactly 1.
   Result<void> Validate(std::string_view path = {}) const;

@@ -9,7 +9,8 @@ namespace corral::plugins {
 
 namespace noderesources {
 
-int64_t BalancedResourceScore(std::span<const int64_t> requested, std::span<const int64_t> allocatable) {
+int64_t BalancedResourceScore(std::span<const int64_t> requested,
+                              std::span<const int64_t> allocatable) {
   absl::InlinedVector<double, 4> fractions;
   double total = 0;
   for (size_t i = 0; i < requested.size(); ++i) {
@@ -19,7 +20,8 @@ int64_t BalancedResourceScore(std::span<const int64_t> requested, std::span<cons
     total += fraction;
     fractions.push_back(fraction);
   }
-  // Two resources (the common cpu + memory case): std = |f1 - f2| / 2. More: sqrt(Σ (f - mean)^2 / n).
+  // Two resources (the common cpu + memory case): std = |f1 - f2| / 2. More: sqrt(Σ (f - mean)^2 /
+  // n).
   double std_dev = 0.0;
   if (fractions.size() == 2) {
     std_dev = std::fabs((fractions[0] - fractions[1]) / 2);
@@ -63,17 +65,18 @@ Result<std::unique_ptr<framework::Plugin>> NodeResourcesBalancedAllocation::New(
     }
   }
   if (Result<void> valid = ba_args->Validate(); !valid.ok()) return valid.error();
-  std::unique_ptr<framework::Plugin> plugin = std::make_unique<NodeResourcesBalancedAllocation>(*ba_args, handle);
+  std::unique_ptr<framework::Plugin> plugin =
+      std::make_unique<NodeResourcesBalancedAllocation>(*ba_args, handle);
   return plugin;
 }
 
-NodeResourcesBalancedAllocation::NodeResourcesBalancedAllocation(const NodeResourcesBalancedAllocationArgs& args,
-                                                                 framework::Handle& handle)
+NodeResourcesBalancedAllocation::NodeResourcesBalancedAllocation(
+    const NodeResourcesBalancedAllocationArgs& args, framework::Handle& handle)
     : handle_(handle), resources_(noderesources::ClassifyResources(args.resources)) {}
 
-framework::Status NodeResourcesBalancedAllocation::PreScore(framework::CycleState& state, size_t slot,
-                                                            const framework::PodInfo& pod,
-                                                            std::span<const framework::NodeInfo* const> nodes) {
+framework::Status NodeResourcesBalancedAllocation::PreScore(
+    framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+    std::span<const framework::NodeInfo* const> nodes) {
   (void)nodes;
   auto s = std::make_unique<BalancedAllocationState>();
   s->requests = noderesources::CalculatePodResourceRequests(pod, resources_, /*use_requested=*/true,
@@ -84,9 +87,10 @@ framework::Status NodeResourcesBalancedAllocation::PreScore(framework::CycleStat
   return {};
 }
 
-framework::Status NodeResourcesBalancedAllocation::Score(const framework::CycleState& state, size_t slot,
-                                                         const framework::PodInfo& pod,
-                                                         const framework::NodeInfo& node, int64_t* score) const {
+framework::Status NodeResourcesBalancedAllocation::Score(const framework::CycleState& state,
+                                                         size_t slot, const framework::PodInfo& pod,
+                                                         const framework::NodeInfo& node,
+                                                         int64_t* score) const {
   *score = 0;
   const auto* s = state.Get<BalancedAllocationState>(slot);
   noderesources::ResourceRequests computed;
@@ -94,7 +98,8 @@ framework::Status NodeResourcesBalancedAllocation::Score(const framework::CycleS
   if (s != nullptr) {
     requests = &s->requests;
   } else {
-    computed = noderesources::CalculatePodResourceRequests(pod, resources_, true, handle_.interner());
+    computed =
+        noderesources::CalculatePodResourceRequests(pod, resources_, true, handle_.interner());
     if (noderesources::IsBestEffort(computed)) return {};
     requests = &computed;
   }
@@ -105,8 +110,8 @@ framework::Status NodeResourcesBalancedAllocation::Score(const framework::CycleS
   return {};
 }
 
-framework::Status NodeResourcesBalancedAllocation::Sign(const framework::PodInfo& pod,
-                                                        std::vector<framework::SignFragment>* fragments) const {
+framework::Status NodeResourcesBalancedAllocation::Sign(
+    const framework::PodInfo& pod, std::vector<framework::SignFragment>* fragments) const {
   fragments->push_back({std::string(noderesources::kResourcesSignerKey),
                         noderesources::ResourceSignature(pod.request, handle_.interner())});
   return {};

@@ -1,11 +1,11 @@
 #pragma once
-// NodeResourcesBalancedAllocation (kube's noderesources/balanced_allocation.go): favours nodes whose
-// resource usage becomes more balanced by placing the pod.
+// NodeResourcesBalancedAllocation (kube's noderesources/balanced_allocation.go): favours nodes
+// whose resource usage becomes more balanced by placing the pod.
 //
-// Per node, over the configured resources the node offers (scalars only when the pod requests them), with
-// actual requests (not the non-zero defaults):
+// Per node, over the configured resources the node offers (scalars only when the pod requests
+// them), with actual requests (not the non-zero defaults):
 //   f_r = min(requested_r / allocatable_r, 1)
-//   std = |f_1 - f_2| / 2 for two resources, the population standard deviation for more, 0 for fewer
+//   std = |f_1 - f_2| / 2 for two resources, population standard deviation for more, else 0
 //   balance = int64((1 - std) * 100)
 //   score = 50 + (50 + balance(with the pod) - balance(without it)) / 2
 // (kube v1.36+, PR 135573; before, the score was balance(with the pod) alone). Best-effort pods (no
@@ -28,7 +28,8 @@ namespace corral::plugins {
 
 namespace noderesources {
 // int64((1 - std) * 100) of min(requested/allocatable, 1) over resources with allocatable > 0.
-int64_t BalancedResourceScore(std::span<const int64_t> requested, std::span<const int64_t> allocatable);
+int64_t BalancedResourceScore(std::span<const int64_t> requested,
+                              std::span<const int64_t> allocatable);
 // 50 + (50 + BalancedResourceScore(with the pod) - BalancedResourceScore(without it)) / 2.
 int64_t BalancedAllocationScore(const NodeResourceVectors& v);
 }  // namespace noderesources
@@ -43,17 +44,21 @@ class NodeResourcesBalancedAllocation final : public framework::PreScorePlugin,
   static Result<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs* args,
                                                         framework::Handle& handle);
   // REQUIRES: `args` passed Validate(). Prefer New().
-  NodeResourcesBalancedAllocation(const NodeResourcesBalancedAllocationArgs& args, framework::Handle& handle);
+  NodeResourcesBalancedAllocation(const NodeResourcesBalancedAllocationArgs& args,
+                                  framework::Handle& handle);
 
   std::string_view Name() const override { return kName; }
 
   // Skip for best-effort pods; otherwise records the pod's request of each configured resource.
-  framework::Status PreScore(framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+  framework::Status PreScore(framework::CycleState& state, size_t slot,
+                             const framework::PodInfo& pod,
                              std::span<const framework::NodeInfo* const> nodes) override;
-  framework::Status Score(const framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
-                          const framework::NodeInfo& node, int64_t* score) const override;
+  framework::Status Score(const framework::CycleState& state, size_t slot,
+                          const framework::PodInfo& pod, const framework::NodeInfo& node,
+                          int64_t* score) const override;
 
-  // {kResourcesSignerKey: the pod's request}, as NodeResourcesFit (kube signs with the same function).
+  // {kResourcesSignerKey: the pod's request}, as NodeResourcesFit (kube signs with the same
+  // function).
   framework::Status Sign(const framework::PodInfo& pod,
                          std::vector<framework::SignFragment>* fragments) const override;
 

@@ -40,15 +40,17 @@ struct FitState final : framework::StateData {
   bool has_score = false;
   noderesources::ResourceRequests score_requests;
 
-  std::unique_ptr<framework::StateData> Clone() const override { return std::make_unique<FitState>(*this); }
+  std::unique_ptr<framework::StateData> Clone() const override {
+    return std::make_unique<FitState>(*this);
+  }
 };
 
 bool RequestsAnything(const Resource& r) {
   return r.milli_cpu != 0 || r.memory != 0 || r.ephemeral_storage != 0 || !r.scalar.empty();
 }
 
-// kube's fitsRequest: appends the reason of every insufficient resource; returns whether any of them is
-// unresolvable (requested beyond the node's whole allocatable).
+// kube's fitsRequest: appends the reason of every insufficient resource; returns whether any of
+// them is unresolvable (requested beyond the node's whole allocatable).
 bool FitsRequest(const Resource& req, bool any_request, std::span<const ScalarCheck> scalars,
                  const framework::NodeInfo& node, Reasons* reasons) {
   const Resource& alloc = node.allocatable();
@@ -66,7 +68,8 @@ bool FitsRequest(const Resource& req, bool any_request, std::span<const ScalarCh
     reasons->push_back(NodeResourcesFit::kInsufficientMemory);
     unresolvable |= req.memory > alloc.memory;
   }
-  if (req.ephemeral_storage > 0 && req.ephemeral_storage > alloc.ephemeral_storage - used.ephemeral_storage) {
+  if (req.ephemeral_storage > 0 &&
+      req.ephemeral_storage > alloc.ephemeral_storage - used.ephemeral_storage) {
     reasons->push_back(NodeResourcesFit::kInsufficientEphemeralStorage);
     unresolvable |= req.ephemeral_storage > alloc.ephemeral_storage;
   }
@@ -93,7 +96,8 @@ bool FitsEmptyNode(const framework::PodInfo& pod, const api::Node& node) {
 }
 
 // kube's haveAnyRequestedResourcesIncreased.
-bool AnyRequestedResourceIncreased(const Resource& req, const api::Node& old_node, const api::Node& new_node) {
+bool AnyRequestedResourceIncreased(const Resource& req, const api::Node& old_node,
+                                   const api::Node& new_node) {
   const Resource old_alloc = Resource::FromList(old_node.allocatable);
   const Resource new_alloc = Resource::FromList(new_node.allocatable);
   if (new_alloc.allowed_pod_number > old_alloc.allowed_pod_number) return true;
@@ -110,9 +114,10 @@ bool AnyRequestedResourceIncreased(const Resource& req, const api::Node& old_nod
 }
 
 bool HasRestartableInitContainer(const api::Pod& pod) {
-  return std::any_of(pod.init_containers.begin(), pod.init_containers.end(), [](const api::Container& c) {
-    return c.restart_policy == api::ContainerRestartPolicy::kAlways;
-  });
+  return std::any_of(pod.init_containers.begin(), pod.init_containers.end(),
+                     [](const api::Container& c) {
+                       return c.restart_policy == api::ContainerRestartPolicy::kAlways;
+                     });
 }
 
 }  // namespace
@@ -124,16 +129,19 @@ Result<std::unique_ptr<framework::Plugin>> NodeResourcesFit::New(const framework
   if (args != nullptr) {
     fit_args = dynamic_cast<const NodeResourcesFitArgs*>(args);
     if (fit_args == nullptr) {
-      return Error::Invalid("want args to be of type NodeResourcesFitArgs, got another plugin's args");
+      return Error::Invalid(
+          "want args to be of type NodeResourcesFitArgs, got another plugin's args");
     }
   }
   if (Result<void> valid = fit_args->Validate(); !valid.ok()) return valid.error();
-  if (!fit_args->scoring_strategy.has_value()) return Error::Invalid("scoring strategy not specified");
+  if (!fit_args->scoring_strategy.has_value())
+    return Error::Invalid("scoring strategy not specified");
   if (fit_args->scoring_strategy->type == kRequestedToCapacityRatio &&
       !fit_args->scoring_strategy->requested_to_capacity_ratio.has_value()) {
     // kube dereferences the missing parameter and panics; Corral reports it.
     return Error::Invalid(
-        "scoringStrategy.requestedToCapacityRatio: Required value: the RequestedToCapacityRatio strategy "
+        "scoringStrategy.requestedToCapacityRatio: Required value: the RequestedToCapacityRatio "
+        "strategy "
         "needs a shape");
   }
   std::unique_ptr<framework::Plugin> plugin = std::make_unique<NodeResourcesFit>(*fit_args, handle);
@@ -143,15 +151,18 @@ Result<std::unique_ptr<framework::Plugin>> NodeResourcesFit::New(const framework
 NodeResourcesFit::NodeResourcesFit(const NodeResourcesFitArgs& args, framework::Handle& handle)
     : handle_(handle),
       ignored_resources_(args.ignored_resources.begin(), args.ignored_resources.end()),
-      ignored_resource_groups_(args.ignored_resource_groups.begin(), args.ignored_resource_groups.end()),
-      enable_sidecar_containers_(handle.features().Enabled(framework::Feature::kSidecarContainers)) {
+      ignored_resource_groups_(args.ignored_resource_groups.begin(),
+                               args.ignored_resource_groups.end()),
+      enable_sidecar_containers_(
+          handle.features().Enabled(framework::Feature::kSidecarContainers)) {
   CORRAL_CHECK_MSG(args.scoring_strategy.has_value(), "NodeResourcesFit needs a scoring strategy");
   const ScoringStrategy& strategy = *args.scoring_strategy;
   resources_ = noderesources::ClassifyResources(strategy.resources);
   if (strategy.type == kMostAllocated) {
     strategy_ = Strategy::kMost;
   } else if (strategy.type == kRequestedToCapacityRatio) {
-    CORRAL_CHECK_MSG(strategy.requested_to_capacity_ratio.has_value(), "RequestedToCapacityRatio needs a shape");
+    CORRAL_CHECK_MSG(strategy.requested_to_capacity_ratio.has_value(),
+                     "RequestedToCapacityRatio needs a shape");
     strategy_ = Strategy::kRatio;
     shape_ = noderesources::ScaleShape(strategy.requested_to_capacity_ratio->shape);
   } else {
@@ -167,16 +178,18 @@ const NodeResourcesFit::ScalarInfo& NodeResourcesFit::ScalarInfoFor(Symbol name)
     if (api::IsExtendedResourceName(str)) {
       // The resource group is the part before '/' (extended resource names always have one).
       const std::string_view group = str.substr(0, str.find('/'));
-      it->second.ignored =
-          ignored_resources_.contains(std::string(str)) ||
-          (!ignored_resource_groups_.empty() && ignored_resource_groups_.contains(std::string(group)));
+      it->second.ignored = ignored_resources_.contains(std::string(str)) ||
+                           (!ignored_resource_groups_.empty() &&
+                            ignored_resource_groups_.contains(std::string(group)));
     }
   }
   return it->second;
 }
 
-Status NodeResourcesFit::PreFilter(framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
-                                   const framework::Snapshot& snapshot, framework::PreFilterResult* result) {
+Status NodeResourcesFit::PreFilter(framework::CycleState& state, size_t slot,
+                                   const framework::PodInfo& pod,
+                                   const framework::Snapshot& snapshot,
+                                   framework::PreFilterResult* result) {
   (void)snapshot;
   (void)result;
   if (!enable_sidecar_containers_ && HasRestartableInitContainer(*pod.pod)) {
@@ -193,13 +206,15 @@ Status NodeResourcesFit::PreFilter(framework::CycleState& state, size_t slot, co
   }
   // Reasons in resource-name order, so that a status reads the same on every run.
   const Interner& in = handle_.interner();
-  std::sort(s->scalars.begin(), s->scalars.end(),
-            [&](const ScalarCheck& a, const ScalarCheck& b) { return in.Str(a.name) < in.Str(b.name); });
+  std::sort(s->scalars.begin(), s->scalars.end(), [&](const ScalarCheck& a, const ScalarCheck& b) {
+    return in.Str(a.name) < in.Str(b.name);
+  });
   state.Write(slot, std::move(s));
   return {};
 }
 
-Status NodeResourcesFit::Filter(const framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+Status NodeResourcesFit::Filter(const framework::CycleState& state, size_t slot,
+                                const framework::PodInfo& pod,
                                 const framework::NodeInfo& node) const {
   (void)pod;
   const auto* s = state.Get<FitState>(slot);
@@ -209,12 +224,14 @@ Status NodeResourcesFit::Filter(const framework::CycleState& state, size_t slot,
   Reasons reasons;
   const bool unresolvable = FitsRequest(*s->request, s->any_request, s->scalars, node, &reasons);
   if (reasons.empty()) return {};
-  Status status(unresolvable ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable, reasons[0]);
+  Status status(unresolvable ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
+                reasons[0]);
   for (size_t i = 1; i < reasons.size(); ++i) status.AddReason(reasons[i]);
   return status;
 }
 
-Status NodeResourcesFit::PreScore(framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+Status NodeResourcesFit::PreScore(framework::CycleState& state, size_t slot,
+                                  const framework::PodInfo& pod,
                                   std::span<const framework::NodeInfo* const> nodes) {
   (void)nodes;
   auto* s = state.Get<FitState>(slot);
@@ -223,14 +240,15 @@ Status NodeResourcesFit::PreScore(framework::CycleState& state, size_t slot, con
     s = fresh.get();
     state.Write(slot, std::move(fresh));
   }
-  s->score_requests = noderesources::CalculatePodResourceRequests(pod, resources_, /*use_requested=*/false,
-                                                                  handle_.interner());
+  s->score_requests = noderesources::CalculatePodResourceRequests(
+      pod, resources_, /*use_requested=*/false, handle_.interner());
   s->has_score = true;
   return {};
 }
 
-Status NodeResourcesFit::Score(const framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
-                               const framework::NodeInfo& node, int64_t* score) const {
+Status NodeResourcesFit::Score(const framework::CycleState& state, size_t slot,
+                               const framework::PodInfo& pod, const framework::NodeInfo& node,
+                               int64_t* score) const {
   *score = 0;
   if (resources_.empty()) return Status::Error("resources not found");
   const auto* s = state.Get<FitState>(slot);
@@ -240,7 +258,8 @@ Status NodeResourcesFit::Score(const framework::CycleState& state, size_t slot, 
     requests = &s->score_requests;
   } else {
     // As kube, score without PreScore by computing the requests here.
-    computed = noderesources::CalculatePodResourceRequests(pod, resources_, false, handle_.interner());
+    computed =
+        noderesources::CalculatePodResourceRequests(pod, resources_, false, handle_.interner());
     requests = &computed;
   }
   noderesources::NodeResourceVectors v;
@@ -266,7 +285,8 @@ std::vector<framework::ClusterEvent> NodeResourcesFit::EventsToRegister() const 
           {EventResource::kNode, Actions(ActionType::kAdd, ActionType::kUpdate)}};
 }
 
-QueueingHint NodeResourcesFit::Hint(const framework::PodInfo& pod, const framework::ClusterEvent& event,
+QueueingHint NodeResourcesFit::Hint(const framework::PodInfo& pod,
+                                    const framework::ClusterEvent& event,
                                     const void* subject) const {
   using framework::ActionType;
   using framework::EventResource;
@@ -277,8 +297,8 @@ QueueingHint NodeResourcesFit::Hint(const framework::PodInfo& pod, const framewo
     case EventResource::kUnscheduledPod: {
       const api::Pod& other = *PodSubject(subject);
       if (event.action == ActionType::kDelete) return PodDeletedHint(pod, other);
-      // kube only sees scale-down updates here, and Corral never resizes pods. Conservatively: the pod
-      // itself, or a bound pod, may have freed something.
+      // kube only sees scale-down updates here, and Corral never resizes pods. Conservatively: the
+      // pod itself, or a bound pod, may have freed something.
       if (SamePod(other, *pod.pod) || other.IsBound()) return QueueingHint::kQueue;
       return QueueingHint::kQueueSkip;
     }
@@ -290,19 +310,23 @@ QueueingHint NodeResourcesFit::Hint(const framework::PodInfo& pod, const framewo
   }
 }
 
-QueueingHint NodeResourcesFit::NodeChangeHint(const framework::PodInfo& pod, const api::Node* old_node,
+QueueingHint NodeResourcesFit::NodeChangeHint(const framework::PodInfo& pod,
+                                              const api::Node* old_node,
                                               const api::Node& new_node) const {
   // The pod does not fit the node anyway.
   if (!FitsEmptyNode(pod, new_node)) return QueueingHint::kQueueSkip;
   if (old_node == nullptr) return QueueingHint::kQueue;
   // It fits, but if nothing it needs grew, the update cannot be what makes it schedulable.
-  if (!AnyRequestedResourceIncreased(pod.request, *old_node, new_node)) return QueueingHint::kQueueSkip;
+  if (!AnyRequestedResourceIncreased(pod.request, *old_node, new_node))
+    return QueueingHint::kQueueSkip;
   return QueueingHint::kQueue;
 }
 
-QueueingHint NodeResourcesFit::PodDeletedHint(const framework::PodInfo& pod, const api::Pod& deleted) const {
+QueueingHint NodeResourcesFit::PodDeletedHint(const framework::PodInfo& pod,
+                                              const api::Pod& deleted) const {
   (void)pod;
-  if (deleted.node_name.empty() && deleted.nominated_node_name.empty()) return QueueingHint::kQueueSkip;
+  if (deleted.node_name.empty() && deleted.nominated_node_name.empty())
+    return QueueingHint::kQueueSkip;
   return QueueingHint::kQueue;
 }
 

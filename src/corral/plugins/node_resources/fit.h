@@ -1,25 +1,25 @@
 #pragma once
-// NodeResourcesFit (kube's noderesources/fit.go): filters out nodes without room for the pod's requests
-// and scores the rest with one of three strategies (LeastAllocated, MostAllocated,
+// NodeResourcesFit (kube's noderesources/fit.go): filters out nodes without room for the pod's
+// requests and scores the rest with one of three strategies (LeastAllocated, MostAllocated,
 // RequestedToCapacityRatio) over the configured resources.
 //
 // Filter, per node (all failing reasons are reported, in this order):
 //   - pod count: |pods on node| + 1 > allocatable pods                    "Too many pods"
 //   - cpu, memory, ephemeral-storage: request > 0 and
 //     request > allocatable - requested                                    "Insufficient <name>"
-//   - each non-zero scalar request (extended, hugepages, kubernetes.io/*) that is not ignored, in resource
-//     name order (kube iterates a Go map, so its order is random)         "Insufficient <name>"
-// The status is UnschedulableAndUnresolvable when some insufficient resource is requested beyond the
-// node's whole allocatable (preemption cannot help), else Unschedulable. ignoredResources and
+//   - each non-zero scalar request (extended, hugepages, kubernetes.io/*) that is not ignored,
+//     in resource name order (kube iterates a Go map: random order)        "Insufficient <name>"
+// The status is UnschedulableAndUnresolvable when some insufficient resource is requested beyond
+// the node's whole allocatable (preemption cannot help), else Unschedulable. ignoredResources and
 // ignoredResourceGroups (the part before '/') apply to extended resources only.
 //
 // Score uses non-zero requests for cpu and memory (100m / 200Mi for containers without one), actual
-// requests otherwise; a configured scalar the pod does not request, or a resource the node does not offer,
-// is left out of the weighted average.
+// requests otherwise; a configured scalar the pod does not request, or a resource the node does not
+// offer, is left out of the weighted average.
 //
-// DRA-backed extended resources: Corral has no DeviceClass objects, so no extended resource is backed by
-// DRA; Filter checks every extended resource against node allocatable as kube does for device-plugin
-// resources.
+// DRA-backed extended resources: Corral has no DeviceClass objects, so no extended resource is
+// backed by DRA; Filter checks every extended resource against node allocatable as kube does for
+// device-plugin resources.
 
 #include <memory>
 #include <string>
@@ -50,11 +50,13 @@ class NodeResourcesFit final : public framework::PreFilterPlugin,
   static constexpr std::string_view kTooManyPods = "Too many pods";
   static constexpr std::string_view kInsufficientCpu = "Insufficient cpu";
   static constexpr std::string_view kInsufficientMemory = "Insufficient memory";
-  static constexpr std::string_view kInsufficientEphemeralStorage = "Insufficient ephemeral-storage";
+  static constexpr std::string_view kInsufficientEphemeralStorage =
+      "Insufficient ephemeral-storage";
   static constexpr std::string_view kSidecarContainersDisabled =
       "Pod has a restartable init container and the SidecarContainers feature is disabled";
 
-  // `args` must be null (defaults) or a NodeResourcesFitArgs; it is validated as kube's NewFit does.
+  // `args` must be null (defaults) or a NodeResourcesFitArgs; it is validated as kube's NewFit
+  // does.
   static Result<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs* args,
                                                         framework::Handle& handle);
   // REQUIRES: `args` passed Validate() and has a scoring strategy (with a shape for
@@ -63,38 +65,45 @@ class NodeResourcesFit final : public framework::PreFilterPlugin,
 
   std::string_view Name() const override { return kName; }
 
-  // Records the pod's request and the scalar resources Filter must check (with their reasons). Fails
-  // UnschedulableAndUnresolvable for restartable init containers when SidecarContainers is off.
-  framework::Status PreFilter(framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
-                              const framework::Snapshot& snapshot,
+  // Records the pod's request and the scalar resources Filter must check (with their reasons).
+  // Fails UnschedulableAndUnresolvable for restartable init containers when SidecarContainers is
+  // off.
+  framework::Status PreFilter(framework::CycleState& state, size_t slot,
+                              const framework::PodInfo& pod, const framework::Snapshot& snapshot,
                               framework::PreFilterResult* result) override;
-  framework::Status Filter(const framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+  framework::Status Filter(const framework::CycleState& state, size_t slot,
+                           const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
 
   // Records the pod's request of each configured resource. Never skips.
-  framework::Status PreScore(framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+  framework::Status PreScore(framework::CycleState& state, size_t slot,
+                             const framework::PodInfo& pod,
                              std::span<const framework::NodeInfo* const> nodes) override;
-  framework::Status Score(const framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
-                          const framework::NodeInfo& node, int64_t* score) const override;
+  framework::Status Score(const framework::CycleState& state, size_t slot,
+                          const framework::PodInfo& pod, const framework::NodeInfo& node,
+                          int64_t* score) const override;
 
-  // Pod/Delete (freed resources) and Node/Add|Update (new or grown allocatable). kube also registers
-  // Pod/UpdatePodScaleDown for in-place resize, which Corral does not model.
+  // Pod/Delete (freed resources) and Node/Add|Update (new or grown allocatable). kube also
+  // registers Pod/UpdatePodScaleDown for in-place resize, which Corral does not model.
   std::vector<framework::ClusterEvent> EventsToRegister() const override;
-  // `subject` is what the scheduler passes (common/plugin_util.h): `const api::Pod*` for pod events,
-  // `const api::Node*` (the new node) for node events. Without the old node an update is judged like an
-  // add (queue when the pod fits the node), which may queue where kube skips but never the reverse.
+  // `subject` is what the scheduler passes (common/plugin_util.h): `const api::Pod*` for pod
+  // events, `const api::Node*` (the new node) for node events. Without the old node an update is
+  // judged like an add (queue when the pod fits the node), which may queue where kube skips but
+  // never the reverse.
   framework::QueueingHint Hint(const framework::PodInfo& pod, const framework::ClusterEvent& event,
                                const void* subject) const override;
-  // kube's isSchedulableAfterNodeChange with both objects (old_node null for an add): skip unless the pod
-  // fits the new node and, for an update, the allocatable pods or a resource the pod requests grew.
+  // kube's isSchedulableAfterNodeChange with both objects (old_node null for an add): skip unless
+  // the pod fits the new node and, for an update, the allocatable pods or a resource the pod
+  // requests grew.
   framework::QueueingHint NodeChangeHint(const framework::PodInfo& pod, const api::Node* old_node,
                                          const api::Node& new_node) const;
-  // kube's isSchedulableAfterPodEvent for a deletion: skip when the deleted pod was neither bound nor
-  // nominated (it held no resources).
-  framework::QueueingHint PodDeletedHint(const framework::PodInfo& pod, const api::Pod& deleted) const;
+  // kube's isSchedulableAfterPodEvent for a deletion: skip when the deleted pod was neither bound
+  // nor nominated (it held no resources).
+  framework::QueueingHint PodDeletedHint(const framework::PodInfo& pod,
+                                         const api::Pod& deleted) const;
 
-  // {kResourcesSignerKey: the pod's request}. Never refuses: kube (v1.36+) refuses pods whose extended
-  // resources are backed by DRA, and Corral has none (see above).
+  // {kResourcesSignerKey: the pod's request}. Never refuses: kube (v1.36+) refuses pods whose
+  // extended resources are backed by DRA, and Corral has none (see above).
   framework::Status Sign(const framework::PodInfo& pod,
                          std::vector<framework::SignFragment>* fragments) const override;
 
@@ -114,8 +123,8 @@ class NodeResourcesFit final : public framework::PreFilterPlugin,
   Strategy strategy_ = Strategy::kLeast;
   std::vector<noderesources::ScoredResource> resources_;
   std::vector<helper::FunctionShapePoint> shape_;  // RequestedToCapacityRatio only, scores x10
-  // Written by PreFilter only (scheduling thread, before any Filter of the cycle); node-based, so the
-  // reasons Filter returns stay valid as entries are added. Lives as long as the plugin.
+  // Written by PreFilter only (scheduling thread, before any Filter of the cycle); node-based, so
+  // the reasons Filter returns stay valid as entries are added. Lives as long as the plugin.
   absl::node_hash_map<Symbol, ScalarInfo> scalar_info_;
 };
 

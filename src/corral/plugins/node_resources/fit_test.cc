@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "corral/plugins/node_resources/test_util.h"
+
 #include "test/testing/builders.h"
 #include "test/testing/fake_handle.h"
 
@@ -23,7 +24,8 @@ constexpr Code kOk = Code::kSuccess;
 constexpr Code kU = Code::kUnschedulable;
 constexpr Code kUU = Code::kUnschedulableAndUnresolvable;
 
-std::unique_ptr<NodeResourcesFit> NewFit(testing::FakeHandle& h, const NodeResourcesFitArgs& args = {}) {
+std::unique_ptr<NodeResourcesFit> NewFit(testing::FakeHandle& h,
+                                         const NodeResourcesFitArgs& args = {}) {
   auto p = NodeResourcesFit::New(&args, h);
   EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message);
   return std::unique_ptr<NodeResourcesFit>(dynamic_cast<NodeResourcesFit*>(p->release()));
@@ -33,7 +35,8 @@ std::vector<std::string> Reasons(const framework::Status& st) {
   return {st.reasons().begin(), st.reasons().end()};
 }
 
-// ---- Filter (kube's TestEnoughRequests) -----------------------------------------------------------------
+// ---- Filter (kube's TestEnoughRequests)
+// -----------------------------------------------------------------
 
 struct FilterCase {
   std::string name;
@@ -56,7 +59,9 @@ constexpr const char* kK8sB = "subdomain.kubernetes.io/something";
 constexpr const char* kHugeA = "hugepages-2Mi";
 constexpr const char* kDra = "extended.resource.dra.io/something";
 
-std::string Insufficient(const std::string& r) { return "Insufficient " + r; }
+std::string Insufficient(const std::string& r) {
+  return "Insufficient " + r;
+}
 
 class FitFilterTest : public ::testing::TestWithParam<FilterCase> {};
 
@@ -66,14 +71,20 @@ TEST_P(FitFilterTest, MatchesKube) {
   testing::TestWorld w;
   testing::FakeHandle h(w);
   // kube: makeAllocatableResources(10, 20, 32, 5, 20, 5).
-  api::Node& node = MakeNode(w, "n", {{"cpu", "10m"}, {"memory", "20"}, {"pods", "32"}, {kA, "5"},
-                                      {"ephemeral-storage", "20"}, {kHugeA, "5"}});
+  api::Node& node = MakeNode(w, "n",
+                             {{"cpu", "10m"},
+                              {"memory", "20"},
+                              {"pods", "32"},
+                              {kA, "5"},
+                              {"ephemeral-storage", "20"},
+                              {kHugeA, "5"}});
   api::Pod& existing = MakePod(w, "existing", {c.existing});
   framework::NodeInfo& ni = w.NodeWith(node, {&existing});
   h.SetNodes({&ni});
 
   api::Pod& pod = MakePod(w, "pod", c.containers, c.inits, c.overhead);
-  if (!c.pod_level.empty()) pod.resources = api::ResourceRequirements{testutil::List(w, c.pod_level), {}};
+  if (!c.pod_level.empty())
+    pod.resources = api::ResourceRequirements{testutil::List(w, c.pod_level), {}};
   framework::PodInfo& info = w.Info(pod);
 
   NodeResourcesFitArgs args;
@@ -91,76 +102,107 @@ TEST_P(FitFilterTest, MatchesKube) {
 INSTANTIATE_TEST_SUITE_P(
     EnoughRequests, FitFilterTest,
     ::testing::Values(
-        FilterCase{.name = "no_resources_requested_always_fits", .containers = {},
+        FilterCase{.name = "no_resources_requested_always_fits",
+                   .containers = {},
                    .existing = {{"cpu", "10m"}, {"memory", "20"}}},
         // cpu: 1 > 10 - 10; memory: 1 > 20 - 20. Neither exceeds allocatable alone: Unschedulable.
-        FilterCase{.name = "too_many_resources_fails", .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
-                   .existing = {{"cpu", "10m"}, {"memory", "20"}}, .want_code = kU,
+        FilterCase{.name = "too_many_resources_fails",
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
+                   .existing = {{"cpu", "10m"}, {"memory", "20"}},
+                   .want_code = kU,
                    .want_reasons = {"Insufficient cpu", "Insufficient memory"}},
         // request = max(1, 3) = 3m > 10 - 8.
         FilterCase{.name = "too_many_resources_fails_due_to_init_container_cpu",
-                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}}, .inits = {{{"cpu", "3m"}, {"memory", "1"}}},
-                   .existing = {{"cpu", "8m"}, {"memory", "19"}}, .want_code = kU,
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
+                   .inits = {{{"cpu", "3m"}, {"memory", "1"}}},
+                   .existing = {{"cpu", "8m"}, {"memory", "19"}},
+                   .want_code = kU,
                    .want_reasons = {"Insufficient cpu"}},
         FilterCase{.name = "too_many_resources_fails_due_to_highest_init_container_cpu",
                    .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
                    .inits = {{{"cpu", "3m"}, {"memory", "1"}}, {{"cpu", "2m"}, {"memory", "1"}}},
-                   .existing = {{"cpu", "8m"}, {"memory", "19"}}, .want_code = kU,
+                   .existing = {{"cpu", "8m"}, {"memory", "19"}},
+                   .want_code = kU,
                    .want_reasons = {"Insufficient cpu"}},
         FilterCase{.name = "too_many_resources_fails_due_to_init_container_memory",
-                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}}, .inits = {{{"cpu", "1m"}, {"memory", "3"}}},
-                   .existing = {{"cpu", "9m"}, {"memory", "19"}}, .want_code = kU,
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
+                   .inits = {{{"cpu", "1m"}, {"memory", "3"}}},
+                   .existing = {{"cpu", "9m"}, {"memory", "19"}},
+                   .want_code = kU,
                    .want_reasons = {"Insufficient memory"}},
         FilterCase{.name = "too_many_resources_fails_due_to_highest_init_container_memory",
                    .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
                    .inits = {{{"cpu", "1m"}, {"memory", "3"}}, {{"cpu", "1m"}, {"memory", "2"}}},
-                   .existing = {{"cpu", "9m"}, {"memory", "19"}}, .want_code = kU,
+                   .existing = {{"cpu", "9m"}, {"memory", "19"}},
+                   .want_code = kU,
                    .want_reasons = {"Insufficient memory"}},
         FilterCase{.name = "init_container_fits_because_its_the_max_not_sum",
-                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}}, .inits = {{{"cpu", "1m"}, {"memory", "1"}}},
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
+                   .inits = {{{"cpu", "1m"}, {"memory", "1"}}},
                    .existing = {{"cpu", "9m"}, {"memory", "19"}}},
         FilterCase{.name = "multiple_init_containers_fit_because_its_the_max_not_sum",
                    .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
                    .inits = {{{"cpu", "1m"}, {"memory", "1"}}, {{"cpu", "1m"}, {"memory", "1"}}},
                    .existing = {{"cpu", "9m"}, {"memory", "19"}}},
-        FilterCase{.name = "both_resources_fit", .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
+        FilterCase{.name = "both_resources_fit",
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
                    .existing = {{"cpu", "5m"}, {"memory", "5"}}},
-        FilterCase{.name = "one_resource_memory_fits", .containers = {{{"cpu", "2m"}, {"memory", "1"}}},
-                   .existing = {{"cpu", "9m"}, {"memory", "5"}}, .want_code = kU,
+        FilterCase{.name = "one_resource_memory_fits",
+                   .containers = {{{"cpu", "2m"}, {"memory", "1"}}},
+                   .existing = {{"cpu", "9m"}, {"memory", "5"}},
+                   .want_code = kU,
                    .want_reasons = {"Insufficient cpu"}},
-        FilterCase{.name = "one_resource_cpu_fits", .containers = {{{"cpu", "1m"}, {"memory", "2"}}},
-                   .existing = {{"cpu", "5m"}, {"memory", "19"}}, .want_code = kU,
+        FilterCase{.name = "one_resource_cpu_fits",
+                   .containers = {{{"cpu", "1m"}, {"memory", "2"}}},
+                   .existing = {{"cpu", "5m"}, {"memory", "19"}},
+                   .want_code = kU,
                    .want_reasons = {"Insufficient memory"}},
         // cpu: 5 <= 10 - 5.
-        FilterCase{.name = "equal_edge_case", .containers = {{{"cpu", "5m"}, {"memory", "1"}}},
+        FilterCase{.name = "equal_edge_case",
+                   .containers = {{{"cpu", "5m"}, {"memory", "1"}}},
                    .existing = {{"cpu", "5m"}, {"memory", "19"}}},
-        FilterCase{.name = "equal_edge_case_for_init_container", .containers = {{{"cpu", "4m"}, {"memory", "1"}}},
-                   .inits = {{{"cpu", "5m"}, {"memory", "1"}}}, .existing = {{"cpu", "5m"}, {"memory", "19"}}},
+        FilterCase{.name = "equal_edge_case_for_init_container",
+                   .containers = {{{"cpu", "4m"}, {"memory", "1"}}},
+                   .inits = {{{"cpu", "5m"}, {"memory", "1"}}},
+                   .existing = {{"cpu", "5m"}, {"memory", "19"}}},
         FilterCase{.name = "extended_resource_fits", .containers = {{{kA, "1"}}}},
-        FilterCase{.name = "extended_resource_fits_for_init_container", .containers = {{}}, .inits = {{{kA, "1"}}}},
+        FilterCase{.name = "extended_resource_fits_for_init_container",
+                   .containers = {{}},
+                   .inits = {{{kA, "1"}}}},
         // 10 > allocatable 5: preemption cannot help.
         FilterCase{.name = "extended_resource_capacity_enforced",
                    .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kA, "10"}}},
-                   .existing = {{"cpu", "0"}, {"memory", "0"}, {kA, "0"}}, .want_code = kUU,
+                   .existing = {{"cpu", "0"}, {"memory", "0"}, {kA, "0"}},
+                   .want_code = kUU,
                    .want_reasons = {Insufficient(kA)}},
-        FilterCase{.name = "extended_resource_capacity_enforced_for_init_container", .containers = {{}},
+        FilterCase{.name = "extended_resource_capacity_enforced_for_init_container",
+                   .containers = {{}},
                    .inits = {{{"cpu", "1m"}, {"memory", "1"}, {kA, "10"}}},
-                   .existing = {{"cpu", "0"}, {"memory", "0"}, {kA, "0"}}, .want_code = kUU,
+                   .existing = {{"cpu", "0"}, {"memory", "0"}, {kA, "0"}},
+                   .want_code = kUU,
                    .want_reasons = {Insufficient(kA)}},
         // 1 > 5 - 5 but 1 <= 5: preemption may help.
         FilterCase{.name = "extended_resource_allocatable_enforced",
-                   .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kA, "1"}}}, .existing = {{kA, "5"}},
-                   .want_code = kU, .want_reasons = {Insufficient(kA)}},
-        FilterCase{.name = "extended_resource_allocatable_enforced_for_init_container", .containers = {{}},
-                   .inits = {{{"cpu", "1m"}, {"memory", "1"}, {kA, "1"}}}, .existing = {{kA, "5"}},
-                   .want_code = kU, .want_reasons = {Insufficient(kA)}},
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kA, "1"}}},
+                   .existing = {{kA, "5"}},
+                   .want_code = kU,
+                   .want_reasons = {Insufficient(kA)}},
+        FilterCase{.name = "extended_resource_allocatable_enforced_for_init_container",
+                   .containers = {{}},
+                   .inits = {{{"cpu", "1m"}, {"memory", "1"}, {kA, "1"}}},
+                   .existing = {{kA, "5"}},
+                   .want_code = kU,
+                   .want_reasons = {Insufficient(kA)}},
         // 3 + 3 = 6 > 5.
         FilterCase{.name = "extended_resource_allocatable_enforced_for_multiple_containers",
                    .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kA, "3"}},
                                   {{"cpu", "1m"}, {"memory", "1"}, {kA, "3"}}},
-                   .existing = {{kA, "2"}}, .want_code = kUU, .want_reasons = {Insufficient(kA)}},
+                   .existing = {{kA, "2"}},
+                   .want_code = kUU,
+                   .want_reasons = {Insufficient(kA)}},
         // max(3, 3) = 3 <= 5 - 2.
-        FilterCase{.name = "extended_resource_allocatable_admits_multiple_init_containers", .containers = {{}},
+        FilterCase{.name = "extended_resource_allocatable_admits_multiple_init_containers",
+                   .containers = {{}},
                    .inits = {{{"cpu", "1m"}, {"memory", "1"}, {kA, "3"}},
                              {{"cpu", "1m"}, {"memory", "1"}, {kA, "3"}}},
                    .existing = {{kA, "2"}}},
@@ -168,85 +210,132 @@ INSTANTIATE_TEST_SUITE_P(
                    .containers = {{}},
                    .inits = {{{"cpu", "1m"}, {"memory", "1"}, {kA, "6"}},
                              {{"cpu", "1m"}, {"memory", "1"}, {kA, "3"}}},
-                   .existing = {{kA, "2"}}, .want_code = kUU, .want_reasons = {Insufficient(kA)}},
+                   .existing = {{kA, "2"}},
+                   .want_code = kUU,
+                   .want_reasons = {Insufficient(kA)}},
         FilterCase{.name = "extended_resource_allocatable_enforced_for_unknown_resource",
-                   .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kB, "1"}}}, .want_code = kUU,
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kB, "1"}}},
+                   .want_code = kUU,
                    .want_reasons = {Insufficient(kB)}},
-        FilterCase{.name = "extended_resource_allocatable_enforced_for_unknown_resource_for_init_container",
-                   .containers = {{}}, .inits = {{{"cpu", "1m"}, {"memory", "1"}, {kB, "1"}}}, .want_code = kUU,
-                   .want_reasons = {Insufficient(kB)}},
+        FilterCase{
+            .name =
+                "extended_resource_allocatable_enforced_for_unknown_resource_for_init_container",
+            .containers = {{}},
+            .inits = {{{"cpu", "1m"}, {"memory", "1"}, {kB, "1"}}},
+            .want_code = kUU,
+            .want_reasons = {Insufficient(kB)}},
         FilterCase{.name = "kubernetes_io_resource_capacity_enforced",
-                   .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kK8sA, "10"}}}, .want_code = kUU,
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kK8sA, "10"}}},
+                   .want_code = kUU,
                    .want_reasons = {Insufficient(kK8sA)}},
-        FilterCase{.name = "kubernetes_io_resource_capacity_enforced_for_init_container", .containers = {{}},
-                   .inits = {{{"cpu", "1m"}, {"memory", "1"}, {kK8sB, "10"}}}, .want_code = kUU,
+        FilterCase{.name = "kubernetes_io_resource_capacity_enforced_for_init_container",
+                   .containers = {{}},
+                   .inits = {{{"cpu", "1m"}, {"memory", "1"}, {kK8sB, "10"}}},
+                   .want_code = kUU,
                    .want_reasons = {Insufficient(kK8sB)}},
         FilterCase{.name = "hugepages_resource_capacity_enforced",
                    .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kHugeA, "10"}}},
-                   .existing = {{kHugeA, "0"}}, .want_code = kUU, .want_reasons = {Insufficient(kHugeA)}},
-        FilterCase{.name = "hugepages_resource_capacity_enforced_for_init_container", .containers = {{}},
-                   .inits = {{{"cpu", "1m"}, {"memory", "1"}, {kHugeA, "10"}}}, .existing = {{kHugeA, "0"}},
-                   .want_code = kUU, .want_reasons = {Insufficient(kHugeA)}},
+                   .existing = {{kHugeA, "0"}},
+                   .want_code = kUU,
+                   .want_reasons = {Insufficient(kHugeA)}},
+        FilterCase{.name = "hugepages_resource_capacity_enforced_for_init_container",
+                   .containers = {{}},
+                   .inits = {{{"cpu", "1m"}, {"memory", "1"}, {kHugeA, "10"}}},
+                   .existing = {{kHugeA, "0"}},
+                   .want_code = kUU,
+                   .want_reasons = {Insufficient(kHugeA)}},
         FilterCase{.name = "hugepages_resource_allocatable_enforced_for_multiple_containers",
                    .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kHugeA, "3"}},
                                   {{"cpu", "1m"}, {"memory", "1"}, {kHugeA, "3"}}},
-                   .existing = {{kHugeA, "2"}}, .want_code = kUU, .want_reasons = {Insufficient(kHugeA)}},
+                   .existing = {{kHugeA, "2"}},
+                   .want_code = kUU,
+                   .want_reasons = {Insufficient(kHugeA)}},
         FilterCase{.name = "skip_checking_ignored_extended_resource",
-                   .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kB, "1"}}}, .ignored = {kB}},
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kB, "1"}}},
+                   .ignored = {kB}},
         // cpu 1 + 3 = 4 <= 10 - 5; memory 1 + 13 = 14 <= 20 - 5.
-        FilterCase{.name = "resources_plus_pod_overhead_fits", .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
-                   .overhead = {{"cpu", "3m"}, {"memory", "13"}}, .existing = {{"cpu", "5m"}, {"memory", "5"}}},
+        FilterCase{.name = "resources_plus_pod_overhead_fits",
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
+                   .overhead = {{"cpu", "3m"}, {"memory", "13"}},
+                   .existing = {{"cpu", "5m"}, {"memory", "5"}}},
         // memory 1 + 15 = 16 > 20 - 5.
         FilterCase{.name = "requests_plus_overhead_does_not_fit_for_memory",
-                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}}, .overhead = {{"cpu", "1m"}, {"memory", "15"}},
-                   .existing = {{"cpu", "5m"}, {"memory", "5"}}, .want_code = kU,
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
+                   .overhead = {{"cpu", "1m"}, {"memory", "15"}},
+                   .existing = {{"cpu", "5m"}, {"memory", "5"}},
+                   .want_code = kU,
                    .want_reasons = {"Insufficient memory"}},
         // Groups apply to extended resources only: kubernetes.io/something is still checked.
         FilterCase{.name = "skip_checking_ignored_extended_resource_via_resource_groups",
                    .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kB, "1"}, {kK8sA, "1"}}},
-                   .ignored_groups = {"example.com"}, .want_code = kUU, .want_reasons = {Insufficient(kK8sA)}},
+                   .ignored_groups = {"example.com"},
+                   .want_code = kUU,
+                   .want_reasons = {Insufficient(kK8sA)}},
         // A zero request is never checked, even on an overcommitted node (6 > 5).
         FilterCase{.name = "skip_checking_extended_resource_request_with_quantity_zero",
-                   .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kA, "0"}}}, .existing = {{kA, "6"}}},
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kA, "0"}}},
+                   .existing = {{kA, "6"}}},
         // cpu and memory are not requested, so the overcommitted node (20m > 10m) still fits.
-        FilterCase{.name = "skip_checking_resource_request_with_quantity_zero", .containers = {{{kA, "1"}}},
+        FilterCase{.name = "skip_checking_resource_request_with_quantity_zero",
+                   .containers = {{{kA, "1"}}},
                    .existing = {{"cpu", "20m"}, {"memory", "30"}, {kA, "1"}}},
         FilterCase{.name = "both_pod_level_and_container_level_resources_fit",
-                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}}, .pod_level = {{"cpu", "1m"}, {"memory", "2"}},
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
+                   .pod_level = {{"cpu", "1m"}, {"memory", "2"}},
                    .existing = {{"cpu", "5m"}, {"memory", "5"}}},
         // Pod-level cpu 7m replaces the containers' 1m: 7 > 10 - 5.
-        FilterCase{.name = "pod_level_cpu_resource_not_fit", .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
-                   .pod_level = {{"cpu", "7m"}, {"memory", "2"}}, .existing = {{"cpu", "5m"}, {"memory", "5"}},
-                   .want_code = kU, .want_reasons = {"Insufficient cpu"}},
-        FilterCase{.name = "pod_level_memory_resource_not_fit", .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
-                   .pod_level = {{"cpu", "3m"}, {"memory", "2"}}, .existing = {{"cpu", "5m"}, {"memory", "19"}},
-                   .want_code = kU, .want_reasons = {"Insufficient memory"}},
-        FilterCase{.name = "pod_level_hugepages_resource_fit", .containers = {},
+        FilterCase{.name = "pod_level_cpu_resource_not_fit",
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
+                   .pod_level = {{"cpu", "7m"}, {"memory", "2"}},
+                   .existing = {{"cpu", "5m"}, {"memory", "5"}},
+                   .want_code = kU,
+                   .want_reasons = {"Insufficient cpu"}},
+        FilterCase{.name = "pod_level_memory_resource_not_fit",
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
+                   .pod_level = {{"cpu", "3m"}, {"memory", "2"}},
+                   .existing = {{"cpu", "5m"}, {"memory", "19"}},
+                   .want_code = kU,
+                   .want_reasons = {"Insufficient memory"}},
+        FilterCase{.name = "pod_level_hugepages_resource_fit",
+                   .containers = {},
                    .pod_level = {{"cpu", "3m"}, {"memory", "2"}, {kHugeA, "5"}}},
         FilterCase{.name = "both_pod_level_and_container_level_hugepages_resource_fit",
                    .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kHugeA, "3"}}},
                    .pod_level = {{"cpu", "3m"}, {"memory", "2"}, {kHugeA, "5"}}},
         // Pod-level hugepages 10 > allocatable 5.
-        FilterCase{.name = "pod_level_hugepages_resource_not_fit", .containers = {},
-                   .pod_level = {{"cpu", "3m"}, {"memory", "2"}, {kHugeA, "10"}}, .want_code = kUU,
-                   .want_reasons = {Insufficient(kHugeA)},
-                   .skip = "framework::ComputePodRequest ignores pod-level hugepages (kube honours them)"},
-        FilterCase{.name = "one_pod_level_cpu_resource_fits_and_all_init_and_non_init_containers_resources_fit",
-                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}}, .inits = {{{"cpu", "1m"}, {"memory", "1"}}},
-                   .pod_level = {{"cpu", "3m"}, {"memory", "2"}}, .existing = {{"cpu", "5m"}, {"memory", "19"}},
-                   .want_code = kU, .want_reasons = {"Insufficient memory"}},
-        // No DeviceClass exists in Corral, so a DRA-style name is an ordinary extended resource (kube's
-        // "extended resource backed by DRA not enabled" and "NOT backed by DRA" cases).
+        FilterCase{
+            .name = "pod_level_hugepages_resource_not_fit",
+            .containers = {},
+            .pod_level = {{"cpu", "3m"}, {"memory", "2"}, {kHugeA, "10"}},
+            .want_code = kUU,
+            .want_reasons = {Insufficient(kHugeA)},
+            .skip = "framework::ComputePodRequest ignores pod-level hugepages (kube honours them)"},
+        FilterCase{.name = "one_pod_level_cpu_resource_fits_and_all_init_and_non_init_containers_"
+                           "resources_fit",
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}}},
+                   .inits = {{{"cpu", "1m"}, {"memory", "1"}}},
+                   .pod_level = {{"cpu", "3m"}, {"memory", "2"}},
+                   .existing = {{"cpu", "5m"}, {"memory", "19"}},
+                   .want_code = kU,
+                   .want_reasons = {"Insufficient memory"}},
+        // No DeviceClass exists in Corral, so a DRA-style name is an ordinary extended resource
+        // (kube's "extended resource backed by DRA not enabled" and "NOT backed by DRA" cases).
         FilterCase{.name = "extended_resource_not_backed_by_dra",
-                   .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kDra, "1"}}}, .want_code = kUU,
+                   .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kDra, "1"}}},
+                   .want_code = kUU,
                    .want_reasons = {Insufficient(kDra)}},
         // All failing reasons, cpu/memory/ephemeral-storage first, then scalars by name.
         FilterCase{.name = "all_reasons_in_order",
-                   .containers = {{{"cpu", "11m"}, {"memory", "1"}, {"ephemeral-storage", "1"}, {kB, "1"},
+                   .containers = {{{"cpu", "11m"},
+                                   {"memory", "1"},
+                                   {"ephemeral-storage", "1"},
+                                   {kB, "1"},
                                    {kA, "1"}}},
-                   .existing = {{"memory", "20"}, {"ephemeral-storage", "20"}, {kA, "5"}}, .want_code = kUU,
-                   .want_reasons = {"Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage",
-                                    Insufficient(kA), Insufficient(kB)}}),
+                   .existing = {{"memory", "20"}, {"ephemeral-storage", "20"}, {kA, "5"}},
+                   .want_code = kUU,
+                   .want_reasons = {"Insufficient cpu", "Insufficient memory",
+                                    "Insufficient ephemeral-storage", Insufficient(kA),
+                                    Insufficient(kB)}}),
     [](const ::testing::TestParamInfo<FilterCase>& i) { return i.param.name; });
 
 TEST(FitTest, FilterWithoutPreFilterIsAnError) {
@@ -259,7 +348,8 @@ TEST(FitTest, FilterWithoutPreFilterIsAnError) {
   framework::CycleState state;
   framework::Status st = fit->Filter(state, 0, pod, ni);
   EXPECT_EQ(st.code(), Code::kError);
-  EXPECT_EQ(st.Message(), R"(error reading "PreFilterNodeResourcesFit" from cycleState: not found)");
+  EXPECT_EQ(st.Message(),
+            R"(error reading "PreFilterNodeResourcesFit" from cycleState: not found)");
 }
 
 // kube's TestNotEnoughRequests: the node allows 1 pod and already has one.
@@ -272,8 +362,14 @@ TEST(FitTest, TooManyPods) {
   };
   const Case cases[] = {
       {"even_without_specified_resources", {}, {}, {{"cpu", "10m"}, {"memory", "20"}}},
-      {"even_if_both_resources_fit", {{{"cpu", "1m"}, {"memory", "1"}}}, {}, {{"cpu", "5m"}, {"memory", "5"}}},
-      {"even_for_equal_edge_case", {{{"cpu", "5m"}, {"memory", "1"}}}, {}, {{"cpu", "5m"}, {"memory", "19"}}},
+      {"even_if_both_resources_fit",
+       {{{"cpu", "1m"}, {"memory", "1"}}},
+       {},
+       {{"cpu", "5m"}, {"memory", "5"}}},
+      {"even_for_equal_edge_case",
+       {{{"cpu", "5m"}, {"memory", "1"}}},
+       {},
+       {{"cpu", "5m"}, {"memory", "19"}}},
       {"even_for_equal_edge_case_due_to_init_container",
        {{{"cpu", "5m"}, {"memory", "1"}}},
        {{{"cpu", "5m"}, {"memory", "1"}}},
@@ -332,8 +428,13 @@ TEST(FitTest, StorageRequests) {
     SCOPED_TRACE(c.name);
     testing::TestWorld w;
     testing::FakeHandle h(w);
-    api::Node& node = MakeNode(w, "n", {{"cpu", "10m"}, {"memory", "20"}, {"pods", "32"}, {kA, "5"},
-                                        {"ephemeral-storage", "20"}, {kHugeA, "5"}});
+    api::Node& node = MakeNode(w, "n",
+                               {{"cpu", "10m"},
+                                {"memory", "20"},
+                                {"pods", "32"},
+                                {kA, "5"},
+                                {"ephemeral-storage", "20"},
+                                {kHugeA, "5"}});
     api::Pod& existing = MakePod(w, "existing", {c.existing});
     framework::NodeInfo& ni = w.NodeWith(node, {&existing});
     framework::PodInfo& pod = w.Info(MakePod(w, "pod", c.containers, c.inits));
@@ -346,7 +447,8 @@ TEST(FitTest, StorageRequests) {
   }
 }
 
-// kube's TestRestartableInitContainers, SidecarContainers on (locked on in v1.37). Node: cpu 2m, 1 pod.
+// kube's TestRestartableInitContainers, SidecarContainers on (locked on in v1.37). Node: cpu 2m, 1
+// pod.
 TEST(FitTest, RestartableInitContainers) {
   testing::TestWorld w;
   testing::FakeHandle h(w);
@@ -388,7 +490,8 @@ TEST(FitTest, CloneKeepsFilterState) {
   EXPECT_EQ(Reasons(st), (std::vector<std::string>{"Insufficient cpu", Insufficient(kA)}));
 }
 
-// ---- Score (kube's TestFitScore) --------------------------------------------------------------------------
+// ---- Score (kube's TestFitScore)
+// --------------------------------------------------------------------------
 
 TEST(FitTest, ScoreStrategies) {
   struct Case {
@@ -401,7 +504,8 @@ TEST(FitTest, ScoreStrategies) {
   // node1: 4000 cpu / 10000 memory, running 2000 / 4000; node2: 6000 / 10000, running 1000 / 2000.
   const Case cases[] = {
       // Shape {0: 10, 100: 0} scaled x10 -> {0: 100, 100: 0}.
-      // node1: cpu (2000+3000)/4000 -> 100*5000/4000 = 125% > 100% -> f(100) = 0; memory 9000/10000 = 90% ->
+      // node1: cpu (2000+3000)/4000 -> 100*5000/4000 = 125% > 100% -> f(100) = 0; memory 9000/10000
+      // = 90% ->
       //        100 - 100*90/100 = 10; only scores > 0 count: round(10*1 / 1) = 10.
       // node2: cpu 4000/6000 = 66% -> 34; memory 7000/10000 = 70% -> 30; round((34 + 30) / 2) = 32.
       {"requested_to_capacity_ratio_case1",
@@ -409,7 +513,8 @@ TEST(FitTest, ScoreStrategies) {
        std::string(kRequestedToCapacityRatio),
        {{0, 10}, {100, 0}},
        {10, 32}},
-      // Shape {0: 0, 100: 10} -> {0: 0, 100: 100}. node1: cpu f(100) = 100, memory 90: round(190/2) = 95.
+      // Shape {0: 0, 100: 10} -> {0: 0, 100: 100}. node1: cpu f(100) = 100, memory 90: round(190/2)
+      // = 95.
       // node2: 66 and 70: round(136/2) = 68.
       {"requested_to_capacity_ratio_case2",
        {{"cpu", "3000"}, {"memory", "5000"}},
@@ -418,10 +523,18 @@ TEST(FitTest, ScoreStrategies) {
        {95, 68}},
       // node1: cpu 3000*100/4000 = 75, memory 6000*100/10000 = 60: (75+60)/2 = 67.
       // node2: cpu 2000*100/6000 = 33, memory 4000*100/10000 = 40: (33+40)/2 = 36.
-      {"most_allocated", {{"cpu", "1000"}, {"memory", "2000"}}, std::string(kMostAllocated), {}, {67, 36}},
+      {"most_allocated",
+       {{"cpu", "1000"}, {"memory", "2000"}},
+       std::string(kMostAllocated),
+       {},
+       {67, 36}},
       // node1: (4000-3000)*100/4000 = 25, (10000-6000)*100/10000 = 40: 32.
       // node2: (6000-2000)*100/6000 = 66, (10000-4000)*100/10000 = 60: 63.
-      {"least_allocated", {{"cpu", "1000"}, {"memory", "2000"}}, std::string(kLeastAllocated), {}, {32, 63}},
+      {"least_allocated",
+       {{"cpu", "1000"}, {"memory", "2000"}},
+       std::string(kLeastAllocated),
+       {},
+       {32, 63}},
   };
   for (const Case& c : cases) {
     for (bool run_pre_score : {true, false}) {
@@ -443,8 +556,8 @@ TEST(FitTest, ScoreStrategies) {
   }
 }
 
-// kube: "MostAllocated/LeastAllocated with sidecar container". A restartable init container's request adds
-// to the pod's for as long as it runs.
+// kube: "MostAllocated/LeastAllocated with sidecar container". A restartable init container's
+// request adds to the pod's for as long as it runs.
 TEST(FitTest, ScoreCountsSidecarRequests) {
   for (const auto& [type, want] : {std::pair{kMostAllocated, std::vector<int64_t>{67, 45}},
                                    std::pair{kLeastAllocated, std::vector<int64_t>{32, 55}}}) {
@@ -469,7 +582,8 @@ TEST(FitTest, ScoreCountsSidecarRequests) {
   }
 }
 
-// ---- args through the factory -----------------------------------------------------------------------------
+// ---- args through the factory
+// -----------------------------------------------------------------------------
 
 TEST(FitTest, NewValidatesArgs) {
   testing::TestWorld w;
@@ -479,7 +593,8 @@ TEST(FitTest, NewValidatesArgs) {
   auto p = NodeResourcesFit::New(&args, h);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().message,
-            "scoringStrategy.resources[0].weight: Invalid value: -1: resource weight of memory not in valid "
+            "scoringStrategy.resources[0].weight: Invalid value: -1: resource weight of memory not "
+            "in valid "
             "range (0, 100]");
 
   NodeResourcesFitArgs no_strategy;
@@ -495,7 +610,8 @@ TEST(FitTest, NewValidatesArgs) {
   const NodeResourcesBalancedAllocationArgs foreign;
   p = NodeResourcesFit::New(&foreign, h);
   ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.error().message, "want args to be of type NodeResourcesFitArgs, got another plugin's args");
+  EXPECT_EQ(p.error().message,
+            "want args to be of type NodeResourcesFitArgs, got another plugin's args");
 
   EXPECT_TRUE(NodeResourcesFit::New(nullptr, h).ok());
 }
@@ -512,7 +628,8 @@ TEST(FitTest, ScoreWithoutResourcesIsAnError) {
   EXPECT_EQ(testutil::ScoreAll(*fit, h, pod, true, Code::kError), std::vector<int64_t>{0});
 }
 
-// ---- events and queueing hints (kube's TestEventsToRegister, Test_isSchedulableAfter*) ---------------------
+// ---- events and queueing hints (kube's TestEventsToRegister, Test_isSchedulableAfter*)
+// ---------------------
 
 TEST(FitTest, EventsToRegister) {
   testing::TestWorld w;
@@ -523,7 +640,8 @@ TEST(FitTest, EventsToRegister) {
   EXPECT_EQ(events[0].action, framework::ActionType::kDelete);
   EXPECT_EQ(events[1].resource, framework::EventResource::kNode);
   EXPECT_EQ(static_cast<int>(events[1].action),
-            static_cast<int>(framework::ActionType::kAdd) | static_cast<int>(framework::ActionType::kUpdate));
+            static_cast<int>(framework::ActionType::kAdd) |
+                static_cast<int>(framework::ActionType::kUpdate));
 }
 
 TEST(FitTest, PodDeletedHint) {
@@ -544,7 +662,8 @@ TEST(FitTest, PodDeletedHint) {
   // A nominated pod reserved room on its node.
   EXPECT_EQ(fit->Hint(pod, del, nominated.pod), QueueingHint::kQueue);
   // The scheduler reports deletions of cached pods as AssignedPod/Delete.
-  const framework::ClusterEvent assigned_del{framework::EventResource::kAssignedPod, framework::ActionType::kDelete};
+  const framework::ClusterEvent assigned_del{framework::EventResource::kAssignedPod,
+                                             framework::ActionType::kDelete};
   EXPECT_EQ(fit->Hint(pod, assigned_del, bound.pod), QueueingHint::kQueue);
 }
 
@@ -557,20 +676,41 @@ TEST(FitTest, NodeChangeHint) {
     QueueingHint want;
   };
   const Case cases[] = {
-      {"skip_queue_on_node_add_without_sufficient_resources", {{"memory", "2"}}, std::nullopt,
-       {{"memory", "1"}}, QueueingHint::kQueueSkip},
-      {"skip_queue_on_node_add_without_required_resource_type", {{kA, "1"}}, std::nullopt, {{kB, "1"}},
+      {"skip_queue_on_node_add_without_sufficient_resources",
+       {{"memory", "2"}},
+       std::nullopt,
+       {{"memory", "1"}},
        QueueingHint::kQueueSkip},
-      {"queue_on_node_add_with_sufficient_resources", {{"memory", "2"}, {kA, "1"}}, std::nullopt,
-       {{"memory", "4"}, {kA, "2"}}, QueueingHint::kQueue},
-      {"skip_queue_on_node_unrelated_changes", {{"memory", "2"}, {kA, "1"}}, Reqs{{"memory", "2"}, {kA, "2"}},
-       {{"memory", "2"}, {kA, "1"}, {kB, "2"}}, QueueingHint::kQueueSkip},
-      {"queue_on_pod_requested_resources_increase", {{"memory", "2"}, {kA, "1"}},
-       Reqs{{"memory", "2"}, {kA, "1"}}, {{"memory", "2"}, {kA, "2"}}, QueueingHint::kQueue},
-      {"skip_queue_on_node_changes_from_suitable_to_unsuitable", {{"memory", "2"}, {kA, "1"}},
-       Reqs{{"memory", "4"}, {kA, "2"}}, {{"memory", "1"}, {kA, "2"}}, QueueingHint::kQueueSkip},
-      {"queue_on_node_changes_from_unsuitable_to_suitable", {{"memory", "2"}, {kA, "1"}},
-       Reqs{{"memory", "1"}, {kA, "2"}}, {{"memory", "4"}, {kA, "2"}}, QueueingHint::kQueue},
+      {"skip_queue_on_node_add_without_required_resource_type",
+       {{kA, "1"}},
+       std::nullopt,
+       {{kB, "1"}},
+       QueueingHint::kQueueSkip},
+      {"queue_on_node_add_with_sufficient_resources",
+       {{"memory", "2"}, {kA, "1"}},
+       std::nullopt,
+       {{"memory", "4"}, {kA, "2"}},
+       QueueingHint::kQueue},
+      {"skip_queue_on_node_unrelated_changes",
+       {{"memory", "2"}, {kA, "1"}},
+       Reqs{{"memory", "2"}, {kA, "2"}},
+       {{"memory", "2"}, {kA, "1"}, {kB, "2"}},
+       QueueingHint::kQueueSkip},
+      {"queue_on_pod_requested_resources_increase",
+       {{"memory", "2"}, {kA, "1"}},
+       Reqs{{"memory", "2"}, {kA, "1"}},
+       {{"memory", "2"}, {kA, "2"}},
+       QueueingHint::kQueue},
+      {"skip_queue_on_node_changes_from_suitable_to_unsuitable",
+       {{"memory", "2"}, {kA, "1"}},
+       Reqs{{"memory", "4"}, {kA, "2"}},
+       {{"memory", "1"}, {kA, "2"}},
+       QueueingHint::kQueueSkip},
+      {"queue_on_node_changes_from_unsuitable_to_suitable",
+       {{"memory", "2"}, {kA, "1"}},
+       Reqs{{"memory", "1"}, {kA, "2"}},
+       {{"memory", "4"}, {kA, "2"}},
+       QueueingHint::kQueue},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -582,13 +722,15 @@ TEST(FitTest, NodeChangeHint) {
     const api::Node* old_node = c.old_node ? &MakeNode(w, "old", *c.old_node) : nullptr;
     EXPECT_EQ(fit->NodeChangeHint(pod, old_node, new_node), c.want);
     if (old_node == nullptr) {
-      const framework::ClusterEvent add{framework::EventResource::kNode, framework::ActionType::kAdd};
+      const framework::ClusterEvent add{framework::EventResource::kNode,
+                                        framework::ActionType::kAdd};
       EXPECT_EQ(fit->Hint(pod, add, &new_node), c.want);
     }
   }
 }
 
-// ---- Sign --------------------------------------------------------------------------------------------------
+// ---- Sign
+// --------------------------------------------------------------------------------------------------
 
 TEST(FitTest, SignEncodesThePodRequest) {
   testing::TestWorld w;
@@ -609,8 +751,9 @@ TEST(FitTest, SignEncodesThePodRequest) {
   framework::PodInfo& best_effort = w.Info(w.Pod("be").Req({}).Obj());
   fragments.clear();
   ASSERT_TRUE(fit->Sign(best_effort, &fragments).ok());
-  EXPECT_EQ(fragments[0].value,
-            R"({"MilliCPU":0,"Memory":0,"EphemeralStorage":0,"AllowedPodNumber":0,"ScalarResources":null})");
+  EXPECT_EQ(
+      fragments[0].value,
+      R"({"MilliCPU":0,"Memory":0,"EphemeralStorage":0,"AllowedPodNumber":0,"ScalarResources":null})");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #pragma once
-// NodeResourcesFit's MostAllocated strategy (kube's most_allocated.go): favours nodes with less free
-// capacity after placing the pod (bin packing).
+// NodeResourcesFit's MostAllocated strategy (kube's most_allocated.go): favours nodes with less
+// free capacity after placing the pod (bin packing).
 
 #include <cstdint>
 
@@ -8,11 +8,12 @@
 
 namespace corral::plugins::noderesources {
 
-// requested * 100 / capacity, with requested clamped to capacity (pods without requests count with the
-// non-zero defaults, so the sum may exceed it); 0 when capacity is 0.
+// requested * 100 / capacity, with requested clamped to capacity (pods without requests count with
+// the non-zero defaults, so the sum may exceed it); 0 when capacity is 0.
 int64_t MostRequestedScore(int64_t requested, int64_t capacity);
 
-// Σ score_r * weight_r / Σ weight_r over resources with allocatable > 0 (integer division; 0 when none).
+// Σ score_r * weight_r / Σ weight_r over resources with allocatable > 0 (integer division; 0 when
+// none).
 int64_t MostAllocatedScore(const NodeResourceVectors& v, const ResourceRequests& resources);
 
 }  // namespace corral::plugins::noderesources

@@ -14,7 +14,8 @@ std::vector<helper::FunctionShapePoint> ScaleShape(std::span<const UtilizationSh
   std::vector<helper::FunctionShapePoint> out;
   out.reserve(shape.size());
   for (const UtilizationShapePoint& p : shape) {
-    out.push_back({p.utilization, int64_t{p.score} * (framework::kMaxNodeScore / kMaxCustomPriorityScore)});
+    out.push_back(
+        {p.utilization, int64_t{p.score} * (framework::kMaxNodeScore / kMaxCustomPriorityScore)});
   }
   return out;
 }
@@ -25,13 +26,15 @@ int64_t RequestedToCapacityRatioResourceScore(std::span<const helper::FunctionSh
   return helper::BrokenLinear(shape, GoMul(requested, kMaxUtilization) / capacity);
 }
 
-int64_t RequestedToCapacityRatioScore(const NodeResourceVectors& v, const ResourceRequests& resources,
+int64_t RequestedToCapacityRatioScore(const NodeResourceVectors& v,
+                                      const ResourceRequests& resources,
                                       std::span<const helper::FunctionShapePoint> shape) {
   int64_t node_score = 0;
   int64_t weight_sum = 0;
   for (size_t i = 0; i < v.requested.size(); ++i) {
     if (v.allocatable[i] == 0) continue;
-    const int64_t s = RequestedToCapacityRatioResourceScore(shape, v.requested[i], v.allocatable[i]);
+    const int64_t s =
+        RequestedToCapacityRatioResourceScore(shape, v.requested[i], v.allocatable[i]);
     if (s > 0) {
       node_score += s * resources[i].weight;
       weight_sum += resources[i].weight;

@@ -19,9 +19,10 @@ std::vector<helper::FunctionShapePoint> ScaleShape(std::span<const UtilizationSh
 int64_t RequestedToCapacityRatioResourceScore(std::span<const helper::FunctionShapePoint> shape,
                                               int64_t requested, int64_t capacity);
 
-// Σ s_r * w_r / Σ w_r over resources with allocatable > 0 and s_r > 0, divided as float64 and rounded
-// half away from zero (Go's math.Round); 0 when no resource scores above 0.
-int64_t RequestedToCapacityRatioScore(const NodeResourceVectors& v, const ResourceRequests& resources,
+// Σ s_r * w_r / Σ w_r over resources with allocatable > 0 and s_r > 0, divided as float64 and
+// rounded half away from zero (Go's math.Round); 0 when no resource scores above 0.
+int64_t RequestedToCapacityRatioScore(const NodeResourceVectors& v,
+                                      const ResourceRequests& resources,
                                       std::span<const helper::FunctionShapePoint> shape);
 
 }  // namespace corral::plugins::noderesources

@@ -30,8 +30,8 @@ std::vector<ScoredResource> ClassifyResources(std::span<const ResourceSpec> spec
 }
 
 ResourceRequests CalculatePodResourceRequests(const framework::PodInfo& pod,
-                                              std::span<const ScoredResource> resources, bool use_requested,
-                                              const Interner& interner) {
+                                              std::span<const ScoredResource> resources,
+                                              bool use_requested, const Interner& interner) {
   ResourceRequests out;
   out.reserve(resources.size());
   for (const ScoredResource& r : resources) {
@@ -74,7 +74,8 @@ void CalculateNodeVectors(const framework::NodeInfo& node, const ResourceRequest
   out->allocated.assign(n, 0);
   out->allocatable.assign(n, 0);
   const framework::Resource& alloc = node.allocatable();
-  const framework::Resource& committed = use_requested ? node.requested() : node.non_zero_requested();
+  const framework::Resource& committed =
+      use_requested ? node.requested() : node.non_zero_requested();
   for (size_t i = 0; i < n; ++i) {
     const ResourceRequest& r = requests[i];
     int64_t a = 0;
@@ -109,10 +110,10 @@ void CalculateNodeVectors(const framework::NodeInfo& node, const ResourceRequest
 }
 
 std::string ResourceSignature(const framework::Resource& request, const Interner& interner) {
-  std::string out = fmt::format(R"({{"MilliCPU":{},"Memory":{},"EphemeralStorage":{},"AllowedPodNumber":{},)"
-                                R"("ScalarResources":)",
-                                request.milli_cpu, request.memory, request.ephemeral_storage,
-                                request.allowed_pod_number);
+  std::string out = fmt::format(
+      R"({{"MilliCPU":{},"Memory":{},"EphemeralStorage":{},"AllowedPodNumber":{},)"
+      R"("ScalarResources":)",
+      request.milli_cpu, request.memory, request.ephemeral_storage, request.allowed_pod_number);
   if (request.scalar.empty()) {
     out += "null}";
     return out;

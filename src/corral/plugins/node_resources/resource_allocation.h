@@ -1,10 +1,10 @@
 #pragma once
-// The scoring machinery shared by NodeResourcesFit's strategies and NodeResourcesBalancedAllocation (kube's
-// noderesources/resource_allocation.go): which amount of each configured resource a pod requests, and what
-// a node offers and has already committed.
+// The scoring machinery shared by NodeResourcesFit's strategies and NodeResourcesBalancedAllocation
+// (kube's noderesources/resource_allocation.go): which amount of each configured resource a pod
+// requests, and what a node offers and has already committed.
 //
-// The per-node path (CalculateNodeVectors + a strategy function) allocates nothing for up to 4 configured
-// resources.
+// The per-node path (CalculateNodeVectors + a strategy function) allocates nothing for up to 4
+// configured resources.
 
 #include <cstdint>
 #include <span>
@@ -27,8 +27,8 @@ enum class ResourceKind : uint8_t {
   kCpu,               // milli_cpu; non-zero requests unless use_requested
   kMemory,            // memory; non-zero requests unless use_requested
   kEphemeralStorage,  // ephemeral_storage; always actual requests
-  kScalar,            // extended, hugepages-*, *kubernetes.io/*, attachable-volumes-*: scalar entries
-  kOther,             // anything else (pods, storage, ...): never scored
+  kScalar,  // extended, hugepages-*, *kubernetes.io/*, attachable-volumes-*: scalar entries
+  kOther,   // anything else (pods, storage, ...): never scored
 };
 
 // A configured resource, classified once when the plugin is built.
@@ -42,41 +42,46 @@ std::vector<ScoredResource> ClassifyResources(std::span<const ResourceSpec> spec
 // One configured resource, resolved for the pod of the current cycle.
 struct ResourceRequest {
   ResourceKind kind = ResourceKind::kOther;
-  Symbol name;  // kScalar: the interned name; empty when nothing ever interned it (no node offers it)
+  Symbol
+      name;  // kScalar: the interned name; empty when nothing ever interned it (no node offers it)
   int64_t weight = 1;
   int64_t pod_request = 0;
 };
 using ResourceRequests = absl::InlinedVector<ResourceRequest, 4>;
 
-// kube's calculatePodResourceRequestList: the pod's request of each configured resource, in configuration
-// order. With use_requested false (NodeResourcesFit) cpu and memory use the non-zero requests (100m / 200Mi
-// for containers that request none); with true (BalancedAllocation) the actual requests.
+// kube's calculatePodResourceRequestList: the pod's request of each configured resource, in
+// configuration order. With use_requested false (NodeResourcesFit) cpu and memory use the non-zero
+// requests (100m / 200Mi for containers that request none); with true (BalancedAllocation) the
+// actual requests.
 ResourceRequests CalculatePodResourceRequests(const framework::PodInfo& pod,
-                                              std::span<const ScoredResource> resources, bool use_requested,
-                                              const Interner& interner);
+                                              std::span<const ScoredResource> resources,
+                                              bool use_requested, const Interner& interner);
 
 // kube's isBestEffortPod: every configured request is zero.
 bool IsBestEffort(const ResourceRequests& requests);
 
-// Per configured resource: what the node offers and what it would have committed with and without the
-// pod. A resource the node does not offer (allocatable 0), or a scalar the pod does not request, has all
-// three at 0, which every scorer skips.
+// Per configured resource: what the node offers and what it would have committed with and without
+// the pod. A resource the node does not offer (allocatable 0), or a scalar the pod does not
+// request, has all three at 0, which every scorer skips.
 struct NodeResourceVectors {
   absl::InlinedVector<int64_t, 4> requested;    // committed + the pod's request
   absl::InlinedVector<int64_t, 4> allocated;    // committed, without the pod
   absl::InlinedVector<int64_t, 4> allocatable;  // 0 = skipped
 };
 
-// kube's calculateResourceAllocatableRequest over all configured resources. "Committed" is the node's
-// non-zero requests for cpu and memory unless use_requested, and its actual requests otherwise.
+// kube's calculateResourceAllocatableRequest over all configured resources. "Committed" is the
+// node's non-zero requests for cpu and memory unless use_requested, and its actual requests
+// otherwise.
 void CalculateNodeVectors(const framework::NodeInfo& node, const ResourceRequests& requests,
                           bool use_requested, NodeResourceVectors* out);
 
-// The pod-signature fragment of the node-resources plugins (kube's ResourcesSignerName with the value
-// computePodResourceRequest(pod)): the pod's request as kube's json.Marshal of framework.Resource,
+// The pod-signature fragment of the node-resources plugins (kube's ResourcesSignerName with the
+// value computePodResourceRequest(pod)): the pod's request as kube's json.Marshal of
+// framework.Resource,
 //   {"MilliCPU":1000,"Memory":2000,"EphemeralStorage":0,"AllowedPodNumber":0,"ScalarResources":null}
 // with ScalarResources an object keyed by resource name in string order when the pod requests any.
-inline constexpr std::string_view kResourcesSignerKey = "v1.Pod.Spec.ContainerRequestsAndOverheads()";
+inline constexpr std::string_view kResourcesSignerKey =
+    "v1.Pod.Spec.ContainerRequestsAndOverheads()";
 std::string ResourceSignature(const framework::Resource& request, const Interner& interner);
 
 // a * b with Go's wrapping int64 semantics (no undefined behaviour on absurd inputs).

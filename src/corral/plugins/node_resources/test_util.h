@@ -13,6 +13,7 @@
 #include "corral/framework/plugin.h"
 #include "corral/plugins/node_resources/args.h"
 #include "corral/plugins/node_resources/fit.h"
+
 #include "test/testing/builders.h"
 #include "test/testing/fake_handle.h"
 
@@ -28,16 +29,17 @@ inline api::ResourceList List(testing::TestWorld& w, const Reqs& reqs) {
   return out;
 }
 
-// A pod already running on node `node` (an index), with one container per entry of `containers` (none:
-// the pod requests nothing at all, not even the non-zero defaults).
+// A pod already running on node `node` (an index), with one container per entry of `containers`
+// (none: the pod requests nothing at all, not even the non-zero defaults).
 struct Existing {
   size_t node = 0;
   std::vector<Reqs> containers;
 };
 
 // A pod with one container per entry of `containers` and one init container per entry of `inits`.
-inline api::Pod& MakePod(testing::TestWorld& w, const std::string& name, const std::vector<Reqs>& containers,
-                         const std::vector<Reqs>& inits = {}, const Reqs& overhead = {}) {
+inline api::Pod& MakePod(testing::TestWorld& w, const std::string& name,
+                         const std::vector<Reqs>& containers, const std::vector<Reqs>& inits = {},
+                         const Reqs& overhead = {}) {
   api::Pod& p = w.Pod(name).Obj();
   for (const Reqs& r : containers) {
     api::Container c;
@@ -55,9 +57,11 @@ inline api::Pod& MakePod(testing::TestWorld& w, const std::string& name, const s
   return p;
 }
 
-// A node whose capacity and allocatable are `resources` plus kube's test default of 32 pods (st.MakeNode).
+// A node whose capacity and allocatable are `resources` plus kube's test default of 32 pods
+// (st.MakeNode).
 inline api::Node& MakeNode(testing::TestWorld& w, const std::string& name, Reqs resources) {
-  if (std::none_of(resources.begin(), resources.end(), [](const auto& r) { return r.first == "pods"; })) {
+  if (std::none_of(resources.begin(), resources.end(),
+                   [](const auto& r) { return r.first == "pods"; })) {
     resources.emplace_back("pods", "32");
   }
   api::Node& n = w.Node(name).Obj();
@@ -88,27 +92,30 @@ inline std::vector<int64_t> ScoreAll(framework::Plugin& plugin, testing::FakeHan
   return scores;
 }
 
-// One row of kube's scoring-strategy tables: an incoming pod, nodes by allocatable, and pods on them.
+// One row of kube's scoring-strategy tables: an incoming pod, nodes by allocatable, and pods on
+// them.
 struct ScoreCase {
   std::string name;
-  std::vector<Reqs> pod;                                   // containers of the incoming pod
-  std::vector<Reqs> nodes;                                 // allocatable of node1, node2, ...
+  std::vector<Reqs> pod;    // containers of the incoming pod
+  std::vector<Reqs> nodes;  // allocatable of node1, node2, ...
   std::vector<Existing> existing = {};
   std::vector<ResourceSpec> resources = DefaultResourceSpecs();
   std::vector<int64_t> want;
 };
 
 inline std::vector<int64_t> RunScores(const ScoreCase& c, std::string_view type,
-                               const std::vector<UtilizationShapePoint>& shape = {}) {
+                                      const std::vector<UtilizationShapePoint>& shape = {}) {
   testing::TestWorld w;
   testing::FakeHandle h(w);
   std::vector<api::Node*> nodes;
-  for (size_t i = 0; i < c.nodes.size(); ++i) nodes.push_back(&MakeNode(w, "node" + std::to_string(i + 1), c.nodes[i]));
+  for (size_t i = 0; i < c.nodes.size(); ++i)
+    nodes.push_back(&MakeNode(w, "node" + std::to_string(i + 1), c.nodes[i]));
   std::vector<framework::NodeInfo*> infos;
   for (size_t i = 0; i < nodes.size(); ++i) {
     framework::NodeInfo& ni = w.NodeWith(*nodes[i]);
     for (const Existing& e : c.existing) {
-      if (e.node == i) ni.AddPod(&w.Info(MakePod(w, "e" + std::to_string(w.pods.size()), e.containers)));
+      if (e.node == i)
+        ni.AddPod(&w.Info(MakePod(w, "e" + std::to_string(w.pods.size()), e.containers)));
     }
     infos.push_back(&ni);
   }

@@ -56,7 +56,8 @@ framework::QueueingHint NodeUnschedulable::Hint(const framework::PodInfo& pod,
 
 framework::Status NodeUnschedulable::Sign(const framework::PodInfo& pod,
                                           std::vector<framework::SignFragment>* fragments) const {
-  fragments->push_back({std::string(signers::kTolerationsKey), signers::Tolerations(*pod.pod, interner_)});
+  fragments->push_back(
+      {std::string(signers::kTolerationsKey), signers::Tolerations(*pod.pod, interner_)});
   return {};
 }
 

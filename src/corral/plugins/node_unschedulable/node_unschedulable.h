@@ -1,6 +1,6 @@
 #pragma once
-// NodeUnschedulable (kube's nodeunschedulable plugin): a cordoned node (spec.unschedulable) accepts only
-// pods that tolerate the node.kubernetes.io/unschedulable:NoSchedule taint.
+// NodeUnschedulable (kube's nodeunschedulable plugin): a cordoned node (spec.unschedulable) accepts
+// only pods that tolerate the node.kubernetes.io/unschedulable:NoSchedule taint.
 
 #include <memory>
 #include <string_view>
@@ -28,12 +28,14 @@ class NodeUnschedulable final : public framework::FilterPlugin,
 
   std::string_view Name() const override { return kName; }
 
-  // UnschedulableAndUnresolvable kErrReasonUnschedulable on a cordoned node the pod does not tolerate.
-  framework::Status Filter(const framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+  // UnschedulableAndUnresolvable kErrReasonUnschedulable on a cordoned node the pod does not
+  // tolerate.
+  framework::Status Filter(const framework::CycleState& state, size_t slot,
+                           const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
 
-  // Node/Add|Update: queues when the node is schedulable (added uncordoned, or uncordoned). Pod/Update of
-  // the pod itself: queues when it now tolerates the unschedulable taint.
+  // Node/Add|Update: queues when the node is schedulable (added uncordoned, or uncordoned).
+  // Pod/Update of the pod itself: queues when it now tolerates the unschedulable taint.
   std::vector<framework::ClusterEvent> EventsToRegister() const override;
   framework::QueueingHint Hint(const framework::PodInfo& pod, const framework::ClusterEvent& event,
                                const void* subject) const override;

@@ -24,7 +24,9 @@ class NodeUnschedulableTest : public ::testing::Test {
     EXPECT_TRUE(made.ok());
     plugin_ = std::move(*made);
   }
-  const NodeUnschedulable& Plugin() const { return dynamic_cast<const NodeUnschedulable&>(*plugin_); }
+  const NodeUnschedulable& Plugin() const {
+    return dynamic_cast<const NodeUnschedulable&>(*plugin_);
+  }
 
   testing::TestWorld w_;
   testing::FakeHandle h_{w_};
@@ -36,8 +38,8 @@ TEST_F(NodeUnschedulableTest, Filter) {
   struct Case {
     std::string name;
     bool unschedulable;
-    bool tolerate;        // node.kubernetes.io/unschedulable:NoSchedule
-    bool tolerate_all;    // operator Exists, empty key and effect
+    bool tolerate;      // node.kubernetes.io/unschedulable:NoSchedule
+    bool tolerate_all;  // operator Exists, empty key and effect
     bool fits;
   };
   const Case cases[] = {
@@ -52,7 +54,8 @@ TEST_F(NodeUnschedulableTest, Filter) {
     auto& node = w_.NodeWith(w_.Node("n").Unschedulable(tc.unschedulable).Obj());
     auto pb = w_.Pod("p");
     if (tc.tolerate) {
-      pb.Toleration("node.kubernetes.io/unschedulable", "", TolerationOp::kEqual, TaintEffect::kNoSchedule);
+      pb.Toleration("node.kubernetes.io/unschedulable", "", TolerationOp::kEqual,
+                    TaintEffect::kNoSchedule);
     }
     if (tc.tolerate_all) pb.Toleration("", "", TolerationOp::kExists, TaintEffect::kNone);
     auto st = Plugin().Filter(state, 0, w_.Info(pb.Obj()), node);
@@ -105,7 +108,8 @@ TEST_F(NodeUnschedulableTest, PodHintQueuesWhenTheTargetNowTolerates) {
 
 TEST_F(NodeUnschedulableTest, SignsTolerations) {
   std::vector<framework::SignFragment> f;
-  auto& pod = w_.Info(w_.Pod("p").Toleration("k", "v", TolerationOp::kEqual, TaintEffect::kNoSchedule).Obj());
+  auto& pod = w_.Info(
+      w_.Pod("p").Toleration("k", "v", TolerationOp::kEqual, TaintEffect::kNoSchedule).Obj());
   ASSERT_TRUE(Plugin().Sign(pod, &f).ok());
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].key, "v1.Pod.Spec.Tolerations");

@@ -11,7 +11,8 @@ Result<std::unique_ptr<framework::Plugin>> PrioritySort::New(const framework::Pl
   return std::unique_ptr<framework::Plugin>(std::make_unique<PrioritySort>());
 }
 
-bool PrioritySort::Less(const framework::QueuedPodView& a, const framework::QueuedPodView& b) const {
+bool PrioritySort::Less(const framework::QueuedPodView& a,
+                        const framework::QueuedPodView& b) const {
   const int32_t pa = a.pod->priority();
   const int32_t pb = b.pod->priority();
   return pa > pb || (pa == pb && a.timestamp < b.timestamp);

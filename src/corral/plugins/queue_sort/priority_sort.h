@@ -1,6 +1,6 @@
 #pragma once
-// PrioritySort (kube's queuesort plugin): the activeQ order. A pod with a higher priority comes first;
-// among equal priorities, the one (re)added to the queue earlier.
+// PrioritySort (kube's queuesort plugin): the activeQ order. A pod with a higher priority comes
+// first; among equal priorities, the one (re)added to the queue earlier.
 
 #include <memory>
 #include <string_view>

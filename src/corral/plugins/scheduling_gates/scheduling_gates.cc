@@ -35,7 +35,8 @@ framework::QueueingHint SchedulingGates::Hint(const framework::PodInfo& pod,
   (void)event;
   const api::Pod* updated = PodSubject(subject);
   if (updated == nullptr) return framework::QueueingHint::kQueue;  // kube: a bad object queues
-  return SamePod(*pod.pod, *updated) ? framework::QueueingHint::kQueue : framework::QueueingHint::kQueueSkip;
+  return SamePod(*pod.pod, *updated) ? framework::QueueingHint::kQueue
+                                     : framework::QueueingHint::kQueueSkip;
 }
 
 }  // namespace corral::plugins

@@ -1,6 +1,6 @@
 #pragma once
-// SchedulingGates (kube's schedulinggates plugin): a pod with spec.schedulingGates stays gated (out of
-// activeQ) until every gate is removed.
+// SchedulingGates (kube's schedulinggates plugin): a pod with spec.schedulingGates stays gated (out
+// of activeQ) until every gate is removed.
 
 #include <memory>
 #include <string_view>
@@ -14,7 +14,8 @@
 
 namespace corral::plugins {
 
-class SchedulingGates final : public framework::PreEnqueuePlugin, public framework::EnqueueExtensions {
+class SchedulingGates final : public framework::PreEnqueuePlugin,
+                              public framework::EnqueueExtensions {
  public:
   static constexpr std::string_view kName = names::kSchedulingGates;
 
@@ -25,8 +26,8 @@ class SchedulingGates final : public framework::PreEnqueuePlugin, public framewo
 
   std::string_view Name() const override { return kName; }
 
-  // UnschedulableAndUnresolvable "waiting for scheduling gates: [g1 g2]" (Go's %v of the gate names) while
-  // the pod has gates.
+  // UnschedulableAndUnresolvable "waiting for scheduling gates: [g1 g2]" (Go's %v of the gate
+  // names) while the pod has gates.
   framework::Status PreEnqueue(const framework::PodInfo& pod) override;
 
   // The pod's own update (kube: Pod/UpdatePodSchedulingGatesEliminated): gates can only be removed.

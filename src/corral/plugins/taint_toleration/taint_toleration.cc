@@ -33,8 +33,8 @@ framework::Status TaintToleration::Filter(const framework::CycleState& state, si
                                           const framework::NodeInfo& node) const {
   (void)state;
   (void)slot;
-  if (api::FindUntoleratedTaint(node.node()->taints, pod.pod->tolerations, api::kDoNotScheduleTaints) ==
-      nullptr) {
+  if (api::FindUntoleratedTaint(node.node()->taints, pod.pod->tolerations,
+                                api::kDoNotScheduleTaints) == nullptr) {
     return {};
   }
   return framework::Status::Unresolvable(kErrReasonUntolerated);
@@ -56,12 +56,13 @@ framework::Status TaintToleration::PreScore(framework::CycleState& state, size_t
 }
 
 framework::Status TaintToleration::Score(const framework::CycleState& state, size_t slot,
-                                         const framework::PodInfo& pod, const framework::NodeInfo& node,
-                                         int64_t* score) const {
+                                         const framework::PodInfo& pod,
+                                         const framework::NodeInfo& node, int64_t* score) const {
   (void)pod;
   const auto* s = state.Get<PreScoreState>(slot);
   if (s == nullptr) {
-    return framework::Status::Error("failed to read \"PreScoreTaintToleration\" from cycleState: not found");
+    return framework::Status::Error(
+        "failed to read \"PreScoreTaintToleration\" from cycleState: not found");
   }
   int64_t untolerated = 0;
   for (const auto& taint : node.node()->taints) {
@@ -96,8 +97,8 @@ framework::QueueingHint TaintToleration::Hint(const framework::PodInfo& pod,
   if (subject == nullptr) return QueueingHint::kQueue;
   if (event.resource == framework::EventResource::kNode) {
     const api::Node& node = *NodeSubject(subject);
-    const bool untolerated =
-        api::FindUntoleratedTaint(node.taints, pod.pod->tolerations, api::kDoNotScheduleTaints) != nullptr;
+    const bool untolerated = api::FindUntoleratedTaint(node.taints, pod.pod->tolerations,
+                                                       api::kDoNotScheduleTaints) != nullptr;
     return untolerated ? QueueingHint::kQueueSkip : QueueingHint::kQueue;
   }
   return SamePod(*pod.pod, *PodSubject(subject)) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
@@ -105,7 +106,8 @@ framework::QueueingHint TaintToleration::Hint(const framework::PodInfo& pod,
 
 framework::Status TaintToleration::Sign(const framework::PodInfo& pod,
                                         std::vector<framework::SignFragment>* fragments) const {
-  fragments->push_back({std::string(signers::kTolerationsKey), signers::Tolerations(*pod.pod, interner_)});
+  fragments->push_back(
+      {std::string(signers::kTolerationsKey), signers::Tolerations(*pod.pod, interner_)});
   return {};
 }
 

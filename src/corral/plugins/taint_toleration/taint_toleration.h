@@ -1,8 +1,8 @@
 #pragma once
 // TaintToleration (kube's tainttoleration plugin).
 //   Filter: the pod must tolerate every NoSchedule and NoExecute taint of the node.
-//   Score: the number of the node's PreferNoSchedule taints the pod does not tolerate, normalized in
-//   reverse (fewer untolerated taints, higher score).
+//   Score: the number of the node's PreferNoSchedule taints the pod does not tolerate, normalized
+//   in reverse (fewer untolerated taints, higher score).
 
 #include <memory>
 #include <span>
@@ -34,25 +34,29 @@ class TaintToleration final : public framework::FilterPlugin,
 
   std::string_view Name() const override { return kName; }
 
-  // UnschedulableAndUnresolvable kErrReasonUntolerated when some NoSchedule/NoExecute taint of the node is
-  // not tolerated.
-  framework::Status Filter(const framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+  // UnschedulableAndUnresolvable kErrReasonUntolerated when some NoSchedule/NoExecute taint of the
+  // node is not tolerated.
+  framework::Status Filter(const framework::CycleState& state, size_t slot,
+                           const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
 
-  // Keeps the tolerations that can tolerate a PreferNoSchedule taint (effect empty or PreferNoSchedule).
-  framework::Status PreScore(framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+  // Keeps the tolerations that can tolerate a PreferNoSchedule taint (effect empty or
+  // PreferNoSchedule).
+  framework::Status PreScore(framework::CycleState& state, size_t slot,
+                             const framework::PodInfo& pod,
                              std::span<const framework::NodeInfo* const> nodes) override;
   // The number of PreferNoSchedule taints on the node that those tolerations do not tolerate.
-  framework::Status Score(const framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
-                          const framework::NodeInfo& node, int64_t* score) const override;
+  framework::Status Score(const framework::CycleState& state, size_t slot,
+                          const framework::PodInfo& pod, const framework::NodeInfo& node,
+                          int64_t* score) const override;
   bool HasNormalize() const override { return true; }
   // DefaultNormalizeScore(100, reverse = true).
   framework::Status NormalizeScore(const framework::CycleState& state, size_t slot,
                                    const framework::PodInfo& pod,
                                    std::span<framework::NodeScore> scores) const override;
 
-  // Node/Add|Update: queues when the node's NoSchedule/NoExecute taints are all tolerated. Pod/Update of the
-  // pod itself (a toleration was added): queues.
+  // Node/Add|Update: queues when the node's NoSchedule/NoExecute taints are all tolerated.
+  // Pod/Update of the pod itself (a toleration was added): queues.
   std::vector<framework::ClusterEvent> EventsToRegister() const override;
   framework::QueueingHint Hint(const framework::PodInfo& pod, const framework::ClusterEvent& event,
                                const void* subject) const override;
