@@ -8,7 +8,6 @@
 #include <deque>
 #include <initializer_list>
 #include <optional>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -88,28 +87,6 @@ class PodBuilder {
   // A required node affinity term `key In/NotIn (values)` (added to the first term).
   PodBuilder& NodeAffinityIn(std::string_view key, std::initializer_list<std::string_view> values);
   PodBuilder& NodeAffinityNotIn(std::string_view key, std::initializer_list<std::string_view> values);
-  // Topology spread and inter-pod affinity (kube's st.MakePod() helpers of the same names).
-  PodBuilder& Terminating();
-  PodBuilder& Uid(std::string_view uid);
-  PodBuilder& OwnerReference(std::string_view name, std::string_view api_version, std::string_view kind);
-  PodBuilder& SpreadConstraint(int32_t max_skew, std::string_view topology_key, api::WhenUnsatisfiable when,
-                               std::optional<api::LabelSelector> selector,
-                               std::optional<int32_t> min_domains = std::nullopt,
-                               std::optional<api::NodeInclusionPolicy> node_affinity_policy = std::nullopt,
-                               std::optional<api::NodeInclusionPolicy> node_taints_policy = std::nullopt,
-                               std::initializer_list<std::string_view> match_label_keys = {});
-  enum class AffinityKind { kRequiredAffinity, kPreferredAffinity, kRequiredAntiAffinity, kPreferredAntiAffinity };
-  PodBuilder& AffinityTerm(AffinityKind kind, api::PodAffinityTerm term, int32_t weight = 1);
-  // One term whose selector is `key In/NotIn (values)` or `key Exists`, in the pod's namespace.
-  PodBuilder& AffinityIn(AffinityKind kind, std::string_view key, std::string_view topology_key,
-                         std::initializer_list<std::string_view> values, int32_t weight = 1);
-  PodBuilder& AffinityNotIn(AffinityKind kind, std::string_view key, std::string_view topology_key,
-                            std::initializer_list<std::string_view> values, int32_t weight = 1);
-  PodBuilder& AffinityExists(AffinityKind kind, std::string_view key, std::string_view topology_key,
-                             int32_t weight = 1);
-  // A required node affinity term `key In/NotIn (values)` (added to the first term).
-  PodBuilder& NodeAffinityIn(std::string_view key, std::initializer_list<std::string_view> values);
-  PodBuilder& NodeAffinityNotIn(std::string_view key, std::initializer_list<std::string_view> values);
   // Adds an init container running `image` with these requests.
   PodBuilder& InitImage(std::string_view image, ResourcePairs r = {});
   api::Pod& Obj() { return p_; }
@@ -140,10 +117,6 @@ class TestWorld {
   class SelectorBuilder;
   SelectorBuilder Sel();
 
-  // A label selector: w.Sel().Label("app", "web").Exists("tier").Obj().
-  class SelectorBuilder;
-  SelectorBuilder Sel();
-
   PodBuilder Pod(std::string_view name) {
     pods.emplace_back();
     pods.back().meta.name = S(name);
@@ -157,7 +130,7 @@ class TestWorld {
     infos.emplace_back();
     infos.back().pod = &pod;
     infos.back().id = static_cast<uint32_t>(infos.size());
-    framework::ComputePodInfo(infos.back(), gates);
+    framework::ComputePodInfo(infos.back(), gates, &in);
     return infos.back();
   }
   // A NodeInfo for `node` holding `pods` (each converted with Info()).
@@ -261,249 +234,129 @@ inline PodBuilder& PodBuilder::SchedulingGate(std::string_view g) {
   return *this;
 }
 
+// ---- label selectors, spread constraints, inter-pod affinity ----
+
+class TestWorld::SelectorBuilder {
+ public:
+  explicit SelectorBuilder(TestWorld& w) : w_(w) {}
+  SelectorBuilder& Label(std::string_view k, std::string_view v) {
+    s_.match_labels.Set(w_.S(k), w_.S(v));
+    return *this;
+  }
+  SelectorBuilder& In(std::string_view k, std::initializer_list<std::string_view> values) {
+    return Expr(k, api::LabelSelectorOp::kIn, values);
+  }
+  SelectorBuilder& NotIn(std::string_view k, std::initializer_list<std::string_view> values) {
+    return Expr(k, api::LabelSelectorOp::kNotIn, values);
+  }
+  SelectorBuilder& Exists(std::string_view k) { return Expr(k, api::LabelSelectorOp::kExists, {}); }
+  SelectorBuilder& DoesNotExist(std::string_view k) {
+    return Expr(k, api::LabelSelectorOp::kDoesNotExist, {});
+  }
+  api::LabelSelector Obj() const { return s_; }
+
+ private:
+  SelectorBuilder& Expr(std::string_view k, api::LabelSelectorOp op,
+                        std::initializer_list<std::string_view> values) {
+    api::LabelSelectorRequirement r{w_.S(k), op, {}};
+    for (auto v : values) r.values.push_back(w_.S(v));
+    s_.match_expressions.push_back(std::move(r));
+    return *this;
+  }
+  TestWorld& w_;
+  api::LabelSelector s_;
+};
+
+inline TestWorld::SelectorBuilder TestWorld::Sel() { return SelectorBuilder(*this); }
+
+inline PodBuilder& PodBuilder::Terminating() {
+  p_.meta.deletion_timestamp = TimePoint{};
+  return *this;
+}
+inline PodBuilder& PodBuilder::Uid(std::string_view uid) {
+  p_.meta.uid = w_.S(uid);
+  return *this;
+}
+inline PodBuilder& PodBuilder::OwnerReference(std::string_view name, std::string_view api_version,
+                                              std::string_view kind) {
+  p_.meta.owner_references.push_back({w_.S(api_version), w_.S(kind), w_.S(name), Symbol(), true});
+  return *this;
+}
+inline PodBuilder& PodBuilder::SpreadConstraint(int32_t max_skew, std::string_view topology_key,
+                                                api::WhenUnsatisfiable when,
+                                                std::optional<api::LabelSelector> selector,
+                                                std::optional<int32_t> min_domains,
+                                                std::optional<api::NodeInclusionPolicy> node_affinity_policy,
+                                                std::optional<api::NodeInclusionPolicy> node_taints_policy,
+                                                std::initializer_list<std::string_view> match_label_keys) {
+  api::TopologySpreadConstraint c;
+  c.max_skew = max_skew;
+  c.topology_key = w_.S(topology_key);
+  c.when_unsatisfiable = when;
+  c.label_selector = std::move(selector);
+  c.min_domains = min_domains;
+  c.node_affinity_policy = node_affinity_policy;
+  c.node_taints_policy = node_taints_policy;
+  for (auto k : match_label_keys) c.match_label_keys.push_back(w_.S(k));
+  p_.topology_spread_constraints.push_back(std::move(c));
+  return *this;
+}
+inline PodBuilder& PodBuilder::AffinityTerm(AffinityKind kind, api::PodAffinityTerm term, int32_t weight) {
+  if (!p_.affinity) p_.affinity.emplace();
+  const bool anti = kind == AffinityKind::kRequiredAntiAffinity || kind == AffinityKind::kPreferredAntiAffinity;
+  auto& slot = anti ? p_.affinity->pod_anti_affinity : p_.affinity->pod_affinity;
+  if (!slot) slot.emplace();
+  if (kind == AffinityKind::kRequiredAffinity || kind == AffinityKind::kRequiredAntiAffinity) {
+    slot->required.push_back(std::move(term));
+  } else {
+    slot->preferred.push_back({weight, std::move(term)});
+  }
+  return *this;
+}
+inline PodBuilder& PodBuilder::AffinityIn(AffinityKind kind, std::string_view key, std::string_view topology_key,
+                                          std::initializer_list<std::string_view> values, int32_t weight) {
+  api::PodAffinityTerm t;
+  t.label_selector = w_.Sel().In(key, values).Obj();
+  t.topology_key = w_.S(topology_key);
+  return AffinityTerm(kind, std::move(t), weight);
+}
+inline PodBuilder& PodBuilder::AffinityNotIn(AffinityKind kind, std::string_view key,
+                                             std::string_view topology_key,
+                                             std::initializer_list<std::string_view> values, int32_t weight) {
+  api::PodAffinityTerm t;
+  t.label_selector = w_.Sel().NotIn(key, values).Obj();
+  t.topology_key = w_.S(topology_key);
+  return AffinityTerm(kind, std::move(t), weight);
+}
+inline PodBuilder& PodBuilder::AffinityExists(AffinityKind kind, std::string_view key,
+                                              std::string_view topology_key, int32_t weight) {
+  api::PodAffinityTerm t;
+  t.label_selector = w_.Sel().Exists(key).Obj();
+  t.topology_key = w_.S(topology_key);
+  return AffinityTerm(kind, std::move(t), weight);
+}
+inline PodBuilder& PodBuilder::NodeAffinityIn(std::string_view key, std::initializer_list<std::string_view> values) {
+  if (!p_.affinity) p_.affinity.emplace();
+  if (!p_.affinity->node_affinity) p_.affinity->node_affinity.emplace();
+  auto& req = p_.affinity->node_affinity->required;
+  if (!req) req.emplace();
+  if (req->node_selector_terms.empty()) req->node_selector_terms.emplace_back();
+  api::NodeSelectorRequirement r{w_.S(key), api::NodeSelectorOp::kIn, {}};
+  for (auto v : values) r.values.push_back(w_.S(v));
+  req->node_selector_terms[0].match_expressions.push_back(std::move(r));
+  return *this;
+}
+inline PodBuilder& PodBuilder::NodeAffinityNotIn(std::string_view key,
+                                                 std::initializer_list<std::string_view> values) {
+  NodeAffinityIn(key, values);
+  p_.affinity->node_affinity->required->node_selector_terms[0].match_expressions.back().op =
+      api::NodeSelectorOp::kNotIn;
+  return *this;
+}
+
 inline PodBuilder& PodBuilder::InitImage(std::string_view image, ResourcePairs r) {
   InitReq(r);
   p_.init_containers.back().image = w_.S(image);
-  return *this;
-}
-
-// ---- label selectors, spread constraints, inter-pod affinity ----
-
-class TestWorld::SelectorBuilder {
- public:
-  explicit SelectorBuilder(TestWorld& w) : w_(w) {}
-  SelectorBuilder& Label(std::string_view k, std::string_view v) {
-    s_.match_labels.Set(w_.S(k), w_.S(v));
-    return *this;
-  }
-  SelectorBuilder& In(std::string_view k, std::initializer_list<std::string_view> values) {
-    return Expr(k, api::LabelSelectorOp::kIn, values);
-  }
-  SelectorBuilder& NotIn(std::string_view k, std::initializer_list<std::string_view> values) {
-    return Expr(k, api::LabelSelectorOp::kNotIn, values);
-  }
-  SelectorBuilder& Exists(std::string_view k) { return Expr(k, api::LabelSelectorOp::kExists, {}); }
-  SelectorBuilder& DoesNotExist(std::string_view k) {
-    return Expr(k, api::LabelSelectorOp::kDoesNotExist, {});
-  }
-  api::LabelSelector Obj() const { return s_; }
-
- private:
-  SelectorBuilder& Expr(std::string_view k, api::LabelSelectorOp op,
-                        std::initializer_list<std::string_view> values) {
-    api::LabelSelectorRequirement r{w_.S(k), op, {}};
-    for (auto v : values) r.values.push_back(w_.S(v));
-    s_.match_expressions.push_back(std::move(r));
-    return *this;
-  }
-  TestWorld& w_;
-  api::LabelSelector s_;
-};
-
-inline TestWorld::SelectorBuilder TestWorld::Sel() { return SelectorBuilder(*this); }
-
-inline PodBuilder& PodBuilder::Terminating() {
-  p_.meta.deletion_timestamp = TimePoint{};
-  return *this;
-}
-inline PodBuilder& PodBuilder::Uid(std::string_view uid) {
-  p_.meta.uid = w_.S(uid);
-  return *this;
-}
-inline PodBuilder& PodBuilder::OwnerReference(std::string_view name, std::string_view api_version,
-                                              std::string_view kind) {
-  p_.meta.owner_references.push_back({w_.S(api_version), w_.S(kind), w_.S(name), Symbol(), true});
-  return *this;
-}
-inline PodBuilder& PodBuilder::SpreadConstraint(int32_t max_skew, std::string_view topology_key,
-                                                api::WhenUnsatisfiable when,
-                                                std::optional<api::LabelSelector> selector,
-                                                std::optional<int32_t> min_domains,
-                                                std::optional<api::NodeInclusionPolicy> node_affinity_policy,
-                                                std::optional<api::NodeInclusionPolicy> node_taints_policy,
-                                                std::initializer_list<std::string_view> match_label_keys) {
-  api::TopologySpreadConstraint c;
-  c.max_skew = max_skew;
-  c.topology_key = w_.S(topology_key);
-  c.when_unsatisfiable = when;
-  c.label_selector = std::move(selector);
-  c.min_domains = min_domains;
-  c.node_affinity_policy = node_affinity_policy;
-  c.node_taints_policy = node_taints_policy;
-  for (auto k : match_label_keys) c.match_label_keys.push_back(w_.S(k));
-  p_.topology_spread_constraints.push_back(std::move(c));
-  return *this;
-}
-inline PodBuilder& PodBuilder::AffinityTerm(AffinityKind kind, api::PodAffinityTerm term, int32_t weight) {
-  if (!p_.affinity) p_.affinity.emplace();
-  const bool anti = kind == AffinityKind::kRequiredAntiAffinity || kind == AffinityKind::kPreferredAntiAffinity;
-  auto& slot = anti ? p_.affinity->pod_anti_affinity : p_.affinity->pod_affinity;
-  if (!slot) slot.emplace();
-  if (kind == AffinityKind::kRequiredAffinity || kind == AffinityKind::kRequiredAntiAffinity) {
-    slot->required.push_back(std::move(term));
-  } else {
-    slot->preferred.push_back({weight, std::move(term)});
-  }
-  return *this;
-}
-inline PodBuilder& PodBuilder::AffinityIn(AffinityKind kind, std::string_view key, std::string_view topology_key,
-                                          std::initializer_list<std::string_view> values, int32_t weight) {
-  api::PodAffinityTerm t;
-  t.label_selector = w_.Sel().In(key, values).Obj();
-  t.topology_key = w_.S(topology_key);
-  return AffinityTerm(kind, std::move(t), weight);
-}
-inline PodBuilder& PodBuilder::AffinityNotIn(AffinityKind kind, std::string_view key,
-                                             std::string_view topology_key,
-                                             std::initializer_list<std::string_view> values, int32_t weight) {
-  api::PodAffinityTerm t;
-  t.label_selector = w_.Sel().NotIn(key, values).Obj();
-  t.topology_key = w_.S(topology_key);
-  return AffinityTerm(kind, std::move(t), weight);
-}
-inline PodBuilder& PodBuilder::AffinityExists(AffinityKind kind, std::string_view key,
-                                              std::string_view topology_key, int32_t weight) {
-  api::PodAffinityTerm t;
-  t.label_selector = w_.Sel().Exists(key).Obj();
-  t.topology_key = w_.S(topology_key);
-  return AffinityTerm(kind, std::move(t), weight);
-}
-inline PodBuilder& PodBuilder::NodeAffinityIn(std::string_view key, std::initializer_list<std::string_view> values) {
-  if (!p_.affinity) p_.affinity.emplace();
-  if (!p_.affinity->node_affinity) p_.affinity->node_affinity.emplace();
-  auto& req = p_.affinity->node_affinity->required;
-  if (!req) req.emplace();
-  if (req->node_selector_terms.empty()) req->node_selector_terms.emplace_back();
-  api::NodeSelectorRequirement r{w_.S(key), api::NodeSelectorOp::kIn, {}};
-  for (auto v : values) r.values.push_back(w_.S(v));
-  req->node_selector_terms[0].match_expressions.push_back(std::move(r));
-  return *this;
-}
-inline PodBuilder& PodBuilder::NodeAffinityNotIn(std::string_view key,
-                                                 std::initializer_list<std::string_view> values) {
-  NodeAffinityIn(key, values);
-  p_.affinity->node_affinity->required->node_selector_terms[0].match_expressions.back().op =
-      api::NodeSelectorOp::kNotIn;
-  return *this;
-}
-
-// ---- label selectors, spread constraints, inter-pod affinity ----
-
-class TestWorld::SelectorBuilder {
- public:
-  explicit SelectorBuilder(TestWorld& w) : w_(w) {}
-  SelectorBuilder& Label(std::string_view k, std::string_view v) {
-    s_.match_labels.Set(w_.S(k), w_.S(v));
-    return *this;
-  }
-  SelectorBuilder& In(std::string_view k, std::initializer_list<std::string_view> values) {
-    return Expr(k, api::LabelSelectorOp::kIn, values);
-  }
-  SelectorBuilder& NotIn(std::string_view k, std::initializer_list<std::string_view> values) {
-    return Expr(k, api::LabelSelectorOp::kNotIn, values);
-  }
-  SelectorBuilder& Exists(std::string_view k) { return Expr(k, api::LabelSelectorOp::kExists, {}); }
-  SelectorBuilder& DoesNotExist(std::string_view k) {
-    return Expr(k, api::LabelSelectorOp::kDoesNotExist, {});
-  }
-  api::LabelSelector Obj() const { return s_; }
-
- private:
-  SelectorBuilder& Expr(std::string_view k, api::LabelSelectorOp op,
-                        std::initializer_list<std::string_view> values) {
-    api::LabelSelectorRequirement r{w_.S(k), op, {}};
-    for (auto v : values) r.values.push_back(w_.S(v));
-    s_.match_expressions.push_back(std::move(r));
-    return *this;
-  }
-  TestWorld& w_;
-  api::LabelSelector s_;
-};
-
-inline TestWorld::SelectorBuilder TestWorld::Sel() { return SelectorBuilder(*this); }
-
-inline PodBuilder& PodBuilder::Terminating() {
-  p_.meta.deletion_timestamp = TimePoint{};
-  return *this;
-}
-inline PodBuilder& PodBuilder::Uid(std::string_view uid) {
-  p_.meta.uid = w_.S(uid);
-  return *this;
-}
-inline PodBuilder& PodBuilder::OwnerReference(std::string_view name, std::string_view api_version,
-                                              std::string_view kind) {
-  p_.meta.owner_references.push_back({w_.S(api_version), w_.S(kind), w_.S(name), Symbol(), true});
-  return *this;
-}
-inline PodBuilder& PodBuilder::SpreadConstraint(int32_t max_skew, std::string_view topology_key,
-                                                api::WhenUnsatisfiable when,
-                                                std::optional<api::LabelSelector> selector,
-                                                std::optional<int32_t> min_domains,
-                                                std::optional<api::NodeInclusionPolicy> node_affinity_policy,
-                                                std::optional<api::NodeInclusionPolicy> node_taints_policy,
-                                                std::initializer_list<std::string_view> match_label_keys) {
-  api::TopologySpreadConstraint c;
-  c.max_skew = max_skew;
-  c.topology_key = w_.S(topology_key);
-  c.when_unsatisfiable = when;
-  c.label_selector = std::move(selector);
-  c.min_domains = min_domains;
-  c.node_affinity_policy = node_affinity_policy;
-  c.node_taints_policy = node_taints_policy;
-  for (auto k : match_label_keys) c.match_label_keys.push_back(w_.S(k));
-  p_.topology_spread_constraints.push_back(std::move(c));
-  return *this;
-}
-inline PodBuilder& PodBuilder::AffinityTerm(AffinityKind kind, api::PodAffinityTerm term, int32_t weight) {
-  if (!p_.affinity) p_.affinity.emplace();
-  const bool anti = kind == AffinityKind::kRequiredAntiAffinity || kind == AffinityKind::kPreferredAntiAffinity;
-  auto& slot = anti ? p_.affinity->pod_anti_affinity : p_.affinity->pod_affinity;
-  if (!slot) slot.emplace();
-  if (kind == AffinityKind::kRequiredAffinity || kind == AffinityKind::kRequiredAntiAffinity) {
-    slot->required.push_back(std::move(term));
-  } else {
-    slot->preferred.push_back({weight, std::move(term)});
-  }
-  return *this;
-}
-inline PodBuilder& PodBuilder::AffinityIn(AffinityKind kind, std::string_view key, std::string_view topology_key,
-                                          std::initializer_list<std::string_view> values, int32_t weight) {
-  api::PodAffinityTerm t;
-  t.label_selector = w_.Sel().In(key, values).Obj();
-  t.topology_key = w_.S(topology_key);
-  return AffinityTerm(kind, std::move(t), weight);
-}
-inline PodBuilder& PodBuilder::AffinityNotIn(AffinityKind kind, std::string_view key,
-                                             std::string_view topology_key,
-                                             std::initializer_list<std::string_view> values, int32_t weight) {
-  api::PodAffinityTerm t;
-  t.label_selector = w_.Sel().NotIn(key, values).Obj();
-  t.topology_key = w_.S(topology_key);
-  return AffinityTerm(kind, std::move(t), weight);
-}
-inline PodBuilder& PodBuilder::AffinityExists(AffinityKind kind, std::string_view key,
-                                              std::string_view topology_key, int32_t weight) {
-  api::PodAffinityTerm t;
-  t.label_selector = w_.Sel().Exists(key).Obj();
-  t.topology_key = w_.S(topology_key);
-  return AffinityTerm(kind, std::move(t), weight);
-}
-inline PodBuilder& PodBuilder::NodeAffinityIn(std::string_view key, std::initializer_list<std::string_view> values) {
-  if (!p_.affinity) p_.affinity.emplace();
-  if (!p_.affinity->node_affinity) p_.affinity->node_affinity.emplace();
-  auto& req = p_.affinity->node_affinity->required;
-  if (!req) req.emplace();
-  if (req->node_selector_terms.empty()) req->node_selector_terms.emplace_back();
-  api::NodeSelectorRequirement r{w_.S(key), api::NodeSelectorOp::kIn, {}};
-  for (auto v : values) r.values.push_back(w_.S(v));
-  req->node_selector_terms[0].match_expressions.push_back(std::move(r));
-  return *this;
-}
-inline PodBuilder& PodBuilder::NodeAffinityNotIn(std::string_view key,
-                                                 std::initializer_list<std::string_view> values) {
-  NodeAffinityIn(key, values);
-  p_.affinity->node_affinity->required->node_selector_terms[0].match_expressions.back().op =
-      api::NodeSelectorOp::kNotIn;
   return *this;
 }
 

@@ -84,11 +84,12 @@ bool PodLevelRequestsSet(const api::Pod& pod, const FeatureGates& gates) {
   return false;
 }
 
-QList PodRequestList(const api::Pod& pod, const FeatureGates& gates, const QList* non_missing) {
+QList PodRequestList(const api::Pod& pod, const FeatureGates& gates, const QList* non_missing,
+                     const Interner* interner) {
   QList reqs = AggregateContainers(pod, non_missing);
   if (PodLevelRequestsSet(pod, gates)) {
     for (const auto& [name, q] : pod.resources->requests) {
-      if (IsPodLevelResource(name, nullptr)) *Slot(reqs, name) = q;
+      if (IsPodLevelResource(name, interner)) *Slot(reqs, name) = q;
     }
   }
   AddList(reqs, pod.overhead);
@@ -160,8 +161,8 @@ void ComputeAffinityTerms(PodInfo& info, const FeatureGates& gates) {
 
 }  // namespace
 
-Resource ComputePodRequest(const api::Pod& pod, const FeatureGates& gates) {
-  return Resource::FromList(PodRequestList(pod, gates, nullptr));
+Resource ComputePodRequest(const api::Pod& pod, const FeatureGates& gates, const Interner* interner) {
+  return Resource::FromList(PodRequestList(pod, gates, nullptr, interner));
 }
 
 void ComputeNonZeroRequest(const api::Pod& pod, const FeatureGates& gates, int64_t* milli_cpu,
@@ -179,14 +180,14 @@ void ComputeNonZeroRequest(const api::Pod& pod, const FeatureGates& gates, int64
   if (!pod_level_has(api::wk::kMemory)) {
     *Slot(defaults, api::wk::kMemory) = api::Quantity::FromInt(kDefaultMemoryRequest);
   }
-  Resource r = Resource::FromList(PodRequestList(pod, gates, &defaults));
+  Resource r = Resource::FromList(PodRequestList(pod, gates, &defaults, nullptr));
   *milli_cpu = r.milli_cpu;
   *memory = r.memory;
 }
 
-void ComputePodInfo(PodInfo& info, const FeatureGates& gates) {
+void ComputePodInfo(PodInfo& info, const FeatureGates& gates, const Interner* interner) {
   const api::Pod& pod = *info.pod;
-  info.request = ComputePodRequest(pod, gates);
+  info.request = ComputePodRequest(pod, gates, interner);
   ComputeNonZeroRequest(pod, gates, &info.non_zero_milli_cpu, &info.non_zero_memory);
   info.host_ports.clear();
   auto add_ports = [&](const std::vector<api::Container>& cs) {

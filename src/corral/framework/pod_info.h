@@ -59,12 +59,13 @@ struct PodInfo {
   }
 };
 
-// Computes the derived fields of `info` from info.pod. `interner` resolves label keys for
-// matchLabelKeys merging (values are looked up in the pod's own labels).
-void ComputePodInfo(PodInfo& info, const FeatureGates& gates);
+// Computes the derived fields of `info` from info.pod. `interner` (optional) lets pod-level hugepages
+// requests be recognized by name (kube honours hugepages-* at pod level); without it they are ignored.
+void ComputePodInfo(PodInfo& info, const FeatureGates& gates, const Interner* interner = nullptr);
 
 // kube's resource helper (k8s.io/component-helpers/resource PodRequests) for one pod.
-Resource ComputePodRequest(const api::Pod& pod, const FeatureGates& gates);
+Resource ComputePodRequest(const api::Pod& pod, const FeatureGates& gates,
+                           const Interner* interner = nullptr);
 // Non-zero cpu/memory requests for scoring (kube's non_zero.go defaults applied per container).
 void ComputeNonZeroRequest(const api::Pod& pod, const FeatureGates& gates, int64_t* milli_cpu,
                            int64_t* memory);

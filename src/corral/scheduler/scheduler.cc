@@ -125,7 +125,7 @@ void Scheduler::AddPod(const api::Pod* pod) {
   auto qp = std::make_unique<QueuedPod>();
   qp->info.pod = pod;
   qp->info.id = static_cast<uint32_t>(pods_.size() + 1);
-  framework::ComputePodInfo(qp->info, options_.gates);
+  framework::ComputePodInfo(qp->info, options_.gates, &interner_);
   QueuedPod* raw = qp.get();
   if (pod->IsBound()) {
     cache_.AddPod(&raw->info, pod->node_name, /*assumed=*/false);
@@ -408,6 +408,26 @@ bool Scheduler::ScheduleCycle(QueuedPod* qp) {
   if (observer_ != nullptr) observer_->OnScheduled(*pod.pod, node_name, fwk.profile_name());
   FireEvent({framework::EventResource::kAssignedPod, framework::ActionType::kAdd}, pod.pod);
   return true;
+}
+
+Status Scheduler::Evaluate(const api::Pod& pod, Symbol node_name) {
+  auto it = by_scheduler_name_.find(pod.scheduler_name);
+  if (it == by_scheduler_name_.end()) return Status::Error("no profile for the pod's schedulerName");
+  const framework::Framework& fwk = *it->second;
+  PodInfo info;
+  info.pod = &pod;
+  framework::ComputePodInfo(info, options_.gates, &interner_);
+  snapshot_ = &cache_.snapshot();
+  const NodeInfo* node = snapshot_->Get(node_name);
+  if (node == nullptr) return Status::Unresolvable("node not found");
+  CycleState state;
+  framework::PreFilterResult pre;
+  Status s = fwk.RunPreFilterPlugins(state, info, &pre);
+  if (!s.ok()) return s;
+  if (pre.node_names.has_value() && !pre.node_names->contains(node_name)) {
+    return Status::Unresolvable("node excluded by PreFilter");
+  }
+  return fwk.RunFilterPluginsWithNominatedPods(state, info, *node);
 }
 
 void Scheduler::FlushUnschedulableLeftover() {

@@ -107,6 +107,10 @@ class Scheduler final : public framework::Handle {
   // Number of pods waiting in activeQ/backoffQ/unschedulable (gated included).
   size_t NumPendingPods() const;
 
+  // Runs the pod's profile's PreFilter and Filter plugins (with nominated pods) against `node` in the
+  // current state, without changing anything: "would this pod pass every filter on that node now?".
+  framework::Status Evaluate(const api::Pod& pod, Symbol node);
+
   // Pods still pending with the last failure message (in queue order).
   std::vector<std::pair<const api::Pod*, std::string>> PendingPods() const;
   const SchedulerStats& stats() const { return stats_; }

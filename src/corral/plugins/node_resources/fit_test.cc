@@ -308,8 +308,7 @@ INSTANTIATE_TEST_SUITE_P(
             .containers = {},
             .pod_level = {{"cpu", "3m"}, {"memory", "2"}, {kHugeA, "10"}},
             .want_code = kUU,
-            .want_reasons = {Insufficient(kHugeA)},
-            .skip = "framework::ComputePodRequest ignores pod-level hugepages (kube honours them)"},
+            .want_reasons = {Insufficient(kHugeA)}},
         FilterCase{.name = "one_pod_level_cpu_resource_fits_and_all_init_and_non_init_containers_"
                            "resources_fit",
                    .containers = {{{"cpu", "1m"}, {"memory", "1"}}},

@@ -1,0 +1,207 @@
+#include "corral/app/schedule.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "corral/api/well_known.h"
+#include "corral/loader/loader.h"
+#include "corral/plugins/registry.h"
+#include "corral/scheduler/scheduler.h"
+
+namespace corral::app {
+
+namespace {
+
+std::string PodKey(const Interner& in, const api::Pod& p) {
+  return fmt::format("{}/{}", in.Str(p.meta.namespace_), in.Str(p.meta.name));
+}
+
+class Collector : public scheduler::SchedulerObserver {
+ public:
+  Collector(const Interner& in, ScheduleOutcome& out) : in_(in), out_(out) {}
+  void OnScheduled(const api::Pod& pod, Symbol node, std::string_view profile) override {
+    out_.placements.push_back({PodKey(in_, pod), std::string(in_.Str(node)), std::string(profile)});
+  }
+  void OnExplain(const api::Pod& pod, const scheduler::CycleExplain& ex) override {
+    ExplainOut e;
+    e.pod = PodKey(in_, pod);
+    e.selected = std::string(in_.Str(ex.selected));
+    if (ex.pre_filter.has_value()) e.pre_filter = ex.pre_filter->Message();
+    for (const auto& n : ex.nodes) {
+      NodeOut no;
+      no.node = std::string(in_.Str(n.node));
+      if (n.filter.has_value()) {
+        no.passed = false;
+        no.filter_plugin = std::string(n.filter->plugin());
+        no.filter_code = std::string(framework::CodeName(n.filter->code()));
+        for (auto r : n.filter->reasons()) no.filter_reasons.emplace_back(r);
+      }
+      for (const auto& s : n.scores) {
+        no.scores.push_back({std::string(s.plugin), s.raw, s.normalized, s.weighted});
+      }
+      if (n.total.has_value()) {
+        no.scored = true;
+        no.total = *n.total;
+      }
+      e.nodes.push_back(std::move(no));
+    }
+    latest_[e.pod] = std::move(e);  // the last attempt wins
+  }
+  void Finish() {
+    for (auto& [k, v] : latest_) out_.explain.push_back(std::move(v));
+  }
+
+ private:
+  const Interner& in_;
+  ScheduleOutcome& out_;
+  std::map<std::string, ExplainOut> latest_;
+};
+
+}  // namespace
+
+Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
+  Interner in = api::NewInterner();
+  loader::LoadResult loaded = loader::LoadPaths(req.inputs, in, {.strict = req.strict});
+  ScheduleOutcome out;
+  if (!loaded.ok()) {
+    std::string msg;
+    for (const auto& d : loaded.diagnostics.items()) {
+      if (!msg.empty()) msg += '\n';
+      msg += d.ToString();
+    }
+    return Error::Invalid(msg);
+  }
+  out.diagnostics = loaded.diagnostics;
+
+  ManualClock clock;
+  scheduler::Scheduler::Options opts;
+  opts.config = req.config;
+  opts.gates = req.gates;
+  opts.seed = req.seed;
+  std::set<std::string> explain(req.explain.begin(), req.explain.end());
+  const bool all = req.explain_all;
+  opts.explain = [&](const api::Pod& p) { return all || explain.contains(PodKey(in, p)); };
+  framework::Registry registry = plugins::NewInTreeRegistry();
+  auto sched = scheduler::Scheduler::New(in, clock, std::move(opts), registry);
+  if (!sched.ok()) return sched.error();
+  scheduler::Scheduler& s = **sched;
+  Collector collector(in, out);
+  s.set_observer(&collector);
+  s.SetClusterObjects(&loaded.objects);
+  for (const auto& n : loaded.objects.nodes) s.AddNode(&n);
+  for (const auto& p : loaded.objects.pods) {
+    if (p.IsBound()) {
+      s.AddPod(&p);
+      ++out.pods_bound_initially;
+    }
+  }
+  for (const auto& p : loaded.objects.pods) {
+    if (!p.IsBound()) s.AddPod(&p);
+  }
+  s.RunUntilIdle();
+  collector.Finish();
+  for (const auto& [pod, msg] : s.PendingPods()) out.unschedulable.push_back({PodKey(in, *pod), msg});
+  out.cycles = s.stats().cycles;
+  return out;
+}
+
+std::string FormatScheduleJson(const ScheduleOutcome& out) {
+  using json = nlohmann::ordered_json;
+  json j;
+  j["placements"] = json::array();
+  for (const auto& p : out.placements) {
+    j["placements"].push_back({{"pod", p.pod}, {"node", p.node}, {"profile", p.profile}});
+  }
+  j["unschedulable"] = json::array();
+  for (const auto& u : out.unschedulable) {
+    j["unschedulable"].push_back({{"pod", u.pod}, {"message", u.message}});
+  }
+  json ex = json::object();
+  for (const auto& e : out.explain) {
+    json pe;
+    pe["selected"] = e.selected.empty() ? json(nullptr) : json(e.selected);
+    if (!e.pre_filter.empty()) pe["preFilter"] = e.pre_filter;
+    json nodes = json::object();
+    for (const auto& n : e.nodes) {
+      json nj;
+      if (n.passed) {
+        nj["filter"] = nullptr;
+      } else {
+        nj["filter"] = {{"plugin", n.filter_plugin}, {"code", n.filter_code}, {"reasons", n.filter_reasons}};
+      }
+      if (n.scored) {
+        json sc = json::object();
+        for (const auto& s : n.scores) {
+          sc[s.plugin] = {{"raw", s.raw}, {"normalized", s.normalized}, {"weighted", s.weighted}};
+        }
+        nj["scores"] = sc;
+        nj["total"] = n.total;
+      }
+      nodes[n.node] = nj;
+    }
+    pe["nodes"] = nodes;
+    ex[e.pod] = pe;
+  }
+  j["explain"] = ex;
+  j["stats"] = {{"pods_scheduled", out.placements.size()},
+                {"pods_unschedulable", out.unschedulable.size()},
+                {"pods_bound_initially", out.pods_bound_initially},
+                {"cycles", out.cycles}};
+  return j.dump(2) + "\n";
+}
+
+std::string FormatScheduleTable(const ScheduleOutcome& out) {
+  std::string s;
+  auto table = [&](const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+    std::vector<size_t> w(header.size());
+    for (size_t i = 0; i < header.size(); ++i) w[i] = header[i].size();
+    for (const auto& r : rows) {
+      for (size_t i = 0; i + 1 < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
+    }
+    auto line = [&](const std::vector<std::string>& r) {
+      for (size_t i = 0; i < r.size(); ++i) {
+        s += r[i];
+        if (i + 1 < r.size()) s += std::string(w[i] - r[i].size() + 2, ' ');
+      }
+      s += '\n';
+    };
+    line(header);
+    for (const auto& r : rows) line(r);
+  };
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : out.placements) rows.push_back({p.pod, p.node, p.profile});
+  if (!rows.empty()) table({"POD", "NODE", "PROFILE"}, rows);
+  if (!out.unschedulable.empty()) {
+    if (!rows.empty()) s += '\n';
+    rows.clear();
+    for (const auto& u : out.unschedulable) rows.push_back({u.pod, u.message});
+    table({"UNSCHEDULABLE POD", "MESSAGE"}, rows);
+  }
+  for (const auto& e : out.explain) {
+    s += fmt::format("\nexplain {}: selected {}\n", e.pod, e.selected.empty() ? "<none>" : e.selected);
+    if (!e.pre_filter.empty()) s += fmt::format("  PreFilter: {}\n", e.pre_filter);
+    rows.clear();
+    for (const auto& n : e.nodes) {
+      std::string detail;
+      if (!n.passed) {
+        detail = fmt::format("{} {}: {}", n.filter_plugin, n.filter_code, fmt::join(n.filter_reasons, ", "));
+      } else if (n.scored) {
+        std::vector<std::string> parts;
+        for (const auto& sc : n.scores) parts.push_back(fmt::format("{}={}", sc.plugin, sc.weighted));
+        detail = fmt::format("{}", fmt::join(parts, " "));
+      } else {
+        detail = "feasible";
+      }
+      rows.push_back({"  " + n.node, n.scored ? std::to_string(n.total) : "-", detail});
+    }
+    table({"  NODE", "TOTAL", "DETAIL"}, rows);
+  }
+  s += fmt::format("\n{} scheduled, {} unschedulable, {} already bound, {} cycles\n", out.placements.size(),
+                   out.unschedulable.size(), out.pods_bound_initially, out.cycles);
+  return s;
+}
+
+}  // namespace corral::app

@@ -1,0 +1,68 @@
+#pragma once
+// `corral schedule`: load a cluster from manifests, run the scheduler until no pod can make progress, and
+// report placements, unschedulable pods (kube's FitError messages) and per-node explanations.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "corral/api/types.h"
+#include "corral/core/diagnostics.h"
+#include "corral/core/result.h"
+#include "corral/framework/config.h"
+#include "corral/framework/feature_gates.h"
+
+namespace corral::app {
+
+struct ScheduleRequest {
+  std::vector<std::string> inputs;  // files or directories
+  framework::SchedulerConfig config;  // decoded (--config) or empty for kube's defaults
+  framework::FeatureGates gates;
+  uint64_t seed = 1;
+  std::vector<std::string> explain;  // "ns/name"
+  bool explain_all = false;
+  bool strict = false;
+};
+
+struct PluginScoreOut {
+  std::string plugin;
+  int64_t raw = 0, normalized = 0, weighted = 0;
+};
+struct NodeOut {
+  std::string node;
+  bool passed = true;
+  std::string filter_plugin, filter_code;
+  std::vector<std::string> filter_reasons;
+  std::vector<PluginScoreOut> scores;
+  bool scored = false;
+  int64_t total = 0;
+};
+struct ExplainOut {
+  std::string pod;
+  std::string selected;  // empty when unschedulable
+  std::string pre_filter;  // PreFilter rejection message, if any
+  std::vector<NodeOut> nodes;
+};
+
+struct ScheduleOutcome {
+  struct Placement {
+    std::string pod, node, profile;
+  };
+  struct Unschedulable {
+    std::string pod, message;
+  };
+  std::vector<Placement> placements;  // in scheduling order
+  std::vector<Unschedulable> unschedulable;  // in queue order
+  std::vector<ExplainOut> explain;  // sorted by pod key
+  int64_t cycles = 0;
+  int64_t pods_bound_initially = 0;
+  Diagnostics diagnostics;  // loader warnings (errors make RunSchedule fail)
+};
+
+// Errors: input errors (ErrorCode::kInvalidInput, message lists every diagnostic) or invalid configs.
+Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req);
+
+std::string FormatScheduleJson(const ScheduleOutcome& out);
+std::string FormatScheduleTable(const ScheduleOutcome& out);
+
+}  // namespace corral::app

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs one golden CLI case: test/e2e/cases/<name>/{cmd,expected.out,expected.rc}.
+#   cmd          the corral arguments, one line (paths relative to the repository root)
+#   expected.out stdout, byte for byte
+#   expected.rc  exit code
+# UPDATE_GOLDEN=1 rewrites expected.* from the current binary.
+set -uo pipefail
+corral="$1"
+case_dir="$2"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+read -r -a args < "$case_dir/cmd"
+actual_out="$(mktemp)"
+"$corral" "${args[@]}" > "$actual_out" 2> "$actual_out.err"
+rc=$?
+if [ "${UPDATE_GOLDEN:-0}" = "1" ]; then
+  cp "$actual_out" "$case_dir/expected.out"
+  echo "$rc" > "$case_dir/expected.rc"
+  echo "updated $case_dir"
+  exit 0
+fi
+status=0
+if ! diff -u "$case_dir/expected.out" "$actual_out"; then
+  echo "stdout differs from $case_dir/expected.out" >&2
+  status=1
+fi
+want_rc="$(cat "$case_dir/expected.rc")"
+if [ "$rc" != "$want_rc" ]; then
+  echo "exit code $rc, want $want_rc; stderr:" >&2
+  cat "$actual_out.err" >&2
+  status=1
+fi
+rm -f "$actual_out" "$actual_out.err"
+exit $status
