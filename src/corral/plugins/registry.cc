@@ -6,6 +6,7 @@
 #include "corral/plugins/default_binder/default_binder.h"
 #include "corral/plugins/image_locality/image_locality.h"
 #include "corral/plugins/inter_pod_affinity/inter_pod_affinity.h"
+#include "corral/plugins/node_affinity/node_affinity.h"
 #include "corral/plugins/node_name/node_name.h"
 #include "corral/plugins/node_ports/node_ports.h"
 #include "corral/plugins/node_resources/balanced_allocation.h"
@@ -36,6 +37,7 @@ framework::Registry NewInTreeRegistry() {
   Add(r, names::kDefaultBinder, &DefaultBinder::New);
   Add(r, names::kImageLocality, &ImageLocality::New);
   Add(r, names::kInterPodAffinity, &InterPodAffinity::New);
+  Add(r, names::kNodeAffinity, &NodeAffinity::New);
   Add(r, names::kNodeName, &NodeName::New);
   Add(r, names::kNodePorts, &NodePorts::New);
   Add(r, names::kNodeResourcesBalancedAllocation, &NodeResourcesBalancedAllocation::New);
