@@ -51,12 +51,26 @@ std::string_view TrimRight(std::string_view s) {
   return s;
 }
 
+// A JSON string token (with its quotes, maybe trailing blanks) whose content needs no unescaping: the
+// content, pointing into the input. Empty optional when it has escapes or control characters.
+bool PlainJsonString(std::string_view tok, std::string_view* out) {
+  tok = TrimRight(tok);
+  if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return false;
+  std::string_view inner = tok.substr(1, tok.size() - 2);
+  for (char c : inner) {
+    if (c == '\\' || static_cast<unsigned char>(c) < 0x20) return false;
+  }
+  *out = inner;
+  return true;
+}
+
 class JsonParser {
  public:
-  JsonParser(std::string_view text, std::string_view file, Diagnostics& diags, const ParseLimits& limits)
-      : padded_(text.data(), text.size()),
-        lines_(padded_.data(), padded_.data() + padded_.size()),
-        b_(file, diags, limits),
+  JsonParser(std::string text, std::string_view file, Diagnostics& diags, const ParseLimits& limits)
+      : b_(file, diags, limits),
+        input_(b_.AdoptInput(std::move(text), simdjson::SIMDJSON_PADDING)),
+        padded_(input_.data(), input_.size(), input_.size() + simdjson::SIMDJSON_PADDING),
+        lines_(input_.data(), input_.data() + input_.size()),
         limits_(limits) {}
 
   Stream Run() {
@@ -160,9 +174,12 @@ class JsonParser {
           if (auto err = std::move(field_result).get(field); err) return Fail(err, nullptr), false;
           const char* key_raw = reinterpret_cast<const char*>(field.key().raw());  // NOLINT
           uint32_t key_line = lines_.At(key_raw);
-          std::string_view key;
-          if (auto err = field.unescaped_key().get(key); err) return Fail(err, key_raw), false;
-          b_.AddScalar(Node::String(b_.arena().CopyString(key), key_line, Style::kDoubleQuoted), {});
+          std::string_view key = PlainKey(key_raw);
+          if (key.data() == nullptr) {  // escapes: let simdjson unescape it
+            if (auto err = field.unescaped_key().get(key); err) return Fail(err, key_raw), false;
+            key = b_.arena().CopyString(key);
+          }
+          b_.AddScalar(Node::String(key, key_line, Style::kDoubleQuoted), {});
           if (!Value(field.value(), depth + 1)) return false;
         }
         return Close();
@@ -184,12 +201,15 @@ class JsonParser {
       }
       case od::json_type::string: {
         std::string_view s;
-        if (auto err = v.get_string().get(s); err) return Fail(err, tok.data()), false;
-        b_.AddScalar(Node::String(b_.arena().CopyString(s), line, Style::kDoubleQuoted), {});
+        if (!PlainJsonString(tok, &s)) {
+          if (auto err = v.get_string().get(s); err) return Fail(err, tok.data()), false;
+          s = b_.arena().CopyString(s);
+        }
+        b_.AddScalar(Node::String(s, line, Style::kDoubleQuoted), {});
         return true;
       }
       case od::json_type::number: {
-        std::string_view text = b_.arena().CopyString(TrimRight(tok));
+        std::string_view text = TrimRight(tok);
         od::number_type nt{};
         if (v.get_number_type().get(nt) == simdjson::SUCCESS && nt == od::number_type::signed_integer) {
           int64_t i = 0;
@@ -228,6 +248,16 @@ class JsonParser {
     return false;
   }
 
+  // The key starting at `p` (just after its opening quote) when it has no escapes; {} otherwise.
+  std::string_view PlainKey(const char* p) const {
+    const char* end = input_.data() + input_.size();
+    for (const char* q = p; q < end; ++q) {
+      if (*q == '"') return {p, static_cast<size_t>(q - p)};
+      if (*q == '\\' || static_cast<unsigned char>(*q) < 0x20) return {};
+    }
+    return {};
+  }
+
   bool Close() {
     Node n;
     uint64_t w = 0;
@@ -235,9 +265,10 @@ class JsonParser {
     return b_.EndContainer(&n, &w, &anchor);
   }
 
-  simdjson::padded_string padded_;
-  LineCounter lines_;
   internal::TreeBuilder b_;
+  std::string_view input_;
+  simdjson::padded_string_view padded_;
+  LineCounter lines_;
   ParseLimits limits_;
   od::parser parser_;
 };
@@ -246,7 +277,15 @@ class JsonParser {
 
 Stream ParseJson(std::string_view text, std::string_view file, Diagnostics& diags,
                  const ParseLimits& limits) {
-  return JsonParser(text, file, diags, limits).Run();
+  std::string copy;
+  copy.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+  AdviseHugePages(copy.data(), copy.capacity());
+  copy.assign(text);
+  return JsonParser(std::move(copy), file, diags, limits).Run();
+}
+
+Stream ParseJsonAdopt(std::string text, std::string_view file, Diagnostics& diags, const ParseLimits& limits) {
+  return JsonParser(std::move(text), file, diags, limits).Run();
 }
 
 }  // namespace corral::doc

@@ -1,7 +1,12 @@
 #include "corral/doc/node.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include <fmt/format.h>
 
@@ -12,7 +17,7 @@ namespace corral::doc {
 namespace {
 constexpr uint8_t kTagPtr = 1;  // value_.tag points at the tag text
 constexpr uint8_t kTagStd = 2;  // an explicit standard tag matching kind()
-constexpr size_t kMaxBlock = size_t{1} << 20;
+constexpr size_t kMaxBlock = size_t{8} << 20;
 }  // namespace
 
 std::string_view KindName(Kind k) {
@@ -114,6 +119,25 @@ Node Node::Container(Kind kind, const Node* children, uint32_t count, uint32_t l
   return n;
 }
 
+void AdviseHugePages(void* p, size_t bytes) {
+#ifdef __linux__
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  auto begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);  // NOLINT
+  auto end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);          // NOLINT
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // NOLINT: a hint only
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+void Stream::AdoptInput(std::string text, size_t padding) {
+  input_size_ = text.size();
+  // resize (not reserve) so that the padding bytes are initialized; at least 32 bytes keeps it off SSO.
+  text.resize(input_size_ + std::max<size_t>(padding, 32), ' ');
+  input_ = std::move(text);
+}
+
 void* Arena::Allocate(size_t bytes, size_t align) {
   auto aligned = [&]() -> std::byte* {
     auto p = reinterpret_cast<uintptr_t>(cur_);  // NOLINT
@@ -127,7 +151,8 @@ void* Arena::Allocate(size_t bytes, size_t align) {
   if (std::byte* p = aligned()) return p;
   size_t size = std::max(next_block_, bytes + align);
   next_block_ = std::min(next_block_ * 2, kMaxBlock);
-  blocks_.push_back(std::make_unique<std::byte[]>(size));
+  blocks_.push_back(std::make_unique_for_overwrite<std::byte[]>(size));
+  if (size >= kMaxBlock) AdviseHugePages(blocks_.back().get(), size);
   total_ += size;
   cur_ = blocks_.back().get();
   left_ = size;

@@ -3,8 +3,9 @@
 // structured input (Kubernetes manifests, KubeSchedulerConfiguration, scenarios, scheduler_perf configs).
 //
 // Contract:
-//  (1) A `Stream` owns everything: all nodes, all strings, in an arena. Nodes, `text()` views and child
-//      spans stay valid exactly as long as their Stream; a Stream is movable, never copyable.
+//  (1) A `Stream` owns everything: its input text, all nodes, all strings (most scalar texts point into the
+//      input; unescaped or rewritten ones live in an arena). Nodes, `text()` views and child spans stay
+//      valid exactly as long as their Stream; a Stream is movable (views survive the move), never copyable.
 //  (2) A Node is 32 bytes and trivially copyable. Containers point at contiguous child arrays: a sequence
 //      at its items, a map at alternating key/value nodes. Map entries keep input order.
 //  (3) Scalars keep their text and how they were written. `text()` is the unescaped scalar text (for JSON
@@ -136,16 +137,27 @@ class Stream {
   std::span<const Node> documents() const { return docs_; }
   size_t node_count() const { return node_count_; }
   Arena& arena() { return arena_; }
+  // The input text, as parsed (scalar texts may point into it).
+  std::string_view input() const { return {input_.data(), input_size_}; }
 
   // Used by the parsers.
   void AddDocument(const Node& root) { docs_.push_back(root); }
   void CountNodes(size_t n) { node_count_ += n; }
+  // Takes `text` as the input, with at least `padding` readable bytes after its end (on the heap, so that
+  // views into it survive moves of the Stream).
+  void AdoptInput(std::string text, size_t padding);
 
  private:
+  std::string input_;  // input plus padding; heap-allocated (capacity > SSO)
+  size_t input_size_ = 0;
   Arena arena_;
   std::vector<Node> docs_;
   size_t node_count_ = 0;
 };
+
+// Hints the OS to back [p, p+bytes) with transparent huge pages (Linux; a no-op elsewhere). Large parse
+// buffers touched once benefit: far fewer page faults. Call before the memory is first written.
+void AdviseHugePages(void* p, size_t bytes);
 
 // A canonical one-line-per-node dump ("<line> <kind> <text>" with indentation), for tests and debugging.
 std::string DebugString(const Node& node);

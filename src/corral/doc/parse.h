@@ -24,13 +24,16 @@ struct ParseLimits {
 };
 
 // Parses a YAML stream (one or more `---`-separated documents). Plain scalars resolve as in YAML 1.1 /
-// go-yaml v2 (see node.h); merge keys (`<<: *base`) are applied.
+// go-yaml v2 (see node.h); merge keys (`<<: *base`) are applied. Copies `text` once into the Stream.
 Stream ParseYaml(std::string_view text, std::string_view file, Diagnostics& diags,
                  const ParseLimits& limits = {});
+// The same, taking ownership of `text` (no copy; for large files read into a std::string).
+Stream ParseYamlAdopt(std::string text, std::string_view file, Diagnostics& diags, const ParseLimits& limits = {});
 
 // Parses one JSON value. Numbers that fit int64 are kInt, others kFloat (text keeps the exact spelling).
 Stream ParseJson(std::string_view text, std::string_view file, Diagnostics& diags,
                  const ParseLimits& limits = {});
+Stream ParseJsonAdopt(std::string text, std::string_view file, Diagnostics& diags, const ParseLimits& limits = {});
 
 // True when `text` looks like JSON (first non-blank byte is `{` or `[`).
 bool LooksLikeJson(std::string_view text);

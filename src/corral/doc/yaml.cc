@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
@@ -177,8 +178,8 @@ std::string_view CStr(const yaml_char_t* s) {
 
 class YamlParser {
  public:
-  YamlParser(std::string_view text, std::string_view file, Diagnostics& diags, const ParseLimits& limits)
-      : text_(text), b_(file, diags, limits) {}
+  YamlParser(std::string text, std::string_view file, Diagnostics& diags, const ParseLimits& limits)
+      : b_(file, diags, limits), text_(b_.AdoptInput(std::move(text), 0)) {}
 
   Stream Run() {
     yaml_parser_t parser;
@@ -242,6 +243,23 @@ class YamlParser {
     return false;
   }
 
+  // The scalar's text as a view of the input when the input spells it verbatim (plain or quoted without
+  // escapes or line folding, in the ASCII prefix where libyaml's character index equals the byte offset);
+  // otherwise an arena copy.
+  std::string_view InInput(std::string_view value, size_t index, yaml_scalar_style_t style) {
+    size_t start = index;
+    if (style == YAML_SINGLE_QUOTED_SCALAR_STYLE || style == YAML_DOUBLE_QUOTED_SCALAR_STYLE) {
+      ++start;
+    } else if (style != YAML_PLAIN_SCALAR_STYLE) {
+      start = text_.size();  // block scalars: always copy
+    }
+    if (start <= text_.size() && value.size() <= text_.size() - start &&
+        std::memcmp(text_.data() + start, value.data(), value.size()) == 0) {
+      return text_.substr(start, value.size());
+    }
+    return b_.arena().CopyString(value);
+  }
+
   const char* TagOf(std::string_view tag) {
     if (tag.empty()) return nullptr;
     return b_.arena().CopyString(tag).data();
@@ -251,7 +269,7 @@ class YamlParser {
     if (b_.broken()) return;
     const auto& sc = ev.data.scalar;
     std::string_view raw(reinterpret_cast<const char*>(sc.value), sc.length);  // NOLINT
-    std::string_view text = b_.arena().CopyString(raw);
+    std::string_view text = InInput(raw, ev.start_mark.index, sc.style);
     std::string_view tag = CStr(sc.tag);
     Style style = ScalarStyle(sc.style);
     Node n;
@@ -314,8 +332,8 @@ class YamlParser {
     b_.SyntaxError(static_cast<uint32_t>(p.problem_mark.line + 1), std::move(msg));
   }
 
-  std::string_view text_;
   internal::TreeBuilder b_;
+  std::string_view text_;
   absl::flat_hash_map<std::string, std::pair<Node, uint64_t>> anchors_;
 };
 
@@ -323,7 +341,11 @@ class YamlParser {
 
 Stream ParseYaml(std::string_view text, std::string_view file, Diagnostics& diags,
                  const ParseLimits& limits) {
-  return YamlParser(text, file, diags, limits).Run();
+  return YamlParser(std::string(text), file, diags, limits).Run();
+}
+
+Stream ParseYamlAdopt(std::string text, std::string_view file, Diagnostics& diags, const ParseLimits& limits) {
+  return YamlParser(std::move(text), file, diags, limits).Run();
 }
 
 bool LooksLikeJson(std::string_view text) {

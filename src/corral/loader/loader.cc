@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -83,18 +84,20 @@ bool HasExtension(const fs::path& p, std::initializer_list<std::string_view> ext
 
 // Where an object came from, for messages emitted after decoding.
 struct Origin {
-  std::string file;
+  std::string_view file;  // interned
   uint32_t line = 0;
   std::string path;  // the object's path prefix, "" or "items[3]"
 
-  std::string Field(std::string_view f) const { return path.empty() ? std::string(f) : path + "." + std::string(f); }
+  std::string Field(std::string_view f) const {
+    return path.empty() ? std::string(f) : fmt::format("{}.{}", path, f);
+  }
 };
 
 }  // namespace
 
 class Loader::Impl {
  public:
-  Impl(Interner& interner, LoadOptions opts) : in_(interner), opts_(opts) {}
+  Impl(Interner& interner, LoadOptions opts) : in_(interner), opts_(opts), default_ns_(in_.Intern("default")) {}
 
   void AddPath(const std::string& path) {
     std::error_code ec;
@@ -143,6 +146,12 @@ class Loader::Impl {
       return;
     }
     std::string content;
+    std::error_code ec;
+    uintmax_t size = fs::file_size(path, ec);
+    if (!ec) {
+      content.reserve(static_cast<size_t>(size) + 64);  // + padding for the JSON parser
+      doc::AdviseHugePages(content.data(), content.capacity());
+    }
     char buf[1 << 16];
     size_t n;
     while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) content.append(buf, n);
@@ -159,18 +168,26 @@ class Loader::Impl {
       format = Format::kYaml;
     }
     (void)named;  // named files of any extension are sniffed (kAuto)
-    AddString(content, path, format);
+    AddContent(std::move(content), path, format);
   }
 
   void AddString(std::string_view content, std::string_view filename, Format format) {
+    std::string copy;
+    copy.reserve(content.size() + 64);
+    doc::AdviseHugePages(copy.data(), copy.capacity());
+    copy.assign(content);
+    AddContent(std::move(copy), filename, format);
+  }
+
+  void AddContent(std::string content, std::string_view filename, Format format) {
     ++result_.counts.files;
-    if (content.starts_with("\xEF\xBB\xBF")) content.remove_prefix(3);  // UTF-8 byte order mark
+    if (std::string_view(content).starts_with("\xEF\xBB\xBF")) content.erase(0, 3);  // UTF-8 byte order mark
     if (format == Format::kAuto) {
       format = HasExtension(fs::path(filename), {".json"}) || doc::LooksLikeJson(content) ? Format::kJson
                                                                                           : Format::kYaml;
     }
-    doc::Stream stream = format == Format::kJson ? doc::ParseJson(content, filename, Diags())
-                                                 : doc::ParseYaml(content, filename, Diags());
+    doc::Stream stream = format == Format::kJson ? doc::ParseJsonAdopt(std::move(content), filename, Diags())
+                                                 : doc::ParseYamlAdopt(std::move(content), filename, Diags());
     Decoder d(filename, Diags(), &in_, {.strict = opts_.strict});
     file_sym_ = in_.Intern(filename);
     for (const Node& root : stream.documents()) {
@@ -194,7 +211,7 @@ class Loader::Impl {
     for (auto& r : rejected_) {  // already rejected: only report what admission would say too
       int32_t priority = 0;
       api::PreemptionPolicy policy{};
-      Admit(r.admission, r.class_name, priority, r.kind == "Pod" ? &policy : nullptr, r.kind, r.object);
+      Admit(r.admission, r.class_name, priority, r.kind == "Pod" ? &policy : nullptr, r.kind, r.ns, r.name);
     }
     result_.counts.objects = 0;
     for (const auto& [kind, n] : result_.counts.per_kind) result_.counts.objects += n;
@@ -256,7 +273,7 @@ class Loader::Impl {
       }
       return;
     }
-    Origin origin{std::string(d.file()), root.line(), d.path()};
+    Origin origin{in_.Str(file_sym_), root.line(), d.path()};
     size_t errors_before = d.error_count();
     auto ok = [&] { return d.error_count() == errors_before; };
     switch (entry->id) {
@@ -271,14 +288,12 @@ class Loader::Impl {
         internal::DecodePod(d, root, in);
         bool decoded = ok();
         Symbol class_name = in.pod.priority_class_name;
-        std::string object = fmt::format("{}/{}", in_.Str(in.pod.meta.namespace_.empty() ? in_.Intern("default")
-                                                                                            : in.pod.meta.namespace_),
-                                         in_.Str(in.pod.meta.name));
+        Symbol ns = in.pod.meta.namespace_.empty() ? default_ns_ : in.pod.meta.namespace_, name = in.pod.meta.name;
         if (Add(d, decoded, in.pod.meta, "Pod", true, origin, result_.objects.pods, std::move(in.pod))) {
           pod_prio_.push_back({in.prio, std::move(origin)});
         } else if (!decoded) {
           // Still check its priority class at the end, so that all mistakes of the object are reported.
-          rejected_.push_back({{in.prio, std::move(origin)}, class_name, "Pod", std::move(object)});
+          rejected_.push_back({{in.prio, std::move(origin)}, class_name, "Pod", ns, name});
         }
         break;
       }
@@ -330,14 +345,13 @@ class Loader::Impl {
         internal::DecodePodGroup(d, root, in);
         bool decoded = ok();
         Symbol class_name = in.group.priority_class_name;
-        std::string object = fmt::format("{}/{}", in_.Str(in.group.meta.namespace_.empty() ? in_.Intern("default")
-                                                                                              : in.group.meta.namespace_),
-                                         in_.Str(in.group.meta.name));
+        Symbol ns = in.group.meta.namespace_.empty() ? default_ns_ : in.group.meta.namespace_;
+        Symbol name = in.group.meta.name;
         if (Add(d, decoded, in.group.meta, "PodGroup", true, origin, result_.objects.pod_groups,
                 std::move(in.group))) {
           group_prio_.push_back({in.prio, std::move(origin)});
         } else if (!decoded) {
-          rejected_.push_back({{in.prio, std::move(origin)}, class_name, "PodGroup", std::move(object)});
+          rejected_.push_back({{in.prio, std::move(origin)}, class_name, "PodGroup", ns, name});
         }
         break;
       }
@@ -376,14 +390,14 @@ class Loader::Impl {
       ++result_.counts.rejected;
       return false;
     }
-    if (namespaced && meta.namespace_.empty()) meta.namespace_ = in_.Intern("default");
+    if (namespaced && meta.namespace_.empty()) meta.namespace_ = default_ns_;
     meta.source = {file_sym_, origin.line};
-    std::string key = fmt::format("{}/{}/{}", kind, in_.Str(meta.namespace_), in_.Str(meta.name));
-    auto [it, inserted] = seen_.try_emplace(std::move(key), Origin{origin.file, origin.line, {}});
+    auto [it, inserted] = seen_.try_emplace(std::make_tuple(kind, meta.namespace_, meta.name),
+                                            Origin{origin.file, origin.line, {}});
     if (!inserted) {
       std::string what = namespaced ? fmt::format("{} {}/{}", kind, in_.Str(meta.namespace_), in_.Str(meta.name))
                                     : fmt::format("{} {}", kind, in_.Str(meta.name));
-      Diags().Error(origin.file, origin.line, origin.path,
+      Diags().Error(std::string(origin.file), origin.line, origin.path,
                     fmt::format("duplicate object: {} is already defined at {}:{}", what, it->second.file,
                                 it->second.line));
       ++result_.counts.rejected;
@@ -407,13 +421,13 @@ class Loader::Impl {
       if (name == "system-node-critical" || name == "system-cluster-critical") {
         int32_t want = name == "system-node-critical" ? kSystemNodeCritical : kSystemClusterCritical;
         if (pc.value != want) {
-          Diags().Error(pc_origin_[i].file, pc_origin_[i].line, pc_origin_[i].Field("value"),
+          Diags().Error(std::string(pc_origin_[i].file), pc_origin_[i].line, pc_origin_[i].Field("value"),
                         fmt::format("{} is a built-in priority class with value {}, got {}", name, want, pc.value));
         }
       }
       if (pc.global_default) {
         if (defaults != nullptr) {
-          Diags().Error(pc_origin_[i].file, pc_origin_[i].line, pc_origin_[i].Field("globalDefault"),
+          Diags().Error(std::string(pc_origin_[i].file), pc_origin_[i].line, pc_origin_[i].Field("globalDefault"),
                         fmt::format("PriorityClass {:?} is already marked as default (at {}:{}); only one default "
                                     "can exist",
                                     in_.Str(defaults->meta.name), pc_origin_[default_idx].file,
@@ -486,8 +500,8 @@ class Loader::Impl {
   };
 
   // Applies kube's Priority admission plugin to one object; returns false when it rejects the object.
-  bool Admit(const Admission& a, Symbol& class_name, int32_t& priority,
-             api::PreemptionPolicy* preemption, std::string_view kind, std::string_view object) {
+  bool Admit(const Admission& a, Symbol& class_name, int32_t& priority, api::PreemptionPolicy* preemption,
+             std::string_view kind, Symbol ns, Symbol name) {
     const Origin& o = a.origin;
     Computed c = Compute(class_name);
     if (!c.found) {
@@ -495,34 +509,34 @@ class Loader::Impl {
         std::string msg = fmt::format("no PriorityClass with name {} was found; keeping spec.priority {} from the input",
                                       in_.Str(class_name), *a.prio.priority);
         if (opts_.strict) {
-          Diags().Error(o.file, a.prio.class_name_line, o.Field("spec.priorityClassName"), std::move(msg));
+          Diags().Error(std::string(o.file), a.prio.class_name_line, o.Field("spec.priorityClassName"), std::move(msg));
           return false;
         }
-        Diags().Warning(o.file, a.prio.class_name_line, o.Field("spec.priorityClassName"), std::move(msg));
+        Diags().Warning(std::string(o.file), a.prio.class_name_line, o.Field("spec.priorityClassName"), std::move(msg));
         priority = *a.prio.priority;
         if (preemption != nullptr && a.prio.preemption) *preemption = *a.prio.preemption;
         return true;
       }
-      Diags().Error(o.file, a.prio.class_name_line, o.Field("spec.priorityClassName"),
-                    fmt::format("{} {} rejected: no PriorityClass with name {} was found", kind, object,
-                                in_.Str(class_name)));
+      Diags().Error(std::string(o.file), a.prio.class_name_line, o.Field("spec.priorityClassName"),
+                    fmt::format("{} {}/{} rejected: no PriorityClass with name {} was found", kind, in_.Str(ns),
+                                in_.Str(name), in_.Str(class_name)));
       return false;
     }
     if (a.prio.priority && *a.prio.priority != c.priority) {
-      Diags().Error(o.file, a.prio.class_name_line, o.Field("spec.priority"),
+      Diags().Error(std::string(o.file), a.prio.class_name_line, o.Field("spec.priority"),
                     fmt::format("the integer value of priority ({}) must not be provided in {} spec; priority "
                                 "admission controller computed {} from the given PriorityClass name",
                                 *a.prio.priority, kind == "Pod" ? "pod" : "pod group", c.priority));
       return false;
     }
     if (c.preemption && a.prio.preemption && *a.prio.preemption != *c.preemption && preemption != nullptr) {
-      auto name = [](api::PreemptionPolicy p) {
+      auto policy_name = [](api::PreemptionPolicy p) {
         return p == api::PreemptionPolicy::kNever ? "Never" : "PreemptLowerPriority";
       };
-      Diags().Error(o.file, a.prio.class_name_line, o.Field("spec.preemptionPolicy"),
+      Diags().Error(std::string(o.file), a.prio.class_name_line, o.Field("spec.preemptionPolicy"),
                     fmt::format("the string value of PreemptionPolicy ({}) must not be provided in pod spec; "
                                 "priority admission controller computed {} from the given PriorityClass name",
-                                name(*a.prio.preemption), name(*c.preemption)));
+                                policy_name(*a.prio.preemption), policy_name(*c.preemption)));
       return false;
     }
     class_name = c.class_name;
@@ -543,8 +557,8 @@ class Loader::Impl {
     bool any_rejected = false;
     for (size_t i = 0; i < pods.size(); ++i) {
       api::Pod& p = pods[i];
-      std::string object = fmt::format("{}/{}", in_.Str(p.meta.namespace_), in_.Str(p.meta.name));
-      if (!Admit(pod_prio_[i], p.priority_class_name, p.priority, &p.preemption_policy, "Pod", object)) {
+      if (!Admit(pod_prio_[i], p.priority_class_name, p.priority, &p.preemption_policy, "Pod", p.meta.namespace_,
+                 p.meta.name)) {
         if (!any_rejected) {
           kept.reserve(pods.size());
           for (size_t j = 0; j < i; ++j) kept.push_back(std::move(pods[j]));
@@ -566,9 +580,9 @@ class Loader::Impl {
     for (size_t i = 0; i < groups.size(); ++i) {
       api::PodGroup& g = groups[i];
       int32_t priority = 0;
-      std::string object = fmt::format("{}/{}", in_.Str(g.meta.namespace_), in_.Str(g.meta.name));
       bool has_class = !g.priority_class_name.empty() || !default_name_.empty();
-      if (!Admit(group_prio_[i], g.priority_class_name, priority, nullptr, "PodGroup", object)) {
+      if (!Admit(group_prio_[i], g.priority_class_name, priority, nullptr, "PodGroup", g.meta.namespace_,
+                 g.meta.name)) {
         ++result_.counts.rejected;
         --result_.counts.per_kind["PodGroup"];
         continue;
@@ -583,14 +597,16 @@ class Loader::Impl {
   LoadOptions opts_;
   LoadResult result_;
   Symbol file_sym_;
-  absl::flat_hash_map<std::string, Origin> seen_;
+  Symbol default_ns_;
+  // (kind, namespace, name) of every object added, for duplicate detection.
+  absl::flat_hash_map<std::tuple<std::string_view, Symbol, Symbol>, Origin> seen_;
   std::vector<Admission> pod_prio_;    // parallel to objects.pods
   std::vector<Admission> group_prio_;  // parallel to objects.pod_groups
   struct Rejected {
     Admission admission;
     Symbol class_name;
     std::string_view kind;
-    std::string object;
+    Symbol ns, name;
   };
   std::vector<Rejected> rejected_;     // objects with decode errors, for the admission messages
   std::vector<Origin> pc_origin_;      // parallel to the input priority classes

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "corral/core/diagnostics.h"
@@ -21,6 +22,11 @@ class TreeBuilder {
       : file_(file), diags_(diags), limits_(limits) {}
 
   Arena& arena() { return stream_.arena(); }
+  // Makes `text` the Stream's input (see Stream::AdoptInput) and returns a view of it.
+  std::string_view AdoptInput(std::string text, size_t padding) {
+    stream_.AdoptInput(std::move(text), padding);
+    return stream_.input();
+  }
 
   void BeginDocument(uint32_t line);
   void EndDocument();
