@@ -1,4 +1,4 @@
-// `corral schedule FILE|DIR... [--seed N] [-o table|json] [--explain NS/NAME]... [--explain-all]`
+// `corral schedule FILE|DIR... [--config FILE] [--seed N] [-o table|json] [--explain NS/NAME]... [--explain-all]`
 
 #include <cstdio>
 #include <memory>
@@ -17,6 +17,7 @@ struct ScheduleFlags {
   std::vector<std::string> inputs;
   std::string output = "table";
   std::string feature_gates;
+  std::string config;
   uint64_t seed = 1;
   std::vector<std::string> explain;
   bool explain_all = false;
@@ -33,6 +34,8 @@ Command AddScheduleCommand(CLI::App& root) {
   app->add_option("inputs", flags->inputs, "YAML/JSON files or directories (recursive)")->required();
   app->add_option("-o,--output", flags->output, "Output format: table or json")
       ->check(CLI::IsMember({"table", "json"}));
+  app->add_option("--config", flags->config,
+                  "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1); default: kube's defaults");
   app->add_option("--seed", flags->seed, "Seed for tie-breaking among equally scored nodes (default 1)");
   app->add_option("--feature-gates", flags->feature_gates,
                   "Feature gates by kube's names: Name=true|false,...");
@@ -44,6 +47,7 @@ Command AddScheduleCommand(CLI::App& root) {
   cmd.run = [flags]() {
     app::ScheduleRequest req;
     req.inputs = flags->inputs;
+    req.config_path = flags->config;
     req.seed = flags->seed;
     req.explain = flags->explain;
     req.explain_all = flags->explain_all;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "corral/api/well_known.h"
+#include "corral/config/scheduler_config.h"
 #include "corral/loader/loader.h"
 #include "corral/plugins/registry.h"
 #include "corral/scheduler/scheduler.h"
@@ -78,7 +79,12 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
 
   ManualClock clock;
   scheduler::Scheduler::Options opts;
-  opts.config = req.config;
+  if (!req.config_path.empty()) {
+    auto cfg = config::LoadSchedulerConfig(req.config_path, in, req.gates, out.diagnostics,
+                                           {.strict = req.strict});
+    if (!cfg.ok()) return cfg.error();
+    opts.config = std::move(cfg).value();
+  }
   opts.gates = req.gates;
   opts.seed = req.seed;
   std::set<std::string> explain(req.explain.begin(), req.explain.end());

@@ -16,7 +16,7 @@ namespace corral::app {
 
 struct ScheduleRequest {
   std::vector<std::string> inputs;  // files or directories
-  framework::SchedulerConfig config;  // decoded (--config) or empty for kube's defaults
+  std::string config_path;  // a KubeSchedulerConfiguration file; empty for kube's defaults
   framework::FeatureGates gates;
   uint64_t seed = 1;
   std::vector<std::string> explain;  // "ns/name"

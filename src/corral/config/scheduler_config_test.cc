@@ -1,0 +1,126 @@
+#include "corral/config/scheduler_config.h"
+
+#include <gtest/gtest.h>
+
+#include "corral/api/well_known.h"
+#include "corral/plugins/node_resources/args.h"
+
+namespace corral::config {
+namespace {
+
+struct Parsed {
+  Result<framework::SchedulerConfig> cfg;
+  Diagnostics diags;
+};
+
+Parsed Parse(std::string_view text) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto cfg = ParseSchedulerConfig(text, "sched.yaml", in, framework::FeatureGates(), diags);
+  return {std::move(cfg), std::move(diags)};
+}
+
+std::vector<std::string> Errors(const Diagnostics& d) {
+  std::vector<std::string> out;
+  for (const auto& i : d.items()) out.push_back(i.ToString());
+  return out;
+}
+
+TEST(SchedulerConfigTest, EmptyConfigGetsKubeDefaults) {
+  auto p = Parse("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n");
+  ASSERT_TRUE(p.cfg.ok()) << p.cfg.error().message;
+  const auto& c = *p.cfg;
+  EXPECT_EQ(c.parallelism, 16);
+  EXPECT_EQ(c.pod_initial_backoff_seconds, 1);
+  EXPECT_EQ(c.pod_max_backoff_seconds, 10);
+  ASSERT_EQ(c.profiles.size(), 1u);
+  EXPECT_EQ(c.profiles[0].scheduler_name, "default-scheduler");
+  EXPECT_EQ(c.profiles[0].plugins.multi_point.enabled.front().name, "SchedulingGates");
+}
+
+TEST(SchedulerConfigTest, ProfilesPluginsAndArgs) {
+  auto p = Parse(R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+percentageOfNodesToScore: 50
+profiles:
+- schedulerName: default-scheduler
+- schedulerName: bin-packer
+  plugins:
+    score:
+      disabled: [{name: NodeResourcesBalancedAllocation}]
+      enabled: [{name: NodeResourcesFit, weight: 5}]
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+        resources: [{name: cpu, weight: 2}, {name: memory}]
+)");
+  ASSERT_TRUE(p.cfg.ok()) << p.cfg.error().message;
+  const auto& c = *p.cfg;
+  EXPECT_EQ(c.percentage_of_nodes_to_score, 50);
+  ASSERT_EQ(c.profiles.size(), 2u);
+  EXPECT_EQ(c.profiles[1].scheduler_name, "bin-packer");
+  EXPECT_EQ(c.profiles[1].plugins.score.enabled, (std::vector<framework::PluginEntry>{{"NodeResourcesFit", 5}}));
+  ASSERT_TRUE(c.profiles[1].plugin_args.contains("NodeResourcesFit"));
+  const auto* fit =
+      dynamic_cast<const plugins::NodeResourcesFitArgs*>(c.profiles[1].plugin_args.at("NodeResourcesFit").get());
+  ASSERT_NE(fit, nullptr);
+  EXPECT_EQ(fit->scoring_strategy->type, "MostAllocated");
+  // Weight 0 is defaulted to 1 (kube SetDefaults_NodeResourcesFitArgs).
+  EXPECT_EQ(fit->scoring_strategy->resources,
+            (std::vector<plugins::ResourceSpec>{{"cpu", 2}, {"memory", 1}}));
+}
+
+TEST(SchedulerConfigTest, ReportsEveryProblemWithLineAndPath) {
+  auto p = Parse(R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+parallelism: 0
+podInitialBackoffSeconds: 5
+podMaxBackoffSeconds: 2
+profiles:
+- schedulerName: a
+  percentageOfNodesToScore: 101
+- schedulerName: a
+  plugins:
+    filter:
+      enabled: [{name: EBSLimits}]
+  pluginConfig:
+  - name: InterPodAffinity
+    args: {hardPodAffinityWeight: 200}
+  - name: InterPodAffinity
+- plugins: {scor: {}}
+)");
+  ASSERT_FALSE(p.cfg.ok());
+  EXPECT_EQ(Errors(p.diags),
+            (std::vector<std::string>{
+                "sched.yaml:3: parallelism: Invalid value: 0: should be an integer value greater than zero",
+                "sched.yaml:8: profiles[0].percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]",
+                "sched.yaml:12: profiles[1].plugins.filter.enabled[0]: Invalid value: \"EBSLimits\": was invalid in "
+                "version \"kubescheduler.config.k8s.io/v1\" (KubeSchedulerConfiguration is version "
+                "\"kubescheduler.config.k8s.io/v1\")",
+                "sched.yaml:15: profiles[1].pluginConfig[0].args.hardPodAffinityWeight: Invalid value: 200: not in "
+                "valid range [0, 100]",
+                "sched.yaml:16: profiles[1].pluginConfig[1]: Duplicate value: \"InterPodAffinity\"",
+                "sched.yaml:17: warning: profiles[2].plugins.scor: unknown field \"scor\" (did you mean \"score\"?)",
+                "sched.yaml:5: podMaxBackoffSeconds: Invalid value: 2: must be greater than or equal to "
+                "PodInitialBackoffSeconds",
+                "sched.yaml:9: profiles[1].schedulerName: Duplicate value: \"a\"",
+                "sched.yaml:17: profiles[2].schedulerName: Required value",
+            }));
+}
+
+TEST(SchedulerConfigTest, RejectsWrongKindAndExtenders) {
+  auto p = Parse("apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n"
+                 "extenders: [{urlPrefix: http://x}]\n");
+  ASSERT_FALSE(p.cfg.ok());
+  auto errs = Errors(p.diags);
+  ASSERT_EQ(errs.size(), 2u);
+  EXPECT_EQ(errs[0], "sched.yaml:3: extenders: scheduler extenders are not supported by Corral");
+  EXPECT_EQ(errs[1],
+            "sched.yaml:1: apiVersion: unsupported apiVersion \"kubescheduler.config.k8s.io/v1beta3\" (want "
+            "\"kubescheduler.config.k8s.io/v1\")");
+}
+
+}  // namespace
+}  // namespace corral::config
