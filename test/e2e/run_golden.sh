@@ -3,6 +3,7 @@
 #   cmd          the corral arguments, one line (paths relative to the repository root)
 #   expected.out stdout, byte for byte
 #   expected.rc  exit code
+#   expected.err stderr, byte for byte (only checked when the file exists)
 # UPDATE_GOLDEN=1 rewrites expected.* from the current binary.
 set -uo pipefail
 corral="$1"
@@ -16,12 +17,17 @@ rc=$?
 if [ "${UPDATE_GOLDEN:-0}" = "1" ]; then
   cp "$actual_out" "$case_dir/expected.out"
   echo "$rc" > "$case_dir/expected.rc"
+  if [ -s "$actual_out.err" ]; then cp "$actual_out.err" "$case_dir/expected.err"; else rm -f "$case_dir/expected.err"; fi
   echo "updated $case_dir"
   exit 0
 fi
 status=0
 if ! diff -u "$case_dir/expected.out" "$actual_out"; then
   echo "stdout differs from $case_dir/expected.out" >&2
+  status=1
+fi
+if [ -f "$case_dir/expected.err" ] && ! diff -u "$case_dir/expected.err" "$actual_out.err"; then
+  echo "stderr differs from $case_dir/expected.err" >&2
   status=1
 fi
 want_rc="$(cat "$case_dir/expected.rc")"
