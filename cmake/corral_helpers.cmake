@@ -33,19 +33,21 @@ function(corral_cc_library)
   add_library(corral::${A_NAME} ALIAS ${t})
 endfunction()
 
-# corral_cc_test(NAME n SRCS ... DEPS ... [LABELS ...]) — links gmock_main and registers with CTest.
+# corral_cc_test(NAME n SRCS ... DEPS ... [LABELS ...] [ENV k=v ...]) — links gmock_main and registers
+# with CTest.
 function(corral_cc_test)
   if(NOT CORRAL_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(A "" "NAME" "SRCS;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(A "" "NAME" "SRCS;DEPS;LABELS;ENV" ${ARGN})
   set(t corral_${A_NAME})
   add_executable(${t} ${A_SRCS})
   target_link_libraries(${t} PRIVATE ${A_DEPS} GTest::gmock GTest::gtest_main corral::warnings)
   target_compile_features(${t} PRIVATE cxx_std_20)
   include(GoogleTest)
   gtest_discover_tests(${t} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
-                       PROPERTIES LABELS "unit;${A_LABELS}" DISCOVERY_TIMEOUT 60)
+                       PROPERTIES LABELS "unit;${A_LABELS}" ENVIRONMENT "${A_ENV}"
+                       DISCOVERY_TIMEOUT 60)
 endfunction()
 
 # corral_cc_bench(NAME n SRCS ... DEPS ...) — Google Benchmark, only with CORRAL_BUILD_BENCHMARKS.
