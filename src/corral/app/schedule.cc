@@ -105,7 +105,10 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
     }
   }
   for (const auto& p : loaded.objects.pods) {
-    if (!p.IsBound()) s.AddPod(&p);
+    if (!p.IsBound() && !s.AddPod(&p)) {
+      out.ignored.push_back({PodKey(in, p), fmt::format("schedulerName {:?} matches no profile; left to that scheduler",
+                                                         std::string(in.Str(p.scheduler_name)))});
+    }
   }
   s.RunUntilIdle();
   collector.Finish();
@@ -124,6 +127,10 @@ std::string FormatScheduleJson(const ScheduleOutcome& out) {
   j["unschedulable"] = json::array();
   for (const auto& u : out.unschedulable) {
     j["unschedulable"].push_back({{"pod", u.pod}, {"message", u.message}});
+  }
+  if (!out.ignored.empty()) {
+    j["ignored"] = json::array();
+    for (const auto& u : out.ignored) j["ignored"].push_back({{"pod", u.pod}, {"reason", u.message}});
   }
   json ex = json::object();
   for (const auto& e : out.explain) {
@@ -185,6 +192,12 @@ std::string FormatScheduleTable(const ScheduleOutcome& out) {
     rows.clear();
     for (const auto& u : out.unschedulable) rows.push_back({u.pod, u.message});
     table({"UNSCHEDULABLE POD", "MESSAGE"}, rows);
+  }
+  if (!out.ignored.empty()) {
+    s += '\n';
+    rows.clear();
+    for (const auto& u : out.ignored) rows.push_back({u.pod, u.message});
+    table({"IGNORED POD", "REASON"}, rows);
   }
   for (const auto& e : out.explain) {
     s += fmt::format("\nexplain {}: selected {}\n", e.pod, e.selected.empty() ? "<none>" : e.selected);

@@ -53,6 +53,7 @@ struct ScheduleOutcome {
   };
   std::vector<Placement> placements;  // in scheduling order
   std::vector<Unschedulable> unschedulable;  // in queue order
+  std::vector<Unschedulable> ignored;  // pending pods of schedulers with no profile here (not scheduled)
   std::vector<ExplainOut> explain;  // sorted by pod key
   int64_t cycles = 0;
   int64_t pods_bound_initially = 0;

@@ -121,7 +121,7 @@ void Scheduler::RemoveNode(Symbol name) {
   FireEvent({framework::EventResource::kNode, framework::ActionType::kDelete}, nullptr);
 }
 
-void Scheduler::AddPod(const api::Pod* pod) {
+bool Scheduler::AddPod(const api::Pod* pod) {
   auto qp = std::make_unique<QueuedPod>();
   qp->info.pod = pod;
   qp->info.id = static_cast<uint32_t>(pods_.size() + 1);
@@ -131,14 +131,15 @@ void Scheduler::AddPod(const api::Pod* pod) {
     cache_.AddPod(&raw->info, pod->node_name, /*assumed=*/false);
     pods_.emplace(pod, std::move(qp));
     FireEvent({framework::EventResource::kAssignedPod, framework::ActionType::kAdd}, pod);
-    return;
+    return true;
   }
   auto it = by_scheduler_name_.find(pod->scheduler_name);
-  if (it == by_scheduler_name_.end()) return;  // another scheduler's pod
+  if (it == by_scheduler_name_.end()) return false;  // another scheduler's pod
   raw->fwk = it->second;
   raw->signature = raw->fwk->SignPod(raw->info);
   pods_.emplace(pod, std::move(qp));
   queue_->Add(raw);
+  return true;
 }
 
 void Scheduler::DeletePod(const api::Pod* pod) {

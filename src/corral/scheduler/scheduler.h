@@ -90,8 +90,9 @@ class Scheduler final : public framework::Handle {
   void AddNode(const api::Node* node);
   void RemoveNode(Symbol name);
   // A pod with spec.nodeName is recorded as bound; otherwise it is queued for the profile named by its
-  // schedulerName (pods of other schedulers are ignored, as kube's informer filter does).
-  void AddPod(const api::Pod* pod);
+  // schedulerName. Returns false for a pending pod whose schedulerName matches no profile: kube's
+  // informer filter leaves such pods to another scheduler, and so does Corral (callers report them).
+  bool AddPod(const api::Pod* pod);
   void DeletePod(const api::Pod* pod);
 
   // ---- driving ----
