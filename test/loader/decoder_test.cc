@@ -186,6 +186,10 @@ TEST(DecoderTest, Rfc3339) {
   EXPECT_FALSE(ParseRfc3339("2026-02-30T00:00:00Z", t));
   EXPECT_FALSE(ParseRfc3339("2026-11-21T14:05:00", t));
   EXPECT_FALSE(ParseRfc3339("2026-11-21T25:05:00Z", t));
+  EXPECT_FALSE(ParseRfc3339("0001-01-01T00:00:00Z", t));  // outside int64 nanoseconds
+  EXPECT_FALSE(ParseRfc3339("9999-12-31T23:59:59Z", t));
+  ASSERT_TRUE(ParseRfc3339("1969-12-31T23:59:59.5Z", t));
+  EXPECT_EQ(t.time_since_epoch(), std::chrono::milliseconds(-500));
 }
 
 TEST(DecoderTest, GoDurations) {

@@ -560,12 +560,12 @@ spec:
   EXPECT_THAT(messages_,
               ElementsAre("k.yaml:8: spec.podGroups[0].policy.gang.minCount: invalid value 0: must be greater "
                           "than or equal to 1",
-                          "k.yaml:10: spec.podGroups[1].policy: exactly one of basic, gang must be set (got both)",
                           "k.yaml:9: spec.podGroups[1].name: duplicate value \"a\"",
-                          "k.yaml:12: spec.podGroups[2].policy: exactly one of basic, gang must be set (got none)",
+                          "k.yaml:10: spec.podGroups[1].policy: exactly one of basic, gang must be set (got both)",
                           "k.yaml:11: spec.podGroups[2].name: invalid name \"B\": a lowercase RFC 1123 label must "
                           "consist of lower case alphanumeric characters or '-', and must start and end with an "
                           "alphanumeric character (e.g. 'my-name', or '123-abc')",
+                          "k.yaml:12: spec.podGroups[2].policy: exactly one of basic, gang must be set (got none)",
                           "k.yaml:13: spec.podGroups[3].policy.gang.minCount: required field \"minCount\" is "
                           "missing (want an integer of at least 1)",
                           "k.yaml:13: spec.podGroups[3].name: required field \"name\" is missing"));
@@ -656,12 +656,13 @@ spec:
           "(e.g. 'example.com')",
           "k.yaml:10: spec.containers[0].resources.requests[memory]: invalid value \"-1\": must be greater than "
           "or equal to 0",
-          "k.yaml:11: spec.containers[0].resources.limits[widgets]: invalid resource name \"widgets\": must be a "
-          "standard resource for containers (cpu, memory, ephemeral-storage, hugepages-<size>) or an extended "
-          "resource with a domain prefix (e.g. example.com/gpu)",
           "k.yaml:10: spec.containers[0].resources.requests[cpu]: must be less than or equal to cpu limit of 1",
           "k.yaml:10: spec.containers[0].resources.requests[nvidia.com/gpu]: must be equal to nvidia.com/gpu "
           "limit of 2",
+          "k.yaml:11: spec.containers[0].resources.limits[widgets]: invalid resource name \"widgets\": must be a "
+          "standard resource for containers (cpu, memory, ephemeral-storage, hugepages-<size>) or an extended "
+          "resource with a domain prefix (e.g. example.com/gpu)",
+          "k.yaml:12: spec.containers[1]: duplicate container name \"c\"",
           "k.yaml:15: spec.tolerations[0].operator: operator must be Exists when `key` is empty, which means "
           "\"match all values and all keys\"",
           "k.yaml:16: spec.tolerations[1].value: value must be empty when `operator` is 'Exists'",
@@ -679,8 +680,7 @@ spec:
           "DoesNotExist, Gt, Lt)",
           "k.yaml:28: spec.topologySpreadConstraints[0].maxSkew: invalid value 0: must be greater than zero",
           "k.yaml:28: spec.topologySpreadConstraints[0].minDomains: can only use minDomains if "
-          "whenUnsatisfiable=DoNotSchedule",
-          "k.yaml:12: spec.containers[1]: duplicate container name \"c\""));
+          "whenUnsatisfiable=DoNotSchedule"));
 }
 
 }  // namespace

@@ -213,12 +213,12 @@ metadata: {name: system-node-critical}
 value: 2000001000
 )");
   EXPECT_THAT(Messages(r),
-              ElementsAre("in.yaml:16: metadata.name: priority class names with 'system-' prefix are reserved: "
+              ElementsAre("in.yaml:8: globalDefault: PriorityClass \"a\" is already marked as default (at "
+                          "in.yaml:2); only one default can exist",
+                          "in.yaml:16: metadata.name: priority class names with 'system-' prefix are reserved: "
                           "\"system-custom\"",
                           "in.yaml:22: value: invalid value 1000000001: maximum allowed value of a user defined "
-                          "priority is 1000000000",
-                          "in.yaml:8: globalDefault: PriorityClass \"a\" is already marked as default (at "
-                          "in.yaml:2); only one default can exist"));
+                          "priority is 1000000000"));
   // The dumped built-in class replaces the built-in one; the other built-in is added.
   size_t node_critical = 0;
   for (const auto& pc : r.objects.priority_classes) {

@@ -308,7 +308,9 @@ bool Decoder::ReadTime(const Node& n, TimePoint& out) {
   std::string_view s;
   if (!ReadString(n, s)) return false;
   if (!ParseRfc3339(s, out)) {
-    Error(n, fmt::format("invalid time {:?} (want RFC 3339, e.g. \"2026-11-21T14:05:00Z\")", Clip(s)));
+    Error(n, fmt::format("invalid time {:?} (want RFC 3339 between the years 1678 and 2261, e.g. "
+                         "\"2026-11-21T14:05:00Z\")",
+                         Clip(s)));
     return false;
   }
   return true;
@@ -398,8 +400,12 @@ bool ParseRfc3339(std::string_view s, TimePoint& out) {
   using namespace std::chrono;  // NOLINT(google-build-using-namespace): local, for calendar types
   year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
   if (!ymd.ok() || h > 23 || mi > 59 || sec > 59) return false;
-  auto t = sys_days(ymd) + hours(h) + minutes(mi) + seconds(sec) + nanoseconds(nanos) - minutes(offset_minutes);
-  out = time_point_cast<Duration>(t);
+  // TimePoint counts int64 nanoseconds: about years 1678 to 2261.
+  int64_t secs = static_cast<int64_t>(sys_days(ymd).time_since_epoch().count()) * 86400 + h * 3600 + mi * 60 + sec -
+                 int64_t{offset_minutes} * 60;
+  constexpr int64_t kMaxSeconds = std::numeric_limits<int64_t>::max() / 1'000'000'000 - 1;
+  if (secs > kMaxSeconds || secs < -kMaxSeconds) return false;
+  out = TimePoint(Duration(secs * 1'000'000'000 + nanos));
   return true;
 }
 

@@ -215,11 +215,36 @@ class Loader::Impl {
     }
     result_.counts.objects = 0;
     for (const auto& [kind, n] : result_.counts.per_kind) result_.counts.objects += n;
+    SortDiagnostics();
     return std::move(result_);
   }
 
  private:
   Diagnostics& Diags() { return result_.diagnostics; }
+
+  // Groups diagnostics by file (in load order) and orders each file's by line, so that checks that run
+  // after all files were read (admission, duplicates) appear next to the file's other messages.
+  void SortDiagnostics() {
+    const auto& items = result_.diagnostics.items();
+    absl::flat_hash_map<std::string_view, size_t> file_rank;
+    for (const auto& d : items) file_rank.try_emplace(d.file, file_rank.size());
+    std::vector<size_t> order(items.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return std::pair(file_rank.at(items[a].file), items[a].line) <
+             std::pair(file_rank.at(items[b].file), items[b].line);
+    });
+    Diagnostics sorted;
+    for (size_t i : order) {
+      const Diagnostic& d = items[i];
+      if (d.severity == Severity::kError) {
+        sorted.Error(d.file, d.line, d.path, d.message);
+      } else {
+        sorted.Warning(d.file, d.line, d.path, d.message);
+      }
+    }
+    result_.diagnostics = std::move(sorted);
+  }
 
   static std::string_view TextOf(const Node* n) { return n != nullptr && n->is_string() ? n->text() : ""; }
 

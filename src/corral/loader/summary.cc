@@ -54,6 +54,35 @@ class Table {
   std::vector<bool> right_;
 };
 
+// A quantity for people: memory-like sizes in the largest binary unit with one decimal ("93.9Gi"), CPU in
+// cores ("219.03"), everything else in kube's canonical form.
+std::string Human(std::string_view name, const api::Quantity& q) {
+  bool bytes = name == "memory" || name == "ephemeral-storage" || name.starts_with("hugepages-") ||
+               q.format() == api::Quantity::Format::kBinarySI;
+  if (bytes) {
+    int64_t v = q.Value();
+    constexpr std::string_view kUnits[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    size_t unit = 0;
+    double x = static_cast<double>(v);
+    while (unit + 1 < std::size(kUnits) && x >= 1024) {
+      x /= 1024;
+      ++unit;
+    }
+    if (unit == 0) return std::to_string(v);
+    std::string out = fmt::format("{:.1f}", x);
+    if (out.ends_with(".0")) out.resize(out.size() - 2);
+    return out + std::string(kUnits[unit]);
+  }
+  if (name == "cpu") {
+    int64_t m = q.MilliValue();
+    std::string out = fmt::format("{}.{:03d}", m / 1000, m % 1000);
+    while (out.back() == '0') out.pop_back();
+    if (out.back() == '.') out.pop_back();
+    return out;
+  }
+  return q.String();
+}
+
 std::string PolicyName(const api::PodGroupSchedulingPolicy& p) {
   return p.kind == api::PodGroupPolicyKind::kGang ? "gang" : "basic";
 }
@@ -178,7 +207,7 @@ std::string RenderTable(const Summary& s) {
                      s.tainted_nodes);
   if (!s.allocatable.empty()) {
     Table res({"RESOURCE", "ALLOCATABLE"}, {false, true});
-    for (const auto& r : s.allocatable) res.Row({r.name, r.allocatable.String()});
+    for (const auto& r : s.allocatable) res.Row({r.name, Human(r.name, r.allocatable)});
     out += res.Render();
   }
 
