@@ -1,5 +1,6 @@
 // InterPodAffinity: PreFilter, PreFilterExtensions and Filter (kube's filtering.go).
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -8,14 +9,14 @@
 
 namespace corral::plugins {
 
+using inter_pod_affinity::Counts;
 using inter_pod_affinity::CycleData;
 using inter_pod_affinity::MatchesAllIncomingTerms;
 using inter_pod_affinity::MatchesIncomingTerm;
 using inter_pod_affinity::MatchesTerm;
 using inter_pod_affinity::PairKey;
 using inter_pod_affinity::PreFilterState;
-using inter_pod_affinity::TopologyCounts;
-using inter_pod_affinity::UpdateCount;
+using inter_pod_affinity::ReadsNamespaceLabels;
 
 namespace {
 
@@ -32,39 +33,71 @@ framework::Status InterPodAffinity::PreFilter(framework::CycleState& state, size
   slot_ = slot;
   const api::Pod& p = *pod.pod;
   auto s = std::make_unique<PreFilterState>();
-  if (const api::Namespace* ns = handle_.GetNamespace(p.meta.namespace_))
+  if (const api::Namespace* ns = handle_.GetNamespace(p.meta.namespace_)) {
     s->namespace_labels = ns->meta.labels;
+  }
 
   // Existing pods' required anti-affinity terms that the incoming pod matches.
-  for (const framework::NodeInfo* node : snapshot.have_pods_with_required_anti_affinity()) {
-    const api::LabelSet& labels = node->labels();
-    for (const framework::PodInfo* existing : node->pods_with_required_anti_affinity()) {
-      for (const auto& t : existing->required_anti_affinity_terms) {
-        if (MatchesTerm(t, p, s->namespace_labels))
-          UpdateCount(s->existing_anti_affinity, labels, t.topology_key, 1);
+  const auto& anti_nodes = snapshot.have_pods_with_required_anti_affinity();
+  if (!anti_nodes.empty()) {
+    auto derive = [&](const framework::NodeInfo& node, incremental::Contribution* out) {
+      const api::LabelSet& labels = node.labels();
+      for (const framework::PodInfo* existing : node.pods_with_required_anti_affinity()) {
+        for (const auto& t : existing->required_anti_affinity_terms) {
+          if (!MatchesTerm(t, p, s->namespace_labels)) continue;
+          if (const Symbol* v = labels.Find(t.topology_key))
+            out->push_back({PairKey(t.topology_key, *v), 1});
+        }
       }
+    };
+    incremental::NodeContributions fresh;
+    if (incremental_ && anti_nodes.size() > direct_scan_limit_) {
+      auto& cache =
+          caches_->existing_anti.Get({p.meta.labels, p.meta.namespace_, s->namespace_labels});
+      s->existing_anti_affinity = Counts(cache.Refresh(snapshot.nodes(), derive));
+    } else {
+      s->existing_anti_affinity = Counts(fresh.Refresh(anti_nodes, derive));
     }
   }
 
   // Existing pods matching the incoming pod's required (anti-)affinity terms.
   const auto& affinity_terms = pod.required_affinity_terms;
   const auto& anti_terms = pod.required_anti_affinity_terms;
-  if (!affinity_terms.empty() || !anti_terms.empty()) {
-    for (const framework::NodeInfo* node : snapshot.nodes()) {
-      const api::LabelSet& labels = node->labels();
-      for (const framework::PodInfo* existing : node->pods()) {
-        const api::Pod& e = *existing->pod;
-        if (MatchesAllIncomingTerms(affinity_terms, e, handle_)) {
-          for (const auto& t : affinity_terms) UpdateCount(s->affinity, labels, t.topology_key, 1);
-        }
-        for (const auto& t : anti_terms) {
-          if (MatchesIncomingTerm(t, e, handle_))
-            UpdateCount(s->anti_affinity, labels, t.topology_key, 1);
+  if (!affinity_terms.empty()) {
+    auto derive = [&](const framework::NodeInfo& node, incremental::Contribution* out) {
+      const api::LabelSet& labels = node.labels();
+      for (const framework::PodInfo* existing : node.pods()) {
+        if (!MatchesAllIncomingTerms(affinity_terms, *existing->pod, handle_)) continue;
+        for (const auto& t : affinity_terms) {
+          if (const Symbol* v = labels.Find(t.topology_key))
+            out->push_back({PairKey(t.topology_key, *v), 1});
         }
       }
-    }
+    };
+    incremental::NodeContributions fresh;
+    auto& cache = incremental_ && !ReadsNamespaceLabels(affinity_terms)
+                      ? caches_->affinity.Get({affinity_terms})
+                      : fresh;
+    s->affinity = Counts(cache.Refresh(snapshot.nodes(), derive));
+  }
+  if (!anti_terms.empty()) {
+    auto derive = [&](const framework::NodeInfo& node, incremental::Contribution* out) {
+      const api::LabelSet& labels = node.labels();
+      for (const framework::PodInfo* existing : node.pods()) {
+        for (const auto& t : anti_terms) {
+          if (!MatchesIncomingTerm(t, *existing->pod, handle_)) continue;
+          if (const Symbol* v = labels.Find(t.topology_key))
+            out->push_back({PairKey(t.topology_key, *v), 1});
+        }
+      }
+    };
+    incremental::NodeContributions fresh;
+    auto& cache =
+        incremental_ && !ReadsNamespaceLabels(anti_terms) ? caches_->anti.Get({anti_terms}) : fresh;
+    s->anti_affinity = Counts(cache.Refresh(snapshot.nodes(), derive));
   }
 
+  s->existing_anti_keys = s->existing_anti_affinity.Keys();
   if (s->existing_anti_affinity.empty() && affinity_terms.empty() && anti_terms.empty()) {
     return framework::Status::Skip();
   }
@@ -108,17 +141,21 @@ framework::Status InterPodAffinity::UpdateWithPod(framework::CycleState& state,
   const api::Pod& other = *updated.pod;
   for (const auto& t : updated.required_anti_affinity_terms) {
     if (MatchesTerm(t, incoming, s.namespace_labels)) {
-      UpdateCount(s.existing_anti_affinity, labels, t.topology_key, multiplier);
+      s.existing_anti_affinity.Update(labels, t.topology_key, multiplier);
+      if (std::find(s.existing_anti_keys.begin(), s.existing_anti_keys.end(), t.topology_key) ==
+          s.existing_anti_keys.end()) {
+        s.existing_anti_keys.push_back(t.topology_key);
+      }
     }
   }
   if (MatchesAllIncomingTerms(pod_to_schedule.required_affinity_terms, other, handle_)) {
     for (const auto& t : pod_to_schedule.required_affinity_terms) {
-      UpdateCount(s.affinity, labels, t.topology_key, multiplier);
+      s.affinity.Update(labels, t.topology_key, multiplier);
     }
   }
   for (const auto& t : pod_to_schedule.required_anti_affinity_terms) {
     if (MatchesIncomingTerm(t, other, handle_))
-      UpdateCount(s.anti_affinity, labels, t.topology_key, multiplier);
+      s.anti_affinity.Update(labels, t.topology_key, multiplier);
   }
   return {};
 }
@@ -138,8 +175,7 @@ framework::Status InterPodAffinity::Filter(const framework::CycleState& state, s
   for (const auto& t : pod.required_affinity_terms) {
     const Symbol* value = labels.Find(t.topology_key);
     if (value == nullptr) return framework::Status::Unresolvable(kErrReasonAffinityRulesNotMatch);
-    auto it = s.affinity.find(PairKey(t.topology_key, *value));
-    if (it == s.affinity.end() || it->second <= 0) pods_exist = false;
+    if (s.affinity.Get(PairKey(t.topology_key, *value)) <= 0) pods_exist = false;
   }
   // The first pod of a group with affinity to itself: no pod matches anywhere and the pod matches
   // its own terms (the node has all the topology keys, checked above).
@@ -152,20 +188,18 @@ framework::Status InterPodAffinity::Filter(const framework::CycleState& state, s
     for (const auto& t : pod.required_anti_affinity_terms) {
       const Symbol* value = labels.Find(t.topology_key);
       if (value == nullptr) continue;
-      auto it = s.anti_affinity.find(PairKey(t.topology_key, *value));
-      if (it != s.anti_affinity.end() && it->second > 0) {
+      if (s.anti_affinity.Get(PairKey(t.topology_key, *value)) > 0) {
         return framework::Status::Unschedulable(kErrReasonAntiAffinityRulesNotMatch);
       }
     }
   }
 
-  // Existing pods' anti-affinity: any of the node's (key, value) pairs.
-  if (!s.existing_anti_affinity.empty()) {
-    for (const auto& [key, value] : labels.items()) {
-      auto it = s.existing_anti_affinity.find(PairKey(key, value));
-      if (it != s.existing_anti_affinity.end() && it->second > 0) {
-        return framework::Status::Unschedulable(kErrReasonExistingAntiAffinityRulesNotMatch);
-      }
+  // Existing pods' anti-affinity: any of the node's (key, value) pairs. Only the keys that occur in
+  // the counts can match, so only those labels are looked up.
+  for (Symbol key : s.existing_anti_keys) {
+    const Symbol* value = labels.Find(key);
+    if (value != nullptr && s.existing_anti_affinity.Get(PairKey(key, *value)) > 0) {
+      return framework::Status::Unschedulable(kErrReasonExistingAntiAffinityRulesNotMatch);
     }
   }
   return {};

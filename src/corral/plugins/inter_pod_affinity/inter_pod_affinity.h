@@ -82,8 +82,8 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
   // `args` must be null (defaults) or an InterPodAffinityArgs.
   static Result<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs* args,
                                                         framework::Handle& handle);
-  InterPodAffinity(const InterPodAffinityArgs& args, framework::Handle& handle)
-      : args_(args), handle_(handle) {}
+  InterPodAffinity(const InterPodAffinityArgs& args, framework::Handle& handle);
+  ~InterPodAffinity() override;
 
   std::string_view Name() const override { return kName; }
 
@@ -122,7 +122,17 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
   framework::Status Sign(const framework::PodInfo& pod,
                          std::vector<framework::SignFragment>* fragments) const override;
 
+  // Corral keeps per-node topology counts across cycles (plugins/incremental); off recomputes
+  // everything every cycle as kube does. Both give identical results; tests compare them.
+  // `direct_scan_limit`: up to this many nodes with pods that have (required anti-)affinity terms,
+  // those nodes are walked directly instead of through the cache.
+  void SetIncrementalForTesting(bool on, size_t direct_scan_limit = kDefaultDirectScanLimit) {
+    incremental_ = on;
+    direct_scan_limit_ = direct_scan_limit;
+  }
+
  private:
+  struct Caches;
   framework::Status UpdateWithPod(framework::CycleState& state,
                                   const framework::PodInfo& pod_to_schedule,
                                   const framework::PodInfo& updated,
@@ -135,6 +145,10 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
   // This plugin's CycleState slot, recorded by PreFilter (PreFilterExtensions are not told the
   // slot).
   size_t slot_ = kNoSlot;
+  static constexpr size_t kDefaultDirectScanLimit = 32;
+  bool incremental_ = true;
+  size_t direct_scan_limit_ = kDefaultDirectScanLimit;
+  std::unique_ptr<Caches> caches_;
 };
 
 }  // namespace corral::plugins

@@ -16,6 +16,9 @@
 #include "corral/framework/handle.h"
 #include "corral/framework/node_info.h"
 #include "corral/framework/pod_info.h"
+#include "corral/plugins/incremental/equality.h"
+#include "corral/plugins/incremental/node_contributions.h"
+#include "corral/plugins/inter_pod_affinity/inter_pod_affinity.h"
 
 namespace corral::plugins::inter_pod_affinity {
 
@@ -23,21 +26,6 @@ namespace corral::plugins::inter_pod_affinity {
 // low.
 inline uint64_t PairKey(Symbol key, Symbol value) {
   return (uint64_t{key.id()} << 32) | value.id();
-}
-
-// kube's topologyToMatchedTermCount. Entries that drop to 0 are erased (kube deletes them), so
-// size() counts the pairs with a non-zero count.
-using TopologyCounts = absl::flat_hash_map<uint64_t, int64_t>;
-
-// Adds `delta` to the pair (key, node's value for key) if the node has the label (kube's update()).
-inline void UpdateCount(TopologyCounts& counts, const api::LabelSet& node_labels, Symbol key,
-                        int64_t delta) {
-  const Symbol* value = node_labels.Find(key);
-  if (value == nullptr) return;
-  const uint64_t k = PairKey(key, *value);
-  int64_t& c = counts[k];
-  c += delta;
-  if (c == 0) counts.erase(k);
 }
 
 inline bool ContainsNamespace(const std::vector<Symbol>& namespaces, Symbol ns) {
@@ -86,21 +74,115 @@ inline bool MatchesAllIncomingTerms(std::span<const framework::AffinityTerm> ter
   return true;
 }
 
+// One of PreFilter's topology count maps (kube's topologyToMatchedTermCount): the aggregate of the
+// plugin's cross-cycle cache, shared read-only, until AddPod/RemovePod switch it to a private copy.
+// Only pairs with a non-zero count are present.
+class Counts {
+ public:
+  Counts() = default;
+  explicit Counts(std::shared_ptr<const incremental::Aggregate> shared)
+      : shared_(std::move(shared)) {}
+  Counts(const Counts& o)
+      : shared_(o.shared_),
+        own_(o.own_ ? std::make_unique<incremental::Aggregate>(*o.own_) : nullptr) {}
+  Counts& operator=(const Counts&) = delete;
+  Counts(Counts&&) = default;
+  Counts& operator=(Counts&&) = default;
+
+  int64_t Get(uint64_t key) const {
+    const incremental::Aggregate* m = map();
+    if (m == nullptr) return 0;
+    auto it = m->find(key);
+    return it == m->end() ? 0 : it->second.count;
+  }
+  bool empty() const { return map() == nullptr || map()->empty(); }
+  // The distinct topology keys of the pairs present.
+  std::vector<Symbol> Keys() const {
+    std::vector<Symbol> keys;
+    if (const incremental::Aggregate* m = map()) {
+      for (const auto& [key, v] : *m) {
+        const Symbol k(static_cast<uint32_t>(key >> 32));
+        if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+      }
+    }
+    return keys;
+  }
+  // kube's update(): adds `delta` to (key, node's value) if the node has the label; drops zeros.
+  void Update(const api::LabelSet& node_labels, Symbol key, int64_t delta) {
+    const Symbol* value = node_labels.Find(key);
+    if (value == nullptr) return;
+    if (!own_) {
+      own_ = shared_ ? std::make_unique<incremental::Aggregate>(*shared_)
+                     : std::make_unique<incremental::Aggregate>();
+    }
+    const uint64_t k = PairKey(key, *value);
+    incremental::Value& v = (*own_)[k];
+    v.count += delta;
+    v.refs = 1;
+    if (v.count == 0) own_->erase(k);
+  }
+
+ private:
+  const incremental::Aggregate* map() const { return own_ ? own_.get() : shared_.get(); }
+  std::shared_ptr<const incremental::Aggregate> shared_;
+  std::unique_ptr<incremental::Aggregate> own_;
+};
+
 // PreFilter's result (kube's preFilterState).
 struct PreFilterState {
-  TopologyCounts
-      existing_anti_affinity;      // existing pods' required anti-affinity terms matching the pod
-  TopologyCounts affinity;         // pods matching all the pod's required affinity terms
-  TopologyCounts anti_affinity;    // pods matching the pod's required anti-affinity terms
+  Counts existing_anti_affinity;  // existing pods' required anti-affinity terms matching the pod
+  // The topology keys of existing_anti_affinity's pairs (a superset after AddPod/RemovePod): Filter
+  // looks up only these instead of every label of the node.
+  std::vector<Symbol> existing_anti_keys;
+  Counts affinity;                 // pods matching all the pod's required affinity terms
+  Counts anti_affinity;            // pods matching the pod's required anti-affinity terms
   api::LabelSet namespace_labels;  // the incoming pod's namespace labels (empty if unknown)
   bool self_matches_all = false;   // the pod matches all its own required affinity terms
 };
 
 // PreScore's result (kube's preScoreState.topologyScore). Read-only once written.
 struct PreScoreState {
-  absl::flat_hash_map<uint64_t, int64_t> scores;  // PairKey → score
-  std::vector<Symbol> keys;                       // the topology keys present in `scores`
+  std::shared_ptr<const incremental::Aggregate> scores;  // PairKey → score (count)
+  std::vector<Symbol> keys;                              // the topology keys present in `scores`
 };
+
+// Signatures of the cached aggregates: everything a node's contribution depends on besides the
+// node.
+struct ExistingAntiSignature {  // existing pods' required anti-affinity terms vs the incoming pod
+  api::LabelSet labels;
+  Symbol ns;
+  api::LabelSet ns_labels;
+  bool operator==(const ExistingAntiSignature&) const = default;
+};
+struct TermsSignature {  // pods matching the incoming pod's required (anti-)affinity terms
+  std::vector<framework::AffinityTerm> terms;
+  bool operator==(const TermsSignature& o) const { return incremental::Equal(terms, o.terms); }
+};
+struct ScoreSignature {
+  api::LabelSet labels;
+  Symbol ns;
+  api::LabelSet ns_labels;
+  bool has_constraints = false;
+  std::vector<framework::AffinityTerm> preferred;
+  std::vector<framework::AffinityTerm> preferred_anti;
+  bool operator==(const ScoreSignature& o) const {
+    return labels == o.labels && ns == o.ns && ns_labels == o.ns_labels &&
+           has_constraints == o.has_constraints && incremental::Equal(preferred, o.preferred) &&
+           incremental::Equal(preferred_anti, o.preferred_anti);
+  }
+};
+
+// Terms whose matching reads namespace labels through the Handle (a non-empty namespaceSelector):
+// their results may change without any node changing, so they are never cached.
+inline bool ReadsNamespaceLabels(std::span<const framework::AffinityTerm> terms) {
+  for (const auto& t : terms) {
+    if (t.namespace_selector.has_value() && (!t.namespace_selector->match_labels.empty() ||
+                                             !t.namespace_selector->match_expressions.empty())) {
+      return true;
+    }
+  }
+  return false;
+}
 
 struct CycleData final : framework::StateData {
   std::unique_ptr<PreFilterState> pre_filter;
@@ -115,3 +197,12 @@ struct CycleData final : framework::StateData {
 };
 
 }  // namespace corral::plugins::inter_pod_affinity
+
+namespace corral::plugins {
+struct InterPodAffinity::Caches {
+  incremental::ContributionCache<inter_pod_affinity::ExistingAntiSignature> existing_anti;
+  incremental::ContributionCache<inter_pod_affinity::TermsSignature> affinity;
+  incremental::ContributionCache<inter_pod_affinity::TermsSignature> anti;
+  incremental::ContributionCache<inter_pod_affinity::ScoreSignature> score;
+};
+}  // namespace corral::plugins

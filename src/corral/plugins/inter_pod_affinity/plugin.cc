@@ -24,6 +24,11 @@ Result<void> ValidateInterPodAffinityArgs(const InterPodAffinityArgs& args, std:
   return {};
 }
 
+InterPodAffinity::InterPodAffinity(const InterPodAffinityArgs& args, framework::Handle& handle)
+    : args_(args), handle_(handle), caches_(std::make_unique<Caches>()) {}
+
+InterPodAffinity::~InterPodAffinity() = default;
+
 Result<std::unique_ptr<framework::Plugin>> InterPodAffinity::New(const framework::PluginArgs* args,
                                                                  framework::Handle& handle) {
   InterPodAffinityArgs defaults;

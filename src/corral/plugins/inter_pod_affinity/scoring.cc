@@ -15,30 +15,12 @@ using inter_pod_affinity::MatchesIncomingTerm;
 using inter_pod_affinity::MatchesTerm;
 using inter_pod_affinity::PairKey;
 using inter_pod_affinity::PreScoreState;
+using inter_pod_affinity::ReadsNamespaceLabels;
 
 namespace {
 
 constexpr std::string_view kPreScoreStateMissing =
     "failed to read \"PreScoreInterPodAffinity\" from cycleState: not found";
-
-// kube's scoreMap.processTerm: adds weight × multiplier to (key, node's value) when the node has
-// the key.
-class TopologyScore {
- public:
-  explicit TopologyScore(PreScoreState& s) : s_(s) {}
-  void Add(const api::LabelSet& node_labels, Symbol key, int64_t weight) {
-    const Symbol* value = node_labels.Find(key);
-    if (value == nullptr) return;
-    s_.scores[PairKey(key, *value)] += weight;
-    if (std::find(s_.keys.begin(), s_.keys.end(), key) == s_.keys.end()) s_.keys.push_back(key);
-    any_ = true;
-  }
-  bool any() const { return any_; }
-
- private:
-  PreScoreState& s_;
-  bool any_ = false;
-};
 
 }  // namespace
 
@@ -63,37 +45,57 @@ framework::Status InterPodAffinity::PreScore(framework::CycleState& state, size_
     ns_labels = ns->meta.labels;
   const int64_t hard_weight = args_.hard_pod_affinity_weight;
 
-  auto s = std::make_shared<PreScoreState>();
-  TopologyScore score(*s);
-  for (const framework::NodeInfo* node : scan) {
-    const api::LabelSet& labels = node->labels();
-    if (labels.empty()) continue;  // kube's processExistingPod returns early for such nodes
-    const auto& pods = has_constraints ? node->pods() : node->pods_with_affinity();
+  // kube's processExistingPod for every pod of `scan`, as per-node contributions (PairKey, weight):
+  // a term adds weight × multiplier to its topology pair when it matches and the node has the key.
+  auto derive = [&](const framework::NodeInfo& node, incremental::Contribution* out) {
+    const api::LabelSet& labels = node.labels();
+    if (labels.empty()) return;  // kube's processExistingPod returns early for such nodes
+    auto add = [&](Symbol key, int64_t weight) {
+      if (const Symbol* v = labels.Find(key)) out->push_back({PairKey(key, *v), weight});
+    };
+    const auto& pods = has_constraints ? node.pods() : node.pods_with_affinity();
     for (const framework::PodInfo* existing : pods) {
       const api::Pod& e = *existing->pod;
       // The incoming pod's preferred terms (namespaceSelector resolved as kube unrolls it).
       for (const auto& t : pod.preferred_affinity_terms) {
-        if (MatchesIncomingTerm(t, e, handle_)) score.Add(labels, t.topology_key, t.weight);
+        if (MatchesIncomingTerm(t, e, handle_)) add(t.topology_key, t.weight);
       }
       for (const auto& t : pod.preferred_anti_affinity_terms) {
-        if (MatchesIncomingTerm(t, e, handle_))
-          score.Add(labels, t.topology_key, -int64_t{t.weight});
+        if (MatchesIncomingTerm(t, e, handle_)) add(t.topology_key, -int64_t{t.weight});
       }
       // The existing pod's terms against the incoming pod and its namespace labels.
       if (hard_weight > 0) {
         for (const auto& t : existing->required_affinity_terms) {
-          if (MatchesTerm(t, p, ns_labels)) score.Add(labels, t.topology_key, hard_weight);
+          if (MatchesTerm(t, p, ns_labels)) add(t.topology_key, hard_weight);
         }
       }
       for (const auto& t : existing->preferred_affinity_terms) {
-        if (MatchesTerm(t, p, ns_labels)) score.Add(labels, t.topology_key, t.weight);
+        if (MatchesTerm(t, p, ns_labels)) add(t.topology_key, t.weight);
       }
       for (const auto& t : existing->preferred_anti_affinity_terms) {
-        if (MatchesTerm(t, p, ns_labels)) score.Add(labels, t.topology_key, -int64_t{t.weight});
+        if (MatchesTerm(t, p, ns_labels)) add(t.topology_key, -int64_t{t.weight});
       }
     }
+  };
+  incremental::NodeContributions fresh;
+  const bool cached = incremental_ && (has_constraints || scan.size() > direct_scan_limit_) &&
+                      !ReadsNamespaceLabels(pod.preferred_affinity_terms) &&
+                      !ReadsNamespaceLabels(pod.preferred_anti_affinity_terms);
+  auto s = std::make_shared<PreScoreState>();
+  if (cached) {
+    auto& cache =
+        caches_->score.Get({p.meta.labels, p.meta.namespace_, ns_labels, has_constraints,
+                            pod.preferred_affinity_terms, pod.preferred_anti_affinity_terms});
+    s->scores = cache.Refresh(snapshot.nodes(), derive);
+  } else {
+    s->scores = fresh.Refresh(scan, derive);
   }
-  if (!score.any()) return framework::Status::Skip();
+  // Nothing matched anywhere (kube: no topology score entry) ⇒ Skip.
+  if (s->scores->empty()) return framework::Status::Skip();
+  for (const auto& [key, v] : *s->scores) {
+    const Symbol k(static_cast<uint32_t>(key >> 32));
+    if (std::find(s->keys.begin(), s->keys.end(), k) == s->keys.end()) s->keys.push_back(k);
+  }
 
   auto* data = state.Get<CycleData>(slot);
   if (data == nullptr) {
@@ -118,8 +120,8 @@ framework::Status InterPodAffinity::Score(const framework::CycleState& state, si
   for (Symbol key : s.keys) {
     const Symbol* value = labels.Find(key);
     if (value == nullptr) continue;
-    auto it = s.scores.find(PairKey(key, *value));
-    if (it != s.scores.end()) sum += it->second;
+    auto it = s.scores->find(PairKey(key, *value));
+    if (it != s.scores->end()) sum += it->second.count;
   }
   *score = sum;
   return {};

@@ -74,6 +74,51 @@ void CriticalPaths::Update(Symbol value, int64_t num) {
   }
 }
 
+bool CountSignature::operator==(const CountSignature& o) const {
+  if (mode != o.mode || inclusion_gate != o.inclusion_gate || ns != o.ns ||
+      constraints.size() != o.constraints.size() || uses_affinity != o.uses_affinity ||
+      uses_taints != o.uses_taints) {
+    return false;
+  }
+  for (size_t i = 0; i < constraints.size(); ++i) {
+    const Constraint& a = constraints[i];
+    const Constraint& b = o.constraints[i];
+    if (a.topology_key != b.topology_key || a.honor_node_affinity != b.honor_node_affinity ||
+        a.honor_node_taints != b.honor_node_taints || !incremental::Equal(a.selector, b.selector)) {
+      return false;
+    }
+  }
+  if (uses_affinity && (!(node_selector == o.node_selector) ||
+                        !incremental::Equal(required_affinity, o.required_affinity))) {
+    return false;
+  }
+  return !uses_taints || incremental::Equal(tolerations, o.tolerations);
+}
+
+CountSignature MakeCountSignature(CountSignature::Mode mode, const api::Pod& pod,
+                                  const std::vector<Constraint>& constraints, bool inclusion_gate) {
+  CountSignature sig;
+  sig.mode = mode;
+  sig.inclusion_gate = inclusion_gate;
+  sig.ns = pod.meta.namespace_;
+  sig.constraints = constraints;
+  // The derivation consults the pod's node affinity without the gate (every node) or for
+  // constraints honoring it, and its tolerations for constraints honoring taints.
+  sig.uses_affinity = !inclusion_gate;
+  for (const auto& c : constraints) {
+    sig.uses_affinity |= c.honor_node_affinity;
+    sig.uses_taints |= inclusion_gate && c.honor_node_taints;
+  }
+  if (sig.uses_affinity) {
+    sig.node_selector = pod.node_selector;
+    if (pod.affinity.has_value() && pod.affinity->node_affinity.has_value()) {
+      sig.required_affinity = pod.affinity->node_affinity->required;
+    }
+  }
+  if (sig.uses_taints) sig.tolerations = pod.tolerations;
+  return sig;
+}
+
 }  // namespace pod_topology_spread
 
 namespace {
@@ -221,7 +266,8 @@ PodTopologySpread::PodTopologySpread(const PodTopologySpreadArgs& args, framewor
       enable_node_inclusion_policy_(
           handle.features().Enabled(framework::Feature::kNodeInclusionPolicyInPodTopologySpread)),
       enable_match_label_keys_(
-          handle.features().Enabled(framework::Feature::kMatchLabelKeysInPodTopologySpread)) {
+          handle.features().Enabled(framework::Feature::kMatchLabelKeysInPodTopologySpread)),
+      caches_(std::make_unique<Caches>()) {
   if (args.defaulting_type == PodTopologySpreadArgs::kSystemDefaulting) {
     default_constraints_ = SystemDefaultConstraints();
     system_defaulted_ = true;

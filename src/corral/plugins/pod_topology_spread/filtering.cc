@@ -12,8 +12,12 @@ namespace corral::plugins {
 
 using pod_topology_spread::Constraint;
 using pod_topology_spread::ConstraintSet;
+using pod_topology_spread::CountSignature;
 using pod_topology_spread::CriticalPaths;
 using pod_topology_spread::CycleData;
+using pod_topology_spread::DomainConstraint;
+using pod_topology_spread::DomainKey;
+using pod_topology_spread::DomainValue;
 using pod_topology_spread::NodeInclusion;
 using pod_topology_spread::PreFilterState;
 
@@ -43,25 +47,26 @@ framework::Status PodTopologySpread::PreFilter(framework::CycleState& state, siz
   if (constraints.empty()) return framework::Status::Skip();
 
   const api::Pod& p = *pod.pod;
-  const Symbol ns = p.meta.namespace_;
-  const Interner& interner = handle_.interner();
   auto set = std::make_shared<ConstraintSet>();
   set->self_match.reserve(constraints.size());
   for (const auto& c : constraints) set->self_match.push_back(c.Matches(p.meta.labels) ? 1 : 0);
   set->constraints = std::move(constraints);
   const std::vector<Constraint>& cs = set->constraints;
 
-  auto s = std::make_unique<PreFilterState>();
-  s->paths.resize(cs.size());
-  s->match_num.resize(cs.size());
-  for (size_t i = 0; i < cs.size(); ++i) {
-    if (cs[i].topology_key == api::wk::kHostnameLabel) s->match_num[i].reserve(snapshot.NumNodes());
-  }
-
-  // One pass over the nodes; per node the topology values are looked up once.
+  // Matching pods per domain over the nodes that carry every constraint's key (kube's
+  // calPreFilterState), from the cross-cycle cache: only nodes changed since the last cycle with
+  // the same signature are recounted.
+  incremental::NodeContributions fresh;
+  incremental::NodeContributions& cache =
+      incremental_ ? caches_->filter.Get(pod_topology_spread::MakeCountSignature(
+                         CountSignature::Mode::kFilter, p, cs, enable_node_inclusion_policy_))
+                   : fresh;
+  const Symbol ns = p.meta.namespace_;
+  const Interner& interner = handle_.interner();
+  const bool gate = enable_node_inclusion_policy_;
   std::vector<Symbol> values(cs.size());
-  for (const framework::NodeInfo* node : snapshot.nodes()) {
-    const api::LabelSet& labels = node->labels();
+  auto derive = [&](const framework::NodeInfo& node, incremental::Contribution* out) {
+    const api::LabelSet& labels = node.labels();
     bool has_all = true;
     for (size_t i = 0; i < cs.size(); ++i) {
       const Symbol* v = labels.Find(cs[i].topology_key);
@@ -71,20 +76,28 @@ framework::Status PodTopologySpread::PreFilter(framework::CycleState& state, siz
       }
       values[i] = *v;
     }
-    NodeInclusion inclusion(p, *node->node(), interner);
+    NodeInclusion inclusion(p, *node.node(), interner);
     // Without the NodeInclusionPolicy gate, spreading applies only to nodes matching the pod's node
     // affinity (checked first in kube).
-    if (!enable_node_inclusion_policy_ && !inclusion.AffinityMatches()) continue;
-    if (!has_all) continue;
+    if (!gate && !inclusion.AffinityMatches()) return;
+    if (!has_all) return;
     for (size_t i = 0; i < cs.size(); ++i) {
-      if (enable_node_inclusion_policy_ && !inclusion.Includes(cs[i])) continue;
-      s->match_num[i][values[i]] += pod_topology_spread::CountPodsMatching(node->pods(), cs[i], ns);
+      if (gate && !inclusion.Includes(cs[i])) continue;
+      out->push_back({DomainKey(i, values[i]),
+                      pod_topology_spread::CountPodsMatching(node.pods(), cs[i], ns)});
     }
-  }
+  };
+
+  auto s = std::make_unique<PreFilterState>();
+  s->shared_counts = cache.Refresh(snapshot.nodes(), derive);
+  s->paths.resize(cs.size());
+  s->domains.assign(cs.size(), 0);
   // Domain order does not change paths[0] (the minimum). For paths[1] kube's order is Go's random
-  // map order; here it is the flat map's, which is deterministic for a given build and input.
-  for (size_t i = 0; i < cs.size(); ++i) {
-    for (const auto& [value, num] : s->match_num[i]) s->paths[i].Update(value, num);
+  // map order; here it is the aggregate's.
+  for (const auto& [key, v] : *s->shared_counts) {
+    const size_t i = DomainConstraint(key);
+    s->paths[i].Update(DomainValue(key), v.count);
+    ++s->domains[i];
   }
   s->set = std::move(set);
   MutableData(state, slot).pre_filter = std::move(s);
@@ -128,10 +141,15 @@ framework::Status PodTopologySpread::UpdateWithPod(framework::CycleState& state,
     // matching nothing here.
     if (!cs[i].Matches(pod_labels)) continue;
     if (enable_node_inclusion_policy_ && !inclusion.Includes(cs[i])) continue;
+    if (!s.own_counts) s.own_counts = std::make_unique<incremental::Aggregate>(*s.shared_counts);
     const Symbol value = *labels.Find(cs[i].topology_key);
-    int64_t& num = s.match_num[i][value];
-    num += delta;
-    s.paths[i].Update(value, num);
+    incremental::Value& v = (*s.own_counts)[DomainKey(i, value)];
+    if (v.refs == 0) {
+      v.refs = 1;  // a new domain (kube's map gains the value)
+      ++s.domains[i];
+    }
+    v.count += delta;
+    s.paths[i].Update(value, v.count);
   }
   return {};
 }
@@ -151,10 +169,7 @@ framework::Status PodTopologySpread::Filter(const framework::CycleState& state, 
     const Symbol* value = labels.Find(cs[i].topology_key);
     if (value == nullptr) return framework::Status::Unresolvable(kErrReasonNodeLabelNotMatch);
     // 'existing matching num' + 'if self-match (1 or 0)' - 'global minimum' <= 'maxSkew'
-    const int64_t min_match = s.MinMatchNum(i);
-    const auto it = s.match_num[i].find(*value);
-    const int64_t match = it == s.match_num[i].end() ? 0 : it->second;
-    const int64_t skew = match + s.set->self_match[i] - min_match;
+    const int64_t skew = s.MatchNum(i, *value) + s.set->self_match[i] - s.MinMatchNum(i);
     if (skew > cs[i].max_skew)
       return framework::Status::Unschedulable(kErrReasonConstraintsNotMatch);
   }

@@ -452,8 +452,8 @@ const PreFilterState& StateOf(const framework::CycleState& state) {
 }
 
 int64_t Count(const PreFilterState& s, size_t i, TestWorld& w, std::string_view value) {
-  auto it = s.match_num[i].find(w.S(value));
-  return it == s.match_num[i].end() ? -1 : it->second;
+  auto it = s.counts().find(DomainKey(i, w.S(value)));
+  return it == s.counts().end() ? -1 : it->second.count;
 }
 
 TEST(PodTopologySpreadPreFilterTest, CountsAndCriticalPaths) {

@@ -18,6 +18,9 @@
 #include "corral/framework/cycle_state.h"
 #include "corral/framework/node_info.h"
 #include "corral/framework/pod_info.h"
+#include "corral/plugins/incremental/equality.h"
+#include "corral/plugins/incremental/node_contributions.h"
+#include "corral/plugins/pod_topology_spread/pod_topology_spread.h"
 
 namespace corral::plugins::pod_topology_spread {
 
@@ -108,20 +111,82 @@ struct ConstraintSet {
   std::vector<uint8_t> self_match;  // 1 if the incoming pod matches constraint i's selector
 };
 
-// PreFilter's result (kube's preFilterState).
+// A (constraint index, topology value) pair as an aggregate key.
+inline uint64_t DomainKey(size_t constraint, Symbol value) {
+  return (static_cast<uint64_t>(constraint) << 32) | value.id();
+}
+inline size_t DomainConstraint(uint64_t key) {
+  return static_cast<size_t>(key >> 32);
+}
+inline Symbol DomainValue(uint64_t key) {
+  return Symbol(static_cast<uint32_t>(key & 0xffffffffu));
+}
+
+// PreFilter's result (kube's preFilterState). The domain counts (kube's TpValueToMatchNum) are the
+// aggregate of the plugin's cross-cycle cache, shared read-only; AddPod/RemovePod switch to a
+// private copy.
 struct PreFilterState {
   std::shared_ptr<const ConstraintSet> set;
   std::vector<CriticalPaths> paths;  // per constraint
-  std::vector<absl::flat_hash_map<Symbol, int64_t>>
-      match_num;  // per constraint: domain → matching pods
+  std::vector<int64_t> domains;      // per constraint: number of domains (for minDomains)
+  std::shared_ptr<const incremental::Aggregate> shared_counts;
+  std::unique_ptr<incremental::Aggregate> own_counts;  // set after AddPod/RemovePod
 
+  PreFilterState() = default;
+  PreFilterState(const PreFilterState& o)
+      : set(o.set),
+        paths(o.paths),
+        domains(o.domains),
+        shared_counts(o.shared_counts),
+        own_counts(o.own_counts ? std::make_unique<incremental::Aggregate>(*o.own_counts)
+                                : nullptr) {}
+  PreFilterState& operator=(const PreFilterState&) = delete;
+
+  const incremental::Aggregate& counts() const { return own_counts ? *own_counts : *shared_counts; }
+  // Matching pods in domain `value` of constraint i (0 when it is not a domain).
+  int64_t MatchNum(size_t i, Symbol value) const {
+    const auto& c = counts();
+    auto it = c.find(DomainKey(i, value));
+    return it == c.end() ? 0 : it->second.count;
+  }
   // The global minimum for the skew, 0 while there are fewer domains than minDomains.
   int64_t MinMatchNum(size_t i) const {
-    const auto& c = set->constraints[i];
-    if (static_cast<int64_t>(match_num[i].size()) < c.min_domains) return 0;
+    if (domains[i] < set->constraints[i].min_domains) return 0;
     return paths[i].paths[0].match_num;
   }
 };
+
+// What the cached domain counts depend on besides the nodes: the incoming pod's namespace, the
+// constraints' keys, selectors and inclusion policies, and — only when a policy consults them — the
+// pod's node affinity and tolerations. Equal signatures give equal per-node counts.
+struct CountSignature {
+  enum class Mode : uint8_t { kFilter, kScoreRequireAll, kScore };
+  Mode mode = Mode::kFilter;
+  bool inclusion_gate = true;
+  Symbol ns;
+  std::vector<Constraint> constraints;
+  bool uses_affinity = false;
+  api::LabelSet node_selector;
+  std::optional<api::NodeSelector> required_affinity;
+  bool uses_taints = false;
+  std::vector<api::Toleration> tolerations;
+
+  bool operator==(const CountSignature& o) const;
+};
+
+CountSignature MakeCountSignature(CountSignature::Mode mode, const api::Pod& pod,
+                                  const std::vector<Constraint>& constraints, bool inclusion_gate);
+
+}  // namespace corral::plugins::pod_topology_spread
+
+namespace corral::plugins {
+struct PodTopologySpread::Caches {
+  incremental::ContributionCache<pod_topology_spread::CountSignature> filter;
+  incremental::ContributionCache<pod_topology_spread::CountSignature> score;
+};
+}  // namespace corral::plugins
+
+namespace corral::plugins::pod_topology_spread {
 
 // PreScore's result (kube's preScoreState). Read-only once written.
 struct PreScoreState {

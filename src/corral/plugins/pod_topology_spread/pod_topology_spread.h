@@ -79,6 +79,7 @@ Result<void> ValidatePodTopologySpreadArgs(const PodTopologySpreadArgs& args,
 
 namespace pod_topology_spread {
 struct Constraint;
+struct CountSignature;
 }  // namespace pod_topology_spread
 
 class PodTopologySpread final : public framework::PreFilterPlugin,
@@ -145,6 +146,10 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
   std::vector<pod_topology_spread::Constraint> GetConstraints(const framework::PodInfo& pod,
                                                               api::WhenUnsatisfiable when) const;
 
+  // Corral keeps per-node domain counts across cycles (plugins/incremental); off recomputes
+  // everything every cycle as kube does. Both give identical results; tests compare them.
+  void SetIncrementalForTesting(bool on) { incremental_ = on; }
+
  private:
   // kube's updateWithPod (AddPod/RemovePod).
   framework::Status UpdateWithPod(framework::CycleState& state,
@@ -156,6 +161,7 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
   api::LabelSelector DefaultSelector(const api::Pod& pod) const;
 
   static constexpr size_t kNoSlot = ~size_t{0};
+  struct Caches;
 
   framework::Handle& handle_;
   // This plugin's CycleState slot, recorded by PreFilter: PreFilterExtensions are not told the
@@ -167,6 +173,10 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
   bool sign_when_defaults_select_nothing_ = false;
   bool enable_node_inclusion_policy_ = true;
   bool enable_match_label_keys_ = true;
+  bool incremental_ = true;
+  // Cross-cycle domain counts per signature: PreFilter's (DoNotSchedule) and PreScore's
+  // (ScheduleAnyway).
+  std::unique_ptr<Caches> caches_;
 };
 
 }  // namespace corral::plugins

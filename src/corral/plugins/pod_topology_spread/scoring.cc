@@ -11,7 +11,9 @@
 namespace corral::plugins {
 
 using pod_topology_spread::Constraint;
+using pod_topology_spread::CountSignature;
 using pod_topology_spread::CycleData;
+using pod_topology_spread::DomainKey;
 using pod_topology_spread::NodeInclusion;
 using pod_topology_spread::PreScoreState;
 
@@ -77,21 +79,41 @@ framework::Status PodTopologySpread::PreScore(framework::CycleState& state, size
     s->weights[i] = TopologyNormalizingWeight(size);
   }
 
-  // Count matching pods over all nodes, for the domains of the filtered nodes.
-  const Symbol ns = p.meta.namespace_;
-  const Interner& interner = handle_.interner();
-  for (const framework::NodeInfo* node : snapshot.nodes()) {
-    const api::LabelSet& labels = node->labels();
-    NodeInclusion inclusion(p, *node->node(), interner);
-    if (!enable_node_inclusion_policy_ && !inclusion.AffinityMatches()) continue;
-    if (require_all && !pod_topology_spread::NodeHasAllKeys(labels, cs)) continue;
+  // Count matching pods over all nodes, for the domains of the filtered nodes: from the cross-cycle
+  // cache (per (constraint, value) over every node that passes kube's checks), read for those
+  // domains.
+  bool any_domain = false;
+  for (const auto& m : s->pod_counts) any_domain |= !m.empty();
+  if (any_domain) {
+    const Symbol ns = p.meta.namespace_;
+    const Interner& interner = handle_.interner();
+    const bool gate = enable_node_inclusion_policy_;
+    auto derive = [&](const framework::NodeInfo& node, incremental::Contribution* out) {
+      const api::LabelSet& labels = node.labels();
+      NodeInclusion inclusion(p, *node.node(), interner);
+      if (!gate && !inclusion.AffinityMatches()) return;
+      if (require_all && !pod_topology_spread::NodeHasAllKeys(labels, cs)) return;
+      for (size_t i = 0; i < cs.size(); ++i) {
+        if (cs[i].topology_key == api::wk::kHostnameLabel) continue;  // counted per node in Score
+        if (gate && !inclusion.Includes(cs[i])) continue;
+        out->push_back({DomainKey(i, LabelOrEmpty(labels, cs[i].topology_key)),
+                        pod_topology_spread::CountPodsMatching(node.pods(), cs[i], ns)});
+      }
+    };
+    incremental::NodeContributions fresh;
+    incremental::NodeContributions& cache =
+        incremental_ ? caches_->score.Get(pod_topology_spread::MakeCountSignature(
+                           require_all ? CountSignature::Mode::kScoreRequireAll
+                                       : CountSignature::Mode::kScore,
+                           p, cs, gate))
+                     : fresh;
+    const std::shared_ptr<const incremental::Aggregate> counts =
+        cache.Refresh(snapshot.nodes(), derive);
     for (size_t i = 0; i < cs.size(); ++i) {
-      if (s->pod_counts[i].empty())
-        continue;  // hostname constraint, or no domain among filtered nodes
-      auto it = s->pod_counts[i].find(LabelOrEmpty(labels, cs[i].topology_key));
-      if (it == s->pod_counts[i].end()) continue;
-      if (enable_node_inclusion_policy_ && !inclusion.Includes(cs[i])) continue;
-      it->second += pod_topology_spread::CountPodsMatching(node->pods(), cs[i], ns);
+      for (auto& [value, count] : s->pod_counts[i]) {
+        auto it = counts->find(DomainKey(i, value));
+        if (it != counts->end()) count = it->second.count;
+      }
     }
   }
 
