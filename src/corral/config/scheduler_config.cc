@@ -10,8 +10,12 @@
 
 #include "corral/doc/decoder.h"
 #include "corral/doc/parse.h"
+#include "corral/loader/fragments.h"
 #include "corral/plugins/inter_pod_affinity/inter_pod_affinity.h"
+#include "corral/plugins/node_affinity/node_affinity.h"
 #include "corral/plugins/node_resources/args.h"
+#include "corral/plugins/pod_topology_spread/pod_topology_spread.h"
+#include "corral/plugins/volume_binding/volume_binding.h"
 
 namespace corral::config {
 
@@ -219,6 +223,60 @@ std::shared_ptr<const framework::PluginArgs> DecodeInterPodAffinityArgs(Decoder&
   return args;
 }
 
+std::shared_ptr<const framework::PluginArgs> DecodeNodeAffinityArgs(Decoder& d, const Node& n) {
+  auto args = std::make_shared<plugins::NodeAffinityArgs>();
+  static const doc::Field<plugins::NodeAffinityArgs> kFields[] = {
+      {"addedAffinity",
+       [](Decoder& x, const Node& y, plugins::NodeAffinityArgs& o) {
+         if (y.is_null()) return;
+         api::NodeAffinity na;
+         loader::DecodeNodeAffinityFragment(x, y, na);
+         o.added_affinity = std::move(na);
+       }},
+  };
+  d.Struct(n, *args, kFields);
+  return args;
+}
+
+std::shared_ptr<const framework::PluginArgs> DecodePodTopologySpreadArgs(Decoder& d, const Node& n) {
+  auto args = std::make_shared<plugins::PodTopologySpreadArgs>();
+  args->defaulting_type.clear();
+  static const doc::Field<plugins::PodTopologySpreadArgs> kFields[] = {
+      {"defaultConstraints",
+       [](Decoder& x, const Node& y, plugins::PodTopologySpreadArgs& o) {
+         x.ReadList(y, o.default_constraints, [&](const Node& item, api::TopologySpreadConstraint& c) {
+           loader::DecodeTopologySpreadConstraintFragment(x, item, c);
+         });
+       }},
+      {"defaultingType",
+       [](Decoder& x, const Node& y, plugins::PodTopologySpreadArgs& o) { x.ReadString(y, o.defaulting_type); }},
+      // Corral extension (docs/deviations.md): sign pods whose default constraints select nothing.
+      {"signWhenDefaultsSelectNothing",
+       [](Decoder& x, const Node& y, plugins::PodTopologySpreadArgs& o) {
+         x.ReadBool(y, o.sign_when_defaults_select_nothing);
+       }},
+  };
+  d.Struct(n, *args, kFields);
+  // kube SetDefaults_PodTopologySpreadArgs.
+  if (args->defaulting_type.empty()) args->defaulting_type = std::string(plugins::PodTopologySpreadArgs::kSystemDefaulting);
+  return args;
+}
+
+std::shared_ptr<const framework::PluginArgs> DecodeVolumeBindingArgs(Decoder& d, const Node& n) {
+  auto args = std::make_shared<plugins::VolumeBindingArgs>();
+  static const doc::Field<plugins::VolumeBindingArgs> kFields[] = {
+      {"bindTimeoutSeconds",
+       [](Decoder& x, const Node& y, plugins::VolumeBindingArgs& o) { x.ReadInt64(y, o.bind_timeout_seconds); }},
+      {"shape",
+       [](Decoder& x, const Node& y, plugins::VolumeBindingArgs& o) {
+         o.has_shape = !y.is_null();
+         if (o.has_shape) x.Warning(y, "volume scheduling is not modelled by Corral; shape has no effect");
+       }},
+  };
+  d.Struct(n, *args, kFields);
+  return args;
+}
+
 using ArgsDecoder = std::shared_ptr<const framework::PluginArgs> (*)(Decoder&, const Node&);
 using ArgsValidator = Result<void> (*)(const framework::PluginArgs&, std::string_view path, const Interner&);
 
@@ -240,6 +298,18 @@ const ArgsType kArgsTypes[] = {
     {"InterPodAffinity", &DecodeInterPodAffinityArgs,
      [](const framework::PluginArgs& a, std::string_view p, const Interner&) {
        return plugins::ValidateInterPodAffinityArgs(static_cast<const plugins::InterPodAffinityArgs&>(a), p);
+     }},
+    {"NodeAffinity", &DecodeNodeAffinityArgs,
+     [](const framework::PluginArgs& a, std::string_view p, const Interner& in) {
+       return static_cast<const plugins::NodeAffinityArgs&>(a).Validate(in, p);
+     }},
+    {"PodTopologySpread", &DecodePodTopologySpreadArgs,
+     [](const framework::PluginArgs& a, std::string_view p, const Interner& in) {
+       return plugins::ValidatePodTopologySpreadArgs(static_cast<const plugins::PodTopologySpreadArgs&>(a), in, p);
+     }},
+    {"VolumeBinding", &DecodeVolumeBindingArgs,
+     [](const framework::PluginArgs& a, std::string_view p, const Interner&) {
+       return static_cast<const plugins::VolumeBindingArgs&>(a).Validate(p);
      }},
 };
 

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "corral/api/well_known.h"
+#include "corral/plugins/node_affinity/node_affinity.h"
 #include "corral/plugins/node_resources/args.h"
+#include "corral/plugins/pod_topology_spread/pod_topology_spread.h"
 
 namespace corral::config {
 namespace {
@@ -108,6 +110,50 @@ profiles:
                 "sched.yaml:9: profiles[1].schedulerName: Duplicate value: \"a\"",
                 "sched.yaml:17: profiles[2].schedulerName: Required value",
             }));
+}
+
+TEST(SchedulerConfigTest, SpreadAndNodeAffinityArgsDecodeLikeTheirApiTypes) {
+  auto p = Parse(R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- pluginConfig:
+  - name: PodTopologySpread
+    args:
+      defaultingType: List
+      defaultConstraints:
+      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway}
+  - name: NodeAffinity
+    args:
+      addedAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+          - matchExpressions: [{key: pool, operator: In, values: [batch]}]
+)");
+  ASSERT_TRUE(p.cfg.ok()) << p.cfg.error().message;
+  const auto& args = p.cfg->profiles[0].plugin_args;
+  const auto* pts = dynamic_cast<const plugins::PodTopologySpreadArgs*>(args.at("PodTopologySpread").get());
+  ASSERT_NE(pts, nullptr);
+  EXPECT_EQ(pts->defaulting_type, "List");
+  ASSERT_EQ(pts->default_constraints.size(), 1u);
+  EXPECT_EQ(pts->default_constraints[0].max_skew, 1);
+  const auto* na = dynamic_cast<const plugins::NodeAffinityArgs*>(args.at("NodeAffinity").get());
+  ASSERT_NE(na, nullptr);
+  ASSERT_TRUE(na->added_affinity.has_value());
+  EXPECT_EQ(na->added_affinity->required->node_selector_terms.size(), 1u);
+
+  auto bad = Parse(R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- pluginConfig:
+  - name: PodTopologySpread
+    args:
+      defaultingType: System
+      defaultConstraints:
+      - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}
+)");
+  ASSERT_FALSE(bad.cfg.ok());
+  EXPECT_NE(bad.cfg.error().message.find("profiles[0].pluginConfig[0].args.defaultConstraints"), std::string::npos)
+      << bad.cfg.error().message;
 }
 
 TEST(SchedulerConfigTest, RejectsWrongKindAndExtenders) {

@@ -190,8 +190,11 @@ void ComputePodInfo(PodInfo& info, const FeatureGates& gates, const Interner* in
   info.request = ComputePodRequest(pod, gates, interner);
   ComputeNonZeroRequest(pod, gates, &info.non_zero_milli_cpu, &info.non_zero_memory);
   info.host_ports.clear();
+  // kube GetHostPorts: regular containers and restartable (sidecar) init containers; ordinary init
+  // containers have exited before the pod runs and hold no ports.
   auto add_ports = [&](const std::vector<api::Container>& cs) {
     for (const auto& c : cs) {
+      if (&cs == &pod.init_containers && !IsRestartable(c)) continue;
       for (const auto& p : c.ports) {
         if (p.host_port > 0) info.host_ports.push_back({p.protocol, p.host_ip, p.host_port});
       }

@@ -45,7 +45,7 @@ struct PodInfo {
   int64_t non_zero_milli_cpu = 0;
   int64_t non_zero_memory = 0;
 
-  std::vector<HostPort> host_ports;  // containers and init containers with hostPort > 0
+  std::vector<HostPort> host_ports;  // containers and sidecar init containers with hostPort > 0
 
   std::vector<AffinityTerm> required_affinity_terms;
   std::vector<AffinityTerm> required_anti_affinity_terms;

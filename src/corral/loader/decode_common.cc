@@ -715,6 +715,8 @@ const doc::Field<api::TopologySpreadConstraint> kTscFields[] = {
 
 void DecodeAffinity(Decoder& d, const Node& n, api::Affinity& out) { d.Struct(n, out, kAffinityFields); }
 
+void DecodeNodeAffinity(Decoder& d, const Node& n, api::NodeAffinity& out) { d.Struct(n, out, kNodeAffinityFields); }
+
 void DecodeTopologySpreadConstraint(Decoder& d, const Node& n, api::TopologySpreadConstraint& out) {
   out.max_skew = 0;
   auto seen = d.Struct(n, out, kTscFields);

@@ -132,8 +132,16 @@ class Scheduler final : public framework::Handle {
  private:
   Scheduler(Interner& interner, const Clock& clock, Options options);
   struct Diagnosis;
-  // Returns true if the pod was assumed and bound.
+  struct CycleContext;
+  // The scheduling cycle (schedule_one.cc). Returns true if the pod was assumed and bound.
   bool ScheduleCycle(QueuedPod* qp);
+  // kube schedulePod: ok with *selected set; a rejection (diagnosis in the context); or an error.
+  framework::Status SchedulePod(CycleContext& c, const framework::NodeInfo** selected);
+  framework::Status FindNodesThatPassFilters(CycleContext& c, const framework::PreFilterResult& pre,
+                                             std::vector<std::string_view>& restricting);
+  framework::Status PrioritizeAndSelect(CycleContext& c, const framework::NodeInfo** selected);
+  bool AssumeAndBind(CycleContext& c, Symbol node);
+  bool HandleFailure(CycleContext& c, framework::Code code, std::string message);
   int32_t NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const;
   void FireEvent(const framework::ClusterEvent& event, const void* subject);
   std::string FitErrorMessage(size_t num_nodes, const Diagnosis& d, const std::string& post_filter_msg) const;
@@ -161,6 +169,7 @@ class Scheduler final : public framework::Handle {
 
   // Scratch reused across cycles (no per-cycle allocation on the hot path).
   std::vector<const framework::NodeInfo*> feasible_;
+  std::vector<const framework::NodeInfo*> restricted_;
   std::vector<framework::NodeStatus> failed_;
   framework::ScoreTable scores_;
   std::vector<uint64_t> tie_keys_;

@@ -50,6 +50,7 @@ void DecodeResources(Decoder& d, const Node& n, api::ResourceRequirements& out);
 void DecodeTaint(Decoder& d, const Node& n, api::Taint& out);
 void DecodeToleration(Decoder& d, const Node& n, api::Toleration& out);
 void DecodeAffinity(Decoder& d, const Node& n, api::Affinity& out);
+void DecodeNodeAffinity(Decoder& d, const Node& n, api::NodeAffinity& out);
 void DecodeTopologySpreadConstraint(Decoder& d, const Node& n, api::TopologySpreadConstraint& out);
 
 // Qualified-name check (label keys, taint keys, topology keys), reported at the current path.

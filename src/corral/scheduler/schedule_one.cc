@@ -1,0 +1,306 @@
+// The scheduling cycle of one pod (kube's pkg/scheduler/schedule_one.go), split into kube's steps:
+//   ScheduleCycle       orchestration: snapshot, SchedulePod, then assume/reserve/permit/bind or failure
+//   SchedulePod         PreFilter → FindNodesThatPassFilters → (one feasible node: done) → Prioritize →
+//                       SelectHost
+//   HandleFailure       FitError message, explain, requeue with the rejecting plugins
+// Hook points for later features are marked "HOOK(...)".
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "corral/scheduler/scheduler.h"
+
+namespace corral::scheduler {
+
+using framework::Code;
+using framework::CycleState;
+using framework::NodeInfo;
+using framework::PodInfo;
+using framework::Status;
+
+namespace {
+constexpr int32_t kMinFeasibleNodesToFind = 100;
+constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
+
+// kube prints Go string slices as "[a b]".
+std::string GoList(const std::vector<std::string_view>& names) {
+  std::string out = "[";
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += ' ';
+    out += names[i];
+  }
+  return out + "]";
+}
+}  // namespace
+
+struct Scheduler::Diagnosis {
+  std::string pre_filter_msg;
+  // Status for nodes the cycle did not evaluate because PreFilter excluded them.
+  std::optional<Status> absent_status;
+  size_t num_absent = 0;
+};
+
+// One scheduling attempt's working state.
+struct Scheduler::CycleContext {
+  QueuedPod* qp = nullptr;
+  framework::Framework* fwk = nullptr;
+  const PodInfo* pod = nullptr;
+  CycleState state;
+  Diagnosis diag;
+  bool explain = false;
+  CycleExplain ex;
+};
+
+int32_t Scheduler::NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const {
+  if (num_nodes < kMinFeasibleNodesToFind) return num_nodes;
+  int32_t pct = 0;
+  if (fwk.percentage_of_nodes_to_score().has_value()) {
+    pct = *fwk.percentage_of_nodes_to_score();
+  } else if (options_.config.percentage_of_nodes_to_score.has_value()) {
+    pct = *options_.config.percentage_of_nodes_to_score;
+  }
+  if (pct == 0) {
+    pct = 50 - num_nodes / 125;
+    if (pct < kMinFeasibleNodesPercentageToFind) pct = kMinFeasibleNodesPercentageToFind;
+  }
+  if (pct >= 100) return num_nodes;
+  int32_t num = static_cast<int32_t>(static_cast<int64_t>(num_nodes) * pct / 100);
+  return num < kMinFeasibleNodesToFind ? kMinFeasibleNodesToFind : num;
+}
+
+std::string Scheduler::FitErrorMessage(size_t num_nodes, const Diagnosis& d,
+                                       const std::string& post_filter_msg) const {
+  std::string msg = fmt::format("0/{} nodes are available:", num_nodes);
+  if (!d.pre_filter_msg.empty()) {
+    msg += fmt::format(" {}.", d.pre_filter_msg);
+  } else {
+    std::map<std::string_view, int64_t> reasons;
+    for (const auto& ns : failed_) {
+      for (std::string_view r : ns.status.reasons()) ++reasons[r];
+    }
+    if (d.absent_status.has_value() && d.num_absent > 0) {
+      for (std::string_view r : d.absent_status->reasons()) reasons[r] += static_cast<int64_t>(d.num_absent);
+    }
+    std::vector<std::string> parts;
+    for (const auto& [r, n] : reasons) parts.push_back(fmt::format("{} {}", n, r));
+    std::sort(parts.begin(), parts.end());  // Go sort.Strings: bytewise
+    if (!parts.empty()) {
+      msg += ' ';
+      for (size_t i = 0; i < parts.size(); ++i) {
+        if (i > 0) msg += ", ";
+        msg += parts[i];
+      }
+      msg += '.';
+    }
+  }
+  if (!post_filter_msg.empty()) msg += " " + post_filter_msg;
+  return msg;
+}
+
+bool Scheduler::ScheduleCycle(QueuedPod* qp) {
+  CycleContext c;
+  c.qp = qp;
+  c.fwk = qp->fwk;
+  c.pod = &qp->info;
+  snapshot_ = &cache_.snapshot();
+  ++stats_.cycles;
+  in_cycle_ = true;
+  event_during_cycle_ = false;
+  c.explain = options_.explain && options_.explain(*c.pod->pod);
+  qp->unschedulable_plugins.clear();
+  qp->pending_plugins.clear();
+
+  const NodeInfo* selected = nullptr;
+  Status s = SchedulePod(c, &selected);
+  if (!s.ok()) {
+    if (s.code() == Code::kError) return HandleFailure(c, Code::kError, s.Message());
+    // HOOK(preemption): RunPostFilterPlugins with failed_ statuses; nominate on success.
+    return HandleFailure(c, Code::kUnschedulable, FitErrorMessage(snapshot_->NumNodes(), c.diag, ""));
+  }
+  return AssumeAndBind(c, selected->name());
+}
+
+Status Scheduler::SchedulePod(CycleContext& c, const NodeInfo** selected) {
+  feasible_.clear();
+  failed_.clear();
+  const size_t num_all = snapshot_->NumNodes();
+  if (num_all == 0) return Status::Error("no nodes available to schedule pods");
+
+  framework::PreFilterResult pre;
+  std::vector<std::string_view> restricting;
+  Status s = c.fwk->RunPreFilterPlugins(c.state, *c.pod, &pre, &restricting);
+  if (!s.ok()) {
+    if (!s.IsRejected()) return s;
+    c.diag.pre_filter_msg = s.Message();
+    if (!s.plugin().empty()) c.qp->unschedulable_plugins.insert(std::string(s.plugin()));
+    if (c.explain) c.ex.pre_filter = s;
+    return s;
+  }
+  s = FindNodesThatPassFilters(c, pre, restricting);
+  if (!s.ok()) return s;
+  if (feasible_.empty()) return Status::Unschedulable("no feasible node");
+  // A single feasible node is never scored (kube).
+  if (feasible_.size() == 1) {
+    *selected = feasible_[0];
+    if (c.explain) c.ex.selected = (*selected)->name();
+    return {};
+  }
+  return PrioritizeAndSelect(c, selected);
+}
+
+Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::PreFilterResult& pre,
+                                           std::vector<std::string_view>& restricting) {
+  const auto& all = snapshot_->nodes();
+  const size_t num_all = all.size();
+  // Candidate nodes: all, or those named by the PreFilterResult (in snapshot order; kube iterates a Go
+  // map here, which is random).
+  std::span<const NodeInfo* const> candidates(all);
+  restricted_.clear();
+  if (pre.node_names.has_value()) {
+    for (const NodeInfo* n : all) {
+      if (pre.node_names->contains(n->name())) restricted_.push_back(n);
+    }
+    candidates = restricted_;
+    c.diag.num_absent = num_all - restricted_.size();
+    std::sort(restricting.begin(), restricting.end());  // kube: sets.List (sorted)
+    c.diag.absent_status = Status::WithOwnedReason(
+        Code::kUnschedulableAndUnresolvable,
+        fmt::format("node(s) didn't satisfy plugin(s) {}", GoList(restricting)));
+  }
+  // HOOK(nominated node / batching hint): evaluate that node first; if it passes, it is the only
+  // feasible node.
+
+  const auto num_candidates = static_cast<int32_t>(candidates.size());
+  int32_t num_to_find = NumFeasibleNodesToFind(*c.fwk, num_candidates);
+  if (!c.fwk->HasScorePlugins()) num_to_find = std::min(num_to_find, 1);
+  size_t processed = 0;
+  if (num_candidates > 0) {
+    if (!c.fwk->HasFilterPlugins()) {
+      for (int32_t i = 0; i < num_to_find; ++i) {
+        feasible_.push_back(candidates[(next_start_node_index_ + static_cast<size_t>(i)) % candidates.size()]);
+      }
+      processed = feasible_.size();
+    } else {
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        const NodeInfo* node = candidates[(next_start_node_index_ + i) % candidates.size()];
+        Status fs = c.fwk->RunFilterPluginsWithNominatedPods(c.state, *c.pod, *node);
+        ++processed;
+        if (fs.ok()) {
+          feasible_.push_back(node);
+          if (c.explain) c.ex.nodes.push_back({node->name(), std::nullopt, {}, std::nullopt});
+          if (static_cast<int32_t>(feasible_.size()) >= num_to_find) break;
+          continue;
+        }
+        if (fs.code() == Code::kError) return fs;
+        if (!fs.plugin().empty()) {
+          if (fs.code() == Code::kPending) {
+            c.qp->pending_plugins.insert(std::string(fs.plugin()));
+          } else {
+            c.qp->unschedulable_plugins.insert(std::string(fs.plugin()));
+          }
+        }
+        if (c.explain) c.ex.nodes.push_back({node->name(), fs, {}, std::nullopt});
+        failed_.push_back({node, std::move(fs)});
+      }
+    }
+  }
+  next_start_node_index_ = (next_start_node_index_ + processed) % num_all;
+  return {};
+}
+
+Status Scheduler::PrioritizeAndSelect(CycleContext& c, const NodeInfo** selected) {
+  Status ps = c.fwk->RunPreScorePlugins(c.state, *c.pod, feasible_);
+  if (!ps.ok()) return ps;
+  Status ss = c.fwk->RunScorePlugins(c.state, *c.pod, feasible_, &scores_);
+  if (!ss.ok()) return ss;
+  if (!c.fwk->HasScorePlugins()) std::fill(scores_.total.begin(), scores_.total.end(), 1);
+  // Uniformly random among the top-scored nodes (reservoir sampling over feasible order).
+  // HOOK(batching): keep the sorted scored list for the next pods with the same signature.
+  int64_t best = INT64_MIN;
+  size_t ties = 0;
+  for (size_t j = 0; j < feasible_.size(); ++j) {
+    int64_t t = scores_.total[j];
+    if (t > best) {
+      best = t;
+      *selected = feasible_[j];
+      ties = 1;
+    } else if (t == best) {
+      ++ties;
+      if (rng_.Uniform(ties) == 0) *selected = feasible_[j];
+    }
+  }
+  if (c.explain) {
+    const auto& plugins = c.fwk->score_plugins();
+    size_t fi = 0;
+    for (auto& ne : c.ex.nodes) {
+      if (ne.filter.has_value()) continue;
+      for (size_t pi = 0; pi < scores_.plugins.size(); ++pi) {
+        const auto& e = plugins[scores_.plugins[pi]];
+        int64_t norm = scores_.normalized[pi * scores_.n() + fi];
+        ne.scores.push_back({e.name, scores_.raw[pi * scores_.n() + fi], norm, norm * e.weight});
+      }
+      ne.total = scores_.total[fi];
+      ++fi;
+    }
+    c.ex.selected = (*selected)->name();
+  }
+  return {};
+}
+
+bool Scheduler::AssumeAndBind(CycleContext& c, Symbol node_name) {
+  const PodInfo& pod = *c.pod;
+  framework::Framework& fwk = *c.fwk;
+  // Assume, Reserve, Permit, then bind (binding is instantaneous in Corral's model).
+  cache_.AddPod(&c.qp->info, node_name, /*assumed=*/true);
+  Status rs = fwk.RunReservePluginsReserve(c.state, pod, node_name);
+  if (!rs.ok()) {
+    fwk.RunReservePluginsUnreserve(c.state, pod, node_name);
+    cache_.RemovePod(&c.qp->info);
+    return HandleFailure(c, rs.IsRejected() ? Code::kUnschedulable : Code::kError, rs.Message());
+  }
+  Duration timeout{};
+  Status perm = fwk.RunPermitPlugins(c.state, pod, node_name, &timeout);
+  if (!perm.ok()) {
+    // HOOK(gang): a Wait keeps the pod assumed and waiting until allowed, rejected or timed out.
+    fwk.RunReservePluginsUnreserve(c.state, pod, node_name);
+    cache_.RemovePod(&c.qp->info);
+    return HandleFailure(c, perm.code() == Code::kError ? Code::kError : Code::kUnschedulable,
+                         perm.code() == Code::kWait ? "permit wait is not supported yet" : perm.Message());
+  }
+  Status pb = fwk.RunPreBindPlugins(c.state, pod, node_name);
+  if (pb.ok()) pb = fwk.RunBindPlugins(c.state, pod, node_name);
+  if (!pb.ok() && !pb.IsSkip()) {
+    fwk.RunReservePluginsUnreserve(c.state, pod, node_name);
+    cache_.RemovePod(&c.qp->info);
+    return HandleFailure(c, Code::kError, pb.Message());
+  }
+  cache_.ConfirmPod(&c.qp->info);
+  fwk.RunPostBindPlugins(c.state, pod, node_name);
+  in_cycle_ = false;
+  ++stats_.scheduled;
+  c.qp->where = QueueLocation::kNone;
+  last_failure_.erase(pod.pod);
+  if (c.explain && observer_ != nullptr) observer_->OnExplain(*pod.pod, c.ex);
+  if (observer_ != nullptr) observer_->OnScheduled(*pod.pod, node_name, fwk.profile_name());
+  FireEvent({framework::EventResource::kAssignedPod, framework::ActionType::kAdd}, pod.pod);
+  return true;
+}
+
+bool Scheduler::HandleFailure(CycleContext& c, Code code, std::string message) {
+  in_cycle_ = false;
+  if (code == Code::kError) {
+    ++stats_.errors;
+  } else {
+    ++stats_.unschedulable_attempts;
+  }
+  const api::Pod& pod = *c.pod->pod;
+  last_failure_[&pod] = message;
+  if (c.explain && observer_ != nullptr) observer_->OnExplain(pod, c.ex);
+  if (observer_ != nullptr) observer_->OnUnschedulable(pod, message);
+  queue_->Requeue(c.qp, code, event_during_cycle_);
+  return false;
+}
+
+}  // namespace corral::scheduler
