@@ -18,6 +18,7 @@ struct ScheduleFlags {
   std::string output = "table";
   std::string feature_gates;
   std::string config;
+  std::string metrics;
   uint64_t seed = 1;
   std::vector<std::string> explain;
   bool explain_all = false;
@@ -41,6 +42,7 @@ Command AddScheduleCommand(CLI::App& root) {
                   "Feature gates by kube's names: Name=true|false,...");
   app->add_option("--explain", flags->explain, "Explain the decision for this pod (NS/NAME); repeatable");
   app->add_flag("--explain-all", flags->explain_all, "Explain every pod's decision");
+  app->add_option("--metrics", flags->metrics, "Write the scheduler's metrics (Prometheus text) to FILE");
   app->add_flag("--strict", flags->strict, "Treat unknown kinds/fields and other warnings as errors");
   Command cmd;
   cmd.app = app;
@@ -62,6 +64,15 @@ Command AddScheduleCommand(CLI::App& root) {
       return out.error().code == ErrorCode::kInternal ? kExitFailure : kExitBadInput;
     }
     for (const auto& d : out->diagnostics.items()) fmt::print(stderr, "{}\n", d.ToString());
+    if (!flags->metrics.empty()) {
+      std::FILE* f = std::fopen(flags->metrics.c_str(), "wb");
+      if (f == nullptr) {
+        fmt::print(stderr, "corral schedule: --metrics: cannot write {}\n", flags->metrics);
+        return kExitFailure;
+      }
+      std::fwrite(out->metrics_text.data(), 1, out->metrics_text.size(), f);
+      std::fclose(f);
+    }
     std::string text = flags->output == "json" ? app::FormatScheduleJson(*out) : app::FormatScheduleTable(*out);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kExitOk;

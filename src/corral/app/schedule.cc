@@ -114,6 +114,8 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
   collector.Finish();
   for (const auto& [pod, msg] : s.PendingPods()) out.unschedulable.push_back({PodKey(in, *pod), msg});
   out.cycles = s.stats().cycles;
+  out.metrics_text = s.metrics().PrometheusText();
+  out.metrics_json = s.metrics().ToJson().dump();
   return out;
 }
 
@@ -162,7 +164,8 @@ std::string FormatScheduleJson(const ScheduleOutcome& out) {
   j["stats"] = {{"pods_scheduled", out.placements.size()},
                 {"pods_unschedulable", out.unschedulable.size()},
                 {"pods_bound_initially", out.pods_bound_initially},
-                {"cycles", out.cycles}};
+                {"cycles", out.cycles},
+                {"metrics", json::parse(out.metrics_json.empty() ? "{}" : out.metrics_json)}};
   return j.dump(2) + "\n";
 }
 

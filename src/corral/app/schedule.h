@@ -56,6 +56,8 @@ struct ScheduleOutcome {
   std::vector<Unschedulable> ignored;  // pending pods of schedulers with no profile here (not scheduled)
   std::vector<ExplainOut> explain;  // sorted by pod key
   int64_t cycles = 0;
+  std::string metrics_text;           // Prometheus text of the scheduler's metrics
+  std::string metrics_json;           // the same as JSON (an object)
   int64_t pods_bound_initially = 0;
   Diagnostics diagnostics;  // loader warnings (errors make RunSchedule fail)
 };

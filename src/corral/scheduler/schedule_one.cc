@@ -99,7 +99,23 @@ std::string Scheduler::FitErrorMessage(size_t num_nodes, const Diagnosis& d,
   return msg;
 }
 
+void Scheduler::RecordAttempt(const framework::Framework& fwk, std::string_view result) {
+  metrics::Labels labels = {{"profile", fwk.profile_name()}, {"result", std::string(result)}};
+  metrics_.GetCounter("scheduler_schedule_attempts_total",
+                      "Number of attempts to schedule pods, by the result.", labels)
+      .Inc();
+  if (options_.wall_clock != nullptr) {
+    static const std::vector<double> kBuckets = metrics::ExponentialBuckets(0.001, 2, 15);
+    double seconds = std::chrono::duration<double>(options_.wall_clock->Now() - cycle_start_).count();
+    metrics_.GetHistogram("scheduler_scheduling_attempt_duration_seconds",
+                          "Scheduling attempt latency in seconds (scheduling algorithm + binding)", kBuckets,
+                          {{"profile", fwk.profile_name()}, {"result", std::string(result)}})
+        .Observe(seconds);
+  }
+}
+
 bool Scheduler::ScheduleCycle(QueuedPod* qp) {
+  if (options_.wall_clock != nullptr) cycle_start_ = options_.wall_clock->Now();
   CycleContext c;
   c.qp = qp;
   c.fwk = qp->fwk;
@@ -280,6 +296,7 @@ bool Scheduler::AssumeAndBind(CycleContext& c, Symbol node_name) {
   fwk.RunPostBindPlugins(c.state, pod, node_name);
   in_cycle_ = false;
   ++stats_.scheduled;
+  RecordAttempt(fwk, "scheduled");
   c.qp->where = QueueLocation::kNone;
   last_failure_.erase(pod.pod);
   if (c.explain && observer_ != nullptr) observer_->OnExplain(*pod.pod, c.ex);
@@ -295,6 +312,7 @@ bool Scheduler::HandleFailure(CycleContext& c, Code code, std::string message) {
   } else {
     ++stats_.unschedulable_attempts;
   }
+  RecordAttempt(*c.fwk, code == Code::kError ? "error" : "unschedulable");
   const api::Pod& pod = *c.pod->pod;
   last_failure_[&pod] = message;
   if (c.explain && observer_ != nullptr) observer_->OnExplain(pod, c.ex);

@@ -24,6 +24,7 @@
 #include "corral/framework/config.h"
 #include "corral/framework/framework.h"
 #include "corral/framework/registry.h"
+#include "corral/metrics/metrics.h"
 #include "corral/scheduler/queue.h"
 #include "corral/state/cluster_cache.h"
 
@@ -75,6 +76,9 @@ class Scheduler final : public framework::Handle {
     uint64_t seed = 1;
     // Pods for which a CycleExplain is produced.
     std::function<bool(const api::Pod&)> explain;
+    // Wall clock for duration metrics (the scheduler's own speed). Null ⇒ duration histograms are not
+    // recorded, which keeps every output deterministic.
+    const Clock* wall_clock = nullptr;
   };
 
   static Result<std::unique_ptr<Scheduler>> New(Interner& interner, const Clock& clock, Options options,
@@ -115,6 +119,10 @@ class Scheduler final : public framework::Handle {
   // Pods still pending with the last failure message (in queue order).
   std::vector<std::pair<const api::Pod*, std::string>> PendingPods() const;
   const SchedulerStats& stats() const { return stats_; }
+  // kube's scheduler metrics (scheduler_schedule_attempts_total, ...), deterministic unless a wall clock
+  // was given.
+  const metrics::Registry& metrics() const { return metrics_; }
+  metrics::Registry& mutable_metrics() { return metrics_; }
   const framework::Framework* profile(std::string_view scheduler_name) const;
 
   // ---- framework::Handle ----
@@ -159,6 +167,9 @@ class Scheduler final : public framework::Handle {
   absl::flat_hash_map<const api::Pod*, std::string> last_failure_;
   SchedulerObserver* observer_ = nullptr;
   SchedulerStats stats_;
+  metrics::Registry metrics_;
+  TimePoint cycle_start_;  // wall clock at the start of the current attempt (when measuring)
+  void RecordAttempt(const framework::Framework& fwk, std::string_view result);
   size_t next_start_node_index_ = 0;
   bool in_cycle_ = false;
   bool event_during_cycle_ = false;
