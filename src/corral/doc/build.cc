@@ -7,10 +7,16 @@
 
 namespace corral::doc::internal {
 
+namespace {
+// Key comparison for duplicate detection: most keys of a map differ in length or at their ends.
+inline bool SameKey(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && (a.empty() || (a.front() == b.front() && a.back() == b.back() && a == b));
+}
+}  // namespace
+
 void TreeBuilder::BeginDocument(uint32_t /*line*/) {
   frames_.clear();
   scratch_.clear();
-  scratch_weight_.clear();
   in_document_ = true;
   broken_ = false;
   alias_expansion_ = 0;
@@ -41,7 +47,6 @@ bool TreeBuilder::EndContainer(Node* node, uint64_t* weight, std::string_view* a
   if (f.kind == Kind::kMap) {
     if (n % 2 != 0) {  // cannot happen with well-formed events; be defensive
       scratch_.push_back(Node::Null("", f.line));
-      scratch_weight_.push_back(1);
       ++n;
     }
     ApplyMerges(f.child_start);
@@ -53,7 +58,6 @@ bool TreeBuilder::EndContainer(Node* node, uint64_t* weight, std::string_view* a
                            f.style);
   if (f.tag != nullptr) c.set_tag(f.tag);
   scratch_.resize(f.child_start);
-  scratch_weight_.resize(f.child_start);
   frames_.pop_back();
   Push(c, f.weight);
   *node = c;
@@ -84,7 +88,6 @@ void TreeBuilder::Push(const Node& n, uint64_t weight) {
     // A document's root. A well-formed event stream has exactly one.
     if (scratch_.empty()) {
       scratch_.push_back(n);
-      scratch_weight_.push_back(weight);
     }
     return;
   }
@@ -95,7 +98,6 @@ void TreeBuilder::Push(const Node& n, uint64_t weight) {
   } else {
     scratch_.push_back(n);
   }
-  scratch_weight_.push_back(weight);
   f.weight += weight;
 }
 
@@ -110,7 +112,7 @@ void TreeBuilder::CheckKeys(size_t start, size_t count) {
   if (count <= 16) {
     for (size_t i = 1; i < count; ++i) {
       for (size_t j = 0; j < i; ++j) {
-        if (key_at(i).text() == key_at(j).text()) {
+        if (SameKey(key_at(i).text(), key_at(j).text())) {
           report(j, i);
           if (drop.empty()) drop.resize(count);
           drop[i] = true;
@@ -140,12 +142,9 @@ void TreeBuilder::CheckKeys(size_t start, size_t count) {
     if (drop[i]) continue;
     scratch_[out] = scratch_[start + 2 * i];
     scratch_[out + 1] = scratch_[start + 2 * i + 1];
-    scratch_weight_[out] = scratch_weight_[start + 2 * i];
-    scratch_weight_[out + 1] = scratch_weight_[start + 2 * i + 1];
     out += 2;
   }
   scratch_.resize(out);
-  scratch_weight_.resize(out);
 }
 
 void TreeBuilder::ApplyMerges(size_t start) {
@@ -194,10 +193,8 @@ void TreeBuilder::ApplyMerges(size_t start) {
   }
   // Merged nodes are shared, not copied: their weight was already accounted for by the alias.
   scratch_.resize(start);
-  scratch_weight_.resize(start);
   for (const Node& n : merge_buf_) {
     scratch_.push_back(n);
-    scratch_weight_.push_back(1);
   }
 }
 

@@ -66,9 +66,9 @@ bool PlainJsonString(std::string_view tok, std::string_view* out) {
 
 class JsonParser {
  public:
-  JsonParser(std::string text, std::string_view file, Diagnostics& diags, const ParseLimits& limits)
+  JsonParser(InputBuffer input, std::string_view file, Diagnostics& diags, const ParseLimits& limits)
       : b_(file, diags, limits),
-        input_(b_.AdoptInput(std::move(text), simdjson::SIMDJSON_PADDING)),
+        input_(b_.AdoptInput(std::move(input))),
         padded_(input_.data(), input_.size(), input_.size() + simdjson::SIMDJSON_PADDING),
         lines_(input_.data(), input_.data() + input_.size()),
         limits_(limits) {}
@@ -277,15 +277,12 @@ class JsonParser {
 
 Stream ParseJson(std::string_view text, std::string_view file, Diagnostics& diags,
                  const ParseLimits& limits) {
-  std::string copy;
-  copy.reserve(text.size() + simdjson::SIMDJSON_PADDING);
-  AdviseHugePages(copy.data(), copy.capacity());
-  copy.assign(text);
-  return JsonParser(std::move(copy), file, diags, limits).Run();
+  return JsonParser(InputBuffer::Copy(text), file, diags, limits).Run();
 }
 
-Stream ParseJsonAdopt(std::string text, std::string_view file, Diagnostics& diags, const ParseLimits& limits) {
-  return JsonParser(std::move(text), file, diags, limits).Run();
+Stream ParseJsonAdopt(InputBuffer input, std::string_view file, Diagnostics& diags, const ParseLimits& limits) {
+  static_assert(InputBuffer::kPadding >= simdjson::SIMDJSON_PADDING);
+  return JsonParser(std::move(input), file, diags, limits).Run();
 }
 
 }  // namespace corral::doc

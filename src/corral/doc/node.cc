@@ -119,23 +119,24 @@ Node Node::Container(Kind kind, const Node* children, uint32_t count, uint32_t l
   return n;
 }
 
-void AdviseHugePages(void* p, size_t bytes) {
+void Arena::BlockDeleter::operator()(std::byte* p) const {
 #ifdef __linux__
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  auto begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);  // NOLINT
-  auto end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);          // NOLINT
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // NOLINT: a hint only
-#else
-  (void)p;
-  (void)bytes;
+  if (mapped) {
+    munmap(p, size);
+    return;
+  }
 #endif
+  delete[] p;  // NOLINT(cppcoreguidelines-owning-memory): paired with NewBlock
 }
 
-void Stream::AdoptInput(std::string text, size_t padding) {
-  input_size_ = text.size();
-  // resize (not reserve) so that the padding bytes are initialized; at least 32 bytes keeps it off SSO.
-  text.resize(input_size_ + std::max<size_t>(padding, 32), ' ');
-  input_ = std::move(text);
+std::unique_ptr<std::byte[], Arena::BlockDeleter> Arena::NewBlock(size_t size) {
+#ifdef __linux__
+  if (size >= kMaxBlock) {
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p != MAP_FAILED) return {static_cast<std::byte*>(p), BlockDeleter{size, true}};
+  }
+#endif
+  return {new std::byte[size], BlockDeleter{size, false}};  // NOLINT(cppcoreguidelines-owning-memory)
 }
 
 void* Arena::Allocate(size_t bytes, size_t align) {
@@ -151,8 +152,7 @@ void* Arena::Allocate(size_t bytes, size_t align) {
   if (std::byte* p = aligned()) return p;
   size_t size = std::max(next_block_, bytes + align);
   next_block_ = std::min(next_block_ * 2, kMaxBlock);
-  blocks_.push_back(std::make_unique_for_overwrite<std::byte[]>(size));
-  if (size >= kMaxBlock) AdviseHugePages(blocks_.back().get(), size);
+  blocks_.push_back(NewBlock(size));
   total_ += size;
   cur_ = blocks_.back().get();
   left_ = size;

@@ -29,6 +29,8 @@
 #include <string_view>
 #include <vector>
 
+#include "corral/doc/input.h"
+
 namespace corral::doc {
 
 enum class Kind : uint8_t { kNull, kBool, kInt, kFloat, kString, kSequence, kMap };
@@ -119,7 +121,14 @@ class Arena {
   size_t bytes_allocated() const { return total_; }
 
  private:
-  std::vector<std::unique_ptr<std::byte[]>> blocks_;
+  // Large blocks are mapped pre-faulted (Linux), which is much cheaper than faulting them in page by page.
+  struct BlockDeleter {
+    size_t size = 0;
+    bool mapped = false;
+    void operator()(std::byte* p) const;
+  };
+  static std::unique_ptr<std::byte[], BlockDeleter> NewBlock(size_t size);
+  std::vector<std::unique_ptr<std::byte[], BlockDeleter>> blocks_;
   std::byte* cur_ = nullptr;
   size_t left_ = 0;
   size_t next_block_ = 4096;
@@ -138,26 +147,20 @@ class Stream {
   size_t node_count() const { return node_count_; }
   Arena& arena() { return arena_; }
   // The input text, as parsed (scalar texts may point into it).
-  std::string_view input() const { return {input_.data(), input_size_}; }
+  std::string_view input() const { return input_.text(); }
 
   // Used by the parsers.
   void AddDocument(const Node& root) { docs_.push_back(root); }
   void CountNodes(size_t n) { node_count_ += n; }
-  // Takes `text` as the input, with at least `padding` readable bytes after its end (on the heap, so that
-  // views into it survive moves of the Stream).
-  void AdoptInput(std::string text, size_t padding);
+  // Takes `input` as the input text (scalar views may point into it).
+  void AdoptInput(InputBuffer input) { input_ = std::move(input); }
 
  private:
-  std::string input_;  // input plus padding; heap-allocated (capacity > SSO)
-  size_t input_size_ = 0;
+  InputBuffer input_;
   Arena arena_;
   std::vector<Node> docs_;
   size_t node_count_ = 0;
 };
-
-// Hints the OS to back [p, p+bytes) with transparent huge pages (Linux; a no-op elsewhere). Large parse
-// buffers touched once benefit: far fewer page faults. Call before the memory is first written.
-void AdviseHugePages(void* p, size_t bytes);
 
 // A canonical one-line-per-node dump ("<line> <kind> <text>" with indentation), for tests and debugging.
 std::string DebugString(const Node& node);

@@ -27,13 +27,13 @@ struct ParseLimits {
 // go-yaml v2 (see node.h); merge keys (`<<: *base`) are applied. Copies `text` once into the Stream.
 Stream ParseYaml(std::string_view text, std::string_view file, Diagnostics& diags,
                  const ParseLimits& limits = {});
-// The same, taking ownership of `text` (no copy; for large files read into a std::string).
-Stream ParseYamlAdopt(std::string text, std::string_view file, Diagnostics& diags, const ParseLimits& limits = {});
+// The same, taking ownership of `input` (no copy; see InputBuffer::ReadFile).
+Stream ParseYamlAdopt(InputBuffer input, std::string_view file, Diagnostics& diags, const ParseLimits& limits = {});
 
 // Parses one JSON value. Numbers that fit int64 are kInt, others kFloat (text keeps the exact spelling).
 Stream ParseJson(std::string_view text, std::string_view file, Diagnostics& diags,
                  const ParseLimits& limits = {});
-Stream ParseJsonAdopt(std::string text, std::string_view file, Diagnostics& diags, const ParseLimits& limits = {});
+Stream ParseJsonAdopt(InputBuffer input, std::string_view file, Diagnostics& diags, const ParseLimits& limits = {});
 
 // True when `text` looks like JSON (first non-blank byte is `{` or `[`).
 bool LooksLikeJson(std::string_view text);

@@ -178,8 +178,8 @@ std::string_view CStr(const yaml_char_t* s) {
 
 class YamlParser {
  public:
-  YamlParser(std::string text, std::string_view file, Diagnostics& diags, const ParseLimits& limits)
-      : b_(file, diags, limits), text_(b_.AdoptInput(std::move(text), 0)) {}
+  YamlParser(InputBuffer input, std::string_view file, Diagnostics& diags, const ParseLimits& limits)
+      : b_(file, diags, limits), text_(b_.AdoptInput(std::move(input))) {}
 
   Stream Run() {
     yaml_parser_t parser;
@@ -341,11 +341,11 @@ class YamlParser {
 
 Stream ParseYaml(std::string_view text, std::string_view file, Diagnostics& diags,
                  const ParseLimits& limits) {
-  return YamlParser(std::string(text), file, diags, limits).Run();
+  return YamlParser(InputBuffer::Copy(text), file, diags, limits).Run();
 }
 
-Stream ParseYamlAdopt(std::string text, std::string_view file, Diagnostics& diags, const ParseLimits& limits) {
-  return YamlParser(std::move(text), file, diags, limits).Run();
+Stream ParseYamlAdopt(InputBuffer input, std::string_view file, Diagnostics& diags, const ParseLimits& limits) {
+  return YamlParser(std::move(input), file, diags, limits).Run();
 }
 
 bool LooksLikeJson(std::string_view text) {

@@ -140,25 +140,9 @@ class Loader::Impl {
   }
 
   void AddFile(const std::string& path, bool named) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr) {
-      Diags().Error(path, 0, "", fmt::format("cannot read file: {}", std::strerror(errno)));
-      return;
-    }
-    std::string content;
-    std::error_code ec;
-    uintmax_t size = fs::file_size(path, ec);
-    if (!ec) {
-      content.reserve(static_cast<size_t>(size) + 64);  // + padding for the JSON parser
-      doc::AdviseHugePages(content.data(), content.capacity());
-    }
-    char buf[1 << 16];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) content.append(buf, n);
-    bool failed = std::ferror(f) != 0;
-    std::fclose(f);
-    if (failed) {
-      Diags().Error(path, 0, "", "cannot read file: I/O error");
+    Result<doc::InputBuffer> input = doc::InputBuffer::ReadFile(path);
+    if (!input.ok()) {
+      Diags().Error(path, 0, "", input.error().message);
       return;
     }
     Format format = Format::kAuto;
@@ -168,22 +152,18 @@ class Loader::Impl {
       format = Format::kYaml;
     }
     (void)named;  // named files of any extension are sniffed (kAuto)
-    AddContent(std::move(content), path, format);
+    AddContent(std::move(*input), path, format);
   }
 
   void AddString(std::string_view content, std::string_view filename, Format format) {
-    std::string copy;
-    copy.reserve(content.size() + 64);
-    doc::AdviseHugePages(copy.data(), copy.capacity());
-    copy.assign(content);
-    AddContent(std::move(copy), filename, format);
+    AddContent(doc::InputBuffer::Copy(content), filename, format);
   }
 
-  void AddContent(std::string content, std::string_view filename, Format format) {
+  void AddContent(doc::InputBuffer content, std::string_view filename, Format format) {
     ++result_.counts.files;
-    if (std::string_view(content).starts_with("\xEF\xBB\xBF")) content.erase(0, 3);  // UTF-8 byte order mark
+    if (content.text().starts_with("\xEF\xBB\xBF")) content.RemovePrefix(3);  // UTF-8 byte order mark
     if (format == Format::kAuto) {
-      format = HasExtension(fs::path(filename), {".json"}) || doc::LooksLikeJson(content) ? Format::kJson
+      format = HasExtension(fs::path(filename), {".json"}) || doc::LooksLikeJson(content.text()) ? Format::kJson
                                                                                           : Format::kYaml;
     }
     doc::Stream stream = format == Format::kJson ? doc::ParseJsonAdopt(std::move(content), filename, Diags())

@@ -22,9 +22,9 @@ class TreeBuilder {
       : file_(file), diags_(diags), limits_(limits) {}
 
   Arena& arena() { return stream_.arena(); }
-  // Makes `text` the Stream's input (see Stream::AdoptInput) and returns a view of it.
-  std::string_view AdoptInput(std::string text, size_t padding) {
-    stream_.AdoptInput(std::move(text), padding);
+  // Makes `input` the Stream's input (see Stream::AdoptInput) and returns a view of it.
+  std::string_view AdoptInput(InputBuffer input) {
+    stream_.AdoptInput(std::move(input));
     return stream_.input();
   }
 
@@ -71,7 +71,6 @@ class TreeBuilder {
   Stream stream_;
   std::vector<Frame> frames_;
   std::vector<Node> scratch_;
-  std::vector<uint64_t> scratch_weight_;
   std::vector<Node> merge_buf_;
   bool in_document_ = false;
   bool broken_ = false;
