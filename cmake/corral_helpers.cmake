@@ -6,6 +6,10 @@ add_library(corral_warnings INTERFACE)
 add_library(corral::warnings ALIAS corral_warnings)
 target_compile_options(corral_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
                                                  -Wold-style-cast -Wno-missing-field-initializers)
+# GCC 12 reports false -Wrestrict positives inside libstdc++'s std::string at -O3 (GCC PR 105329).
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  target_compile_options(corral_warnings INTERFACE -Wno-restrict)
+endif()
 if(CORRAL_WERROR)
   target_compile_options(corral_warnings INTERFACE -Werror)
 endif()
