@@ -82,6 +82,26 @@ TEST(DocYamlTest, ResolvesPlainScalarsLikeGoYamlV2) {
   EXPECT_EQ(m.Find("p")->int_value(), 10);  // YAML 1.1 octal
 }
 
+TEST(DocYamlTest, KeepsApplicationTags) {
+  Diagnostics diags;
+  Stream s = ParseYaml("a: !custom {x: 1, y: [2]}\nb: !vault secret\nc: !!int \"7\"\nd: !!float 3\ne: !!int x\n", "t.yaml",
+                       diags);
+  ASSERT_EQ(diags.error_count(), 1u);  // e: "x" is not an integer
+  EXPECT_EQ(diags.items()[0].ToString(), "t.yaml:5: e: cannot decode \"x\" as tag:yaml.org,2002:int");
+  const Node& m = s.documents()[0];
+  EXPECT_EQ(m.Find("a")->tag(), "!custom");
+  EXPECT_EQ(m.Find("a")->Find("x")->int_value(), 1);
+  EXPECT_EQ(m.Find("a")->Find("y")->items()[0].int_value(), 2);
+  EXPECT_EQ(m.Find("b")->tag(), "!vault");
+  EXPECT_EQ(m.Find("b")->text(), "secret");
+  EXPECT_EQ(m.Find("c")->kind(), Kind::kInt);
+  EXPECT_EQ(m.Find("c")->int_value(), 7);
+  EXPECT_FALSE(m.Find("c")->plain());
+  EXPECT_EQ(m.Find("d")->kind(), Kind::kFloat);
+  EXPECT_DOUBLE_EQ(m.Find("d")->float_value(), 3.0);
+  EXPECT_EQ(m.Find("e")->kind(), Kind::kString);
+}
+
 TEST(DocYamlTest, KeepsLinesAndOrder) {
   Diagnostics diags;
   Stream s = ParseYaml(

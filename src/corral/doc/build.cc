@@ -56,7 +56,7 @@ bool TreeBuilder::EndContainer(Node* node, uint64_t* weight, std::string_view* a
   const Node* children = arena().CopyNodes(std::span<const Node>(scratch_).subspan(f.child_start, n));
   Node c = Node::Container(f.kind, children, static_cast<uint32_t>(f.kind == Kind::kMap ? n / 2 : n), f.line,
                            f.style);
-  if (f.tag != nullptr) c.set_tag(f.tag);
+  if (f.tag != nullptr) c = Node::Tagged(c, f.tag, arena());
   scratch_.resize(f.child_start);
   frames_.pop_back();
   Push(c, f.weight);

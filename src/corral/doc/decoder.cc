@@ -196,11 +196,26 @@ bool Decoder::ReadString(const Node& n, std::string& out) {
   return true;
 }
 
+Symbol Decoder::Intern(std::string_view s) {
+  CORRAL_CHECK_MSG(interner_ != nullptr, "Decoder::Intern needs an interner");
+  constexpr size_t kCacheSize = 1024;
+  if (s.size() > 48) return interner_->Intern(s);  // long strings (uids, images) rarely repeat nearby
+  if (cache_.empty()) cache_.resize(kCacheSize);
+  // FNV-1a over the string: cheap for the short strings cached here.
+  uint32_t h = 2166136261U;
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 16777619U;
+  CacheEntry& e = cache_[h & (kCacheSize - 1)];
+  if (e.text.size() == s.size() && e.text == s) return e.sym;
+  Symbol sym = interner_->Intern(s);
+  e = {interner_->Str(sym), sym};
+  return sym;
+}
+
 bool Decoder::ReadSymbol(const Node& n, Symbol& out) {
   CORRAL_CHECK_MSG(interner_ != nullptr, "Decoder::ReadSymbol needs an interner");
   std::string_view s;
   if (!ReadString(n, s)) return false;
-  out = interner_->Intern(s);
+  out = Intern(s);
   return true;
 }
 
@@ -345,7 +360,7 @@ bool Decoder::ReadSymbolMap(const Node& n, std::vector<std::pair<Symbol, Symbol>
   ForEachEntry(n, [&](const Node& key, const Node& value) {
     Symbol v;
     ReadSymbol(value, v);
-    out.emplace_back(interner_->Intern(key.text()), v);
+    out.emplace_back(Intern(key.text()), v);
   });
   return true;
 }

@@ -128,6 +128,10 @@ class Decoder {
 
   size_t error_count() const { return errors_; }
   size_t unknown_field_count() const { return unknown_fields_; }
+  // Interns `s` through a small cache of recent strings in front of the interner: label keys, resource
+  // names and enum-like values repeat across thousands of objects. REQUIRES: an interner.
+  Symbol Intern(std::string_view s);
+
   bool strict() const { return opts_.strict; }
   std::string_view file() const { return file_; }
   Diagnostics& diagnostics() { return diags_; }
@@ -198,6 +202,11 @@ class Decoder {
   std::string path_;
   size_t errors_ = 0;
   size_t unknown_fields_ = 0;
+  struct CacheEntry {
+    std::string_view text;  // the interner's copy
+    Symbol sym;
+  };
+  std::vector<CacheEntry> cache_;  // direct-mapped, kCacheSize entries (allocated on first use)
 };
 
 // Parses RFC 3339 text; false when malformed.

@@ -11,12 +11,11 @@
 #include <fmt/format.h>
 
 #include "corral/core/check.h"
+#include "corral/doc/internal/scalar.h"
 
 namespace corral::doc {
 
 namespace {
-constexpr uint8_t kTagPtr = 1;  // value_.tag points at the tag text
-constexpr uint8_t kTagStd = 2;  // an explicit standard tag matching kind()
 constexpr size_t kMaxBlock = size_t{8} << 20;
 }  // namespace
 
@@ -34,25 +33,59 @@ std::string_view KindName(Kind k) {
 }
 
 std::string_view Node::tag() const {
-  if (flags_ & kTagPtr) return value_.tag;
+  if (flags_ & kTagText) return data_ - tag_back_;  // NUL-terminated
   if (flags_ & kTagStd) {
     switch (kind_) {
       case Kind::kBool: return "tag:yaml.org,2002:bool";
       case Kind::kInt: return "tag:yaml.org,2002:int";
       case Kind::kFloat: return "tag:yaml.org,2002:float";
-      default: break;
+      case Kind::kNull: return "tag:yaml.org,2002:null";
+      case Kind::kString: return "tag:yaml.org,2002:str";
+      case Kind::kSequence: return "tag:yaml.org,2002:seq";
+      case Kind::kMap: return "tag:yaml.org,2002:map";
     }
   }
   return {};
 }
 
-void Node::set_tag(const char* nul_terminated_tag) {
-  if (kind_ == Kind::kBool || kind_ == Kind::kInt || kind_ == Kind::kFloat) {
-    flags_ |= kTagStd;
-  } else {
-    value_.tag = nul_terminated_tag;
-    flags_ |= kTagPtr;
+int64_t Node::int_value() const {
+  int64_t v = 0;
+  bool overflow = false;
+  if (!internal::ParseYamlInt(text(), &v, &overflow) || overflow) return 0;
+  return v;
+}
+
+double Node::float_value() const { return internal::ParseFloat(text()); }
+
+Node Node::Tagged(const Node& n, std::string_view tag, Arena& arena) {
+  Node out = n;
+  std::string_view standard;
+  switch (n.kind_) {
+    case Kind::kBool: standard = "tag:yaml.org,2002:bool"; break;
+    case Kind::kInt: standard = "tag:yaml.org,2002:int"; break;
+    case Kind::kFloat: standard = "tag:yaml.org,2002:float"; break;
+    case Kind::kNull: standard = "tag:yaml.org,2002:null"; break;
+    case Kind::kString: standard = "tag:yaml.org,2002:str"; break;
+    case Kind::kSequence: standard = "tag:yaml.org,2002:seq"; break;
+    case Kind::kMap: standard = "tag:yaml.org,2002:map"; break;
   }
+  if (tag == standard) {
+    out.flags_ |= kTagStd;
+    return out;
+  }
+  // [tag '\0' padding][text or children]: the tag sits tag_back_ bytes before data_.
+  size_t head = (tag.size() + 1 + alignof(Node) - 1) & ~(alignof(Node) - 1);
+  size_t body = n.is_scalar() ? n.size_ : static_cast<size_t>(n.kind_ == Kind::kMap ? 2 * n.size_ : n.size_) *
+                                              sizeof(Node);
+  auto* p = static_cast<char*>(arena.Allocate(head + body + 1, alignof(Node)));
+  std::memcpy(p, tag.data(), tag.size());
+  std::memset(p + tag.size(), 0, head - tag.size());
+  if (body > 0) std::memcpy(p + head, n.data_, body);
+  p[head + body] = '\0';
+  out.data_ = p + head;
+  out.tag_back_ = static_cast<uint32_t>(head);
+  out.flags_ |= kTagText;
+  return out;
 }
 
 std::span<const Node> Node::items() const {
@@ -78,21 +111,19 @@ Node Node::Null(std::string_view text, uint32_t line, Style style) {
 Node Node::Bool(bool v, std::string_view text, uint32_t line, Style style) {
   Node n = String(text, line, style);
   n.kind_ = Kind::kBool;
-  n.value_.b = v;
+  if (v) n.flags_ |= kTrue;
   return n;
 }
 
-Node Node::Int(int64_t v, std::string_view text, uint32_t line, Style style) {
+Node Node::Int(std::string_view text, uint32_t line, Style style) {
   Node n = String(text, line, style);
   n.kind_ = Kind::kInt;
-  n.value_.i = v;
   return n;
 }
 
-Node Node::Float(double v, std::string_view text, uint32_t line, Style style) {
+Node Node::Float(std::string_view text, uint32_t line, Style style) {
   Node n = String(text, line, style);
   n.kind_ = Kind::kFloat;
-  n.value_.f = v;
   return n;
 }
 
@@ -103,7 +134,6 @@ Node Node::String(std::string_view text, uint32_t line, Style style) {
   n.size_ = static_cast<uint32_t>(text.size());
   n.line_ = line;
   n.style_ = style;
-  n.value_.tag = nullptr;
   return n;
 }
 
@@ -115,7 +145,6 @@ Node Node::Container(Kind kind, const Node* children, uint32_t count, uint32_t l
   n.size_ = count;
   n.line_ = line;
   n.style_ = style;
-  n.value_.tag = nullptr;
   return n;
 }
 

@@ -6,7 +6,7 @@
 //  (1) A `Stream` owns everything: its input text, all nodes, all strings (most scalar texts point into the
 //      input; unescaped or rewritten ones live in an arena). Nodes, `text()` views and child spans stay
 //      valid exactly as long as their Stream; a Stream is movable (views survive the move), never copyable.
-//  (2) A Node is 32 bytes and trivially copyable. Containers point at contiguous child arrays: a sequence
+//  (2) A Node is 24 bytes and trivially copyable. Containers point at contiguous child arrays: a sequence
 //      at its items, a map at alternating key/value nodes. Map entries keep input order.
 //  (3) Scalars keep their text and how they were written. `text()` is the unescaped scalar text (for JSON
 //      numbers and plain YAML scalars, the source spelling). `kind()` is the resolved type: YAML plain
@@ -61,10 +61,11 @@ class Node {
   // The explicit YAML tag (e.g. "tag:yaml.org,2002:str", "!custom"), or "" when the node had none.
   std::string_view tag() const;
 
-  // REQUIRES: kind() == kBool / kInt / kFloat respectively.
-  bool bool_value() const { return value_.b; }
-  int64_t int_value() const { return value_.i; }
-  double float_value() const { return value_.f; }
+  // REQUIRES: kind() == kBool / kInt / kFloat respectively. Numbers are read from text() on each call
+  // (cheap: they are short), which keeps nodes small; YAML spellings such as 0x1F, 1_000, .inf work.
+  bool bool_value() const { return (flags_ & kTrue) != 0; }
+  int64_t int_value() const;
+  double float_value() const;
 
   // Sequences: items; maps: number of entries. 0 for scalars.
   size_t size() const { return is_scalar() ? 0 : size_; }
@@ -77,17 +78,22 @@ class Node {
   // The value of the first entry whose key text is `key`, or nullptr (also for non-maps).
   const Node* Find(std::string_view key) const;
 
-  // Construction, used by the parsers (and by tests that build trees by hand).
+  // Construction, used by the parsers (and by tests that build trees by hand). Texts (and children) must
+  // outlive the node. Int/Float texts must be spellings that int_value()/float_value() read.
   static Node Null(std::string_view text, uint32_t line, Style style = Style::kPlain);
   static Node Bool(bool v, std::string_view text, uint32_t line, Style style = Style::kPlain);
-  static Node Int(int64_t v, std::string_view text, uint32_t line, Style style = Style::kPlain);
-  static Node Float(double v, std::string_view text, uint32_t line, Style style = Style::kPlain);
-  // `text` must outlive the node (the parsers pass arena strings).
+  static Node Int(std::string_view text, uint32_t line, Style style = Style::kPlain);
+  static Node Float(std::string_view text, uint32_t line, Style style = Style::kPlain);
   static Node String(std::string_view text, uint32_t line, Style style);
   static Node Container(Kind kind, const Node* children, uint32_t count, uint32_t line, Style style);
-  void set_tag(const char* nul_terminated_tag);
+  // Returns `n` with an explicit tag. The standard tag of its kind (!!int on an integer, ...) is a flag;
+  // any other tag is stored in `arena` together with a copy of the text or children.
+  static Node Tagged(const Node& n, std::string_view tag, class Arena& arena);
 
  private:
+  static constexpr uint8_t kTrue = 1;     // bool value
+  static constexpr uint8_t kTagStd = 2;   // the standard tag of kind()
+  static constexpr uint8_t kTagText = 4;  // a NUL-terminated tag is stored tag_back_ bytes before data_
   const Node* children() const { return reinterpret_cast<const Node*>(data_); }  // NOLINT
 
   const char* data_ = nullptr;  // scalar text, or the child array of a container
@@ -95,15 +101,10 @@ class Node {
   uint32_t line_ = 0;
   Kind kind_ = Kind::kNull;
   Style style_ = Style::kPlain;
-  uint8_t flags_ = 0;  // kTagged: value_.tag holds an explicit tag
-  union {
-    bool b;
-    int64_t i;
-    double f;
-    const char* tag;  // strings and containers only
-  } value_ = {.i = 0};
+  uint8_t flags_ = 0;
+  uint32_t tag_back_ = 0;
 };
-static_assert(sizeof(Node) == 32, "doc::Node must stay compact");
+static_assert(sizeof(Node) == 24, "doc::Node must stay compact");
 
 // A bump allocator for nodes and strings. Never frees individual allocations.
 class Arena {

@@ -16,6 +16,7 @@
 
 #include "corral/core/int128.h"
 #include "corral/doc/internal/build.h"
+#include "corral/doc/internal/scalar.h"
 #include "corral/doc/parse.h"
 
 namespace corral::doc {
@@ -42,122 +43,22 @@ int BoolText(std::string_view s) {
   return -1;
 }
 
-// Go's strconv.ParseInt(s, 0, 64) after go-yaml v2 removed underscores: optional sign, then 0x/0o/0b/0
-// (octal) prefixes or decimal. Returns false on syntax error; sets *overflow when out of int64 range.
-bool ParseGoInt(std::string_view s, int64_t* out, bool* overflow) {
-  *overflow = false;
-  bool neg = false;
-  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
-    neg = s[0] == '-';
-    s.remove_prefix(1);
-  }
-  if (s.empty()) return false;
-  int base = 10;
-  if (s.size() >= 2 && s[0] == '0') {
-    char p = s[1];
-    if (p == 'x' || p == 'X') {
-      base = 16;
-      s.remove_prefix(2);
-    } else if (p == 'o' || p == 'O') {
-      base = 8;
-      s.remove_prefix(2);
-    } else if (p == 'b' || p == 'B') {
-      base = 2;
-      s.remove_prefix(2);
-    } else {
-      base = 8;
-      s.remove_prefix(1);
-    }
-    if (s.empty()) return false;
-  }
-  Uint128 v = 0;
-  for (char c : s) {
-    int d;
-    if (c >= '0' && c <= '9') {
-      d = c - '0';
-    } else if (c >= 'a' && c <= 'f') {
-      d = c - 'a' + 10;
-    } else if (c >= 'A' && c <= 'F') {
-      d = c - 'A' + 10;
-    } else {
-      return false;
-    }
-    if (d >= base) return false;
-    v = v * static_cast<unsigned>(base) + static_cast<unsigned>(d);
-    if (v > (static_cast<Uint128>(1) << 64)) *overflow = true;
-  }
-  const auto limit = static_cast<Uint128>(std::numeric_limits<int64_t>::max()) + (neg ? 1 : 0);
-  if (*overflow || v > limit) {
-    *overflow = true;
-    return true;
-  }
-  *out = neg ? static_cast<int64_t>(-static_cast<Int128>(v)) : static_cast<int64_t>(v);
-  return true;
-}
-
-// ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$  (go-yaml v2 yamlStyleFloat)
-bool IsYamlFloat(std::string_view s) {
-  size_t i = 0;
-  auto digits = [&] {
-    size_t st = i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-    return i - st;
-  };
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    if (digits() == 0) return false;
-  } else {
-    if (digits() == 0) return false;
-    if (i < s.size() && s[i] == '.') {
-      ++i;
-      digits();
-    }
-  }
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-    if (digits() == 0) return false;
-  }
-  return i == s.size();
-}
-
-double ToDouble(std::string_view s) {
-  std::string buf(s);
-  return std::strtod(buf.c_str(), nullptr);
-}
-
-// Resolves a plain scalar's type like go-yaml v2 does. `text` is arena-owned.
+// Resolves a plain scalar's type like go-yaml v2 does. `text` outlives the node.
 Node ResolvePlain(std::string_view text, uint32_t line) {
   if (IsNullText(text)) return Node::Null(text, line);
   if (int b = BoolText(text); b >= 0) return Node::Bool(b == 1, text, line);
-  if (OneOf(text, {".nan", ".NaN", ".NAN"})) {
-    return Node::Float(std::numeric_limits<double>::quiet_NaN(), text, line);
-  }
-  if (OneOf(text, {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})) {
-    return Node::Float(std::numeric_limits<double>::infinity(), text, line);
-  }
-  if (OneOf(text, {"-.inf", "-.Inf", "-.INF"})) {
-    return Node::Float(-std::numeric_limits<double>::infinity(), text, line);
+  if (OneOf(text, {".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf",
+                   "-.INF"})) {
+    return Node::Float(text, line);
   }
   char c = text[0];
   if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.') {
-    std::string plain;
-    std::string_view s = text;
-    if (text.find('_') != std::string_view::npos) {
-      plain.reserve(text.size());
-      for (char ch : text) {
-        if (ch != '_') plain.push_back(ch);
-      }
-      s = plain;
-    }
     int64_t v = 0;
     bool overflow = false;
-    if (ParseGoInt(s, &v, &overflow)) {
-      if (!overflow) return Node::Int(v, text, line);
-      return Node::Float(ToDouble(s), text, line);  // too large for int64: keep the spelling
+    if (internal::ParseYamlInt(text, &v, &overflow)) {
+      return overflow ? Node::Float(text, line) : Node::Int(text, line);  // too large: keep the spelling
     }
-    if (IsYamlFloat(s)) return Node::Float(ToDouble(s), text, line);
+    if (internal::IsYamlFloat(text)) return Node::Float(text, line);
   }
   return Node::String(text, line, Style::kPlain);
 }
@@ -277,7 +178,7 @@ class YamlParser {
       n = style == Style::kPlain ? ResolvePlain(text, line) : Node::String(text, line, style);
     } else if (tag == "!" || tag == kTagStr) {
       n = Node::String(text, line, style);
-      if (tag == kTagStr) n.set_tag(TagOf(tag));
+      if (tag == kTagStr) n = Node::Tagged(n, tag, b_.arena());
     } else if (tag == kTagInt || tag == kTagFloat || tag == kTagBool || tag == kTagNull) {
       Node r = ResolvePlain(text, line);
       Kind want = tag == kTagInt ? Kind::kInt
@@ -285,7 +186,7 @@ class YamlParser {
                   : tag == kTagBool  ? Kind::kBool
                                      : Kind::kNull;
       if (want == Kind::kFloat && r.kind() == Kind::kInt) {
-        r = Node::Float(static_cast<double>(r.int_value()), text, line);
+        r = Node::Float(text, line);
       }
       if (r.kind() != want) {
         b_.Error(line, b_.Path(), fmt::format("cannot decode {:?} as {}", text, tag));
@@ -293,10 +194,10 @@ class YamlParser {
       }
       n = r;
       if (style != Style::kPlain) n = Retyped(n, style);
-      n.set_tag(TagOf(tag));
+      n = Node::Tagged(n, tag, b_.arena());
     } else {
       n = Node::String(text, line, style);  // application tag: keep the text, record the tag
-      n.set_tag(TagOf(tag));
+      n = Node::Tagged(n, tag, b_.arena());
     }
     if (tag == kTagMerge) n = Node::String(text, line, Style::kPlain);
     b_.AddScalar(n, CStr(sc.anchor));
@@ -306,8 +207,8 @@ class YamlParser {
   static Node Retyped(const Node& n, Style style) {
     switch (n.kind()) {
       case Kind::kBool: return Node::Bool(n.bool_value(), n.text(), n.line(), style);
-      case Kind::kInt: return Node::Int(n.int_value(), n.text(), n.line(), style);
-      case Kind::kFloat: return Node::Float(n.float_value(), n.text(), n.line(), style);
+      case Kind::kInt: return Node::Int(n.text(), n.line(), style);
+      case Kind::kFloat: return Node::Float(n.text(), n.line(), style);
       case Kind::kNull: return Node::Null(n.text(), n.line(), style);
       default: return n;
     }

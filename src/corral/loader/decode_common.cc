@@ -64,7 +64,7 @@ const doc::Field<MetaIn> kMetaFields[] = {
          CheckQualifiedNameAt(d, key, "annotation key", key.text());
          std::string v;
          d.ReadString(value, v);
-         in.m->annotations.emplace_back(In(d).Intern(key.text()), std::move(v));
+         in.m->annotations.emplace_back(d.Intern(key.text()), std::move(v));
        });
      }},
     {"creationTimestamp",
@@ -118,7 +118,7 @@ void DecodeMeta(Decoder& d, const Node& n, api::ObjectMeta& m, const MetaRules& 
   d.Struct(n, in, kMetaFields, kMetaIgnored);
   if (m.name.empty() && !in.generate_name.empty()) {
     std::string_view prefix = d.path();
-    m.name = In(d).Intern(std::string(in.generate_name) + GeneratedSuffix(d.file(), n.line(), prefix));
+    m.name = d.Intern(std::string(in.generate_name) + GeneratedSuffix(d.file(), n.line(), prefix));
   }
   if (!m.name.empty()) {
     std::string_view name = Str(d, m.name);
@@ -162,7 +162,7 @@ void DecodeLabels(Decoder& d, const Node& n, api::LabelSet& out) {
     if (std::string err = CheckLabelValue(v); !err.empty()) {
       d.Error(value, fmt::format("invalid label value {:?}: {}", v, err));
     }
-    pairs.emplace_back(In(d).Intern(key.text()), In(d).Intern(v));
+    pairs.emplace_back(d.Intern(key.text()), d.Intern(v));
   });
   out = api::LabelSet(std::move(pairs));
 }
@@ -289,7 +289,7 @@ void DecodeResourceList(Decoder& d, const Node& n, api::ResourceList& out, Resou
       d.Error(value, fmt::format("invalid value {:?}: must be an integer", value.text()));
       return;
     }
-    out.emplace_back(In(d).Intern(name), q);
+    out.emplace_back(d.Intern(name), q);
   });
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 }

@@ -243,7 +243,7 @@ void DecodeNode(Decoder& d, const Node& root, api::Node& out) {
     std::sort(out.allocatable.begin(), out.allocatable.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
   }
-  if (api::FindResource(out.allocatable, In(d).Intern("pods")) == nullptr) {
+  if (api::FindResource(out.allocatable, d.Intern("pods")) == nullptr) {
     const Node* status = root.Find("status");
     auto s = d.Field("status");
     d.Warning(status != nullptr ? *status : root,

@@ -347,7 +347,7 @@ void DecodePod(Decoder& d, const Node& root, PodInput& out) {
   if (out.prio.class_name_line == 0) out.prio.class_name_line = spec != nullptr ? spec->line() : root.line();
 
   // API server defaulting (SetDefaults_Pod / SetDefaults_PodSpec).
-  if (pod.scheduler_name.empty()) pod.scheduler_name = In(d).Intern("default-scheduler");
+  if (pod.scheduler_name.empty()) pod.scheduler_name = d.Intern("default-scheduler");
   if (!pod.termination_grace_period_seconds) pod.termination_grace_period_seconds = 30;
   if (pod.host_network) {
     DefaultHostNetworkPorts(pod.init_containers);
