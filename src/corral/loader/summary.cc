@@ -80,6 +80,7 @@ std::string Human(std::string_view name, const api::Quantity& q) {
     if (out.back() == '.') out.pop_back();
     return out;
   }
+  if (q.MilliValue() % 1000 == 0) return std::to_string(q.Value());  // counts: 550000, not 550k
   return q.String();
 }
 
@@ -147,6 +148,7 @@ Summary Summarize(const LoadResult& result, const Interner& in) {
   }
   std::stable_sort(s.priority_classes.begin(), s.priority_classes.end(),
                    [](const auto& a, const auto& b) { return std::tie(b.value, a.name) < std::tie(a.value, b.name); });
+  s.pods_without_class = pods_per_class.count("") ? pods_per_class.at("") : 0;
 
   for (const auto& w : o.workloads) {
     for (const auto& g : w.pod_groups) {
@@ -225,6 +227,7 @@ std::string RenderTable(const Summary& s) {
     pcs.Row({pc.builtin ? pc.name + " (built-in)" : pc.name, std::to_string(pc.value), pc.global_default ? "yes" : "",
              std::to_string(pc.pods)});
   }
+  if (s.pods_without_class > 0) pcs.Row({"(none: priority 0)", "0", "", std::to_string(s.pods_without_class)});
   out += '\n' + pcs.Render();
 
   if (!s.workload_groups.empty()) {
@@ -272,6 +275,7 @@ std::string RenderJson(const Summary& s, const Diagnostics& diags) {
   j["nodes"] = nodes;
   j["pods"] = {{"count", s.pods},       {"bound", s.bound},       {"pending", s.pending},
                {"gated", s.gated},      {"finished", s.finished}, {"terminating", s.terminating}};
+  j["podsWithoutPriorityClass"] = s.pods_without_class;
   j["priorityClasses"] = Json::array();
   for (const auto& pc : s.priority_classes) {
     j["priorityClasses"].push_back({{"name", pc.name},

@@ -41,6 +41,7 @@ struct Summary {
     size_t pods = 0;  // pods resolved to this class
   };
   std::vector<PriorityClassRow> priority_classes;  // by value, descending
+  size_t pods_without_class = 0;  // no priorityClassName and no globalDefault class: priority 0
 
   struct Group {
     std::string workload;  // "namespace/name" (Workload rows) or "namespace/name" of the PodGroup
