@@ -114,10 +114,31 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
   collector.Finish();
   for (const auto& [pod, msg] : s.PendingPods()) out.unschedulable.push_back({PodKey(in, *pod), msg});
   out.cycles = s.stats().cycles;
+  out.batching = s.features().Enabled(framework::Feature::kOpportunisticBatching);
+  out.batched = s.stats().batched;
+  for (std::string_view reason :
+       {scheduler::batch_flush::kPodSkipped, scheduler::batch_flush::kPodFailed,
+        scheduler::batch_flush::kPodNominated, scheduler::batch_flush::kPodIncompatible,
+        scheduler::batch_flush::kExpired, scheduler::batch_flush::kNodeMissing,
+        scheduler::batch_flush::kEmptyList, scheduler::batch_flush::kPodNotBatchable,
+        scheduler::batch_flush::kPreScoreError, scheduler::batch_flush::kRescoreError,
+        scheduler::batch_flush::kNormalizeError}) {
+    auto n = static_cast<int64_t>(
+        s.metrics().CounterSum("scheduler_batch_cache_flushed_total", {{"reason", std::string(reason)}}));
+    if (n > 0) out.batch_flushes.emplace_back(reason, n);
+  }
   out.metrics_text = s.metrics().PrometheusText();
   out.metrics_json = s.metrics().ToJson().dump();
   return out;
 }
+
+namespace {
+nlohmann::ordered_json BatchingJson(const ScheduleOutcome& out) {
+  nlohmann::ordered_json flushes = nlohmann::ordered_json::object();
+  for (const auto& [reason, n] : out.batch_flushes) flushes[reason] = n;
+  return {{"enabled", out.batching}, {"pods_batched", out.batched}, {"flushes", flushes}};
+}
+}  // namespace
 
 std::string FormatScheduleJson(const ScheduleOutcome& out) {
   using json = nlohmann::ordered_json;
@@ -165,6 +186,7 @@ std::string FormatScheduleJson(const ScheduleOutcome& out) {
                 {"pods_unschedulable", out.unschedulable.size()},
                 {"pods_bound_initially", out.pods_bound_initially},
                 {"cycles", out.cycles},
+                {"batching", BatchingJson(out)},
                 {"metrics", json::parse(out.metrics_json.empty() ? "{}" : out.metrics_json)}};
   return j.dump(2) + "\n";
 }
@@ -223,6 +245,12 @@ std::string FormatScheduleTable(const ScheduleOutcome& out) {
   }
   s += fmt::format("\n{} scheduled, {} unschedulable, {} already bound, {} cycles\n", out.placements.size(),
                    out.unschedulable.size(), out.pods_bound_initially, out.cycles);
+  if (out.batching) {
+    std::vector<std::string> parts;
+    for (const auto& [reason, n] : out.batch_flushes) parts.push_back(fmt::format("{} {}", n, reason));
+    s += fmt::format("batching: {} pods batched, batch flushes: {}\n", out.batched,
+                     parts.empty() ? std::string("none") : fmt::format("{}", fmt::join(parts, ", ")));
+  }
   return s;
 }
 

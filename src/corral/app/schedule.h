@@ -56,6 +56,10 @@ struct ScheduleOutcome {
   std::vector<Unschedulable> ignored;  // pending pods of schedulers with no profile here (not scheduled)
   std::vector<ExplainOut> explain;  // sorted by pod key
   int64_t cycles = 0;
+  // Opportunistic batching (KEP-5598): pods placed on a batch hint, and batch flushes by kube reason.
+  bool batching = false;
+  int64_t batched = 0;
+  std::vector<std::pair<std::string, int64_t>> batch_flushes;
   std::string metrics_text;           // Prometheus text of the scheduler's metrics
   std::string metrics_json;           // the same as JSON (an object)
   int64_t pods_bound_initially = 0;

@@ -25,6 +25,9 @@ enum class Feature {
   kNodeInclusionPolicyInPodTopologySpread,
   kMatchLabelKeysInPodAffinity,
   kCompositePodGroup,
+  // Corral-only (docs/deviations.md): batching beyond kube — PodTopologySpread signs pods that its system
+  // default constraints select nothing of (no Service/RS/SS/RC selects them).
+  kCorralBatchingExtensions,
   kCount,
 };
 

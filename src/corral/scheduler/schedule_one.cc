@@ -51,6 +51,11 @@ struct Scheduler::CycleContext {
   Diagnosis diag;
   bool explain = false;
   CycleExplain ex;
+  // Opportunistic batching: the batch of the pod's profile (null when off), the hinted node, whether the
+  // cycle scored (its score table is then the next batch).
+  OpportunisticBatch* batch = nullptr;
+  Symbol hint;
+  bool scored = false;
 };
 
 int32_t Scheduler::NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const {
@@ -127,9 +132,20 @@ bool Scheduler::ScheduleCycle(QueuedPod* qp) {
   c.explain = options_.explain && options_.explain(*c.pod->pod);
   qp->unschedulable_plugins.clear();
   qp->pending_plugins.clear();
+  if (auto it = batches_.find(c.fwk); it != batches_.end()) c.batch = it->second.get();
 
   const NodeInfo* selected = nullptr;
   Status s = SchedulePod(c, &selected);
+  if (c.batch != nullptr) {
+    // kube StoreScheduleResults / a failed cycle (the next pod flushes with pod_failed).
+    if (s.ok()) {
+      if (!c.hint.empty() && c.hint == selected->name()) ++stats_.batched;
+      c.batch->StoreScheduleResults(qp->signature, c.hint, selected->name(), c.scored ? &scores_ : nullptr,
+                                    stats_.cycles);
+    } else {
+      c.batch->CycleFailed(stats_.cycles);
+    }
+  }
   if (!s.ok()) {
     if (s.code() == Code::kError) return HandleFailure(c, Code::kError, s.Message());
     // HOOK(preemption): RunPostFilterPlugins with failed_ statuses; nominate on success.
@@ -187,6 +203,17 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
   }
   // HOOK(nominated node / batching hint): evaluate that node first; if it passes, it is the only
   // feasible node.
+  if (c.batch != nullptr) {
+    c.hint = c.batch->GetNodeHint(c.state, *c.pod, c.qp->signature, !c.pod->pod->nominated_node_name.empty(),
+                                  stats_.cycles, *snapshot_);
+    const NodeInfo* hinted = c.hint.empty() ? nullptr : snapshot_->Get(c.hint);
+    if (hinted != nullptr && (!pre.node_names.has_value() || pre.node_names->contains(c.hint)) &&
+        c.fwk->RunFilterPluginsWithNominatedPods(c.state, *c.pod, *hinted).ok()) {
+      feasible_.push_back(hinted);
+      if (c.explain) c.ex.nodes.push_back({hinted->name(), std::nullopt, {}, std::nullopt});
+      return {};
+    }
+  }
 
   const auto num_candidates = static_cast<int32_t>(candidates.size());
   int32_t num_to_find = NumFeasibleNodesToFind(*c.fwk, num_candidates);
@@ -232,19 +259,18 @@ Status Scheduler::PrioritizeAndSelect(CycleContext& c, const NodeInfo** selected
   Status ss = c.fwk->RunScorePlugins(c.state, *c.pod, feasible_, &scores_);
   if (!ss.ok()) return ss;
   if (!c.fwk->HasScorePlugins()) std::fill(scores_.total.begin(), scores_.total.end(), 1);
-  // Uniformly random among the top-scored nodes (reservoir sampling over feasible order).
-  // HOOK(batching): keep the sorted scored list for the next pods with the same signature.
+  c.scored = true;
+  // kube's heap order: TotalScore desc, then the node's Randomizer desc (the rest of that order is the
+  // batch list).
   int64_t best = INT64_MIN;
-  size_t ties = 0;
+  uint64_t best_rnd = 0;
   for (size_t j = 0; j < feasible_.size(); ++j) {
     int64_t t = scores_.total[j];
-    if (t > best) {
+    uint64_t r = NodeRandomizer(feasible_[j]->name());
+    if (t > best || (t == best && r > best_rnd)) {
       best = t;
+      best_rnd = r;
       *selected = feasible_[j];
-      ties = 1;
-    } else if (t == best) {
-      ++ties;
-      if (rng_.Uniform(ties) == 0) *selected = feasible_[j];
     }
   }
   if (c.explain) {

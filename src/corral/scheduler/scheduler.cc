@@ -35,6 +35,14 @@ Result<std::unique_ptr<Scheduler>> Scheduler::New(Interner& interner, const Cloc
     if (!fwk.ok()) return fwk.error();
     s->by_scheduler_name_[name] = fwk->get();
     s->frameworks_.push_back(std::move(fwk).value());
+    if (s->options_.gates.Enabled(framework::Feature::kOpportunisticBatching)) {
+      auto b = std::make_unique<OpportunisticBatch>(*s->frameworks_.back(), clock, s->options_.wall_clock,
+                                                    s->metrics_);
+      b->set_randomizer(
+          [](const void* ctx, Symbol node) { return static_cast<const Scheduler*>(ctx)->NodeRandomizer(node); },
+          s.get());
+      s->batches_[s->frameworks_.back().get()] = std::move(b);
+    }
   }
   const auto& cfg = s->options_.config;
   SchedulingQueue::Options qopts;
@@ -43,6 +51,12 @@ Result<std::unique_ptr<Scheduler>> Scheduler::New(Interner& interner, const Cloc
   qopts.pop_from_backoff = s->options_.gates.Enabled(framework::Feature::kSchedulerPopFromBackoffQ);
   s->queue_ = std::make_unique<SchedulingQueue>(clock, qopts);
   return s;
+}
+
+const OpportunisticBatch* Scheduler::batch(std::string_view scheduler_name) const {
+  const framework::Framework* fwk = profile(scheduler_name);
+  auto it = batches_.find(fwk);
+  return it == batches_.end() ? nullptr : it->second.get();
 }
 
 const framework::Framework* Scheduler::profile(std::string_view scheduler_name) const {
@@ -91,6 +105,7 @@ void Scheduler::Activate(std::span<const PodInfo* const> pods) {
 }
 
 void Scheduler::AddNode(const api::Node* node) {
+  if (!node_rnd_.contains(node->meta.name)) node_rnd_[node->meta.name] = rng_.Next();
   cache_.AddNode(node);
   FireEvent({framework::EventResource::kNode, framework::ActionType::kAdd}, node);
 }

@@ -25,6 +25,7 @@
 #include "corral/framework/framework.h"
 #include "corral/framework/registry.h"
 #include "corral/metrics/metrics.h"
+#include "corral/scheduler/batch.h"
 #include "corral/scheduler/queue.h"
 #include "corral/state/cluster_cache.h"
 
@@ -66,6 +67,7 @@ struct SchedulerStats {
   int64_t scheduled = 0;
   int64_t unschedulable_attempts = 0;
   int64_t errors = 0;
+  int64_t batched = 0;  // pods placed on an opportunistic-batching hint (KEP-5598)
 };
 
 class Scheduler final : public framework::Handle {
@@ -124,6 +126,8 @@ class Scheduler final : public framework::Handle {
   const metrics::Registry& metrics() const { return metrics_; }
   metrics::Registry& mutable_metrics() { return metrics_; }
   const framework::Framework* profile(std::string_view scheduler_name) const;
+  // The profile's opportunistic batch, or null when OpportunisticBatching is off.
+  const OpportunisticBatch* batch(std::string_view scheduler_name) const;
 
   // ---- framework::Handle ----
   const Interner& interner() const override { return interner_; }
@@ -184,6 +188,15 @@ class Scheduler final : public framework::Handle {
   std::vector<framework::NodeStatus> failed_;
   framework::ScoreTable scores_;
   std::vector<uint64_t> tie_keys_;
+
+  // Opportunistic batching (batch.h): one batch per profile; kube's per-node Randomizer, drawn once per
+  // node from the seeded Rng when the node is added (docs/deviations.md).
+  absl::flat_hash_map<const framework::Framework*, std::unique_ptr<OpportunisticBatch>> batches_;
+  absl::flat_hash_map<Symbol, uint64_t> node_rnd_;
+  uint64_t NodeRandomizer(Symbol node) const {
+    auto it = node_rnd_.find(node);
+    return it == node_rnd_.end() ? 0 : it->second;
+  }
 };
 
 }  // namespace corral::scheduler

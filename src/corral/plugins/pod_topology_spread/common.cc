@@ -262,7 +262,9 @@ Result<std::unique_ptr<framework::Plugin>> PodTopologySpread::New(const framewor
 PodTopologySpread::PodTopologySpread(const PodTopologySpreadArgs& args, framework::Handle& handle)
     : handle_(handle),
       default_constraints_(args.default_constraints),
-      sign_when_defaults_select_nothing_(args.sign_when_defaults_select_nothing),
+      sign_when_defaults_select_nothing_(
+          args.sign_when_defaults_select_nothing ||
+          handle.features().Enabled(framework::Feature::kCorralBatchingExtensions)),
       enable_node_inclusion_policy_(
           handle.features().Enabled(framework::Feature::kNodeInclusionPolicyInPodTopologySpread)),
       enable_match_label_keys_(

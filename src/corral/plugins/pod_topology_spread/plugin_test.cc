@@ -189,6 +189,7 @@ TEST_F(DefaultSelectorTest, ControllerMustMatchGroupVersionKindExactly) {
 TEST(PodTopologySpreadSignTest, KubeRefusesWheneverDefaultsExist) {
   Cluster c;
   c.Build({}, {});
+  ASSERT_TRUE(c.w().gates.Set("CorralBatchingExtensions", false).ok());  // kube's rule
   auto system = c.Plugin(PodTopologySpreadArgs{});
   auto list_empty = c.Plugin(Cluster::ListArgs());
   const auto& plain = c.Incoming([](TestWorld&, PodBuilder& p) { p.Label("app", "web"); });
@@ -222,6 +223,22 @@ TEST(PodTopologySpreadSignTest, CorralOptionSignsWhenDefaultsSelectNothing) {
   EXPECT_EQ(pl->Sign(selected, &frags).code(), framework::Code::kUnschedulable);
   EXPECT_TRUE(pl->Sign(unselected, &frags).ok());
   EXPECT_TRUE(frags.empty());
+}
+
+TEST(PodTopologySpreadSignTest, CorralBatchingExtensionsGateSignsWhenDefaultsSelectNothing) {
+  Cluster c;
+  c.Build({}, {});
+  api::SelectorOwner svc;
+  svc.kind = api::SelectorOwnerKind::kService;
+  svc.meta.namespace_ = api::wk::kDefaultNamespace;
+  svc.selector = c.w().Sel().Label("app", "web").Obj();
+  c.handle().AddSelectorOwner(&svc);
+  auto pl = c.Plugin(PodTopologySpreadArgs{});  // system defaults, gate on by default
+  const auto& selected = c.Incoming([](TestWorld&, PodBuilder& p) { p.Label("app", "web"); });
+  const auto& unselected = c.Incoming([](TestWorld&, PodBuilder& p) { p.Label("app", "batch"); });
+  std::vector<framework::SignFragment> frags;
+  EXPECT_EQ(pl->Sign(selected, &frags).code(), framework::Code::kUnschedulable);
+  EXPECT_TRUE(pl->Sign(unselected, &frags).ok());
 }
 
 // ---- events and hints (kube's plugin_test.go) ----

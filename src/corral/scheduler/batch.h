@@ -1,0 +1,164 @@
+#pragma once
+// Opportunistic batching (KEP-5598; kube's pkg/scheduler/framework/runtime/batch.go with rescoring).
+//
+// One OpportunisticBatch per profile. A successful full cycle of a signed pod leaves the scored node list
+// (the chosen node popped) as the batch; the next pod with the same signature, scheduled in the very next
+// cycle, gets the top of that list as a hint. If the hinted node passes every filter it is the only
+// feasible node and nothing is scored.
+//
+//   GetNodeHint           kube's checks in kube's order: cycle continuity (pod_skipped), last cycle
+//                         succeeded (pod_failed), pod not nominated (pod_nominated), signature equal
+//                         (pod_incompatible), age ≤ 500 ms on the injected clock (expired), last chosen
+//                         node present (node_missing); then the last chosen node is filtered: still
+//                         feasible ⇒ rescored (prescore_error, rescore_error, normalize_error); then pop.
+//   StoreScheduleResults  hint used ⇒ keep the batch; otherwise a new batch from the cycle's scores
+//                         (pod_not_batchable, empty_list).
+//
+// The list is a binary heap of (TotalScore desc, Randomizer desc) entries, each with its raw and
+// normalized per-plugin scores, so rescoring re-normalizes every plugin over the cached raw scores.
+//
+// Corral keeps the batch exact (docs/deviations.md, "Opportunistic batching"): kube leaves the cached
+// normalized scores untouched when a node is popped, so a full cycle (which normalizes over the remaining
+// nodes only) can order them differently. Corral tracks each normalizing plugin's max and min raw score
+// over the list with their counts and re-normalizes the list only when a pop or rescore moves one of them.
+// This relies on every normalizer depending on the list only through its max and min raw scores, which is
+// true of every in-tree plugin (DefaultNormalizeScore, TaintToleration, NodeAffinity, InterPodAffinity,
+// PodTopologySpread); the node's own normalized score is computed over {node, max, min}.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "corral/core/clock.h"
+#include "corral/framework/framework.h"
+#include "corral/metrics/metrics.h"
+
+namespace corral::scheduler {
+
+// kube's flush reasons (pkg/scheduler/metrics).
+namespace batch_flush {
+inline constexpr std::string_view kPodSkipped = "pod_skipped";
+inline constexpr std::string_view kPodFailed = "pod_failed";
+inline constexpr std::string_view kPodNominated = "pod_nominated";
+inline constexpr std::string_view kPodIncompatible = "pod_incompatible";
+inline constexpr std::string_view kExpired = "expired";
+inline constexpr std::string_view kNodeMissing = "node_missing";
+inline constexpr std::string_view kEmptyList = "empty_list";
+inline constexpr std::string_view kPodNotBatchable = "pod_not_batchable";
+inline constexpr std::string_view kPreScoreError = "prescore_error";
+inline constexpr std::string_view kRescoreError = "rescore_error";
+inline constexpr std::string_view kNormalizeError = "normalize_error";
+}  // namespace batch_flush
+
+class OpportunisticBatch {
+ public:
+  static constexpr Duration kMaxBatchAge = std::chrono::milliseconds(500);
+
+  // `clock` decides expiry; `wall_clock` (may be null) times the duration histograms.
+  OpportunisticBatch(const framework::Framework& fwk, const Clock& clock, const Clock* wall_clock,
+                     metrics::Registry& metrics);
+
+  // Per-node tie-break key (kube's Randomizer). Supplied by the scheduler.
+  using RandomizerFn = uint64_t (*)(const void* ctx, Symbol node);
+  void set_randomizer(RandomizerFn fn, const void* ctx) {
+    rnd_fn_ = fn;
+    rnd_ctx_ = ctx;
+  }
+
+  // Called after PreFilter. Returns the hinted node (empty: none). `state` is the pod's cycle state
+  // (PreFilter done); rescoring runs PreScore/Score on it.
+  Symbol GetNodeHint(framework::CycleState& state, const framework::PodInfo& pod,
+                     const std::optional<std::string>& signature, bool nominated, int64_t cycle,
+                     const framework::Snapshot& snapshot);
+
+  // After the node was selected. `scores` is the cycle's score table (ignored when the hint was used or
+  // when `scored` is false, i.e. one feasible node, nothing scored).
+  void StoreScheduleResults(const std::optional<std::string>& signature, Symbol hinted, Symbol chosen,
+                            const framework::ScoreTable* scores, int64_t cycle);
+  // The cycle failed (unschedulable or error): the next pod flushes with pod_failed.
+  void CycleFailed(int64_t cycle);
+
+  // ---- introspection (tests, stats) ----
+  bool has_state() const { return has_state_; }
+  size_t size() const { return heap_.size(); }
+  int64_t batched_pods() const { return batched_pods_; }
+  // Bytes held by the cache (capacity of its arrays).
+  size_t MemoryBytes() const;
+  // The cached list in pop order (copy; for tests).
+  std::vector<std::pair<Symbol, int64_t>> SortedForTest() const;
+  // Hook for tests: the sequence of steps of the last rescore ("prescore", "score", "normalize", "sort").
+  const std::vector<std::string_view>& last_rescore_steps() const { return rescore_steps_; }
+
+ private:
+  struct Entry {
+    int64_t total;
+    uint64_t rnd;
+    uint32_t row;  // index into raw_/norm_ rows and names_
+  };
+  static bool HeapLess(const Entry& a, const Entry& b) {
+    // std heap is a max-heap on `less`: top = highest total, then highest randomizer.
+    if (a.total != b.total) return a.total < b.total;
+    return a.rnd < b.rnd;
+  }
+  struct Extremes {
+    int64_t max = 0, min = 0;
+    int64_t max_count = 0, min_count = 0;
+  };
+
+  void Flush(std::string_view reason);
+  bool Compatible(framework::CycleState& state, const framework::PodInfo& pod,
+                  const std::optional<std::string>& signature, bool nominated, int64_t cycle,
+                  const framework::Snapshot& snapshot);
+  // Re-inserts the last chosen node with fresh scores. False ⇒ flushed.
+  bool Rescore(framework::CycleState& state, const framework::PodInfo& pod, const framework::NodeInfo& node);
+  // Removes row's raw scores from the extremes; returns true if a normalizing plugin's max/min vanished.
+  bool RemoveFromExtremes(uint32_t row);
+  // Adds row's raw scores; returns true if a normalizing plugin's max/min changed.
+  bool AddToExtremes(uint32_t row);
+  void RecomputeExtremes();
+  // Re-normalizes every plugin over the list (heap_ rows) and rebuilds the heap.
+  framework::Status Renormalize(const framework::CycleState& state, const framework::PodInfo& pod);
+  // Normalizes one row against the current extremes (the list unchanged otherwise).
+  framework::Status NormalizeOne(const framework::CycleState& state, const framework::PodInfo& pod,
+                                 uint32_t row);
+  uint64_t Rnd(Symbol node) const { return rnd_fn_ == nullptr ? 0 : rnd_fn_(rnd_ctx_, node); }
+  void Attempt(std::string_view result);
+
+  const framework::Framework& fwk_;
+  const Clock& clock_;
+  const Clock* wall_clock_;
+  metrics::Registry& metrics_;
+  RandomizerFn rnd_fn_ = nullptr;
+  const void* rnd_ctx_ = nullptr;
+
+  // Batch state.
+  bool has_state_ = false;
+  std::string signature_;
+  TimePoint creation_;
+  std::vector<size_t> plugins_;     // score plugin indices (Framework::score_plugins) of the cached scores
+  std::vector<Symbol> names_;       // row → node
+  std::vector<int64_t> raw_;        // row * P + p
+  std::vector<int64_t> norm_;       // row * P + p
+  std::vector<Entry> heap_;
+  std::vector<Extremes> extremes_;  // per plugin (normalizing plugins only are meaningful)
+  std::vector<bool> normalizes_;    // per plugin
+  bool any_normalize_ = false;
+  bool dirty_ = false;              // a normalizing plugin's max/min left the list: re-normalize
+  uint32_t popped_row_ = 0;         // row of the last hinted node (re-used on rescore)
+
+  // Last cycle.
+  int64_t last_cycle_ = -1;
+  Symbol last_chosen_;
+  bool last_succeeded_ = false;
+
+  int64_t batched_pods_ = 0;
+  std::vector<std::pair<std::string_view, metrics::Counter*>> attempts_;  // cached series by result
+  metrics::Counter* rescore_attempts_ = nullptr;
+  std::vector<std::string_view> rescore_steps_;
+  std::vector<framework::NodeScore> ns_;   // scratch: normalize
+  std::vector<uint32_t> rows_scratch_;
+};
+
+}  // namespace corral::scheduler

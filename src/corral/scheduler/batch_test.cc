@@ -1,0 +1,317 @@
+// Opportunistic batching (batch.h) through the Scheduler: each GetNodeHint check and flush reason, the
+// rescoring steps in order, and the metrics.
+
+#include "corral/scheduler/batch.h"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "corral/api/types.h"
+#include "corral/api/well_known.h"
+#include "corral/plugins/registry.h"
+#include "corral/scheduler/scheduler.h"
+
+namespace corral::scheduler {
+namespace {
+
+// A Score plugin that can be told to fail at PreScore, Score (on rescoring) or NormalizeScore.
+struct Faults {
+  bool prescore = false;
+  bool score = false;
+  bool normalize = false;
+};
+Faults g_faults;
+
+class FaultPlugin final : public framework::PreScorePlugin,
+                          public framework::ScorePlugin,
+                          public framework::SignPlugin {
+ public:
+  std::string_view Name() const override { return "Fault"; }
+  framework::Status PreScore(framework::CycleState&, size_t, const framework::PodInfo&,
+                             std::span<const framework::NodeInfo* const>) override {
+    return g_faults.prescore ? framework::Status::Error("prescore fault") : framework::Status();
+  }
+  framework::Status Score(const framework::CycleState&, size_t, const framework::PodInfo&,
+                          const framework::NodeInfo&, int64_t* score) const override {
+    *score = 1;
+    return g_faults.score ? framework::Status::Error("score fault") : framework::Status();
+  }
+  bool HasNormalize() const override { return true; }
+  framework::Status NormalizeScore(const framework::CycleState&, size_t, const framework::PodInfo&,
+                                   std::span<framework::NodeScore>) const override {
+    return g_faults.normalize ? framework::Status::Error("normalize fault") : framework::Status();
+  }
+  framework::Status Sign(const framework::PodInfo&, std::vector<framework::SignFragment>*) const override {
+    return {};
+  }
+};
+
+class Env {
+ public:
+  explicit Env(int num_nodes, bool fault_plugin = false, int cpu_per_node = 4000) {
+    g_faults = {};
+    registry_ = plugins::NewInTreeRegistry();
+    Scheduler::Options opts;
+    opts.config.percentage_of_nodes_to_score = 100;
+    framework::ProfileConfig a;
+    a.scheduler_name = "a";
+    if (fault_plugin) {
+      EXPECT_TRUE(registry_
+                      .Register("Fault",
+                                [](const framework::PluginArgs*, framework::Handle&)
+                                    -> Result<std::unique_ptr<framework::Plugin>> {
+                                  return std::unique_ptr<framework::Plugin>(std::make_unique<FaultPlugin>());
+                                })
+                      .ok());
+      a.plugins.multi_point.enabled.push_back({"Fault", 1});
+    }
+    framework::ProfileConfig b;
+    b.scheduler_name = "b";
+    opts.config.profiles = {a, b};
+    auto s = Scheduler::New(in_, clock_, std::move(opts), registry_);
+    EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+    s_ = std::move(s).value();
+    nodes_.reserve(64);
+    pods_.reserve(256);
+    for (int i = 0; i < num_nodes; ++i) AddNode(cpu_per_node);
+  }
+
+  Scheduler& s() { return *s_; }
+  ManualClock& clock() { return clock_; }
+  Interner& in() { return in_; }
+
+  Symbol AddNode(int cpu_milli) {
+    api::Node& n = nodes_.emplace_back();
+    n.meta.name = in_.Intern("node-" + std::to_string(nodes_.size() - 1));
+    n.meta.labels.Set(api::wk::kHostnameLabel, n.meta.name);
+    n.capacity = {{api::wk::kCpu, api::Quantity::FromMilli(cpu_milli)},
+                  {api::wk::kMemory, api::Quantity::FromInt(int64_t{32} << 30)},
+                  {api::wk::kPods, api::Quantity::FromInt(110)}};
+    std::sort(n.capacity.begin(), n.capacity.end(), [](auto& x, auto& y) { return x.first < y.first; });
+    n.allocatable = n.capacity;
+    s_->AddNode(&n);
+    return n.meta.name;
+  }
+
+  // Schedules one pod now; returns its node (empty if unschedulable).
+  Symbol Schedule(int cpu_milli, std::string_view profile = "a", bool anti_affinity = false,
+                  std::string_view nominated = "") {
+    api::Pod& p = pods_.emplace_back();
+    p.meta.name = in_.Intern("pod-" + std::to_string(pods_.size()));
+    p.meta.namespace_ = api::wk::kDefaultNamespace;
+    p.scheduler_name = in_.Intern(profile);
+    p.meta.labels.Set(in_.Intern("app"), in_.Intern("x"));
+    if (!nominated.empty()) p.nominated_node_name = in_.Intern(nominated);
+    api::Container c;
+    c.name = in_.Intern("c");
+    c.resources.requests = {{api::wk::kCpu, api::Quantity::FromMilli(cpu_milli)}};
+    p.containers.push_back(std::move(c));
+    if (anti_affinity) {
+      api::PodAffinityTerm t;
+      t.label_selector.emplace().match_labels.Set(in_.Intern("app"), in_.Intern("other"));
+      t.topology_key = api::wk::kHostnameLabel;
+      p.affinity.emplace().pod_anti_affinity.emplace().required.push_back(std::move(t));
+    }
+    struct Obs : SchedulerObserver {
+      Symbol node;
+      void OnScheduled(const api::Pod&, Symbol n, std::string_view) override { node = n; }
+    } obs;
+    s_->set_observer(&obs);
+    EXPECT_TRUE(s_->AddPod(&p));
+    EXPECT_TRUE(s_->ScheduleOne());
+    s_->set_observer(nullptr);
+    return obs.node;
+  }
+
+  const api::Pod& AddBound(Symbol node, int cpu_milli) {
+    api::Pod& p = pods_.emplace_back();
+    p.meta.name = in_.Intern("bound-" + std::to_string(pods_.size()));
+    p.meta.namespace_ = api::wk::kDefaultNamespace;
+    p.node_name = node;
+    api::Container c;
+    c.name = in_.Intern("c");
+    c.resources.requests = {{api::wk::kCpu, api::Quantity::FromMilli(cpu_milli)}};
+    p.containers.push_back(std::move(c));
+    s_->AddPod(&p);
+    return p;
+  }
+
+  double Flushed(std::string_view reason) const {
+    return s_->metrics().CounterSum("scheduler_batch_cache_flushed_total", {{"reason", std::string(reason)}});
+  }
+  double Attempts(std::string_view result) const {
+    return s_->metrics().CounterSum("scheduler_batch_attempts_total", {{"result", std::string(result)}});
+  }
+  const OpportunisticBatch& batch() { return *s_->batch("a"); }
+
+ private:
+  Interner in_ = api::NewInterner();
+  ManualClock clock_;
+  framework::Registry registry_;
+  std::unique_ptr<Scheduler> s_;
+  std::vector<api::Node> nodes_;
+  std::vector<api::Pod> pods_;
+};
+
+TEST(BatchTest, OnePodPerNodeUsesHintsWithoutFlushing) {
+  Env e(4);
+  std::vector<Symbol> placed;
+  for (int i = 0; i < 4; ++i) placed.push_back(e.Schedule(3000));
+  std::sort(placed.begin(), placed.end());
+  EXPECT_EQ(std::unique(placed.begin(), placed.end()), placed.end());
+  EXPECT_EQ(e.Attempts("no_hint"), 1);
+  EXPECT_EQ(e.Attempts("hint_used"), 3);
+  EXPECT_EQ(e.s().stats().batched, 3);
+  EXPECT_EQ(e.batch().batched_pods(), 3);
+  EXPECT_EQ(e.s().metrics().CounterSum("scheduler_batch_cache_flushed_total"), 0);
+  EXPECT_EQ(e.s().metrics().CounterSum("scheduler_batch_rescore_attempts_total"), 0);
+}
+
+TEST(BatchTest, MultiPodPerNodeRescoresTheLastChosenNodeInOrder) {
+  Env e(3);
+  for (int i = 0; i < 6; ++i) e.Schedule(500);
+  EXPECT_EQ(e.Attempts("hint_used"), 5);
+  EXPECT_EQ(e.s().metrics().CounterSum("scheduler_batch_rescore_attempts_total"), 5);
+  EXPECT_EQ(e.batch().last_rescore_steps(),
+            (std::vector<std::string_view>{"prescore", "score", "normalize", "sort"}));
+  // LeastAllocated spreads: 2 pods per node, the list still holds the two other nodes.
+  EXPECT_EQ(e.batch().size(), 2u);
+}
+
+TEST(BatchTest, PodSkippedWhenAnotherProfileScheduledInBetween) {
+  Env e(4);
+  e.Schedule(3000);
+  e.Schedule(3000, "b");
+  e.Schedule(3000);
+  EXPECT_EQ(e.Flushed("pod_skipped"), 1);
+}
+
+TEST(BatchTest, PodFailedAfterAnUnschedulableCycle) {
+  // The batch survives a failed cycle of a pod with the same signature (its hint failed and no node
+  // fits); the next pod flushes it with pod_failed.
+  Env e(3);
+  Symbol first = e.Schedule(3000);
+  std::vector<const api::Pod*> fillers;
+  for (int i = 0; i < 3; ++i) {
+    Symbol n = e.in().Intern("node-" + std::to_string(i));
+    if (n != first) fillers.push_back(&e.AddBound(n, 3000));
+  }
+  EXPECT_TRUE(e.Schedule(3000).empty());
+  EXPECT_EQ(e.Flushed("pod_failed"), 0);
+  e.s().DeletePod(fillers[0]);
+  e.s().RunUntilIdle();
+  EXPECT_EQ(e.Flushed("pod_failed"), 1);
+}
+
+TEST(BatchTest, PodNominated) {
+  Env e(4);
+  e.Schedule(3000);
+  e.Schedule(3000, "a", false, "node-3");
+  EXPECT_EQ(e.Flushed("pod_nominated"), 1);
+}
+
+TEST(BatchTest, PodIncompatibleOnAnotherSignature) {
+  Env e(4);
+  e.Schedule(3000);
+  e.Schedule(2000);
+  EXPECT_EQ(e.Flushed("pod_incompatible"), 1);
+  EXPECT_EQ(e.Attempts("no_hint"), 2);
+}
+
+TEST(BatchTest, ExpiredAfter500msOnTheInjectedClock) {
+  Env e(4);
+  e.Schedule(3000);
+  e.clock().Advance(std::chrono::milliseconds(500));
+  e.Schedule(3000);  // exactly 500 ms: still valid
+  EXPECT_EQ(e.Attempts("hint_used"), 1);
+  e.clock().Advance(std::chrono::milliseconds(1));
+  e.Schedule(3000);
+  EXPECT_EQ(e.Flushed("expired"), 1);
+}
+
+TEST(BatchTest, NodeMissingWhenTheLastChosenNodeIsRemoved) {
+  Env e(4);
+  Symbol n = e.Schedule(3000);
+  e.s().RemoveNode(n);
+  e.Schedule(3000);
+  EXPECT_EQ(e.Flushed("node_missing"), 1);
+}
+
+TEST(BatchTest, EmptyListWhenOnlyOneNodeWasFeasible) {
+  Env e(1);
+  e.Schedule(3000);
+  EXPECT_EQ(e.Flushed("empty_list"), 1);
+  EXPECT_FALSE(e.batch().has_state());
+}
+
+TEST(BatchTest, PodNotBatchableForUnsignablePods) {
+  Env e(4);
+  e.Schedule(3000, "a", /*anti_affinity=*/true);
+  EXPECT_EQ(e.Flushed("pod_not_batchable"), 1);
+}
+
+TEST(BatchTest, HintNotUsedWhenTheHintedNodeNoLongerFits) {
+  Env e(2, false, 4000);
+  Symbol first = e.Schedule(3000);
+  // Fill the other node behind the batch's back (a bound pod).
+  Symbol other = first == e.in().Intern("node-0") ? e.in().Intern("node-1") : e.in().Intern("node-0");
+  api::Pod bound;
+  bound.meta.name = e.in().Intern("bound");
+  bound.meta.namespace_ = api::wk::kDefaultNamespace;
+  bound.node_name = other;
+  api::Container c;
+  c.resources.requests = {{api::wk::kCpu, api::Quantity::FromMilli(3000)}};
+  bound.containers.push_back(std::move(c));
+  e.s().AddPod(&bound);
+  EXPECT_TRUE(e.Schedule(3000).empty());
+  EXPECT_EQ(e.Attempts("hint_not_used"), 0);  // unschedulable: nothing stored
+  EXPECT_EQ(e.s().stats().batched, 0);
+}
+
+TEST(BatchTest, PreScoreErrorOnRescore) {
+  Env e(3, true);
+  e.Schedule(500);
+  g_faults.prescore = true;
+  e.Schedule(500);
+  EXPECT_EQ(e.Flushed("prescore_error"), 1);
+}
+
+TEST(BatchTest, RescoreErrorOnRescore) {
+  Env e(3, true);
+  e.Schedule(500);
+  g_faults.score = true;
+  e.Schedule(500);
+  EXPECT_EQ(e.Flushed("rescore_error"), 1);
+}
+
+TEST(BatchTest, NormalizeErrorOnRescore) {
+  Env e(3, true);
+  e.Schedule(500);
+  g_faults.normalize = true;
+  e.Schedule(500);
+  EXPECT_EQ(e.Flushed("normalize_error"), 1);
+}
+
+TEST(BatchTest, DisabledByTheFeatureGate) {
+  Interner in = api::NewInterner();
+  ManualClock clock;
+  Scheduler::Options opts;
+  ASSERT_TRUE(opts.gates.Set("OpportunisticBatching", false).ok());
+  auto registry = plugins::NewInTreeRegistry();
+  auto s = Scheduler::New(in, clock, std::move(opts), registry);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*s)->batch("default-scheduler"), nullptr);
+}
+
+TEST(BatchTest, DurationMetricsOnlyWithAWallClock) {
+  Env e(4);
+  for (int i = 0; i < 3; ++i) e.Schedule(3000);
+  auto j = e.s().metrics().ToJson();
+  EXPECT_FALSE(j.contains("scheduler_get_node_hint_duration_seconds"));
+  EXPECT_TRUE(j.contains("scheduler_batch_attempts_total"));
+}
+
+}  // namespace
+}  // namespace corral::scheduler
