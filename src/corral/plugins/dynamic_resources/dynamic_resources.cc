@@ -24,11 +24,6 @@ Status DynamicResources::Filter(const framework::CycleState&, size_t, const fram
   return HasClaims(pod) ? Status::Unresolvable(kReason) : Status();
 }
 
-Status DynamicResources::PostFilter(framework::CycleState&, const framework::PodInfo&,
-                                    const framework::NodeToStatus&, framework::PostFilterResult*) {
-  return Status::Unschedulable("");
-}
-
 Status DynamicResources::PreScore(framework::CycleState&, size_t, const framework::PodInfo&,
                                   std::span<const framework::NodeInfo* const>) {
   return Status::Skip();

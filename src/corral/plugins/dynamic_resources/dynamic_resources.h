@@ -19,7 +19,6 @@ namespace corral::plugins {
 
 class DynamicResources final : public framework::PreFilterPlugin,
                                public framework::FilterPlugin,
-                               public framework::PostFilterPlugin,
                                public framework::PreScorePlugin,
                                public framework::ReservePlugin,
                                public framework::PreBindPlugin,
@@ -39,10 +38,6 @@ class DynamicResources final : public framework::PreFilterPlugin,
                               const framework::Snapshot& snapshot, framework::PreFilterResult* result) override;
   framework::Status Filter(const framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
-  // Nothing to deallocate: PostFilter never helps.
-  framework::Status PostFilter(framework::CycleState& state, const framework::PodInfo& pod,
-                               const framework::NodeToStatus& statuses,
-                               framework::PostFilterResult* result) override;
   framework::Status PreScore(framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
                              std::span<const framework::NodeInfo* const> nodes) override;
   framework::Status Reserve(framework::CycleState& state, const framework::PodInfo& pod, Symbol node) override;
