@@ -25,6 +25,11 @@ std::atomic<bool> g_counting{false};
 std::atomic<size_t> g_allocations{0};
 }  // namespace
 
+// This file replaces the global allocation functions with malloc/free to count allocations; GCC's
+// -Wmismatched-new-delete cannot see that they pair up and warns in optimized builds.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void* operator new(size_t size) {
   if (g_counting.load(std::memory_order_relaxed))
     g_allocations.fetch_add(1, std::memory_order_relaxed);
