@@ -51,6 +51,20 @@ class Collector : public scheduler::SchedulerObserver {
     }
     latest_[e.pod] = std::move(e);  // the last attempt wins
   }
+  void OnPreempted(const scheduler::PreemptionRecord& p) override {
+    ScheduleOutcome::Preemption out;
+    out.preemptor = PodKey(in_, *p.preemptor);
+    out.priority = p.preemptor->priority;
+    out.node = std::string(in_.Str(p.node));
+    out.pdb_violations = p.num_pdb_violations;
+    for (const auto& v : p.victims) {
+      std::string reason = fmt::format("priority {} < {}; {} does not fit on {} with it", v.pod->priority,
+                                       p.preemptor->priority, out.preemptor, out.node);
+      if (v.violates_pdb) reason += "; violates a PodDisruptionBudget";
+      out.victims.push_back({PodKey(in_, *v.pod), v.pod->priority, v.violates_pdb, std::move(reason)});
+    }
+    out_.preemptions.push_back(std::move(out));
+  }
   void Finish() {
     for (auto& [k, v] : latest_) out_.explain.push_back(std::move(v));
   }
@@ -155,6 +169,21 @@ std::string FormatScheduleJson(const ScheduleOutcome& out) {
     j["ignored"] = json::array();
     for (const auto& u : out.ignored) j["ignored"].push_back({{"pod", u.pod}, {"reason", u.message}});
   }
+  if (!out.preemptions.empty()) {
+    j["preemptions"] = json::array();
+    for (const auto& p : out.preemptions) {
+      json victims = json::array();
+      for (const auto& v : p.victims) {
+        victims.push_back(
+            {{"pod", v.pod}, {"priority", v.priority}, {"violatesPdb", v.violates_pdb}, {"reason", v.reason}});
+      }
+      j["preemptions"].push_back({{"preemptor", p.preemptor},
+                                  {"priority", p.priority},
+                                  {"nominatedNode", p.node},
+                                  {"pdbViolations", p.pdb_violations},
+                                  {"victims", victims}});
+    }
+  }
   json ex = json::object();
   for (const auto& e : out.explain) {
     json pe;
@@ -223,6 +252,16 @@ std::string FormatScheduleTable(const ScheduleOutcome& out) {
     rows.clear();
     for (const auto& u : out.ignored) rows.push_back({u.pod, u.message});
     table({"IGNORED POD", "REASON"}, rows);
+  }
+  if (!out.preemptions.empty()) {
+    s += '\n';
+    rows.clear();
+    for (const auto& p : out.preemptions) {
+      for (const auto& v : p.victims) {
+        rows.push_back({p.preemptor, std::to_string(p.priority), p.node, v.pod, std::to_string(v.priority), v.reason});
+      }
+    }
+    table({"PREEMPTOR", "PRIORITY", "NOMINATED NODE", "VICTIM", "VICTIM PRIORITY", "WHY"}, rows);
   }
   for (const auto& e : out.explain) {
     s += fmt::format("\nexplain {}: selected {}\n", e.pod, e.selected.empty() ? "<none>" : e.selected);

@@ -54,6 +54,22 @@ struct ScheduleOutcome {
   std::vector<Placement> placements;  // in scheduling order
   std::vector<Unschedulable> unschedulable;  // in queue order
   std::vector<Unschedulable> ignored;  // pending pods of schedulers with no profile here (not scheduled)
+  // Preemptions (DefaultPreemption), in the order they happened: the preemptor is nominated to `node`
+  // and the victims (most important first) are deleted.
+  struct Preemption {
+    std::string preemptor;
+    int32_t priority = 0;
+    std::string node;
+    int32_t pdb_violations = 0;
+    struct Victim {
+      std::string pod;
+      int32_t priority = 0;
+      bool violates_pdb = false;
+      std::string reason;  // why it was chosen
+    };
+    std::vector<Victim> victims;
+  };
+  std::vector<Preemption> preemptions;
   std::vector<ExplainOut> explain;  // sorted by pod key
   int64_t cycles = 0;
   // Opportunistic batching (KEP-5598): pods placed on a batch hint, and batch flushes by kube reason.

@@ -11,6 +11,7 @@
 #include "corral/doc/decoder.h"
 #include "corral/doc/parse.h"
 #include "corral/loader/fragments.h"
+#include "corral/plugins/default_preemption/default_preemption.h"
 #include "corral/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "corral/plugins/node_affinity/node_affinity.h"
 #include "corral/plugins/node_resources/args.h"
@@ -277,6 +278,22 @@ std::shared_ptr<const framework::PluginArgs> DecodeVolumeBindingArgs(Decoder& d,
   return args;
 }
 
+std::shared_ptr<const framework::PluginArgs> DecodeDefaultPreemptionArgs(Decoder& d, const Node& n) {
+  auto args = std::make_shared<plugins::DefaultPreemptionArgs>();
+  static const doc::Field<plugins::DefaultPreemptionArgs> kFields[] = {
+      {"minCandidateNodesPercentage",
+       [](Decoder& x, const Node& y, plugins::DefaultPreemptionArgs& o) {
+         x.ReadInt32(y, o.min_candidate_nodes_percentage);
+       }},
+      {"minCandidateNodesAbsolute",
+       [](Decoder& x, const Node& y, plugins::DefaultPreemptionArgs& o) {
+         x.ReadInt32(y, o.min_candidate_nodes_absolute);
+       }},
+  };
+  d.Struct(n, *args, kFields);
+  return args;
+}
+
 using ArgsDecoder = std::shared_ptr<const framework::PluginArgs> (*)(Decoder&, const Node&);
 using ArgsValidator = Result<void> (*)(const framework::PluginArgs&, std::string_view path, const Interner&);
 
@@ -287,6 +304,10 @@ struct ArgsType {
 };
 
 const ArgsType kArgsTypes[] = {
+    {"DefaultPreemption", &DecodeDefaultPreemptionArgs,
+     [](const framework::PluginArgs& a, std::string_view p, const Interner&) {
+       return static_cast<const plugins::DefaultPreemptionArgs&>(a).Validate(p);
+     }},
     {"NodeResourcesFit", &DecodeFitArgs,
      [](const framework::PluginArgs& a, std::string_view p, const Interner&) {
        return static_cast<const plugins::NodeResourcesFitArgs&>(a).Validate(p);

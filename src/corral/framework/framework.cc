@@ -304,21 +304,29 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, con
   return RunFilterPlugins(state, pod, node);
 }
 
-Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod,
-                                       std::span<const NodeStatus> statuses,
+Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod, const NodeToStatus& statuses,
                                        PostFilterResult* result) const {
-  // kube: the first Success or Error wins; otherwise the last rejection's reasons are reported.
-  Status rejected = Status::Unschedulable("");
-  std::vector<std::string> reasons;
+  std::optional<PostFilterResult> last;
+  Status rejected(Code::kUnschedulable, "");
+  std::string_view rejector;
   for (const auto& e : post_filter_) {
-    Status s = e.plugin->PostFilter(state, pod, statuses, result);
-    if (s.ok()) return s;
-    if (s.code() == Code::kUnschedulableAndUnresolvable) return s.WithPlugin(e.name);
+    PostFilterResult r;
+    Status s = e.plugin->PostFilter(state, pod, statuses, &r);
+    if (s.ok()) {
+      *result = std::move(r);
+      return s;
+    }
+    if (s.code() == Code::kUnschedulableAndUnresolvable) {
+      *result = std::move(r);
+      return s.WithPlugin(e.name);
+    }
     if (!s.IsRejected()) return s.WithPlugin(e.name);
-    rejected = s;
-    rejected.WithPlugin(e.name);
+    if (r.mode != NominatingMode::kNoop) last = std::move(r);
+    for (std::string_view reason : s.reasons()) rejected.AddOwnedReason(std::string(reason));
+    if (rejector.empty()) rejector = e.name;
   }
-  return rejected;
+  if (last.has_value()) *result = std::move(*last);
+  return rejected.WithPlugin(rejector);
 }
 
 Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,

@@ -71,8 +71,10 @@ class Framework {
   // node must pass both with them added (on copies of state and node) and without them.
   Status RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
                                            const NodeInfo& node) const;
-  Status RunPostFilterPlugins(CycleState& state, const PodInfo& pod,
-                              std::span<const NodeStatus> statuses, PostFilterResult* result) const;
+  // kube RunPostFilterPlugins: the first Success, UU or Error wins; otherwise Unschedulable with the
+  // reasons of every plugin, and the last non-noop result.
+  Status RunPostFilterPlugins(CycleState& state, const PodInfo& pod, const NodeToStatus& statuses,
+                              PostFilterResult* result) const;
   Status RunPreScorePlugins(CycleState& state, const PodInfo& pod,
                             std::span<const NodeInfo* const> nodes) const;
   // Score → NormalizeScore → [0,100] check → × weight → total, into `out` (overwritten).

@@ -10,6 +10,7 @@
 #include "corral/core/interner.h"
 #include "corral/core/rng.h"
 #include "corral/framework/feature_gates.h"
+#include "corral/framework/pod_info.h"
 #include "corral/framework/snapshot.h"
 
 namespace corral::framework {
@@ -34,6 +35,21 @@ class Handle {
 
   // Pods nominated to `node` (status.nominatedNodeName) that are not yet bound or assumed.
   virtual std::span<const PodInfo* const> NominatedPodsForNode(Symbol node) const = 0;
+  // The pod's current nominatedNodeName (set by preemption in an earlier cycle, or from its status).
+  virtual Symbol NominatedNodeName(const PodInfo& pod) const { return pod.pod->nominated_node_name; }
+  // Whether the pod is terminating because the scheduler preempted it (kube: a deletionTimestamp and
+  // the DisruptionTarget condition with reason PreemptionByScheduler).
+  virtual bool IsTerminatingByPreemption(const PodInfo& pod) const {
+    (void)pod;
+    return false;
+  }
+
+  // The framework of the profile named `scheduler_name` (plugins that run other plugins, such as
+  // DefaultPreemption's filter re-runs, reach their profile through it). Null if there is none.
+  virtual const Framework* GetFramework(Symbol scheduler_name) const {
+    (void)scheduler_name;
+    return nullptr;
+  }
 
   // Moves the given pending pods to activeQ (GangScheduling Permit).
   virtual void Activate(std::span<const PodInfo* const> pods) = 0;

@@ -111,14 +111,46 @@ struct NodeStatus {
   Status status;
 };
 
+// The filter verdict of every node (kube's NodeToStatusReader): the nodes listed explicitly, and one
+// status for all nodes the cycle did not evaluate (excluded by a PreFilterResult, or every node when
+// PreFilter rejected the pod). kube's default for absent nodes is UnschedulableAndUnresolvable.
+struct NodeToStatus {
+  std::span<const NodeStatus> nodes;
+  Status absent = Status::Unresolvable("");
+  // The status of `node`: its explicit entry, else `absent`.
+  const Status& Get(Symbol node) const {
+    for (const auto& ns : nodes) {
+      if (ns.node->name() == node) return ns.status;
+    }
+    return absent;
+  }
+};
+
+// kube's NominatingInfo mode: kNoop leaves the pod's nominatedNodeName as it is; kOverride sets it to
+// `nominated_node_name` (empty clears it).
+enum class NominatingMode : uint8_t { kNoop, kOverride };
+
+// A pod to evict so that the preemptor fits; `violates_pdb` when evicting it exceeds a
+// PodDisruptionBudget's disruptionsAllowed.
+struct PreemptionVictim {
+  const PodInfo* pod = nullptr;
+  bool violates_pdb = false;
+};
+
 struct PostFilterResult {
-  Symbol nominated_node_name;  // empty ⇒ no nomination
+  NominatingMode mode = NominatingMode::kNoop;
+  Symbol nominated_node_name;
+  // Pods to evict so that the pod fits on `nominated_node_name` (preemption victims, most important
+  // first). The scheduler evicts them (kube's preemption Executor) before nominating the pod.
+  std::vector<PreemptionVictim> victims;
+  int32_t num_pdb_violations = 0;
 };
 
 class PostFilterPlugin : public virtual Plugin {
  public:
-  virtual Status PostFilter(CycleState& state, const PodInfo& pod,
-                            std::span<const NodeStatus> filtered_node_statuses,
+  // Runs only when no node is feasible. Success with a nomination; a rejection otherwise (its message
+  // becomes the post-filter part of the FitError).
+  virtual Status PostFilter(CycleState& state, const PodInfo& pod, const NodeToStatus& statuses,
                             PostFilterResult* result) = 0;
 };
 

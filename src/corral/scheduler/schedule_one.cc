@@ -49,6 +49,7 @@ struct Scheduler::CycleContext {
   const PodInfo* pod = nullptr;
   CycleState state;
   Diagnosis diag;
+  Symbol nominated;  // the pod's nominated node at the start of the cycle (preemption), if any
   bool explain = false;
   CycleExplain ex;
   // Opportunistic batching: the batch of the pod's profile (null when off), the hinted node, whether the
@@ -148,8 +149,11 @@ bool Scheduler::ScheduleCycle(QueuedPod* qp) {
   }
   if (!s.ok()) {
     if (s.code() == Code::kError) return HandleFailure(c, Code::kError, s.Message());
-    // HOOK(preemption): RunPostFilterPlugins with failed_ statuses; nominate on success.
-    return HandleFailure(c, Code::kUnschedulable, FitErrorMessage(snapshot_->NumNodes(), c.diag, ""));
+    // HOOK(preemption): PostFilter (DefaultPreemption) may evict victims and nominate the pod; the pod is
+    // still unschedulable in this cycle and retries once the victims are gone (kube).
+    std::string post_filter_msg = c.fwk->HasPostFilterPlugins() ? RunPostFilter(c) : std::string();
+    return HandleFailure(c, Code::kUnschedulable,
+                         FitErrorMessage(snapshot_->NumNodes(), c.diag, post_filter_msg));
   }
   return AssumeAndBind(c, selected->name());
 }
@@ -166,6 +170,7 @@ Status Scheduler::SchedulePod(CycleContext& c, const NodeInfo** selected) {
   if (!s.ok()) {
     if (!s.IsRejected()) return s;
     c.diag.pre_filter_msg = s.Message();
+    c.diag.absent_status = s;  // every node has the PreFilter status (for preemption)
     if (!s.plugin().empty()) c.qp->unschedulable_plugins.insert(std::string(s.plugin()));
     if (c.explain) c.ex.pre_filter = s;
     return s;
@@ -202,7 +207,18 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
         fmt::format("node(s) didn't satisfy plugin(s) {}", GoList(restricting)));
   }
   // HOOK(nominated node / batching hint): evaluate that node first; if it passes, it is the only
-  // feasible node.
+  // feasible node. kube tries the nominated node (set by an earlier preemption) and, only when there is
+  // none, the batching hint.
+  c.nominated = nominator_.NodeOf(&c.qp->info);
+  if (const NodeInfo* nn = c.nominated.empty() ? nullptr : snapshot_->Get(c.nominated);
+      nn != nullptr && (!pre.node_names.has_value() || pre.node_names->contains(c.nominated))) {
+    // A failure here is not recorded: the node is evaluated again with the others below.
+    if (c.fwk->RunFilterPluginsWithNominatedPods(c.state, *c.pod, *nn).ok()) {
+      feasible_.push_back(nn);
+      if (c.explain) c.ex.nodes.push_back({nn->name(), std::nullopt, {}, std::nullopt});
+      return {};
+    }
+  }
   if (c.batch != nullptr) {
     c.hint = c.batch->GetNodeHint(c.state, *c.pod, c.qp->signature, !c.pod->pod->nominated_node_name.empty(),
                                   stats_.cycles, *snapshot_);
@@ -296,6 +312,7 @@ bool Scheduler::AssumeAndBind(CycleContext& c, Symbol node_name) {
   framework::Framework& fwk = *c.fwk;
   // Assume, Reserve, Permit, then bind (binding is instantaneous in Corral's model).
   cache_.AddPod(&c.qp->info, node_name, /*assumed=*/true);
+  nominator_.Delete(&c.qp->info);  // kube: an assumed pod is no longer nominated
   Status rs = fwk.RunReservePluginsReserve(c.state, pod, node_name);
   if (!rs.ok()) {
     fwk.RunReservePluginsUnreserve(c.state, pod, node_name);
@@ -345,6 +362,53 @@ bool Scheduler::HandleFailure(CycleContext& c, Code code, std::string message) {
   if (observer_ != nullptr) observer_->OnUnschedulable(pod, message);
   queue_->Requeue(c.qp, code, event_during_cycle_);
   return false;
+}
+
+// ---- preemption ------------------------------------------------------------------------------------------
+
+std::string Scheduler::RunPostFilter(CycleContext& c) {
+  framework::NodeToStatus statuses;
+  statuses.nodes = failed_;
+  if (c.diag.absent_status.has_value()) statuses.absent = *c.diag.absent_status;
+  framework::PostFilterResult r;
+  Status ps = c.fwk->RunPostFilterPlugins(c.state, *c.pod, statuses, &r);
+  metrics_.GetCounter("scheduler_preemption_attempts_total", "Total preemption attempts in the cluster till now")
+      .Inc();
+  if (ps.ok() && !r.nominated_node_name.empty()) ExecutePreemption(c, r);
+  // kube handleSchedulingFailure: ModeOverride replaces the nomination (empty clears it).
+  if (r.mode == framework::NominatingMode::kOverride) nominator_.Add(&c.qp->info, r.nominated_node_name);
+  return ps.ok() ? std::string() : ps.Message();
+}
+
+void Scheduler::ExecutePreemption(CycleContext& c, const framework::PostFilterResult& r) {
+  static const std::vector<double> kVictimBuckets = metrics::ExponentialBuckets(1, 2, 7);
+  metrics_.GetHistogram("scheduler_preemption_victims", "Number of selected preemption victims", kVictimBuckets, {})
+      .Observe(static_cast<double>(r.victims.size()));
+  PreemptionRecord rec;
+  rec.preemptor = c.pod->pod;
+  rec.node = r.nominated_node_name;
+  rec.num_pdb_violations = r.num_pdb_violations;
+  for (const auto& v : r.victims) rec.victims.push_back({v.pod->pod, v.violates_pdb});
+  // Lower-priority pods nominated to this node may no longer fit there: clear their nominations and
+  // let them retry now (kube patches their status, which requeues them).
+  std::vector<const PodInfo*> lower;
+  for (const PodInfo* p : nominator_.PodsForNode(r.nominated_node_name)) {
+    if (p->priority() < c.pod->priority()) lower.push_back(p);
+  }
+  for (const PodInfo* p : lower) {
+    nominator_.Delete(p);
+    if (auto it = pods_.find(p->pod); it != pods_.end()) queue_->Activate(it->second.get());
+  }
+  if (observer_ != nullptr) observer_->OnPreempted(rec);
+  // Evict. A victim already terminating is not deleted twice (kube skips pods with a deletionTimestamp).
+  for (const auto& v : r.victims) {
+    if (terminating_victims_.contains(v.pod)) continue;
+    if (options_.delete_victims_immediately) {
+      DeletePod(v.pod->pod);  // fires AssignedPod/Delete while the preemptor is in its cycle
+    } else {
+      terminating_victims_.insert(v.pod);
+    }
+  }
 }
 
 }  // namespace corral::scheduler

@@ -93,8 +93,13 @@ std::span<const api::PodDisruptionBudget* const> Scheduler::PodDisruptionBudgets
   return it->second;
 }
 
-std::span<const PodInfo* const> Scheduler::NominatedPodsForNode(Symbol) const {
-  return {};  // Nominations arrive with preemption (issue 6).
+std::span<const PodInfo* const> Scheduler::NominatedPodsForNode(Symbol node) const {
+  return nominator_.PodsForNode(node);
+}
+
+const framework::Framework* Scheduler::GetFramework(Symbol scheduler_name) const {
+  auto it = by_scheduler_name_.find(scheduler_name);
+  return it == by_scheduler_name_.end() ? nullptr : it->second;
 }
 
 void Scheduler::Activate(std::span<const PodInfo* const> pods) {
@@ -132,6 +137,8 @@ bool Scheduler::AddPod(const api::Pod* pod) {
   raw->fwk = it->second;
   raw->signature = raw->fwk->SignPod(raw->info);
   pods_.emplace(pod, std::move(qp));
+  // A pod that arrives nominated (status.nominatedNodeName) is honoured like one nominated here.
+  if (!pod->nominated_node_name.empty()) nominator_.Add(&raw->info, pod->nominated_node_name);
   queue_->Add(raw);
   return true;
 }
@@ -140,11 +147,23 @@ void Scheduler::DeletePod(const api::Pod* pod) {
   auto it = pods_.find(pod);
   if (it == pods_.end()) return;
   QueuedPod* qp = it->second.get();
+  // Queueing hints see the deleted pod as kube's informer last saw it: on the node the scheduler bound
+  // it to (the input object of a pod bound during this run has no nodeName).
+  std::optional<api::Pod> last;
+  if (Symbol node = cache_.NodeOf(&qp->info); !node.empty() && node != pod->node_name) {
+    last = *pod;
+    last->node_name = node;
+  }
+  nominator_.Delete(&qp->info);
+  terminating_victims_.erase(&qp->info);
   bool was_cached = cache_.RemovePod(&qp->info);
   queue_->Delete(qp);
   last_failure_.erase(pod);
   pods_.erase(it);
-  if (was_cached) FireEvent({framework::EventResource::kAssignedPod, framework::ActionType::kDelete}, pod);
+  if (was_cached) {
+    FireEvent({framework::EventResource::kAssignedPod, framework::ActionType::kDelete},
+              last.has_value() ? &*last : pod);
+  }
 }
 
 void Scheduler::FireEvent(const framework::ClusterEvent& event, const void* subject) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include "corral/api/types.h"
 #include "corral/core/clock.h"
@@ -26,6 +27,7 @@
 #include "corral/framework/registry.h"
 #include "corral/metrics/metrics.h"
 #include "corral/scheduler/batch.h"
+#include "corral/scheduler/nominator.h"
 #include "corral/scheduler/queue.h"
 #include "corral/state/cluster_cache.h"
 
@@ -50,6 +52,19 @@ struct CycleExplain {
   std::vector<NodeExplain> nodes;    // every node the cycle evaluated, in evaluation order
 };
 
+// One preemption (DefaultPreemption's PostFilter result, executed): the preemptor is nominated to `node`
+// and the victims are evicted (most important first).
+struct PreemptionRecord {
+  const api::Pod* preemptor = nullptr;
+  Symbol node;
+  struct Victim {
+    const api::Pod* pod;
+    bool violates_pdb;  // evicting it exceeds a PodDisruptionBudget
+  };
+  std::vector<Victim> victims;
+  int32_t num_pdb_violations = 0;
+};
+
 class SchedulerObserver {
  public:
   virtual ~SchedulerObserver() = default;
@@ -60,6 +75,10 @@ class SchedulerObserver {
     (void)pod, (void)message;
   }
   virtual void OnExplain(const api::Pod& pod, const CycleExplain& explain) { (void)pod, (void)explain; }
+  // A preemption, reported before its victims are deleted (with delete_victims_immediately) or marked
+  // terminating (without: the driver deletes each victim with DeletePod after its termination grace
+  // period, e.g. on the simulator's virtual clock).
+  virtual void OnPreempted(const PreemptionRecord& preemption) { (void)preemption; }
 };
 
 struct SchedulerStats {
@@ -81,6 +100,13 @@ class Scheduler final : public framework::Handle {
     // Wall clock for duration metrics (the scheduler's own speed). Null ⇒ duration histograms are not
     // recorded, which keeps every output deterministic.
     const Clock* wall_clock = nullptr;
+    // Gangs: schedule a pod group as one entity in kube's beta workload scheduling cycle (one attempt
+    // places the members all-or-nothing, workload_cycle.cc). False: kube's alpha Permit-only mode, where
+    // members are scheduled one by one and held at Permit until the quorum is assumed.
+    bool workload_cycle = true;
+    // Preemption victims are deleted as soon as they are chosen (`corral schedule`). When false they
+    // stay on their nodes, terminating, until the driver calls DeletePod (after their grace period).
+    bool delete_victims_immediately = true;
   };
 
   static Result<std::unique_ptr<Scheduler>> New(Interner& interner, const Clock& clock, Options options,
@@ -139,6 +165,11 @@ class Scheduler final : public framework::Handle {
   std::span<const api::SelectorOwner* const> SelectorOwners(Symbol ns) const override;
   std::span<const api::PodDisruptionBudget* const> PodDisruptionBudgets(Symbol ns) const override;
   std::span<const framework::PodInfo* const> NominatedPodsForNode(Symbol node) const override;
+  Symbol NominatedNodeName(const framework::PodInfo& pod) const override { return nominator_.NodeOf(&pod); }
+  bool IsTerminatingByPreemption(const framework::PodInfo& pod) const override {
+    return terminating_victims_.contains(&pod);
+  }
+  const framework::Framework* GetFramework(Symbol scheduler_name) const override;
   void Activate(std::span<const framework::PodInfo* const> pods) override;
 
  private:
@@ -154,6 +185,12 @@ class Scheduler final : public framework::Handle {
   framework::Status PrioritizeAndSelect(CycleContext& c, const framework::NodeInfo** selected);
   bool AssumeAndBind(CycleContext& c, Symbol node);
   bool HandleFailure(CycleContext& c, framework::Code code, std::string message);
+  // ---- preemption (schedule_one.cc) ----
+  // Runs PostFilter after a FitError; executes a preemption it proposes and updates the pod's
+  // nomination. Returns the post-filter message for the FitError.
+  std::string RunPostFilter(CycleContext& c);
+  // kube's prepareCandidate: clears lower-priority nominations on the node, then evicts the victims.
+  void ExecutePreemption(CycleContext& c, const framework::PostFilterResult& r);
   int32_t NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const;
   void FireEvent(const framework::ClusterEvent& event, const void* subject);
   std::string FitErrorMessage(size_t num_nodes, const Diagnosis& d, const std::string& post_filter_msg) const;
@@ -177,6 +214,10 @@ class Scheduler final : public framework::Handle {
   size_t next_start_node_index_ = 0;
   bool in_cycle_ = false;
   bool event_during_cycle_ = false;
+
+  // Preemption (issue 6): nominated pods, and victims still terminating (delete_victims_immediately off).
+  Nominator nominator_;
+  absl::flat_hash_set<const framework::PodInfo*> terminating_victims_;
 
   absl::flat_hash_map<Symbol, const api::Namespace*> namespaces_;
   absl::flat_hash_map<Symbol, std::vector<const api::SelectorOwner*>> owners_;

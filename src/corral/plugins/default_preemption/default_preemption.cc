@@ -1,0 +1,366 @@
+#include "corral/plugins/default_preemption/default_preemption.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+
+#include <absl/container/flat_hash_map.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "corral/api/selectors.h"
+#include "corral/framework/framework.h"
+#include "corral/plugins/helper/field_errors.h"
+
+namespace corral::plugins {
+
+using framework::Code;
+using framework::NodeInfo;
+using framework::PodInfo;
+using framework::Status;
+
+Result<void> DefaultPreemptionArgs::Validate(std::string_view path) const {
+  const helper::FieldPath root(path);
+  const helper::FieldPath pct = root.Child("minCandidateNodesPercentage");
+  const helper::FieldPath abs = root.Child("minCandidateNodesAbsolute");
+  helper::FieldErrors errs;
+  if (min_candidate_nodes_percentage < 0 || min_candidate_nodes_percentage > 100) {
+    errs.Invalid(pct, min_candidate_nodes_percentage, "not in valid range [0, 100]");
+  }
+  if (min_candidate_nodes_absolute < 0) {
+    errs.Invalid(abs, min_candidate_nodes_absolute, "not in valid range [0, inf)");
+  }
+  if (min_candidate_nodes_percentage == 0 && min_candidate_nodes_absolute == 0) {
+    errs.Invalid(pct, 0, "cannot be zero at the same time as minCandidateNodesAbsolute");
+    errs.Invalid(abs, 0, "cannot be zero at the same time as minCandidateNodesPercentage");
+  }
+  return errs.ToResult();
+}
+
+Result<std::unique_ptr<framework::Plugin>> DefaultPreemption::New(const framework::PluginArgs* args,
+                                                                  framework::Handle& handle) {
+  DefaultPreemptionArgs typed;
+  if (args != nullptr) {
+    const auto* a = dynamic_cast<const DefaultPreemptionArgs*>(args);
+    if (a == nullptr) return Error::Invalid("got args of another type, want *DefaultPreemptionArgs");
+    typed = *a;
+  }
+  if (auto ok = typed.Validate(); !ok) return ok.error();
+  return std::unique_ptr<framework::Plugin>(std::make_unique<DefaultPreemption>(handle, typed));
+}
+
+int32_t DefaultPreemption::NumCandidates(int32_t num_nodes) const {
+  int32_t n = static_cast<int32_t>(static_cast<int64_t>(num_nodes) * args_.min_candidate_nodes_percentage / 100);
+  if (n < args_.min_candidate_nodes_absolute) n = args_.min_candidate_nodes_absolute;
+  if (n > num_nodes) n = num_nodes;
+  return n;
+}
+
+TimePoint DefaultPreemption::StartTime(const PodInfo& p) const {
+  return p.pod->start_time.has_value() ? *p.pod->start_time : handle_.clock().Now();
+}
+
+bool DefaultPreemption::MoreImportantPod(const PodInfo& a, const PodInfo& b) const {
+  if (a.priority() != b.priority()) return a.priority() > b.priority();
+  return StartTime(a) < StartTime(b);
+}
+
+std::string_view DefaultPreemption::Ineligible(const PodInfo& pod,
+                                               const framework::NodeToStatus& statuses) const {
+  if (pod.pod->preemption_policy == api::PreemptionPolicy::kNever) {
+    return "not eligible due to preemptionPolicy=Never.";
+  }
+  Symbol nominated = handle_.NominatedNodeName(pod);
+  if (nominated.empty()) return {};
+  // The nominated node became UnschedulableAndUnresolvable: preempt again elsewhere.
+  if (statuses.Get(nominated).code() == Code::kUnschedulableAndUnresolvable) return {};
+  if (const NodeInfo* node = handle_.snapshot().Get(nominated); node != nullptr) {
+    for (const PodInfo* p : node->pods()) {
+      if (p->priority() < pod.priority() && handle_.IsTerminatingByPreemption(*p)) {
+        return "not eligible due to a terminating pod on the nominated node.";
+      }
+    }
+  }
+  return {};
+}
+
+int32_t DefaultPreemption::DisruptionsAllowed(const api::PodDisruptionBudget& pdb) const {
+  if (!pdb.selector.has_value()) return 0;  // a nil selector selects no pod
+  int32_t healthy = 0;
+  for (const NodeInfo* n : handle_.snapshot().nodes()) {
+    for (const PodInfo* p : n->pods()) {
+      const api::Pod& pod = *p->pod;
+      if (pod.meta.namespace_ != pdb.meta.namespace_ || pod.IsTerminating()) continue;
+      if (handle_.IsTerminatingByPreemption(*p)) continue;
+      if (api::Matches(*pdb.selector, pod.meta.labels)) ++healthy;
+    }
+  }
+  const int32_t expected = healthy;
+  // intstr.GetScaledValueFromIntOrPercent with roundUp.
+  auto scaled = [&](const api::IntOrPercent& v) {
+    if (!v.is_percent) return v.value;
+    return static_cast<int32_t>((static_cast<int64_t>(v.value) * expected + 99) / 100);
+  };
+  int32_t desired = 0;
+  if (pdb.max_unavailable.has_value()) {
+    desired = expected - scaled(*pdb.max_unavailable);
+    if (desired < 0) desired = 0;
+  } else if (pdb.min_available.has_value()) {
+    desired = scaled(*pdb.min_available);
+  }
+  int32_t allowed = healthy - desired;
+  if (expected <= 0 || allowed <= 0) return 0;
+  return allowed;
+}
+
+const std::vector<DefaultPreemption::PdbState>& DefaultPreemption::PdbsOf(Symbol ns) {
+  for (const auto& [n, v] : pdb_cache_) {
+    if (n == ns) return v;
+  }
+  std::vector<PdbState> states;
+  for (const api::PodDisruptionBudget* pdb : handle_.PodDisruptionBudgets(ns)) {
+    states.push_back({pdb, DisruptionsAllowed(*pdb)});
+  }
+  pdb_cache_.emplace_back(ns, std::move(states));
+  return pdb_cache_.back().second;
+}
+
+void DefaultPreemption::SplitByPdbViolation(std::span<const PodInfo* const> pods,
+                                            std::vector<const PodInfo*>* violating,
+                                            std::vector<const PodInfo*>* non_violating) {
+  violating->clear();
+  non_violating->clear();
+  // Budgets left for this node's victims (kube copies DisruptionsAllowed per call).
+  std::vector<std::pair<const api::PodDisruptionBudget*, int32_t>> left;
+  for (const PodInfo* p : pods) {
+    const api::Pod& pod = *p->pod;
+    bool violated = false;
+    if (!pod.meta.labels.empty()) {  // a pod without labels matches no PDB
+      for (const PdbState& st : PdbsOf(pod.meta.namespace_)) {
+        const auto& sel = st.pdb->selector;
+        // A nil or empty selector matches nothing here (kube's preemption, unlike the controller).
+        if (!sel.has_value() || (sel->match_labels.empty() && sel->match_expressions.empty())) continue;
+        if (!api::Matches(*sel, pod.meta.labels)) continue;
+        auto it = std::find_if(left.begin(), left.end(), [&](const auto& e) { return e.first == st.pdb; });
+        if (it == left.end()) {
+          left.emplace_back(st.pdb, st.allowed);
+          it = left.end() - 1;
+        }
+        if (--it->second < 0) violated = true;
+      }
+    }
+    (violated ? violating : non_violating)->push_back(p);
+  }
+}
+
+Status DefaultPreemption::SelectVictims(const framework::CycleState& state, const PodInfo& pod,
+                                        const NodeInfo& node,
+                                        std::vector<framework::PreemptionVictim>* victims,
+                                        int32_t* num_pdb_violations) {
+  victims->clear();
+  *num_pdb_violations = 0;
+  potential_.clear();
+  for (const PodInfo* p : node.pods()) {
+    if (p->priority() < pod.priority()) potential_.push_back(p);
+  }
+  // Checked before copying anything: nothing on this node can change.
+  if (potential_.empty()) return Status::Unresolvable(kNoVictimsReason);
+  NodeInfo copy = node;
+  framework::CycleState st = state.Clone();
+  for (const PodInfo* p : potential_) {
+    copy.RemovePod(p);
+    Status s = fwk_->RunPreFilterExtensionRemovePod(st, pod, *p, copy);
+    if (!s.ok()) return s;
+  }
+  // The pod must fit with every lower-priority pod gone; affinity to a victim is not considered (kube).
+  if (Status s = fwk_->RunFilterPluginsWithNominatedPods(st, pod, copy); !s.ok()) return s;
+  std::stable_sort(potential_.begin(), potential_.end(),
+                   [&](const PodInfo* a, const PodInfo* b) { return MoreImportantPod(*a, *b); });
+  SplitByPdbViolation(potential_, &violating_, &non_violating_);
+  // Reprieve: put a victim back; it stays a victim only if the pod no longer fits.
+  auto reprieve = [&](const PodInfo* p, bool violating, bool* fits) -> Status {
+    copy.AddPod(p);
+    if (Status s = fwk_->RunPreFilterExtensionAddPod(st, pod, *p, copy); !s.ok()) return s;
+    *fits = fwk_->RunFilterPluginsWithNominatedPods(st, pod, copy).ok();
+    if (!*fits) {
+      copy.RemovePod(p);
+      if (Status s = fwk_->RunPreFilterExtensionRemovePod(st, pod, *p, copy); !s.ok()) return s;
+      victims->push_back({p, violating});
+    }
+    return {};
+  };
+  for (const PodInfo* p : violating_) {
+    bool fits = false;
+    if (Status s = reprieve(p, true, &fits); !s.ok()) return s;
+    if (!fits) ++*num_pdb_violations;
+  }
+  for (const PodInfo* p : non_violating_) {
+    bool fits = false;
+    if (Status s = reprieve(p, false, &fits); !s.ok()) return s;
+  }
+  if (!violating_.empty() && !non_violating_.empty()) {
+    std::stable_sort(victims->begin(), victims->end(),
+                     [&](const framework::PreemptionVictim& a, const framework::PreemptionVictim& b) {
+                       return MoreImportantPod(*a.pod, *b.pod);
+                     });
+  }
+  return {};
+}
+
+size_t DefaultPreemption::PickOneNodeForPreemption(std::span<const PreemptionCandidate> candidates) const {
+  std::vector<size_t> all(candidates.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  constexpr int64_t kPriorityOffset = int64_t{std::numeric_limits<int32_t>::max()} + 1;
+  auto earliest_start_of_highest = [&](const PreemptionCandidate& c) {
+    TimePoint earliest = StartTime(*c.victims[0].pod);
+    int32_t max_priority = c.victims[0].pod->priority();
+    for (const auto& v : c.victims) {
+      const PodInfo* p = v.pod;
+      if (p->priority() == max_priority) {
+        earliest = std::min(earliest, StartTime(*p));
+      } else if (p->priority() > max_priority) {
+        max_priority = p->priority();
+        earliest = StartTime(*p);
+      }
+    }
+    return earliest.time_since_epoch().count();
+  };
+  // Each function scores a candidate; higher is better. Ties go to the next function.
+  const std::function<int64_t(const PreemptionCandidate&)> score_funcs[] = {
+      [](const PreemptionCandidate& c) { return -int64_t{c.num_pdb_violations}; },
+      [](const PreemptionCandidate& c) { return -int64_t{c.victims[0].pod->priority()}; },
+      [&](const PreemptionCandidate& c) {
+        int64_t sum = 0;
+        for (const auto& v : c.victims) sum += v.pod->priority() + kPriorityOffset;
+        return -sum;
+      },
+      [](const PreemptionCandidate& c) { return -static_cast<int64_t>(c.victims.size()); },
+      earliest_start_of_highest,
+  };
+  std::vector<size_t> best;
+  for (const auto& f : score_funcs) {
+    best.clear();
+    int64_t max_score = std::numeric_limits<int64_t>::min();
+    for (size_t i : all) {
+      int64_t s = f(candidates[i]);
+      if (s > max_score) {
+        max_score = s;
+        best.clear();
+      }
+      if (s == max_score) best.push_back(i);
+    }
+    if (best.size() == 1) return best[0];
+    all.swap(best);
+  }
+  return all[0];
+}
+
+namespace {
+
+// kube's FitError text for the preemption dry run: "0/N nodes are available: <histogram>.".
+std::string FitMessage(size_t num_all, const std::vector<std::pair<Symbol, Status>>& statuses,
+                       std::string_view absent_reason) {
+  std::map<std::string, int64_t> reasons;
+  for (const auto& [node, st] : statuses) {
+    for (std::string_view r : st.reasons()) ++reasons[std::string(r)];
+  }
+  if (statuses.size() < num_all) reasons[std::string(absent_reason)] += static_cast<int64_t>(num_all - statuses.size());
+  std::vector<std::string> parts;
+  for (const auto& [r, n] : reasons) parts.push_back(fmt::format("{} {}", n, r));
+  std::sort(parts.begin(), parts.end());
+  std::string msg = fmt::format("0/{} nodes are available:", num_all);
+  if (!parts.empty()) {
+    msg += ' ';
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (i > 0) msg += ", ";
+      msg += parts[i];
+    }
+    msg += '.';
+  }
+  return msg;
+}
+
+Status Preemption(Code code, std::string_view msg) {
+  return Status::WithOwnedReason(code, "preemption: " + std::string(msg));
+}
+
+}  // namespace
+
+Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo& pod,
+                                     const framework::NodeToStatus& statuses,
+                                     framework::PostFilterResult* result) {
+  fwk_ = handle_.GetFramework(pod.pod->scheduler_name);
+  if (fwk_ == nullptr) return Status::Error("preemption: the pod's profile is unknown to the handle");
+  pdb_cache_.clear();
+  // 1) Eligibility.
+  if (std::string_view why = Ineligible(pod, statuses); !why.empty()) {
+    return Preemption(Code::kUnschedulable, why);
+  }
+  // 2) Potential nodes: filter status Unschedulable.
+  const framework::Snapshot& snap = handle_.snapshot();
+  const auto& all = snap.nodes();
+  if (all.empty()) return Preemption(Code::kError, "no nodes available");
+  std::vector<const NodeInfo*> potential;
+  if (statuses.absent.code() == Code::kUnschedulable) {
+    absl::flat_hash_map<Symbol, Code> explicit_codes;
+    for (const auto& ns : statuses.nodes) explicit_codes[ns.node->name()] = ns.status.code();
+    for (const NodeInfo* n : all) {
+      auto it = explicit_codes.find(n->name());
+      if ((it == explicit_codes.end() ? Code::kUnschedulable : it->second) == Code::kUnschedulable) {
+        potential.push_back(n);
+      }
+    }
+  } else {
+    for (const auto& ns : statuses.nodes) {
+      if (ns.status.code() == Code::kUnschedulable) potential.push_back(ns.node);
+    }
+  }
+  std::vector<std::pair<Symbol, Status>> dry_statuses;
+  std::vector<PreemptionCandidate> non_violating, violating;
+  std::vector<std::string> errors;
+  if (!potential.empty()) {
+    // 3) Dry run from a random offset.
+    const auto n = static_cast<int32_t>(potential.size());
+    const auto offset = static_cast<size_t>(handle_.rng().Uniform(static_cast<uint64_t>(n)));
+    const auto want = static_cast<size_t>(NumCandidates(n));
+    for (size_t i = 0; i < potential.size(); ++i) {
+      const NodeInfo& node = *potential[(offset + i) % potential.size()];
+      PreemptionCandidate c{node.name(), {}, 0};
+      Status s = SelectVictims(state, pod, node, &c.victims, &c.num_pdb_violations);
+      if (s.ok() && !c.victims.empty()) {
+        auto& list = c.num_pdb_violations == 0 ? non_violating : violating;
+        if (list.size() < want) list.push_back(std::move(c));
+        if (!non_violating.empty() && non_violating.size() + violating.size() >= want) break;
+        continue;
+      }
+      if (s.ok()) {
+        s = Status::Error(fmt::format("expected at least one victim pod on node {:?}",
+                                      handle_.interner().Str(node.name())));
+      }
+      if (s.code() == Code::kError) errors.push_back(s.Message());
+      dry_statuses.emplace_back(node.name(), std::move(s));
+    }
+  }
+  std::vector<PreemptionCandidate> candidates = std::move(non_violating);
+  for (auto& c : violating) candidates.push_back(std::move(c));
+  if (candidates.empty()) {
+    if (!errors.empty()) {
+      std::string msg = errors.size() == 1 ? errors[0] : "[" + fmt::format("{}", fmt::join(errors, ", ")) + "]";
+      return Preemption(Code::kError, msg);
+    }
+    result->mode = framework::NominatingMode::kOverride;  // clears a stale nomination
+    result->nominated_node_name = Symbol();
+    return Preemption(Code::kUnschedulable, FitMessage(all.size(), dry_statuses, kNotHelpfulReason));
+  }
+  // 4) The best candidate.
+  PreemptionCandidate& best = candidates[candidates.size() == 1 ? 0 : PickOneNodeForPreemption(candidates)];
+  result->mode = framework::NominatingMode::kOverride;
+  result->nominated_node_name = best.node;
+  result->victims = std::move(best.victims);
+  result->num_pdb_violations = best.num_pdb_violations;
+  return {};
+}
+
+}  // namespace corral::plugins

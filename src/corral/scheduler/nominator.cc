@@ -1,0 +1,28 @@
+#include "corral/scheduler/nominator.h"
+
+#include <algorithm>
+
+namespace corral::scheduler {
+
+void Nominator::Add(const framework::PodInfo* pod, Symbol node) {
+  Delete(pod);
+  if (node.empty()) return;
+  node_of_[pod] = node;
+  pods_[node].push_back(pod);
+}
+
+Symbol Nominator::Delete(const framework::PodInfo* pod) {
+  auto it = node_of_.find(pod);
+  if (it == node_of_.end()) return {};
+  Symbol node = it->second;
+  node_of_.erase(it);
+  auto pit = pods_.find(node);
+  if (pit != pods_.end()) {
+    auto& v = pit->second;
+    v.erase(std::find(v.begin(), v.end(), pod));
+    if (v.empty()) pods_.erase(pit);
+  }
+  return node;
+}
+
+}  // namespace corral::scheduler

@@ -1,0 +1,47 @@
+#pragma once
+// Nominator: which pending pods are nominated to which node (kube's backend/queue nominator). A pod is
+// nominated when preemption made room for it on a node (status.nominatedNodeName), or when it arrives
+// with a nominatedNodeName in its status. Nominated pods are honoured by later cycles: filters of
+// pods of equal or lower priority run with them added to their node
+// (Framework::RunFilterPluginsWithNominatedPods), and the nominated pod evaluates its node first.
+//
+// Invariants:
+//   (1) node_of_[p] == n  ⇔  p ∈ pods_[n]; each pod is nominated to at most one node.
+//   (2) pods_[n] keeps nomination order (kube appends).
+// The scheduler keeps it in sync: nominations end when the pod is assumed, bound or deleted, or when a
+// higher-priority preemptor clears them.
+
+#include <span>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "corral/framework/pod_info.h"
+
+namespace corral::scheduler {
+
+class Nominator {
+ public:
+  // Nominates `pod` to `node`, replacing any earlier nomination. An empty node only deletes.
+  void Add(const framework::PodInfo* pod, Symbol node);
+  // Ends the pod's nomination, if any. Returns the node it was nominated to (empty if none).
+  Symbol Delete(const framework::PodInfo* pod);
+  // The node `pod` is nominated to, or empty.
+  Symbol NodeOf(const framework::PodInfo* pod) const {
+    auto it = node_of_.find(pod);
+    return it == node_of_.end() ? Symbol() : it->second;
+  }
+  // Pods nominated to `node`, in nomination order.
+  std::span<const framework::PodInfo* const> PodsForNode(Symbol node) const {
+    auto it = pods_.find(node);
+    if (it == pods_.end()) return {};
+    return it->second;
+  }
+  size_t size() const { return node_of_.size(); }
+
+ private:
+  absl::flat_hash_map<const framework::PodInfo*, Symbol> node_of_;
+  absl::flat_hash_map<Symbol, std::vector<const framework::PodInfo*>> pods_;
+};
+
+}  // namespace corral::scheduler
