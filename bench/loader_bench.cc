@@ -5,7 +5,8 @@
 //   cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DCORRAL_BUILD_BENCHMARKS=ON -DCORRAL_BUILD_TESTS=OFF
 //   cmake --build build/bench -j2 --target corral_loader_bench && build/bench/bench/corral_loader_bench
 //
-// Goals (docs/performance.md): JSON < 2 s, YAML < 10 s for the whole dump.
+// Goals (docs/performance.md): JSON < 2 s, YAML < 10 s for the whole dump. CORRAL_LOADER_BENCH_SAVE=DIR
+// writes the data set to DIR/dump.{json,yaml}; CORRAL_LOADER_BENCH_NODES/_PODS change its size.
 
 #include <unistd.h>
 
@@ -24,8 +25,13 @@
 
 namespace {
 
-constexpr int kNodes = 5000;
-constexpr int kPods = 100000;
+// CORRAL_LOADER_BENCH_NODES / _PODS override the sizes (for quick runs and profiling).
+int EnvInt(const char* name, int def) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::atoi(v) : def;
+}
+const int kNodes = EnvInt("CORRAL_LOADER_BENCH_NODES", 5000);
+const int kPods = EnvInt("CORRAL_LOADER_BENCH_PODS", 100000);
 constexpr int kNamespaces = 20;
 constexpr int kZones = 3;
 
@@ -501,7 +507,8 @@ const Dataset& Data() {
 }
 
 void CheckLoaded(benchmark::State& state, const corral::loader::LoadResult& r) {
-  if (!r.ok() || r.objects.nodes.size() != kNodes || r.objects.pods.size() != kPods) {
+  if (!r.ok() || r.objects.nodes.size() != static_cast<size_t>(kNodes) ||
+      r.objects.pods.size() != static_cast<size_t>(kPods)) {
     std::string first = r.diagnostics.items().empty() ? "" : r.diagnostics.items()[0].ToString();
     state.SkipWithError(("unexpected load result: " + first).c_str());
   }

@@ -269,6 +269,24 @@ TEST(DocJsonTest, ParsesTypesAndLines) {
   EXPECT_EQ(m.Find("big")->text(), "123456789012345678901234567890");
 }
 
+TEST(DocJsonTest, DropRulesSkipContainerValuesInTheirContextOnly) {
+  const DropRule rules[] = {{"metadata", "managedFields"}, {"containers", "env"}};
+  Diagnostics diags;
+  Stream s = ParseJson(
+      R"({"metadata": {"managedFields": [{"manager": "kubectl"}], "labels": {"managedFields": "x"}},
+          "spec": {"env": [1], "containers": [{"name": "c", "env": [{"name": "A"}]}, {"env": "scalar"}]}})",
+      "d.json", diags, {.drop = rules});
+  ASSERT_EQ(diags.items().size(), 0u);
+  const Node& root = s.documents()[0];
+  EXPECT_EQ(root.Find("metadata")->Find("managedFields"), nullptr);
+  EXPECT_EQ(root.Find("metadata")->Find("labels")->Find("managedFields")->text(), "x");  // not under metadata
+  EXPECT_NE(root.Find("spec")->Find("env"), nullptr);                                   // parent is spec
+  const Node* containers = root.Find("spec")->Find("containers");
+  EXPECT_EQ(containers->items()[0].Find("env"), nullptr);
+  EXPECT_EQ(containers->items()[0].Find("name")->text(), "c");
+  EXPECT_EQ(containers->items()[1].Find("env")->text(), "scalar");  // scalars are kept
+}
+
 TEST(DocJsonTest, ReportsSyntaxErrorsAndDuplicates) {
   {
     Diagnostics diags;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <charconv>
 #include <cstdio>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -76,8 +78,10 @@ Decoder::Scope Decoder::Field(std::string_view name) {
 Decoder::Scope Decoder::Index(size_t i) {
   size_t len = path_.size();
   char buf[24];
-  int n = std::snprintf(buf, sizeof buf, "[%zu]", i);
-  path_.append(buf, static_cast<size_t>(n));
+  buf[0] = '[';
+  char* end = std::to_chars(buf + 1, buf + sizeof buf - 1, i).ptr;
+  *end++ = ']';
+  path_.append(buf, static_cast<size_t>(end - buf));
   return {path_, len};
 }
 
@@ -201,9 +205,12 @@ Symbol Decoder::Intern(std::string_view s) {
   constexpr size_t kCacheSize = 1024;
   if (s.size() > 48) return interner_->Intern(s);  // long strings (uids, images) rarely repeat nearby
   if (cache_.empty()) cache_.resize(kCacheSize);
-  // FNV-1a over the string: cheap for the short strings cached here.
-  uint32_t h = 2166136261U;
-  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 16777619U;
+  // A cheap hash of the length and the first and last 8 bytes.
+  uint64_t a = 0, b = 0;
+  std::memcpy(&a, s.data(), std::min<size_t>(s.size(), 8));
+  if (s.size() > 8) std::memcpy(&b, s.data() + s.size() - std::min<size_t>(s.size() - 8, 8), std::min<size_t>(s.size() - 8, 8));
+  uint64_t x = (a * 0x9E3779B97F4A7C15ULL) ^ (b * 0xC2B2AE3D27D4EB4FULL) ^ s.size();
+  auto h = static_cast<uint32_t>(x >> 32) ^ static_cast<uint32_t>(x);
   CacheEntry& e = cache_[h & (kCacheSize - 1)];
   if (e.text.size() == s.size() && e.text == s) return e.sym;
   Symbol sym = interner_->Intern(s);

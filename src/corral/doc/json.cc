@@ -4,10 +4,12 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -25,11 +27,15 @@ class LineCounter {
   LineCounter(const char* begin, const char* end) : pos_(begin), end_(end) {}
   uint32_t At(const char* p) {
     if (p < pos_ || p > end_) return line_;  // not monotonic (should not happen): keep the last line
-    // Tokens are close together: a plain counting loop beats a memchr call per line.
-    uint32_t n = 0;
-    for (const char* q = pos_; q < p; ++q) n += *q == '\n' ? 1 : 0;
-    line_ += n;
-    pos_ = p;
+    while (pos_ < p) {
+      const void* nl = std::memchr(pos_, '\n', static_cast<size_t>(p - pos_));
+      if (nl == nullptr) {
+        pos_ = p;
+        break;
+      }
+      ++line_;
+      pos_ = static_cast<const char*>(nl) + 1;
+    }
     return line_;
   }
   uint32_t line() const { return line_; }
@@ -67,7 +73,8 @@ class JsonParser {
         input_(b_.AdoptInput(std::move(input))),
         padded_(input_.data(), input_.size(), input_.size() + simdjson::SIMDJSON_PADDING),
         lines_(input_.data(), input_.data() + input_.size()),
-        limits_(limits) {}
+        limits_(limits),
+        drop_(GroupRules(limits.drop)) {}
 
   Stream Run() {
     od::document doc;
@@ -90,7 +97,7 @@ class JsonParser {
         Fail(err, nullptr);
         return b_.Finish();
       }
-      ok = Value(root, 0);
+      ok = Value(root, 0, {});
     }
     const char* trailing = nullptr;
     if (ok && doc.current_location().get(trailing) == simdjson::SUCCESS) {
@@ -151,7 +158,8 @@ class JsonParser {
     }
   }
 
-  bool Value(od::value v, uint32_t depth) {
+  // `context`: the key of the nearest enclosing map entry (for drop rules).
+  bool Value(od::value v, uint32_t depth, std::string_view context) {
     std::string_view tok = v.raw_json_token();
     uint32_t line = LineOf(tok);
     od::json_type t;
@@ -165,6 +173,7 @@ class JsonParser {
         od::object obj;
         if (auto err = v.get_object().get(obj); err) return Fail(err, tok.data()), false;
         b_.BeginContainer(Kind::kMap, line, Style::kFlow, nullptr, {});
+        const DropGroup* drop = DropGroupFor(context);
         for (auto field_result : obj) {
           od::field field;
           if (auto err = std::move(field_result).get(field); err) return Fail(err, nullptr), false;
@@ -175,8 +184,10 @@ class JsonParser {
             if (auto err = field.unescaped_key().get(key); err) return Fail(err, key_raw), false;
             key = b_.arena().CopyString(key);
           }
+          od::value value = field.value();
+          if (drop != nullptr && Dropped(*drop, key, value)) continue;  // on-demand skips the value
           b_.AddScalar(Node::String(key, key_line, Style::kDoubleQuoted), {});
-          if (!Value(field.value(), depth + 1)) return false;
+          if (!Value(value, depth + 1, key)) return false;
         }
         return Close();
       }
@@ -191,7 +202,7 @@ class JsonParser {
         for (auto item_result : arr) {
           od::value item;
           if (auto err = std::move(item_result).get(item); err) return Fail(err, nullptr), false;
-          if (!Value(item, depth + 1)) return false;
+          if (!Value(item, depth + 1, context)) return false;
         }
         return Close();
       }
@@ -244,6 +255,39 @@ class JsonParser {
     return false;
   }
 
+  // The drop rules grouped by parent key, so that a map looks its parent up once, not per entry.
+  struct DropGroup {
+    std::string_view parent;
+    std::vector<std::string_view> keys;
+  };
+
+  static std::vector<DropGroup> GroupRules(std::span<const DropRule> rules) {
+    std::vector<DropGroup> groups;
+    for (const DropRule& r : rules) {
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const DropGroup& g) { return g.parent == r.parent; });
+      if (it == groups.end()) it = groups.insert(groups.end(), DropGroup{r.parent, {}});
+      it->keys.push_back(r.key);
+    }
+    return groups;
+  }
+
+  const DropGroup* DropGroupFor(std::string_view context) const {
+    for (const DropGroup& g : drop_) {
+      if (g.parent == context) return &g;
+    }
+    return nullptr;
+  }
+
+  static bool Dropped(const DropGroup& g, std::string_view key, od::value& value) {
+    for (std::string_view k : g.keys) {
+      if (k.size() == key.size() && k.front() == key.front() && k == key) {
+        od::json_type t;
+        return value.type().get(t) == simdjson::SUCCESS && (t == od::json_type::object || t == od::json_type::array);
+      }
+    }
+    return false;
+  }
+
   // The key starting at `p` (just after its opening quote) when it has no escapes; {} otherwise.
   std::string_view PlainKey(const char* p) const {
     const char* end = input_.data() + input_.size();
@@ -266,6 +310,7 @@ class JsonParser {
   simdjson::padded_string_view padded_;
   LineCounter lines_;
   ParseLimits limits_;
+  std::vector<DropGroup> drop_;
   od::parser parser_;
 };
 

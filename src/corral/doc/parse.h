@@ -9,6 +9,7 @@
 //  - excessive aliasing ("billion laughs"): the document is dropped with an error.
 // The two parsers produce identical trees (kinds, texts, lines) for the same JSON text.
 
+#include <span>
 #include <string_view>
 
 #include "corral/core/diagnostics.h"
@@ -21,6 +22,19 @@ struct ParseLimits {
   uint32_t max_depth = 512;
   // Maximum number of nodes reachable through aliases beyond the nodes written out (YAML only).
   uint64_t max_alias_expansion = 1'000'000;
+  // JSON only: entries to skip without building nodes, for callers that ignore them anyway (the manifest
+  // loader: metadata.managedFields, status.containerStatuses, containers[].env, ...). Saves memory and time
+  // on large dumps; skipped values are checked only for JSON structure. YAML keeps everything (a skipped
+  // value could hold an anchor used later).
+  std::span<const struct DropRule> drop;
+};
+
+// Drop the entry `key` of a map when its value is a map or a sequence and the map sits under the entry
+// `parent` (the nearest enclosing map key; sequences in between do not count: `containers[3].env` has
+// parent "containers").
+struct DropRule {
+  std::string_view parent;
+  std::string_view key;
 };
 
 // Parses a YAML stream (one or more `---`-separated documents). Plain scalars resolve as in YAML 1.1 /

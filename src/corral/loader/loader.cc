@@ -82,6 +82,60 @@ bool HasExtension(const fs::path& p, std::initializer_list<std::string_view> ext
   return std::find(exts.begin(), exts.end(), e) != exts.end();
 }
 
+// Container-valued fields that every decoder ignores where they occur (see the ignored lists in
+// decode_*.cc): the JSON parser skips them without building nodes. Large dumps are mostly these.
+constexpr doc::DropRule kDropRules[] = {
+    {"metadata", "managedFields"},
+    {"status", "containerStatuses"},
+    {"status", "initContainerStatuses"},
+    {"status", "ephemeralContainerStatuses"},
+    {"status", "podIPs"},
+    {"status", "hostIPs"},
+    {"status", "resourceClaimStatuses"},
+    {"status", "addresses"},
+    {"status", "daemonEndpoints"},
+    {"status", "nodeInfo"},
+    {"status", "volumesAttached"},
+    {"status", "volumesInUse"},
+    {"status", "runtimeHandlers"},
+    {"status", "features"},
+    {"status", "config"},
+    {"spec", "securityContext"},
+    {"spec", "hostAliases"},
+    {"spec", "dnsConfig"},
+    {"spec", "imagePullSecrets"},
+    {"spec", "readinessGates"},
+    {"spec", "ephemeralContainers"},
+    {"spec", "os"},
+    {"containers", "env"},
+    {"containers", "envFrom"},
+    {"containers", "volumeMounts"},
+    {"containers", "volumeDevices"},
+    {"containers", "livenessProbe"},
+    {"containers", "readinessProbe"},
+    {"containers", "startupProbe"},
+    {"containers", "lifecycle"},
+    {"containers", "securityContext"},
+    {"containers", "resizePolicy"},
+    {"initContainers", "env"},
+    {"initContainers", "envFrom"},
+    {"initContainers", "volumeMounts"},
+    {"initContainers", "volumeDevices"},
+    {"initContainers", "livenessProbe"},
+    {"initContainers", "readinessProbe"},
+    {"initContainers", "startupProbe"},
+    {"initContainers", "lifecycle"},
+    {"initContainers", "securityContext"},
+    {"initContainers", "resizePolicy"},
+    {"volumes", "projected"},
+    {"volumes", "configMap"},
+    {"volumes", "secret"},
+    {"volumes", "downwardAPI"},
+    {"volumes", "hostPath"},
+    {"volumes", "emptyDir"},
+    {"volumes", "csi"},
+};
+
 // Where an object came from, for messages emitted after decoding.
 struct Origin {
   std::string_view file;  // interned
@@ -166,8 +220,9 @@ class Loader::Impl {
       format = HasExtension(fs::path(filename), {".json"}) || doc::LooksLikeJson(content.text()) ? Format::kJson
                                                                                           : Format::kYaml;
     }
-    doc::Stream stream = format == Format::kJson ? doc::ParseJsonAdopt(std::move(content), filename, Diags())
-                                                 : doc::ParseYamlAdopt(std::move(content), filename, Diags());
+    doc::Stream stream = format == Format::kJson
+                             ? doc::ParseJsonAdopt(std::move(content), filename, Diags(), {.drop = kDropRules})
+                             : doc::ParseYamlAdopt(std::move(content), filename, Diags());
     Decoder d(filename, Diags(), &in_, {.strict = opts_.strict});
     file_sym_ = in_.Intern(filename);
     for (const Node& root : stream.documents()) {
