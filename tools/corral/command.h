@@ -18,5 +18,7 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitBadInput = 2;
 
 Command AddScheduleCommand(CLI::App& root);
+Command AddSimulateCommand(CLI::App& root);
+Command AddPerfCommand(CLI::App& root);
 
 }  // namespace corral::cli

@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<Command> commands;
   commands.push_back(AddScheduleCommand(app));
+  commands.push_back(AddSimulateCommand(app));
+  commands.push_back(AddPerfCommand(app));
   commands.push_back(AddValidateCommand(app));
   try {
     app.parse(argc, argv);

@@ -1,0 +1,96 @@
+#pragma once
+// Engine: the discrete-event simulator. Executes a SimSpec against a Scheduler on a virtual clock
+// (ManualClock), driving it only through its public interface: AddNode/RemoveNode/AddPod/DeletePod in,
+// ScheduleOne to make decisions, SchedulerObserver callbacks out, FlushUnschedulableLeftover every 30 s of
+// virtual time as kube-scheduler's queue does.
+//
+// Contract:
+//  (1) Deterministic: the same spec, seed and cost model (kNone or kFixed) give byte-identical results and
+//      event logs. Events at the same virtual time run in scheduling order (EventQueue seq); every random
+//      draw comes from per-workload Rngs derived from the seed.
+//  (2) Virtual time advances only between events or by the cost model: with kNone scheduling is
+//      instantaneous; kFixed charges a constant per ScheduleOne call; kMeasured charges the wall time the
+//      call took (read from EngineOptions::wall), so the virtual clock runs at the scheduler's real speed.
+//      Decisions take effect at the end of the cycle's cost. Binding latency delays a bound pod's start.
+//  (3) Pods are created lazily from templates at arrival, in pooled slots whose api::Pod objects are
+//      reused after deletion (stable addresses for the scheduler, no per-pod heap churn once warm); node and
+//      pod state is compact; memory is proportional to the live objects (plus the interned pod names).
+//  (4) A pod that fails twice at the same cluster state (an error retried from backoff) stops the loop
+//      until the next event or a retry tick (1 s doubling to 10 s), so a hopeless pod cannot spin virtual
+//      time at zero cost.
+//  (5) Run ends at spec.duration_ns, or — without a duration — when the program has finished and nothing
+//      is left to happen. A blocking op (barrier, createPods wait) that can no longer be satisfied (no
+//      pending event and no binding for 6 virtual minutes) ends the run with RunResult::failure set.
+//
+// Not thread-safe. The spec, interner, scheduler and clock must outlive the Engine.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "corral/core/clock.h"
+#include "corral/core/interner.h"
+#include "corral/core/result.h"
+#include "corral/scheduler/scheduler.h"
+#include "corral/sim/metrics.h"
+#include "corral/sim/spec.h"
+
+namespace corral::sim {
+
+// Receives the event log, one line at a time (without the newline).
+class EventLog {
+ public:
+  virtual ~EventLog() = default;
+  virtual void Line(std::string_view line) = 0;
+};
+
+struct Progress {
+  int64_t now_ns = 0;
+  int64_t end_ns = 0;  // 0 when the run has no fixed duration
+  size_t op = 0, ops = 0;
+  int64_t pods_arrived = 0, pods_scheduled = 0, pending = 0;
+};
+
+struct EngineOptions {
+  // Wall clock for CostModel::kMeasured and for RunResult::scheduler_wall_seconds. May be null otherwise.
+  const Clock* wall = nullptr;
+  EventLog* log = nullptr;
+  // Called every few thousand steps and once at the end.
+  std::function<void(const Progress&)> progress;
+  int64_t collector_interval_ns = 1'000'000'000;  // scheduler_perf throughputSampleInterval
+};
+
+// scheduler_perf results of the measured window (createPods collectMetrics / start/stopCollectingMetrics).
+struct PerfWindow {
+  ThroughputCollector collector;
+  LogHistogram attempt_duration;  // cost of each ScheduleOne of a measured pod (ns)
+  int64_t measured_pods = 0, measured_scheduled = 0;
+  int64_t start_ns = 0, stop_ns = 0;
+};
+
+class Engine {
+ public:
+  Engine(const SimSpec& spec, Interner& interner, scheduler::Scheduler& sched, ManualClock& clock,
+         EngineOptions opts);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Runs to the end. Errors are input errors discovered while running (a template that fails to render).
+  // REQUIRES: called once.
+  Result<RunResult> Run();
+
+  // The scheduler_perf window (valid after Run).
+  const PerfWindow& perf() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// "HH:MM:SS.mmm" of a virtual time offset (hours grow beyond 24).
+std::string FormatClock(int64_t ns);
+
+}  // namespace corral::sim

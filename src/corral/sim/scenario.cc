@@ -1,0 +1,1013 @@
+#include "corral/sim/scenario.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "corral/api/well_known.h"
+#include "corral/doc/decoder.h"
+#include "corral/doc/parse.h"
+#include "corral/sim/manifests.h"
+#include "corral/sim/object_set.h"
+
+namespace corral::sim {
+
+using doc::Decoder;
+using doc::Node;
+
+namespace fs = std::filesystem;
+
+std::string DiagnosticsMessage(const Diagnostics& diags) {
+  std::string msg;
+  for (const auto& d : diags.items()) {
+    if (d.severity != Severity::kError) continue;
+    if (!msg.empty()) msg += '\n';
+    msg += d.ToString();
+  }
+  return msg;
+}
+
+bool ParseRate(std::string_view s, double& per_second) {
+  size_t slash = s.find('/');
+  std::string_view num = slash == std::string_view::npos ? s : s.substr(0, slash);
+  double v = 0;
+  auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+  if (ec != std::errc() || p != num.data() + num.size() || !(v > 0)) return false;
+  double per = 1;
+  if (slash != std::string_view::npos) {
+    std::string_view unit = s.substr(slash + 1);
+    if (unit == "s" || unit == "sec") {
+      per = 1;
+    } else if (unit == "m" || unit == "min") {
+      per = 60;
+    } else if (unit == "h") {
+      per = 3600;
+    } else if (unit == "d") {
+      per = 86400;
+    } else {
+      return false;
+    }
+  }
+  per_second = v / per;
+  return true;
+}
+
+bool LooksLikeScenario(std::string_view text) {
+  Diagnostics d;
+  doc::Stream st = doc::ParseYaml(text, "", d);
+  if (st.documents().empty()) return false;
+  const Node* kind = st.documents()[0].Find("kind");
+  return kind != nullptr && kind->text() == "Scenario";
+}
+
+namespace {
+
+// ---- intermediate input structs ---------------------------------------------------------------------
+
+struct SchedulerIn {
+  const Node* gates = nullptr;
+  std::string config_path;
+  const Node* config_node = nullptr;
+  Distribution bind_latency = Distribution::Fixed(Duration{0});
+  CostModel cost;
+  bool workload_cycle = true;
+};
+
+struct PoolIn {
+  const Node* self = nullptr;
+  std::string name, prefix;
+  int64_t count = 0;
+  std::vector<Symbol> zones;
+  int32_t racks = 0;
+  const Node* labels = nullptr;
+  const Node* taints = nullptr;
+  const Node* resources = nullptr;
+  const Node* tmpl = nullptr;
+  bool has_count = false;
+};
+
+struct WorkloadIn {
+  const Node* self = nullptr;
+  std::string name, kind = "Pods", ns = "default";
+  const Node* ns_node = nullptr;
+  int64_t count = -1;
+  Arrival arrival;
+  bool arrival_set = false;
+  int64_t start = 0;
+  int32_t parallelism = 1;
+  int32_t min_count = 0;
+  Distribution duration = Distribution::Forever();
+  bool recreate = true;
+  std::string priority_class;
+  const Node* priority_node = nullptr;
+  const Node* labels = nullptr;
+  const Node* resources = nullptr;
+  const Node* node_selector = nullptr;
+  const Node* tolerations = nullptr;
+  const Node* spread = nullptr;
+  const Node* affinity = nullptr;
+  const Node* scheduler_name = nullptr;
+  const Node* tmpl = nullptr;
+};
+
+struct OpIn {
+  const Node* self = nullptr;
+  std::string op;
+  std::optional<int64_t> at;
+  std::string pool, workload, priority_class;
+  const Node* pool_node = nullptr;
+  const Node* workload_node = nullptr;
+  const Node* class_node = nullptr;
+  int64_t count = -1;
+  bool remove = false;
+  int64_t duration = 0;
+  bool has_duration = false;
+  int32_t value = 0;
+  bool has_value = false;
+  std::vector<Symbol> namespaces;
+  std::string stage = "Scheduled";
+  double rate = 0;
+};
+
+struct ScenarioIn {
+  std::string name, description;
+  uint64_t seed = 1;
+  int64_t duration = 0;
+  int64_t sample_interval = 0;
+  SchedulerIn scheduler;
+  const Node* priority_classes = nullptr;
+  const Node* namespaces = nullptr;
+  std::vector<std::string> manifests;
+  const Node* manifests_node = nullptr;
+  std::vector<PoolIn> pools;
+  std::vector<WorkloadIn> workloads;
+  std::vector<OpIn> ops;
+};
+
+bool ReadDurationNs(Decoder& d, const Node& n, int64_t& out) {
+  Duration v{};
+  if (!d.ReadDuration(n, v)) return false;
+  if (v.count() < 0) {
+    d.Error(n, "must not be negative");
+    return false;
+  }
+  out = v.count();
+  return true;
+}
+
+void ReadRateField(Decoder& d, const Node& n, double& out) {
+  if (n.kind() == doc::Kind::kInt || n.kind() == doc::Kind::kFloat) {
+    double v = n.kind() == doc::Kind::kInt ? static_cast<double>(n.int_value()) : n.float_value();
+    if (!(v > 0)) {
+      d.Error(n, "must be positive");
+      return;
+    }
+    out = v;
+    return;
+  }
+  std::string_view s;
+  if (!d.ReadString(n, s)) return;
+  if (!ParseRate(s, out)) {
+    d.Error(n, fmt::format("invalid rate {:?} (want a positive number per second, or \"N/s\", \"N/min\", "
+                           "\"N/h\", \"N/d\")",
+                           s));
+  }
+}
+
+// ---- field tables -----------------------------------------------------------------------------------
+
+const doc::Field<SchedulerIn> kSchedulerFields[] = {
+    {"featureGates", [](Decoder& d, const Node& n, SchedulerIn& o) {
+       if (d.ExpectMap(n)) o.gates = &n;
+     }},
+    {"configPath",
+     [](Decoder& d, const Node& n, SchedulerIn& o) {
+       o.config_node = &n;
+       d.ReadString(n, o.config_path);
+     }},
+    {"bindLatency", [](Decoder& d, const Node& n, SchedulerIn& o) { DecodeDistribution(d, n, o.bind_latency); }},
+    {"gangMode",
+     [](Decoder& d, const Node& n, SchedulerIn& o) {
+       static const doc::EnumName<bool> kModes[] = {{"workload-cycle", true}, {"permit", false}};
+       d.ReadEnum(n, kModes, "gang mode", o.workload_cycle);
+     }},
+    {"schedulingCost",
+     [](Decoder& d, const Node& n, SchedulerIn& o) {
+       std::string_view s;
+       if (!d.ReadString(n, s)) return;
+       if (s == "instant" || s == "none") {
+         o.cost.mode = CostModel::Mode::kInstant;
+       } else if (s == "measured") {
+         o.cost.mode = CostModel::Mode::kMeasured;
+       } else {
+         Duration v{};
+         if (!doc::ParseGoDuration(s, v) || v.count() < 0) {
+           d.Error(n, fmt::format("invalid scheduling cost {:?} (want instant, measured, or a Go duration per "
+                                  "scheduling cycle such as \"2ms\")",
+                                  s));
+           return;
+         }
+         o.cost.mode = CostModel::Mode::kFixed;
+         o.cost.fixed_ns = v.count();
+       }
+     }},
+};
+
+const doc::Field<PoolIn> kPoolFields[] = {
+    {"name", [](Decoder& d, const Node& n, PoolIn& o) { d.ReadString(n, o.name); }},
+    {"namePrefix", [](Decoder& d, const Node& n, PoolIn& o) { d.ReadString(n, o.prefix); }},
+    {"count",
+     [](Decoder& d, const Node& n, PoolIn& o) { o.has_count = d.ReadInt64(n, o.count, 0, 1'000'000); }},
+    {"zones", [](Decoder& d, const Node& n, PoolIn& o) { d.ReadSymbolList(n, o.zones); }},
+    {"racksPerZone", [](Decoder& d, const Node& n, PoolIn& o) { d.ReadInt32(n, o.racks, 0, 100000); }},
+    {"labels", [](Decoder& d, const Node& n, PoolIn& o) { if (d.ExpectMap(n)) o.labels = &n; }},
+    {"taints", [](Decoder& d, const Node& n, PoolIn& o) { if (d.ExpectSequence(n)) o.taints = &n; }},
+    {"resources", [](Decoder& d, const Node& n, PoolIn& o) { if (d.ExpectMap(n)) o.resources = &n; }},
+    {"template", [](Decoder& d, const Node& n, PoolIn& o) { if (d.ExpectMap(n)) o.tmpl = &n; }},
+};
+
+const doc::EnumName<std::string_view> kWorkloadKinds[] = {{"Pods", "Pods"}, {"Job", "Job"}, {"Gang", "Gang"}};
+
+const doc::Field<WorkloadIn> kArrivalFields[] = {
+    {"rate",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
+       o.arrival.kind = Arrival::Kind::kFixedRate;
+       ReadRateField(d, n, o.arrival.rate_per_s);
+     }},
+    {"poisson",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
+       o.arrival.kind = Arrival::Kind::kPoisson;
+       ReadRateField(d, n, o.arrival.rate_per_s);
+     }},
+};
+
+const doc::Field<WorkloadIn> kWorkloadFields[] = {
+    {"name", [](Decoder& d, const Node& n, WorkloadIn& o) { d.ReadString(n, o.name); }},
+    {"kind",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
+       std::string_view k;
+       if (d.ReadEnum(n, kWorkloadKinds, "workload kind", k)) o.kind = std::string(k);
+     }},
+    {"namespace",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
+       o.ns_node = &n;
+       d.ReadString(n, o.ns);
+     }},
+    {"count", [](Decoder& d, const Node& n, WorkloadIn& o) { d.ReadInt64(n, o.count, 0, 100'000'000); }},
+    {"arrival",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
+       o.arrival_set = true;
+       if (n.is_scalar()) {
+         std::string_view s;
+         if (!d.ReadString(n, s)) return;
+         if (s != "burst") d.Error(n, fmt::format("unknown arrival {:?} (want burst, {{rate: R}} or {{poisson: R}})", s));
+         o.arrival.kind = Arrival::Kind::kBurst;
+         return;
+       }
+       auto seen = d.Struct(n, o, kArrivalFields);
+       if (n.is_map() && seen.has("rate") == seen.has("poisson")) {
+         d.Error(n, "give exactly one of rate, poisson");
+       }
+     }},
+    {"start", [](Decoder& d, const Node& n, WorkloadIn& o) { ReadDurationNs(d, n, o.start); }},
+    {"stop", [](Decoder& d, const Node& n, WorkloadIn& o) { ReadDurationNs(d, n, o.arrival.stop_ns); }},
+    {"parallelism", [](Decoder& d, const Node& n, WorkloadIn& o) { d.ReadInt32(n, o.parallelism, 1, 100000); }},
+    {"minCount", [](Decoder& d, const Node& n, WorkloadIn& o) { d.ReadInt32(n, o.min_count, 1, 100000); }},
+    {"duration", [](Decoder& d, const Node& n, WorkloadIn& o) { DecodeDistribution(d, n, o.duration); }},
+    {"recreateOnEvict", [](Decoder& d, const Node& n, WorkloadIn& o) { d.ReadBool(n, o.recreate); }},
+    {"priorityClassName",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
+       o.priority_node = &n;
+       d.ReadString(n, o.priority_class);
+     }},
+    {"labels", [](Decoder& d, const Node& n, WorkloadIn& o) { if (d.ExpectMap(n)) o.labels = &n; }},
+    {"resources", [](Decoder& d, const Node& n, WorkloadIn& o) { if (d.ExpectMap(n)) o.resources = &n; }},
+    {"nodeSelector", [](Decoder& d, const Node& n, WorkloadIn& o) { if (d.ExpectMap(n)) o.node_selector = &n; }},
+    {"tolerations", [](Decoder& d, const Node& n, WorkloadIn& o) { if (d.ExpectSequence(n)) o.tolerations = &n; }},
+    {"topologySpread", [](Decoder& d, const Node& n, WorkloadIn& o) { if (d.ExpectSequence(n)) o.spread = &n; }},
+    {"affinity", [](Decoder& d, const Node& n, WorkloadIn& o) { if (d.ExpectMap(n)) o.affinity = &n; }},
+    {"schedulerName", [](Decoder& d, const Node& n, WorkloadIn& o) {
+       std::string_view s;
+       if (d.ReadString(n, s)) o.scheduler_name = &n;
+     }},
+    {"template", [](Decoder& d, const Node& n, WorkloadIn& o) { if (d.ExpectMap(n)) o.tmpl = &n; }},
+};
+
+const doc::Field<OpIn> kOpFields[] = {
+    {"op", [](Decoder& d, const Node& n, OpIn& o) { d.ReadString(n, o.op); }},
+    {"at",
+     [](Decoder& d, const Node& n, OpIn& o) {
+       int64_t v = 0;
+       if (ReadDurationNs(d, n, v)) o.at = v;
+     }},
+    {"pool",
+     [](Decoder& d, const Node& n, OpIn& o) {
+       o.pool_node = &n;
+       d.ReadString(n, o.pool);
+     }},
+    {"workload",
+     [](Decoder& d, const Node& n, OpIn& o) {
+       o.workload_node = &n;
+       d.ReadString(n, o.workload);
+     }},
+    {"count", [](Decoder& d, const Node& n, OpIn& o) { d.ReadInt64(n, o.count, 0, 10'000'000); }},
+    {"remove", [](Decoder& d, const Node& n, OpIn& o) { d.ReadBool(n, o.remove); }},
+    {"duration", [](Decoder& d, const Node& n, OpIn& o) { o.has_duration = ReadDurationNs(d, n, o.duration); }},
+    {"priorityClass",
+     [](Decoder& d, const Node& n, OpIn& o) {
+       o.class_node = &n;
+       d.ReadString(n, o.priority_class);
+     }},
+    {"value", [](Decoder& d, const Node& n, OpIn& o) { o.has_value = d.ReadInt32(n, o.value, -2147483648, 1000000000); }},
+    {"namespaces", [](Decoder& d, const Node& n, OpIn& o) { d.ReadSymbolList(n, o.namespaces); }},
+    {"stageRequirement",
+     [](Decoder& d, const Node& n, OpIn& o) {
+       static const doc::EnumName<std::string_view> kStages[] = {{"Scheduled", "Scheduled"},
+                                                                 {"Attempted", "Attempted"}};
+       std::string_view s;
+       if (d.ReadEnum(n, kStages, "stage requirement", s)) o.stage = std::string(s);
+     }},
+    {"rate", [](Decoder& d, const Node& n, OpIn& o) { ReadRateField(d, n, o.rate); }},
+};
+
+const doc::Field<ScenarioIn> kMetaFields[] = {
+    {"name", [](Decoder& d, const Node& n, ScenarioIn& o) { d.ReadString(n, o.name); }},
+    {"description", [](Decoder& d, const Node& n, ScenarioIn& o) { d.ReadString(n, o.description); }},
+};
+
+const doc::Field<ScenarioIn> kScenarioFields[] = {
+    {"apiVersion",
+     [](Decoder& d, const Node& n, ScenarioIn&) {
+       std::string_view s;
+       if (d.ReadString(n, s) && s != "corral.dev/v1alpha1") {
+         d.Error(n, fmt::format("unsupported apiVersion {:?} (want corral.dev/v1alpha1)", s));
+       }
+     }},
+    {"kind",
+     [](Decoder& d, const Node& n, ScenarioIn&) {
+       std::string_view s;
+       if (d.ReadString(n, s) && s != "Scenario") d.Error(n, fmt::format("kind {:?}: want Scenario", s));
+     }},
+    {"metadata", [](Decoder& d, const Node& n, ScenarioIn& o) { d.Struct(n, o, kMetaFields); }},
+    {"seed",
+     [](Decoder& d, const Node& n, ScenarioIn& o) {
+       int64_t v = 0;
+       if (d.ReadInt64(n, v, 0)) o.seed = static_cast<uint64_t>(v);
+     }},
+    {"duration", [](Decoder& d, const Node& n, ScenarioIn& o) { ReadDurationNs(d, n, o.duration); }},
+    {"sampleInterval",
+     [](Decoder& d, const Node& n, ScenarioIn& o) {
+       if (ReadDurationNs(d, n, o.sample_interval) && o.sample_interval < 1'000'000) {
+         d.Error(n, "must be at least 1ms");
+       }
+     }},
+    {"scheduler", [](Decoder& d, const Node& n, ScenarioIn& o) { d.Struct(n, o.scheduler, kSchedulerFields); }},
+    {"priorityClasses", [](Decoder& d, const Node& n, ScenarioIn& o) { if (d.ExpectSequence(n)) o.priority_classes = &n; }},
+    {"namespaces", [](Decoder& d, const Node& n, ScenarioIn& o) { if (d.ExpectSequence(n)) o.namespaces = &n; }},
+    {"manifests",
+     [](Decoder& d, const Node& n, ScenarioIn& o) {
+       o.manifests_node = &n;
+       d.ForEachItem(n, [&](const Node& item) {
+         std::string s;
+         if (d.ReadString(item, s)) o.manifests.push_back(s);
+       });
+     }},
+    {"nodePools",
+     [](Decoder& d, const Node& n, ScenarioIn& o) {
+       d.ForEachItem(n, [&](const Node& item) {
+         PoolIn p;
+         p.self = &item;
+         auto seen = d.Struct(item, p, kPoolFields);
+         if (item.is_map()) {
+           if (p.name.empty()) d.Required(item, "name");
+           if (!seen.has("count")) d.Required(item, "count");
+           if (p.tmpl != nullptr && (p.labels != nullptr || p.taints != nullptr || p.resources != nullptr)) {
+             d.Error(item, "template and labels/taints/resources are exclusive (put them in the template)");
+           }
+           if (p.tmpl == nullptr && p.resources == nullptr) d.Required(item, "resources", "or template");
+         }
+         o.pools.push_back(std::move(p));
+       });
+     }},
+    {"workloads",
+     [](Decoder& d, const Node& n, ScenarioIn& o) {
+       d.ForEachItem(n, [&](const Node& item) {
+         WorkloadIn w;
+         w.self = &item;
+         d.Struct(item, w, kWorkloadFields);
+         if (item.is_map()) {
+           if (w.name.empty()) d.Required(item, "name");
+           if (w.tmpl != nullptr && (w.labels != nullptr || w.resources != nullptr || w.node_selector != nullptr ||
+                                     w.tolerations != nullptr || w.spread != nullptr || w.affinity != nullptr ||
+                                     w.scheduler_name != nullptr)) {
+             d.Error(item, "template and labels/resources/nodeSelector/tolerations/topologySpread/affinity/"
+                           "schedulerName are exclusive (put them in the template)");
+           }
+           if (w.tmpl == nullptr && w.resources == nullptr) d.Required(item, "resources", "or template");
+           if (w.kind == "Pods" && (item.Find("parallelism") != nullptr || item.Find("minCount") != nullptr)) {
+             d.Error(item, "parallelism and minCount apply to kind Job and Gang");
+           }
+           if (w.kind == "Gang" && w.min_count > w.parallelism) {
+             d.FieldError(item, "minCount", "must not exceed parallelism");
+           }
+         }
+         o.workloads.push_back(std::move(w));
+       });
+     }},
+    {"ops",
+     [](Decoder& d, const Node& n, ScenarioIn& o) {
+       d.ForEachItem(n, [&](const Node& item) {
+         OpIn op;
+         op.self = &item;
+         auto seen = d.Struct(item, op, kOpFields);
+         if (item.is_map() && !seen.has("op")) d.Required(item, "op");
+         o.ops.push_back(std::move(op));
+       });
+     }},
+};
+
+constexpr std::string_view kPauseImage = "registry.k8s.io/pause:3.10";
+
+// ---- compile --------------------------------------------------------------------------------------------
+
+class Compiler {
+ public:
+  Compiler(ScenarioIn& in, std::string_view file, const std::string& base_dir, Interner& interner,
+           Diagnostics& diags, const ScenarioOptions& opts)
+      : in_(in), file_(file), base_(base_dir), interner_(interner), diags_(diags),
+        objects_(interner, std::string(file), opts.strict) {}
+
+  Result<SimSpec> Compile();
+
+ private:
+  void Error(const Node* at, std::string path, std::string msg) {
+    diags_.Error(std::string(file_), at != nullptr ? at->line() : 0, std::move(path), std::move(msg));
+  }
+  std::string Resolve(const std::string& p) const {
+    if (p.empty() || fs::path(p).is_absolute() || base_.empty()) return p;
+    return (fs::path(base_) / p).lexically_normal().string();
+  }
+  void AddPriorityClasses();
+  void AddNamespaces();
+  size_t AddPool(size_t i);
+  size_t AddWorkloadTemplate(size_t i);
+
+  ScenarioIn& in_;
+  std::string_view file_;
+  std::string base_;
+  Interner& interner_;
+  Diagnostics& diags_;
+  ObjectBuilder objects_;
+  std::map<std::string, const Node*> declared_ns_;
+  std::map<std::string, std::string> priority_names_;
+};
+
+void Compiler::AddPriorityClasses() {
+  if (in_.priority_classes == nullptr) return;
+  const Node& seq = *in_.priority_classes;
+  for (size_t i = 0; i < seq.size(); ++i) {
+    const Node& item = seq.items()[i];
+    std::string path = fmt::format("priorityClasses[{}]", i);
+    if (!item.is_map()) {
+      Error(&item, path, "want a map {name, value, globalDefault, preemptionPolicy, description}");
+      continue;
+    }
+    std::string json = R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass")";
+    const Node* name = item.Find("name");
+    json += ",\"metadata\":{\"name\":" + (name != nullptr ? NodeToJson(*name) : "null") + "}";
+    if (name != nullptr) priority_names_[std::string(name->text())] = path;
+    for (size_t k = 0; k < item.size(); ++k) {
+      if (item.key(k).text() == "name") continue;
+      json += "," + JsonString(item.key(k).text()) + ":" + NodeToJson(item.value(k));
+    }
+    json += "}";
+    objects_.Add(json, {{"metadata.name", name, path + ".name"}, {"", &item, path}}, item.line());
+  }
+}
+
+void Compiler::AddNamespaces() {
+  if (in_.namespaces != nullptr) {
+    const Node& seq = *in_.namespaces;
+    for (size_t i = 0; i < seq.size(); ++i) {
+      const Node& item = seq.items()[i];
+      std::string path = fmt::format("namespaces[{}]", i);
+      const Node* name = item.is_map() ? item.Find("name") : &item;
+      const Node* labels = item.is_map() ? item.Find("labels") : nullptr;
+      if (name == nullptr) {
+        Error(&item, path, "missing required field \"name\"");
+        continue;
+      }
+      std::string json = R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":)" + NodeToJson(*name);
+      if (labels != nullptr) json += ",\"labels\":" + NodeToJson(*labels);
+      json += "}}";
+      std::vector<PathMapping> m = {{"metadata.name", name, item.is_map() ? path + ".name" : path}};
+      if (labels != nullptr) m.push_back({"metadata.labels", labels, path + ".labels"});
+      m.push_back({"", &item, path});
+      objects_.Add(json, std::move(m), item.line());
+      declared_ns_[std::string(name->text())] = &item;
+    }
+  }
+  // Namespaces that pods use without declaring them.
+  std::set<std::string> used;
+  for (const auto& w : in_.workloads) {
+    std::string ns = w.ns;
+    if (w.tmpl != nullptr) {
+      if (const Node* m = w.tmpl->Find("metadata")) {
+        if (const Node* n = m->Find("namespace"); n != nullptr && n->is_string()) ns = std::string(n->text());
+      }
+    }
+    if (!ns.empty() && !declared_ns_.contains(ns)) used.insert(ns);
+  }
+  for (const auto& ns : used) {
+    objects_.Add(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":)" + JsonString(ns) + "}}", {}, 0);
+  }
+}
+
+size_t Compiler::AddPool(size_t i) {
+  PoolIn& p = in_.pools[i];
+  std::string path = fmt::format("nodePools[{}]", i);
+  std::string tmpl_name = fmt::format("corral-pool-template-{}", i);
+  if (p.tmpl != nullptr) {
+    const Node& t = *p.tmpl;
+    std::string json = "{";
+    bool has_api = t.Find("apiVersion") != nullptr, has_kind = t.Find("kind") != nullptr;
+    if (!has_api) json += R"("apiVersion":"v1",)";
+    if (!has_kind) json += R"("kind":"Node",)";
+    json += "\"metadata\":{\"name\":" + JsonString(tmpl_name);
+    if (const Node* m = t.Find("metadata"); m != nullptr && m->is_map()) {
+      for (size_t k = 0; k < m->size(); ++k) {
+        std::string_view key = m->key(k).text();
+        if (key == "name" || key == "generateName") continue;
+        json += "," + JsonString(key) + ":" + NodeToJson(m->value(k));
+      }
+    }
+    json += "}";
+    for (size_t k = 0; k < t.size(); ++k) {
+      if (t.key(k).text() == "metadata") continue;
+      json += "," + JsonString(t.key(k).text()) + ":" + NodeToJson(t.value(k));
+    }
+    json += "}";
+    return objects_.Add(json, {{"", &t, path + ".template"}}, t.line(), tmpl_name, fmt::format("(pool {})", p.name));
+  }
+  std::string json = R"({"apiVersion":"v1","kind":"Node","metadata":{"name":)" + JsonString(tmpl_name);
+  std::vector<PathMapping> m;
+  if (p.labels != nullptr) {
+    json += ",\"labels\":" + NodeToJson(*p.labels);
+    m.push_back({"metadata.labels", p.labels, path + ".labels"});
+  }
+  json += "},\"spec\":{";
+  if (p.taints != nullptr) {
+    json += "\"taints\":" + NodeToJson(*p.taints);
+    m.push_back({"spec.taints", p.taints, path + ".taints"});
+  }
+  json += "},\"status\":{";
+  if (p.resources != nullptr) {
+    std::string res = NodeToJson(*p.resources);
+    // The kubelet reports 110 pods when nothing else is configured; the shorthand does the same.
+    if (p.resources->is_map() && p.resources->Find("pods") == nullptr && res.size() > 2) {
+      res.insert(res.size() - 1, ",\"pods\":\"110\"");
+    } else if (p.resources->is_map() && p.resources->Find("pods") == nullptr) {
+      res = "{\"pods\":\"110\"}";
+    }
+    json += "\"capacity\":" + res + ",\"allocatable\":" + res + ",";
+    m.push_back({"status.capacity", p.resources, path + ".resources"});
+    m.push_back({"status.allocatable", p.resources, path + ".resources"});
+  }
+  json += R"("conditions":[{"type":"Ready","status":"True"}]}})";
+  m.push_back({"", p.self, path});
+  return objects_.Add(json, std::move(m), p.self->line(), tmpl_name, fmt::format("(pool {})", p.name));
+}
+
+size_t Compiler::AddWorkloadTemplate(size_t i) {
+  WorkloadIn& w = in_.workloads[i];
+  std::string path = fmt::format("workloads[{}]", i);
+  std::string tmpl_name = fmt::format("corral-workload-template-{}", i);
+  if (w.tmpl != nullptr) {
+    const Node& t = *w.tmpl;
+    std::string json = "{";
+    if (t.Find("apiVersion") == nullptr) json += R"("apiVersion":"v1",)";
+    if (t.Find("kind") == nullptr) json += R"("kind":"Pod",)";
+    json += "\"metadata\":{\"name\":" + JsonString(tmpl_name);
+    bool has_ns = false;
+    if (const Node* m = t.Find("metadata"); m != nullptr && m->is_map()) {
+      for (size_t k = 0; k < m->size(); ++k) {
+        std::string_view key = m->key(k).text();
+        if (key == "name" || key == "generateName") continue;
+        if (key == "namespace") has_ns = true;
+        json += "," + JsonString(key) + ":" + NodeToJson(m->value(k));
+      }
+    }
+    if (!has_ns) json += ",\"namespace\":" + JsonString(w.ns);
+    json += "}";
+    bool has_prio = false;
+    for (size_t k = 0; k < t.size(); ++k) {
+      std::string_view key = t.key(k).text();
+      if (key == "metadata") continue;
+      if (key == "spec" && !w.priority_class.empty() && t.value(k).is_map()) {
+        // priorityClassName from the workload, unless the template sets one.
+        const Node& spec = t.value(k);
+        json += ",\"spec\":{";
+        for (size_t j = 0; j < spec.size(); ++j) {
+          if (j > 0) json += ",";
+          if (spec.key(j).text() == "priorityClassName") has_prio = true;
+          json += JsonString(spec.key(j).text()) + ":" + NodeToJson(spec.value(j));
+        }
+        if (!has_prio) json += std::string(spec.size() > 0 ? "," : "") + "\"priorityClassName\":" + JsonString(w.priority_class);
+        json += "}";
+        continue;
+      }
+      json += "," + JsonString(key) + ":" + NodeToJson(t.value(k));
+    }
+    json += "}";
+    std::vector<PathMapping> m = {{"", &t, path + ".template"}};
+    if (w.priority_node != nullptr) m.push_back({"spec.priorityClassName", w.priority_node, path + ".priorityClassName"});
+    return objects_.Add(json, std::move(m), t.line(), tmpl_name, fmt::format("(workload {})", w.name));
+  }
+  std::vector<PathMapping> m;
+  std::string json = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":)" + JsonString(tmpl_name) +
+                     ",\"namespace\":" + JsonString(w.ns);
+  if (w.ns_node != nullptr) m.push_back({"metadata.namespace", w.ns_node, path + ".namespace"});
+  std::string labels_json;
+  if (w.labels != nullptr) {
+    labels_json = NodeToJson(*w.labels);
+    json += ",\"labels\":" + labels_json;
+    m.push_back({"metadata.labels", w.labels, path + ".labels"});
+  }
+  json += "},\"spec\":{";
+  std::vector<std::string> parts;
+  if (!w.priority_class.empty()) {
+    parts.push_back("\"priorityClassName\":" + JsonString(w.priority_class));
+    m.push_back({"spec.priorityClassName", w.priority_node, path + ".priorityClassName"});
+  }
+  if (w.scheduler_name != nullptr) {
+    parts.push_back("\"schedulerName\":" + NodeToJson(*w.scheduler_name));
+    m.push_back({"spec.schedulerName", w.scheduler_name, path + ".schedulerName"});
+  }
+  if (w.node_selector != nullptr) {
+    parts.push_back("\"nodeSelector\":" + NodeToJson(*w.node_selector));
+    m.push_back({"spec.nodeSelector", w.node_selector, path + ".nodeSelector"});
+  }
+  if (w.tolerations != nullptr) {
+    parts.push_back("\"tolerations\":" + NodeToJson(*w.tolerations));
+    m.push_back({"spec.tolerations", w.tolerations, path + ".tolerations"});
+  }
+  if (w.affinity != nullptr) {
+    parts.push_back("\"affinity\":" + NodeToJson(*w.affinity));
+    m.push_back({"spec.affinity", w.affinity, path + ".affinity"});
+  }
+  if (w.spread != nullptr) {
+    // Constraints without a labelSelector select the workload's own pods (its labels).
+    std::string s = "\"topologySpreadConstraints\":[";
+    for (size_t k = 0; k < w.spread->size(); ++k) {
+      const Node& c = w.spread->items()[k];
+      if (k > 0) s += ",";
+      if (c.is_map() && c.Find("labelSelector") == nullptr && !labels_json.empty()) {
+        std::string inner = NodeToJson(c);
+        inner.pop_back();  // '}'
+        s += inner + (c.size() > 0 ? "," : "") + "\"labelSelector\":{\"matchLabels\":" + labels_json + "}}";
+      } else {
+        s += NodeToJson(c);
+      }
+    }
+    s += "]";
+    parts.push_back(std::move(s));
+    m.push_back({"spec.topologySpreadConstraints", w.spread, path + ".topologySpread"});
+  }
+  // Requests; extended resources and hugepages cannot be overcommitted, so they get equal limits.
+  std::string res = w.resources != nullptr ? NodeToJson(*w.resources) : "{}";
+  std::string limits;
+  if (w.resources != nullptr && w.resources->is_map()) {
+    for (size_t k = 0; k < w.resources->size(); ++k) {
+      std::string_view key = w.resources->key(k).text();
+      if (key.find('/') == std::string_view::npos && !key.starts_with("hugepages-")) continue;
+      limits += (limits.empty() ? "" : ",") + JsonString(key) + ":" + NodeToJson(w.resources->value(k));
+    }
+  }
+  parts.push_back(R"("containers":[{"name":"main","image":")" + std::string(kPauseImage) +
+                  R"(","resources":{"requests":)" + res + (limits.empty() ? "" : ",\"limits\":{" + limits + "}") +
+                  "}}]");
+  if (w.resources != nullptr) {
+    m.push_back({"spec.containers[0].resources.requests", w.resources, path + ".resources"});
+    m.push_back({"spec.containers[0].resources.limits", w.resources, path + ".resources"});
+    m.push_back({"spec.containers[0].resources", w.resources, path + ".resources"});
+  }
+  for (size_t k = 0; k < parts.size(); ++k) json += (k > 0 ? "," : "") + parts[k];
+  json += "}}";
+  m.push_back({"", w.self, path});
+  return objects_.Add(json, std::move(m), w.self->line(), tmpl_name, fmt::format("(workload {})", w.name));
+}
+
+Result<SimSpec> Compiler::Compile() {
+  SimSpec spec;
+  spec.name = in_.name.empty() ? fs::path(std::string(file_)).stem().string() : in_.name;
+  spec.description = in_.description;
+  spec.source = std::string(file_);
+  spec.seed = in_.seed;
+  spec.duration_ns = in_.duration;
+  spec.sample_interval_ns = in_.sample_interval;
+  spec.bind_latency = in_.scheduler.bind_latency;
+  spec.cost = in_.scheduler.cost;
+  spec.gang_workload_cycle = in_.scheduler.workload_cycle;
+
+  // Feature gates.
+  if (const Node* g = in_.scheduler.gates) {
+    for (size_t k = 0; k < g->size(); ++k) {
+      const Node& v = g->value(k);
+      std::string path = fmt::format("scheduler.featureGates[{}]", g->key(k).text());
+      if (v.kind() != doc::Kind::kBool) {
+        Error(&v, path, fmt::format("want true or false, got {}", Decoder::Describe(v)));
+        continue;
+      }
+      if (auto st = spec.gates.Set(g->key(k).text(), v.bool_value()); !st.ok()) Error(&v, path, st.error().message);
+    }
+  }
+  if (!in_.scheduler.config_path.empty()) {
+    spec.scheduler_config_path = Resolve(in_.scheduler.config_path);
+    std::error_code ec;
+    if (!fs::is_regular_file(spec.scheduler_config_path, ec)) {
+      Error(in_.scheduler.config_node, "scheduler.configPath",
+            fmt::format("file {:?} does not exist", spec.scheduler_config_path));
+    }
+  }
+
+  // Names must be unique.
+  std::map<std::string, size_t> pool_idx, wl_idx;
+  for (size_t i = 0; i < in_.pools.size(); ++i) {
+    if (in_.pools[i].name.empty()) continue;
+    if (!pool_idx.emplace(in_.pools[i].name, i).second) {
+      Error(in_.pools[i].self->Find("name"), fmt::format("nodePools[{}].name", i),
+            fmt::format("duplicate pool name {:?}", in_.pools[i].name));
+    }
+  }
+  for (size_t i = 0; i < in_.workloads.size(); ++i) {
+    if (in_.workloads[i].name.empty()) continue;
+    if (!wl_idx.emplace(in_.workloads[i].name, i).second) {
+      Error(in_.workloads[i].self->Find("name"), fmt::format("workloads[{}].name", i),
+            fmt::format("duplicate workload name {:?}", in_.workloads[i].name));
+    }
+  }
+
+  AddPriorityClasses();
+  AddNamespaces();
+  std::vector<size_t> pool_piece(in_.pools.size()), wl_piece(in_.workloads.size());
+  for (size_t i = 0; i < in_.pools.size(); ++i) pool_piece[i] = AddPool(i);
+  for (size_t i = 0; i < in_.workloads.size(); ++i) wl_piece[i] = AddWorkloadTemplate(i);
+  for (size_t i = 0; i < in_.manifests.size(); ++i) objects_.AddPath(Resolve(in_.manifests[i]));
+
+  api::ObjectSet objs = objects_.Finish(diags_);
+
+  // Map loaded templates back to their pieces.
+  std::map<size_t, const api::Node*> node_by_piece;
+  std::map<size_t, const api::Pod*> pod_by_piece;
+  for (const auto& n : objs.nodes) {
+    if (auto k = ObjectBuilder::PieceOf(interner_, n.meta)) {
+      node_by_piece[*k] = &n;
+    } else {
+      spec.initial_nodes.push_back(n);
+    }
+  }
+  std::vector<const api::Pod*> manifest_pods;
+  for (const auto& p : objs.pods) {
+    if (auto k = ObjectBuilder::PieceOf(interner_, p.meta)) {
+      pod_by_piece[*k] = &p;
+    } else {
+      manifest_pods.push_back(&p);
+    }
+  }
+
+  for (size_t i = 0; i < in_.pools.size(); ++i) {
+    const PoolIn& p = in_.pools[i];
+    NodePool pool;
+    pool.name = p.name;
+    pool.name_prefix = p.prefix.empty() ? p.name + "-" : p.prefix;
+    pool.initial_count = p.count;
+    pool.zones = p.zones;
+    pool.racks_per_zone = p.racks;
+    if (auto it = node_by_piece.find(pool_piece[i]); it != node_by_piece.end()) {
+      pool.tmpl = *it->second;
+      pool.tmpl.meta.labels.Set(interner_.Intern("corral.dev/pool"), interner_.Intern(p.name));
+    }
+    spec.pools.push_back(std::move(pool));
+  }
+  for (size_t i = 0; i < in_.workloads.size(); ++i) {
+    const WorkloadIn& w = in_.workloads[i];
+    std::string path = fmt::format("workloads[{}]", i);
+    PodTemplate t;
+    t.name = w.name;
+    t.name_prefix = w.name + "-";
+    if (auto it = pod_by_piece.find(wl_piece[i]); it != pod_by_piece.end()) t.pod = *it->second;
+    spec.pod_templates.push_back(std::move(t));
+    Workload wk;
+    wk.name = w.name;
+    wk.kind = w.kind == "Job" ? WorkloadKind::kJob : w.kind == "Gang" ? WorkloadKind::kGang : WorkloadKind::kPods;
+    wk.tmpl = static_cast<uint32_t>(i);
+    wk.pods_per_arrival = w.kind == "Pods" ? 1 : w.parallelism;
+    wk.min_count = w.kind == "Gang" ? (w.min_count > 0 ? w.min_count : w.parallelism) : 0;
+    wk.arrival = w.arrival;
+    wk.arrival.count = w.count;
+    wk.duration = w.duration;
+    wk.recreate_on_evict = w.recreate;
+    if (wk.arrival.kind == Arrival::Kind::kBurst && w.count < 0) {
+      Error(w.self, path, "missing required field \"count\" (a burst needs a count)");
+    }
+    if (wk.arrival.kind != Arrival::Kind::kBurst && w.count < 0 && w.arrival.stop_ns == kForeverNs &&
+        in_.duration == 0) {
+      Error(w.self->Find("arrival"), path + ".arrival",
+            "arrivals never end: set count or stop on the workload, or the scenario's duration");
+    }
+    if (wk.kind == WorkloadKind::kGang && !w.priority_class.empty()) {
+      // A PodGroup for documentation of the gang's policy would go here once the scheduler takes them.
+    }
+    if (!w.priority_class.empty() && !priority_names_.contains(w.priority_class)) {
+      // The loader reports unknown classes on the template; nothing to add.
+    }
+    spec.workloads.push_back(std::move(wk));
+  }
+
+  // Program: pool creation, then workload starts and user ops merged by time.
+  for (size_t i = 0; i < in_.pools.size(); ++i) {
+    if (in_.pools[i].count <= 0) continue;
+    Op op;
+    op.kind = Op::Kind::kCreateNodes;
+    op.pool = static_cast<uint32_t>(i);
+    op.count = in_.pools[i].count;
+    op.line = in_.pools[i].self->line();
+    op.describe = fmt::format("createNodes pool={} count={}", in_.pools[i].name, op.count);
+    spec.program.push_back(std::move(op));
+  }
+  struct Timed {
+    int64_t t;
+    int order;  // workload starts (0) before user ops (1) at the same time
+    size_t seq;
+    Op op;
+  };
+  std::vector<Timed> timed;
+  for (size_t i = 0; i < in_.workloads.size(); ++i) {
+    Op op;
+    op.kind = Op::Kind::kStartWorkload;
+    op.workload = static_cast<uint32_t>(i);
+    if (in_.workloads[i].start > 0) op.at_ns = in_.workloads[i].start;
+    op.line = in_.workloads[i].self->line();
+    op.describe = fmt::format("startWorkload workload={}", in_.workloads[i].name);
+    timed.push_back({in_.workloads[i].start, 0, i, std::move(op)});
+  }
+  int64_t effective = 0;
+  for (size_t i = 0; i < in_.ops.size(); ++i) {
+    const OpIn& o = in_.ops[i];
+    std::string path = fmt::format("ops[{}]", i);
+    Op op;
+    op.at_ns = o.at;
+    op.line = o.self->line();
+    op.count = o.count;
+    op.remove = o.remove;
+    auto need_pool = [&](bool required) {
+      if (o.pool.empty()) {
+        if (required) Error(o.self, path, "missing required field \"pool\"");
+        return;
+      }
+      auto it = pool_idx.find(o.pool);
+      if (it == pool_idx.end()) {
+        Error(o.pool_node, path + ".pool", fmt::format("unknown pool {:?}", o.pool));
+        return;
+      }
+      op.pool = static_cast<uint32_t>(it->second);
+    };
+    auto need_workload = [&]() {
+      auto it = wl_idx.find(o.workload);
+      if (o.workload.empty()) {
+        Error(o.self, path, "missing required field \"workload\"");
+      } else if (it == wl_idx.end()) {
+        Error(o.workload_node, path + ".workload", fmt::format("unknown workload {:?}", o.workload));
+      } else {
+        op.workload = static_cast<uint32_t>(it->second);
+      }
+    };
+    const std::string& k = o.op;
+    std::string target = o.pool.empty() ? "all" : o.pool;
+    std::string count = o.count < 0 ? "all" : std::to_string(o.count);
+    if (k == "createNodes" || k == "addNodes") {
+      op.kind = Op::Kind::kCreateNodes;
+      need_pool(true);
+      if (o.count < 0) Error(o.self, path, "missing required field \"count\"");
+      op.describe = fmt::format("createNodes pool={} count={}", o.pool, o.count);
+    } else if (k == "deleteNodes") {
+      op.kind = Op::Kind::kDeleteNodes;
+      need_pool(false);
+      op.describe = fmt::format("deleteNodes pool={} count={}", target, count);
+    } else if (k == "cordon") {
+      op.kind = Op::Kind::kCordon;
+      need_pool(false);
+      op.describe = fmt::format("cordon pool={} count={}", target, count);
+    } else if (k == "uncordon") {
+      op.kind = Op::Kind::kUncordon;
+      need_pool(false);
+      op.describe = fmt::format("uncordon pool={} count={}", target, count);
+    } else if (k == "drain") {
+      op.kind = Op::Kind::kDrain;
+      need_pool(false);
+      op.describe = fmt::format("drain pool={} count={}{}", target, count, o.remove ? " remove" : "");
+    } else if (k == "startWorkload" || k == "stopWorkload") {
+      op.kind = k == "startWorkload" ? Op::Kind::kStartWorkload : Op::Kind::kStopWorkload;
+      need_workload();
+      op.describe = fmt::format("{} workload={}", k, o.workload);
+    } else if (k == "setPriority") {
+      op.kind = Op::Kind::kSetPriority;
+      if (o.priority_class.empty()) {
+        Error(o.self, path, "missing required field \"priorityClass\"");
+      } else if (!priority_names_.contains(o.priority_class)) {
+        Error(o.class_node, path + ".priorityClass",
+              fmt::format("unknown priority class {:?} (declare it under priorityClasses)", o.priority_class));
+      }
+      if (!o.has_value) Error(o.self, path, "missing required field \"value\"");
+      op.priority_class = interner_.Intern(o.priority_class);
+      op.priority_value = o.value;
+      op.describe = fmt::format("setPriority priorityClass={} value={}", o.priority_class, o.value);
+    } else if (k == "barrier") {
+      op.kind = Op::Kind::kBarrier;
+      op.namespaces = o.namespaces;
+      op.attempted_only = o.stage == "Attempted";
+      op.describe = fmt::format("barrier stage={}", o.stage);
+    } else if (k == "sleep") {
+      op.kind = Op::Kind::kSleep;
+      if (!o.has_duration) Error(o.self, path, "missing required field \"duration\"");
+      op.duration_ns = o.duration;
+      op.describe = fmt::format("sleep duration={}", FormatGoDuration(o.duration));
+    } else if (k == "deletePods") {
+      op.kind = Op::Kind::kDeletePods;
+      op.namespaces = o.namespaces;
+      op.rate_per_s = o.rate;
+      op.describe = "deletePods";
+    } else if (!k.empty()) {
+      Error(o.self->Find("op"), path + ".op",
+            fmt::format("unknown op {:?} (want createNodes, deleteNodes, cordon, uncordon, drain, startWorkload, "
+                        "stopWorkload, setPriority, barrier, sleep, deletePods)",
+                        k));
+    }
+    if (o.at.has_value()) effective = std::max(effective, *o.at);
+    timed.push_back({effective, 1, in_.workloads.size() + i, std::move(op)});
+  }
+  std::stable_sort(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) {
+    return a.t != b.t ? a.t < b.t : a.order != b.order ? a.order < b.order : a.seq < b.seq;
+  });
+  for (auto& t : timed) spec.program.push_back(std::move(t.op));
+
+  // Manifests: nodes at time 0, pods as an explicit workload.
+  if (!manifest_pods.empty()) {
+    AddManifestPods(manifest_pods, interner_, spec, diags_);
+  }
+
+  // Cluster objects other than nodes and pods.
+  spec.objects.namespaces = std::move(objs.namespaces);
+  spec.objects.priority_classes = std::move(objs.priority_classes);
+  spec.objects.pod_disruption_budgets = std::move(objs.pod_disruption_budgets);
+  spec.objects.selector_owners = std::move(objs.selector_owners);
+  spec.objects.workloads = std::move(objs.workloads);
+  spec.objects.pod_groups = std::move(objs.pod_groups);
+
+  if (diags_.has_errors()) return Error::Invalid(DiagnosticsMessage(diags_));
+  return spec;
+}
+
+}  // namespace
+
+Result<SimSpec> ParseScenario(std::string_view text, std::string_view file, const std::string& base_dir,
+                              Interner& interner, Diagnostics& diags, const ScenarioOptions& opts) {
+  doc::Stream stream = doc::ParseYaml(text, file, diags);
+  if (diags.has_errors()) return Error::Invalid(DiagnosticsMessage(diags));
+  auto docs = stream.documents();
+  if (docs.empty() || docs[0].is_null()) {
+    diags.Error(std::string(file), 1, "", "empty scenario");
+    return Error::Invalid(DiagnosticsMessage(diags));
+  }
+  if (docs.size() > 1) diags.Error(std::string(file), docs[1].line(), "", "a scenario file holds one document");
+  Decoder d(file, diags, &interner, {.strict = opts.strict});
+  ScenarioIn in;
+  d.Struct(docs[0], in, kScenarioFields);
+  if (docs[0].is_map() && docs[0].Find("kind") == nullptr) d.Required(docs[0], "kind", "Scenario");
+  if (!docs[0].is_map()) return Error::Invalid(DiagnosticsMessage(diags));
+  // Compile even after decoding errors, so that one run reports the template and cross-reference problems
+  // too (contract 1).
+  Compiler c(in, file, base_dir, interner, diags, opts);
+  return c.Compile();
+}
+
+Result<SimSpec> LoadScenarioFile(const std::string& path, Interner& interner, Diagnostics& diags,
+                                 const ScenarioOptions& opts) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    diags.Error(path, 0, "", "cannot read file");
+    return Error::NotFound(fmt::format("{}: cannot read file", path));
+  }
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string base = fs::path(path).parent_path().string();
+  return ParseScenario(ss.str(), path, base, interner, diags, opts);
+}
+
+}  // namespace corral::sim

@@ -1,0 +1,286 @@
+// The engine end to end on small scenarios: golden event logs (byte for byte), determinism of every output,
+// the virtual clock, cost models, drains, node removal, gangs, priorities and the leftover flush.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "corral/sim/manifests.h"
+#include "corral/sim/report.h"
+#include "sim_test_util.h"
+
+namespace corral::sim {
+namespace {
+
+using testing::ExpectGolden;
+using testing::Ran;
+using testing::RunSpec;
+
+SimSpec MustParse(std::string_view text, Interner& in) {
+  Diagnostics diags;
+  auto spec = ParseScenario(text, "test.yaml", "", in, diags);
+  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().message);
+  return spec.ok() ? std::move(spec).value() : SimSpec{};
+}
+
+TEST(EngineGoldenTest, SmallScenarioEventLogAndSummary) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto spec = LoadScenarioFile("examples/scenarios/small.yaml", in, diags);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  Ran r = RunSpec(*spec, in);
+  ExpectGolden("test/sim/testdata/small.log", r.log);
+  ExpectGolden("test/sim/testdata/small.summary", FormatSummary(r.out.result));
+}
+
+TEST(EngineGoldenTest, ManifestsWithDurationAnnotations) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto spec = LoadManifestsSpec({"examples/scenarios/manifests"}, in, diags);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  Ran r = RunSpec(*spec, in);
+  ExpectGolden("test/sim/testdata/manifests.log", r.log);
+  // report-1 runs 20m from 00:00, report-2 waits for it (15m), report-3 for report-2 (29m); then nothing
+  // is left to happen and the run ends.
+  EXPECT_EQ(r.out.result.end_ns, 45LL * 60 * 1'000'000'000);
+  EXPECT_EQ(r.out.result.pods_completed, 3);
+  EXPECT_EQ(r.out.result.latency.max(), 29LL * 60 * 1'000'000'000);
+}
+
+TEST(EngineTest, SameSeedSameBytesEverywhere) {
+  std::string outputs[2];
+  for (auto& o : outputs) {
+    Interner in = api::NewInterner();
+    Diagnostics diags;
+    auto spec = LoadScenarioFile("examples/scenarios/small.yaml", in, diags);
+    ASSERT_TRUE(spec.ok());
+    Ran r = RunSpec(*spec, in);
+    o = r.log + FormatJson(r.out.result) + FormatCsv(r.out.result) + FormatPrometheus(r.out.result) +
+        RenderHtmlReport(r.out.result);
+  }
+  EXPECT_EQ(outputs[0], outputs[1]);
+}
+
+TEST(EngineTest, DifferentSeedDifferentArrivals) {
+  std::string logs[2];
+  for (int i = 0; i < 2; ++i) {
+    Interner in = api::NewInterner();
+    Diagnostics diags;
+    auto spec = LoadScenarioFile("examples/scenarios/small.yaml", in, diags);
+    ASSERT_TRUE(spec.ok());
+    spec->seed = 100 + i;
+    logs[i] = RunSpec(*spec, in).log;
+  }
+  EXPECT_NE(logs[0], logs[1]);
+}
+
+constexpr std::string_view kBase = R"(
+apiVersion: corral.dev/v1alpha1
+kind: Scenario
+metadata: {name: t}
+nodePools:
+- name: np
+  count: 2
+  resources: {cpu: "2", memory: 4Gi, pods: "10"}
+)";
+
+TEST(EngineTest, PodsRunForTheirDurationThenFreeTheirNode) {
+  Interner in = api::NewInterner();
+  std::string text = std::string(kBase) + R"(
+workloads:
+- name: a
+  count: 3
+  duration: 10m
+  resources: {cpu: "2"}
+)";
+  SimSpec spec = MustParse(text, in);
+  Ran r = RunSpec(spec, in);
+  // Two nodes of 2 CPUs: a-0 and a-1 bind at once; a-2 waits until one completes at 10m (the completion's
+  // AssignedPod/Delete event requeues it through NodeResourcesFit's hint).
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:10:00.000 bind default/a-2 node="));
+  EXPECT_EQ(r.out.result.end_ns, 20LL * 60 * 1'000'000'000);
+  EXPECT_EQ(r.out.result.pods_completed, 3);
+  EXPECT_EQ(r.out.result.latency.max(), 10LL * 60 * 1'000'000'000);
+}
+
+TEST(EngineTest, HopelessPodsAreRetriedByTheLeftoverFlushOnly) {
+  Interner in = api::NewInterner();
+  std::string text = std::string(kBase) + R"(
+duration: 12m
+workloads:
+- name: big
+  count: 1
+  resources: {cpu: "3"}
+)";
+  SimSpec spec = MustParse(text, in);
+  Ran r = RunSpec(spec, in);
+  // Attempted at 0, then after 5 minutes in the unschedulable pool, at the first 30 s flush tick past that.
+  EXPECT_EQ(r.out.result.unschedulable_attempts, 3);
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:05:30.000 unschedulable default/big-0"));
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:11:00.000 unschedulable default/big-0"));
+  EXPECT_EQ(r.out.result.pods_pending_end, 1);
+  ASSERT_EQ(r.out.result.pending_reasons.size(), 1U);
+  EXPECT_EQ(r.out.result.pending_reasons[0].first,
+            "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not "
+            "helpful for scheduling.");
+}
+
+TEST(EngineTest, DrainEvictsAndRecreatesElsewhere) {
+  Interner in = api::NewInterner();
+  std::string text = std::string(kBase) + R"(
+duration: 1h
+workloads:
+- name: svc
+  count: 2
+  resources: {cpu: "1"}
+ops:
+- {at: 10m, op: drain, pool: np, count: 1}
+)";
+  SimSpec spec = MustParse(text, in);
+  Ran r = RunSpec(spec, in);
+  EXPECT_EQ(r.out.result.pods_evicted, 1);
+  EXPECT_EQ(r.out.result.pods_running_end, 2);
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:10:00.000 node-cordon np-0"));
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:10:00.000 bind default/svc-2 node=np-1"));
+}
+
+TEST(EngineTest, DeletedNodesTakeTheirPodsAndReplacementsGetNewNames) {
+  Interner in = api::NewInterner();
+  std::string text = std::string(kBase) + R"(
+duration: 1h
+workloads:
+- name: svc
+  count: 4
+  resources: {cpu: "1"}
+ops:
+- {at: 10m, op: deleteNodes, pool: np, count: 1}
+- {at: 20m, op: createNodes, pool: np, count: 1}
+)";
+  SimSpec spec = MustParse(text, in);
+  Ran r = RunSpec(spec, in);
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:10:00.000 node-remove np-1 reason=delete"));
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:20:00.000 node-add np-2 pool=np"));
+  EXPECT_EQ(r.out.result.pods_evicted, 2);
+  EXPECT_EQ(r.out.result.pods_running_end, 4);  // the recreated pods bound on the replacement node
+  EXPECT_EQ(r.out.result.nodes_end, 2);
+}
+
+TEST(EngineTest, GangWaitIsUntilTheLastMemberIsBound) {
+  Interner in = api::NewInterner();
+  std::string text = std::string(kBase) + R"(
+workloads:
+- name: hog
+  count: 1
+  duration: 15m
+  resources: {cpu: "2"}
+- name: g
+  kind: Gang
+  start: 1m
+  count: 1
+  parallelism: 2
+  duration: 5m
+  resources: {cpu: "2"}
+)";
+  SimSpec spec = MustParse(text, in);
+  Ran r = RunSpec(spec, in);
+  // One member binds at 1m on the free node; the other waits for the hog to finish at 15m.
+  EXPECT_EQ(r.out.result.gangs_arrived, 1);
+  EXPECT_EQ(r.out.result.gangs_complete, 1);
+  EXPECT_EQ(r.out.result.gang_wait.max(), 14LL * 60 * 1'000'000'000);
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:15:00.000 gang-ready default/g-0 size=2 wait=14m0s"));
+}
+
+TEST(EngineTest, FixedSchedulingCostAdvancesTheVirtualClock) {
+  Interner in = api::NewInterner();
+  std::string text = std::string(kBase) + R"(
+scheduler:
+  schedulingCost: 10ms
+workloads:
+- name: a
+  count: 5
+  resources: {cpu: 100m}
+)";
+  SimSpec spec = MustParse(text, in);
+  Ran r = RunSpec(spec, in);
+  // Each decision takes effect at the end of its 10 ms cycle.
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:00:00.010 bind default/a-0"));
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:00:00.050 bind default/a-4"));
+  EXPECT_EQ(r.out.result.latency.max(), 50'000'000);
+}
+
+TEST(EngineTest, BindLatencyDelaysTheStart) {
+  Interner in = api::NewInterner();
+  std::string text = std::string(kBase) + R"(
+scheduler:
+  bindLatency: 2s
+workloads:
+- name: a
+  count: 1
+  duration: 1m
+  resources: {cpu: 100m}
+)";
+  SimSpec spec = MustParse(text, in);
+  Ran r = RunSpec(spec, in);
+  EXPECT_EQ(r.out.result.latency.max(), 2'000'000'000);
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:01:02.000 complete default/a-0"));
+}
+
+TEST(EngineTest, SetPriorityAppliesToPodsCreatedAfterwards) {
+  Interner in = api::NewInterner();
+  std::string text = std::string(kBase) + R"(
+duration: 30m
+priorityClasses:
+- {name: p, value: 5}
+workloads:
+- name: a
+  arrival: {rate: 6/h}
+  count: 2
+  priorityClassName: p
+  resources: {cpu: 100m}
+ops:
+- {at: 5m, op: setPriority, priorityClass: p, value: 7}
+)";
+  SimSpec spec = MustParse(text, in);
+  Ran r = RunSpec(spec, in);
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:05:00.000 op setPriority priorityClass=p value=7"));
+  EXPECT_EQ(r.out.result.pods_scheduled, 2);
+}
+
+TEST(EngineTest, PoissonArrivalsStopAtTheirStopTime) {
+  Interner in = api::NewInterner();
+  std::string text = std::string(kBase) + R"(
+duration: 2h
+workloads:
+- name: p
+  arrival: {poisson: 60/h}
+  stop: 1h
+  duration: 1m
+  resources: {cpu: 100m}
+)";
+  SimSpec spec = MustParse(text, in);
+  Ran r = RunSpec(spec, in);
+  EXPECT_GT(r.out.result.pods_arrived, 35);
+  EXPECT_LT(r.out.result.pods_arrived, 90);
+  EXPECT_THAT(r.log, ::testing::Not(::testing::HasSubstr("\n01:0")));  // nothing arrives after 1h (+1m run)
+}
+
+TEST(EngineTest, TimeSeriesIsSampledAtTheInterval) {
+  Interner in = api::NewInterner();
+  std::string text = std::string(kBase) + R"(
+duration: 10m
+sampleInterval: 1m
+workloads:
+- name: a
+  count: 2
+  resources: {cpu: "1"}
+)";
+  SimSpec spec = MustParse(text, in);
+  Ran r = RunSpec(spec, in);
+  ASSERT_EQ(r.out.result.samples.size(), 11U);  // 0, 1m, ..., 10m
+  EXPECT_EQ(r.out.result.samples[3].t_ns, 180'000'000'000);
+  EXPECT_FLOAT_EQ(r.out.result.samples[3].util[0], 0.5F);  // 2 of 4 CPUs
+  EXPECT_EQ(r.out.result.samples[3].running, 2);
+  EXPECT_EQ(r.out.result.heat[0].size(), 11U);
+}
+
+}  // namespace
+}  // namespace corral::sim
