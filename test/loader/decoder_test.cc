@@ -126,6 +126,14 @@ TEST(DecoderTest, StrictTurnsUnknownFieldsIntoErrors) {
   EXPECT_EQ(r.diags.error_count(), 1u);
 }
 
+TEST(DecoderTest, EmptyStringsInternToTheEmptySymbol) {
+  DecodeRun r;
+  Decode("labels: {a: '', b: \"\"}\n", r);
+  ASSERT_EQ(r.out.labels.size(), 2u);
+  EXPECT_TRUE(r.out.labels[0].second.empty());
+  EXPECT_TRUE(r.out.labels[1].second.empty());
+}
+
 TEST(DecoderTest, NullMeansAbsent) {
   DecodeRun r;
   r.out.name = "keep";

@@ -203,6 +203,7 @@ bool Decoder::ReadString(const Node& n, std::string& out) {
 Symbol Decoder::Intern(std::string_view s) {
   CORRAL_CHECK_MSG(interner_ != nullptr, "Decoder::Intern needs an interner");
   constexpr size_t kCacheSize = 1024;
+  if (s.empty()) return Symbol();
   if (s.size() > 48) return interner_->Intern(s);  // long strings (uids, images) rarely repeat nearby
   if (cache_.empty()) cache_.resize(kCacheSize);
   // A cheap hash of the length and the first and last 8 bytes.
