@@ -87,6 +87,7 @@ TEST(ValidateCliTest, WarningsExitZeroUnlessStrict) {
   RunResult r = RunCorral("validate '" + file + "'");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.err.find("warning: metadata.colour: unknown field \"colour\""), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("1 unknown fields ignored (named in the warnings)"), std::string::npos) << r.out;
   RunResult s = RunCorral("validate --strict '" + file + "'");
   EXPECT_EQ(s.exit_code, 2);
   EXPECT_NE(s.err.find(": metadata.colour: unknown field \"colour\""), std::string::npos) << s.err;

@@ -193,6 +193,9 @@ std::string RenderTable(const Summary& s) {
   std::string out;
   out += fmt::format("{} files, {} documents, {} objects; {} errors, {} warnings\n", s.counts.files,
                      s.counts.documents, s.counts.objects, s.errors, s.warnings);
+  if (s.counts.unknown_fields > 0) {
+    out += fmt::format("{} unknown fields ignored (named in the warnings)\n", s.counts.unknown_fields);
+  }
 
   Table kinds({"KIND", "COUNT"}, {false, true});
   for (const auto& [kind, n] : s.counts.per_kind) {
