@@ -132,6 +132,10 @@ class Scheduler final : public framework::Handle {
   bool ScheduleOne();
   // Schedules until no pod can make progress.
   void RunUntilIdle();
+  // Timers (Permit waits) drive virtual time. Without Permit waiting there are none: the next deadline is
+  // absent and firing does nothing. Gang scheduling (issue 5) adds the waiting-pods timers.
+  std::optional<TimePoint> NextTimerDeadline() const { return std::nullopt; }
+  void FireTimers() {}
   // kube's periodic queue maintenance, to be called by the driver on its clock: pods unschedulable for
   // longer than 5 minutes are retried (kube runs this every 30 s).
   void FlushUnschedulableLeftover();
