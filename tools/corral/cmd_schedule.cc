@@ -1,4 +1,5 @@
-// `corral schedule FILE|DIR... [--config FILE] [--seed N] [-o table|json] [--explain NS/NAME]... [--explain-all]`
+// `corral schedule FILE|DIR... [--config FILE] [--seed N] [-o table|json] [--explain NS/NAME]... [--explain-all]
+//  [--gang-mode workload-cycle|permit]`
 
 #include <cstdio>
 #include <memory>
@@ -23,6 +24,7 @@ struct ScheduleFlags {
   std::vector<std::string> explain;
   bool explain_all = false;
   bool strict = false;
+  std::string gang_mode = "workload-cycle";
 };
 }  // namespace
 
@@ -43,6 +45,10 @@ Command AddScheduleCommand(CLI::App& root) {
   app->add_option("--explain", flags->explain, "Explain the decision for this pod (NS/NAME); repeatable");
   app->add_flag("--explain-all", flags->explain_all, "Explain every pod's decision");
   app->add_option("--metrics", flags->metrics, "Write the scheduler's metrics (Prometheus text) to FILE");
+  app->add_option("--gang-mode", flags->gang_mode,
+                  "How pod groups are scheduled: workload-cycle (kube's beta: one all-or-nothing attempt per "
+                  "group; default) or permit (kube's alpha: members one by one, held at Permit)")
+      ->check(CLI::IsMember({"workload-cycle", "permit"}));
   app->add_flag("--strict", flags->strict, "Treat unknown kinds/fields and other warnings as errors");
   Command cmd;
   cmd.app = app;
@@ -54,6 +60,7 @@ Command AddScheduleCommand(CLI::App& root) {
     req.explain = flags->explain;
     req.explain_all = flags->explain_all;
     req.strict = flags->strict;
+    req.workload_cycle = flags->gang_mode == "workload-cycle";
     if (auto st = req.gates.ParseFlag(flags->feature_gates); !st.ok()) {
       fmt::print(stderr, "corral schedule: --feature-gates: {}\n", st.error().message);
       return kExitBadInput;

@@ -1,7 +1,10 @@
 #include "corral/app/schedule.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
+
+#include <absl/container/flat_hash_map.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -75,6 +78,48 @@ class Collector : public scheduler::SchedulerObserver {
   std::map<std::string, ExplainOut> latest_;
 };
 
+void CollectGroups(const Interner& in, scheduler::Scheduler& s, ScheduleOutcome& out) {
+  absl::flat_hash_map<const api::Pod*, std::string> pending;
+  for (const auto& [pod, msg] : s.PendingPods()) pending[pod] = msg;
+  for (const auto& g : s.workloads().groups()) {
+    ScheduleOutcome::Group row;
+    row.group = scheduler::WorkloadManager::KeyString(in, g->key);
+    framework::ResolvedPodGroup resolved;
+    const bool known = !g->all.empty() && framework::ResolvePodGroup(s, *g->all.front()->pod, &resolved).ok();
+    if (known) {
+      row.policy = resolved.IsGang() ? "gang" : "basic";
+      row.min_count = resolved.IsGang() ? resolved.policy.min_count : 0;
+    }
+    row.members = static_cast<int64_t>(g->all.size());
+    std::string first_pending;
+    for (const framework::PodInfo* p : g->all) {
+      if (g->assigned.contains(p)) {
+        ++row.scheduled;
+      } else if (s.IsWaitingOnPermit(p->pod)) {
+        ++row.waiting;
+      } else {
+        ++row.unschedulable;
+        if (auto it = pending.find(p->pod); it != pending.end() && first_pending.empty()) first_pending = it->second;
+      }
+    }
+    row.domain = g->domain;
+    const int64_t need = known ? std::max<int64_t>(resolved.MinCount(), 1) : 1;
+    if (g->mixed_scheduler_names) {
+      row.reason = "pods of the pod group have different schedulerNames";
+    } else if (!known) {
+      row.reason = first_pending;
+    } else if (row.scheduled < need && !g->failure.empty()) {
+      row.reason = g->failure;
+    } else if (row.scheduled < need && row.waiting > 0) {
+      row.reason = fmt::format("{} {}: {}/{} members fit, minCount {}", row.policy, row.group,
+                               row.scheduled + row.waiting, row.members, need);
+    } else if (row.scheduled < need || (row.unschedulable > 0 && row.scheduled < row.members)) {
+      row.reason = first_pending;
+    }
+    out.groups.push_back(std::move(row));
+  }
+}
+
 }  // namespace
 
 Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
@@ -101,6 +146,7 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
   }
   opts.gates = req.gates;
   opts.seed = req.seed;
+  opts.workload_cycle = req.workload_cycle;
   std::set<std::string> explain(req.explain.begin(), req.explain.end());
   const bool all = req.explain_all;
   opts.explain = [&](const api::Pod& p) { return all || explain.contains(PodKey(in, p)); };
@@ -125,7 +171,21 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
     }
   }
   s.RunUntilIdle();
+  // Binding takes no time, but Permit timeouts (gangs waiting for their quorum) elapse on the virtual
+  // clock: when nothing else can progress, jump to the next deadline and fire it. A round that binds
+  // nothing would repeat forever (the same members re-form the same partial gang), so the run stops there.
+  constexpr int kMaxTimerRounds = 1000;
+  for (int round = 0; round < kMaxTimerRounds; ++round) {
+    std::optional<TimePoint> deadline = s.NextTimerDeadline();
+    if (!deadline.has_value()) break;
+    const int64_t before = s.stats().scheduled;
+    if (*deadline > clock.Now()) clock.Set(*deadline);
+    s.FireTimers();
+    s.RunUntilIdle();
+    if (s.stats().scheduled == before) break;
+  }
   collector.Finish();
+  CollectGroups(in, s, out);
   for (const auto& [pod, msg] : s.PendingPods()) out.unschedulable.push_back({PodKey(in, *pod), msg});
   out.cycles = s.stats().cycles;
   out.batching = s.features().Enabled(framework::Feature::kOpportunisticBatching);
@@ -168,6 +228,20 @@ std::string FormatScheduleJson(const ScheduleOutcome& out) {
   if (!out.ignored.empty()) {
     j["ignored"] = json::array();
     for (const auto& u : out.ignored) j["ignored"].push_back({{"pod", u.pod}, {"reason", u.message}});
+  }
+  if (!out.groups.empty()) {
+    j["groups"] = json::array();
+    for (const auto& g : out.groups) {
+      j["groups"].push_back({{"group", g.group},
+                             {"policy", g.policy.empty() ? json(nullptr) : json(g.policy)},
+                             {"minCount", g.min_count},
+                             {"members", g.members},
+                             {"scheduled", g.scheduled},
+                             {"waiting", g.waiting},
+                             {"unschedulable", g.unschedulable},
+                             {"domain", g.domain.empty() ? json(nullptr) : json(g.domain)},
+                             {"reason", g.reason.empty() ? json(nullptr) : json(g.reason)}});
+    }
   }
   if (!out.preemptions.empty()) {
     j["preemptions"] = json::array();
@@ -252,6 +326,17 @@ std::string FormatScheduleTable(const ScheduleOutcome& out) {
     rows.clear();
     for (const auto& u : out.ignored) rows.push_back({u.pod, u.message});
     table({"IGNORED POD", "REASON"}, rows);
+  }
+  if (!out.groups.empty()) {
+    s += '\n';
+    rows.clear();
+    for (const auto& g : out.groups) {
+      rows.push_back({g.group, g.policy.empty() ? "-" : g.policy, std::to_string(g.min_count),
+                      fmt::format("{}/{}", g.scheduled, g.members), std::to_string(g.waiting),
+                      std::to_string(g.unschedulable), g.domain.empty() ? "-" : g.domain,
+                      g.reason.empty() ? "-" : g.reason});
+    }
+    table({"GROUP", "POLICY", "MIN", "SCHEDULED", "WAITING", "UNSCHEDULABLE", "DOMAIN", "REASON"}, rows);
   }
   if (!out.preemptions.empty()) {
     s += '\n';

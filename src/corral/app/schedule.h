@@ -22,6 +22,7 @@ struct ScheduleRequest {
   std::vector<std::string> explain;  // "ns/name"
   bool explain_all = false;
   bool strict = false;
+  bool workload_cycle = true;  // pod groups in the workload cycle (false: Permit-only, kube's alpha)
 };
 
 struct PluginScoreOut {
@@ -54,6 +55,16 @@ struct ScheduleOutcome {
   std::vector<Placement> placements;  // in scheduling order
   std::vector<Unschedulable> unschedulable;  // in queue order
   std::vector<Unschedulable> ignored;  // pending pods of schedulers with no profile here (not scheduled)
+  // Pod groups (gang instances), in first-seen order.
+  struct Group {
+    std::string group;   // "ns/podGroup" or, for v1alpha1, "ns/workload/podGroup[/replicaKey]"
+    std::string policy;  // "gang" | "basic"; empty when the group object is missing
+    int32_t min_count = 0;
+    int64_t members = 0, scheduled = 0, waiting = 0, unschedulable = 0;
+    std::string domain;  // topology domain chosen (key=value), empty when none
+    std::string reason;  // why the group is not (fully) placed; empty when it is
+  };
+  std::vector<Group> groups;
   // Preemptions (DefaultPreemption), in the order they happened: the preemptor is nominated to `node`
   // and the victims (most important first) are deleted.
   struct Preemption {

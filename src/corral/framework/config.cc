@@ -23,12 +23,11 @@ Plugins DefaultPlugins(const FeatureGates& gates) {
       {"VolumeZone", 0},
       {"PodTopologySpread", 2},
       {"InterPodAffinity", 2},
-      {"DefaultPreemption", 0},
   };
   // DynamicResources joins before DefaultPreemption while the DRA gate is on (GA, locked on in v1.37).
   if (gates.Enabled(Feature::kDynamicResourceAllocation)) mp.push_back({"DynamicResources", 0});
-  // GangScheduling (issue 5) joins this list when it lands; until then the default profile has no gang
-  // barrier (docs/deviations.md).
+  mp.push_back({"DefaultPreemption", 0});
+  if (gates.Enabled(Feature::kGenericWorkload)) mp.push_back({"GangScheduling", 0});
   mp.push_back({"NodeResourcesBalancedAllocation", 1});
   mp.push_back({"ImageLocality", 1});
   mp.push_back({"DefaultBinder", 0});

@@ -411,10 +411,11 @@ void Framework::RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod
   for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) it->plugin->Unreserve(state, pod, node);
 }
 
-Status Framework::RunPermitPlugins(CycleState& state, const PodInfo& pod, Symbol node,
-                                   Duration* timeout) const {
+Status Framework::RunPermitPlugins(CycleState& state, const PodInfo& pod, Symbol node, Duration* timeout,
+                                   std::vector<std::pair<std::string_view, Duration>>* waits) const {
   bool wait = false;
   Duration min_timeout = kMaxPermitTimeout;
+  if (waits != nullptr) waits->clear();
   for (const auto& e : permit_) {
     Duration t{};
     Status s = e.plugin->Permit(state, pod, node, &t);
@@ -422,6 +423,7 @@ Status Framework::RunPermitPlugins(CycleState& state, const PodInfo& pod, Symbol
     if (s.code() == Code::kWait) {
       wait = true;
       min_timeout = std::min(min_timeout, std::min(t, kMaxPermitTimeout));
+      if (waits != nullptr) waits->emplace_back(e.name, std::min(t, kMaxPermitTimeout));
       continue;
     }
     if (s.IsRejected()) return s.WithPlugin(e.name);

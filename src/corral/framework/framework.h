@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "corral/core/result.h"
@@ -82,8 +83,10 @@ class Framework {
                          std::span<const NodeInfo* const> nodes, ScoreTable* out) const;
   Status RunReservePluginsReserve(CycleState& state, const PodInfo& pod, Symbol node) const;
   void RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod, Symbol node) const;
-  // Wait is returned with *timeout = the smallest plugin timeout, capped at 15 minutes.
-  Status RunPermitPlugins(CycleState& state, const PodInfo& pod, Symbol node, Duration* timeout) const;
+  // Wait is returned with *timeout = the smallest plugin timeout, capped at 15 minutes. `waits` (optional)
+  // receives every plugin that asked to wait with its own (capped) timeout, in plugin order.
+  Status RunPermitPlugins(CycleState& state, const PodInfo& pod, Symbol node, Duration* timeout,
+                          std::vector<std::pair<std::string_view, Duration>>* waits = nullptr) const;
   Status RunPreBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const;
   Status RunBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const;
   void RunPostBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const;
@@ -103,6 +106,15 @@ class Framework {
   std::vector<std::string> ListPlugins(std::string_view extension_point) const;
   // The instantiated plugin named `name`, or null.
   Plugin* GetPlugin(std::string_view name) const;
+  // Every instantiated plugin that implements `P`, in slot order (looked up once by callers, not per cycle).
+  template <class P>
+  std::vector<P*> PluginsImplementing() const {
+    std::vector<P*> out;
+    for (const auto& p : plugins_) {
+      if (auto* x = dynamic_cast<P*>(p.get())) out.push_back(x);
+    }
+    return out;
+  }
 
   static constexpr Duration kMaxPermitTimeout = std::chrono::minutes(15);
 

@@ -2,7 +2,10 @@
 // Handle: what plugins may ask of the scheduler beyond their arguments (kube's framework.Handle).
 // Implemented by the scheduler (and by test fakes). Lookups return null/empty when absent.
 
+#include <functional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "corral/api/types.h"
@@ -11,7 +14,9 @@
 #include "corral/core/rng.h"
 #include "corral/framework/feature_gates.h"
 #include "corral/framework/pod_info.h"
+#include "corral/framework/pod_group.h"
 #include "corral/framework/snapshot.h"
+#include "corral/framework/status.h"
 
 namespace corral::framework {
 
@@ -53,7 +58,77 @@ class Handle {
 
   // Moves the given pending pods to activeQ (GangScheduling Permit).
   virtual void Activate(std::span<const PodInfo* const> pods) = 0;
+
+  // ---- workloads (GenericWorkload; kube's WorkloadManager / PodGroupManager) ----
+  // The defaults describe a cluster without workload objects, so test fakes need not implement them.
+  virtual const api::Workload* GetWorkload(Symbol ns, Symbol name) const {
+    (void)ns, (void)name;
+    return nullptr;
+  }
+  virtual const api::PodGroup* GetPodGroup(Symbol ns, Symbol name) const {
+    (void)ns, (void)name;
+    return nullptr;
+  }
+  // The run-time state of the pod's gang instance; null when the pod belongs to no group.
+  virtual PodGroupState* GetPodGroupState(const PodInfo& pod) {
+    (void)pod;
+    return nullptr;
+  }
+
+  // ---- Permit waiting (kube's IterateOverWaitingPods / GetWaitingPod(...).Allow/Reject) ----
+  // Pods held at Permit (assumed, binding deferred), in the order they started waiting.
+  virtual void IterateWaitingPods(const std::function<void(const PodInfo&)>& fn) const { (void)fn; }
+  // Allows `pod` for `plugin`; once every plugin that asked it to wait has allowed it, the pod is bound
+  // (after the current cycle). False if the pod is not waiting.
+  virtual bool AllowWaitingPod(const PodInfo& pod, std::string_view plugin) {
+    (void)pod, (void)plugin;
+    return false;
+  }
+  // Rejects a waiting pod: it is unreserved, forgotten and requeued as unschedulable by `plugin` (after
+  // the current cycle). False if the pod is not waiting.
+  virtual bool RejectWaitingPod(const PodInfo& pod, std::string_view plugin, std::string message) {
+    (void)pod, (void)plugin, (void)message;
+    return false;
+  }
 };
+
+// Resolves the policy of `pod`'s group from the cluster objects the handle knows. Success with `*out` set;
+// UnschedulableAndUnresolvable with kube's PreEnqueue messages when the Workload, its pod group or the
+// PodGroup object does not exist (yet). REQUIRES: the pod belongs to a group (PodGroupKeyOf).
+inline Status ResolvePodGroup(const Handle& handle, const api::Pod& pod, ResolvedPodGroup* out) {
+  const Interner& in = handle.interner();
+  if (pod.scheduling_group.has_value()) {
+    Symbol name = pod.scheduling_group->pod_group_name;
+    const api::PodGroup* pg = handle.GetPodGroup(pod.meta.namespace_, name);
+    if (pg == nullptr) {
+      return Status::WithOwnedReason(Code::kUnschedulableAndUnresolvable,
+                                     "waiting for pod's pod group \"" + std::string(in.Str(name)) +
+                                         "\" to appear in scheduling queue");
+    }
+    out->pod_group = pg;
+    out->workload = handle.GetWorkload(pod.meta.namespace_, pg->template_workload_name);
+    out->policy = pg->policy;
+    return {};
+  }
+  const api::WorkloadReference& ref = *pod.workload_ref;
+  const api::Workload* w = handle.GetWorkload(pod.meta.namespace_, ref.name);
+  if (w == nullptr) {
+    return Status::WithOwnedReason(Code::kUnschedulableAndUnresolvable,
+                                   "waiting for pods's workload \"" + std::string(in.Str(ref.name)) +
+                                       "\" to appear in scheduling queue");
+  }
+  for (const auto& g : w->pod_groups) {
+    if (g.name != ref.pod_group) continue;
+    out->workload = w;
+    out->pod_group = nullptr;
+    out->policy = g.policy;
+    return {};
+  }
+  return Status::WithOwnedReason(Code::kUnschedulableAndUnresolvable,
+                                 "pod group \"" + std::string(in.Str(ref.pod_group)) +
+                                     "\" doesn't exist for a workload \"" + std::string(in.Str(ref.name)) +
+                                     "\"");
+}
 
 // Base class of typed plugin arguments (kube's *Args types). A plugin's factory receives its own args
 // type (or null for defaults) and rejects a foreign one.

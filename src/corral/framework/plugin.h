@@ -17,6 +17,7 @@
 
 #include "corral/framework/cycle_state.h"
 #include "corral/framework/node_info.h"
+#include "corral/framework/pod_group.h"
 #include "corral/framework/pod_info.h"
 #include "corral/framework/snapshot.h"
 #include "corral/framework/status.h"
@@ -194,6 +195,24 @@ class PermitPlugin : public virtual Plugin {
  public:
   // kSuccess, kWait with *timeout set, or a rejection.
   virtual Status Permit(CycleState& state, const PodInfo& pod, Symbol node, Duration* timeout) = 0;
+};
+
+// ---- workload scheduling cycle (KEP-4671 beta) ----------------------------------------------------------
+
+// How far a workload cycle has got: members placed (assumed in this cycle, plus members already assumed or
+// bound before it) and members still to be evaluated.
+struct PlacementProgress {
+  int32_t scheduled = 0;
+  int32_t remaining = 0;
+};
+
+class PlacementFeasiblePlugin : public virtual Plugin {
+ public:
+  // Called after each member is evaluated in a workload cycle. kUnschedulable: the group cannot be placed
+  // in this cycle whatever the remaining members do (the cycle stops early); kWait: not yet, keep going;
+  // kSuccess: the group may be committed (and stays so as more members are placed).
+  virtual Status PlacementFeasible(const PodGroupState& group, const ResolvedPodGroup& resolved,
+                                   const PlacementProgress& progress) = 0;
 };
 
 class PreBindPlugin : public virtual Plugin {

@@ -4,8 +4,9 @@
 #include "corral/plugins/names.h"
 // Plugin headers (one per in-tree plugin), alphabetical.
 #include "corral/plugins/default_binder/default_binder.h"
-#include "corral/plugins/default_preemption/default_preemption.h"
 #include "corral/plugins/dynamic_resources/dynamic_resources.h"
+#include "corral/plugins/default_preemption/default_preemption.h"
+#include "corral/plugins/gang_scheduling/gang_scheduling.h"
 #include "corral/plugins/image_locality/image_locality.h"
 #include "corral/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "corral/plugins/node_affinity/node_affinity.h"
@@ -37,8 +38,9 @@ framework::Registry NewInTreeRegistry() {
   framework::Registry r;
   // Entries: Add(r, names::kX, &XPlugin::New); — alphabetical by name.
   Add(r, names::kDefaultBinder, &DefaultBinder::New);
-  Add(r, names::kDefaultPreemption, &DefaultPreemption::New);
   Add(r, names::kDynamicResources, &DynamicResources::New);
+  Add(r, names::kDefaultPreemption, &DefaultPreemption::New);
+  Add(r, names::kGangScheduling, &GangScheduling::New);
   Add(r, names::kImageLocality, &ImageLocality::New);
   Add(r, names::kInterPodAffinity, &InterPodAffinity::New);
   Add(r, names::kNodeAffinity, &NodeAffinity::New);

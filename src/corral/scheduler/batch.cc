@@ -23,11 +23,17 @@ OpportunisticBatch::OpportunisticBatch(const framework::Framework& fwk, const Cl
     : fwk_(fwk), clock_(clock), wall_clock_(wall_clock), metrics_(metrics) {}
 
 void OpportunisticBatch::Flush(std::string_view reason) {
-  metrics_
-      .GetCounter("scheduler_batch_cache_flushed_total",
-                  "Counts the number of batch cache flushes, by the reason.",
-                  {{"profile", fwk_.profile_name()}, {"reason", std::string(reason)}})
-      .Inc();
+  metrics::Counter* c = nullptr;
+  for (auto& [name, counter] : flushes_) {
+    if (name == reason) c = counter;
+  }
+  if (c == nullptr) {
+    c = &metrics_.GetCounter("scheduler_batch_cache_flushed_total",
+                             "Counts the number of batch cache flushes, by the reason.",
+                             {{"profile", fwk_.profile_name()}, {"reason", std::string(reason)}});
+    flushes_.emplace_back(reason, c);
+  }
+  c->Inc();
   has_state_ = false;
   heap_.clear();
 }
@@ -47,7 +53,9 @@ void OpportunisticBatch::Attempt(std::string_view result) {
 size_t OpportunisticBatch::MemoryBytes() const {
   return names_.capacity() * sizeof(Symbol) + (raw_.capacity() + norm_.capacity()) * sizeof(int64_t) +
          heap_.capacity() * sizeof(Entry) + extremes_.capacity() * sizeof(Extremes) +
-         signature_.capacity() + plugins_.capacity() * sizeof(size_t);
+         signature_.capacity() + plugins_.capacity() * sizeof(size_t) +
+         table_.nodes.capacity() * sizeof(void*) +
+         (table_.raw.capacity() + table_.normalized.capacity() + table_.total.capacity()) * sizeof(int64_t);
 }
 
 std::vector<std::pair<Symbol, int64_t>> OpportunisticBatch::SortedForTest() const {
@@ -191,6 +199,44 @@ Status OpportunisticBatch::NormalizeOne(const CycleState& state, const PodInfo& 
   return {};
 }
 
+void OpportunisticBatch::Materialize() {
+  materialized_ = true;
+  const framework::ScoreTable& t = table_;
+  const size_t n = names_.size();
+  plugins_ = t.plugins;
+  const size_t np = plugins_.size();
+  const auto& sp = fwk_.score_plugins();
+  normalizes_.assign(np, false);
+  any_normalize_ = false;
+  for (size_t p = 0; p < np; ++p) {
+    normalizes_[p] = sp[plugins_[p]].plugin->HasNormalize();
+    any_normalize_ = any_normalize_ || normalizes_[p];
+  }
+  raw_.resize(n * np);
+  norm_.resize(n * np);
+  heap_.clear();
+  for (size_t j = 0; j < n; ++j) {
+    for (size_t p = 0; p < np; ++p) {
+      raw_[j * np + p] = t.raw[p * n + j];
+      norm_[j * np + p] = t.normalized[p * n + j];
+    }
+    if (names_[j] == last_chosen_) {
+      popped_row_ = static_cast<uint32_t>(j);
+      continue;
+    }
+    heap_.push_back({t.total[j], Rnd(names_[j]), static_cast<uint32_t>(j)});
+  }
+  std::make_heap(heap_.begin(), heap_.end(), HeapLess);
+  RecomputeExtremes();
+  // The chosen node was part of the normalization; without it the list may normalize differently.
+  dirty_ = false;
+  if (any_normalize_) {
+    // Re-add the chosen row to the extremes, then remove it: dirty iff it was a unique extreme.
+    AddToExtremes(popped_row_);
+    dirty_ = RemoveFromExtremes(popped_row_);
+  }
+}
+
 // ---- GetNodeHint ----------------------------------------------------------------------------------------
 
 bool OpportunisticBatch::Rescore(CycleState& state, const PodInfo& pod, const NodeInfo& node) {
@@ -265,7 +311,7 @@ bool OpportunisticBatch::Rescore(CycleState& state, const PodInfo& pod, const No
 bool OpportunisticBatch::Compatible(CycleState& state, const PodInfo& pod,
                                     const std::optional<std::string>& signature, bool nominated,
                                     int64_t cycle, const framework::Snapshot& snapshot) {
-  if (!has_state_ || heap_.empty()) return false;
+  if (!has_state_ || (materialized_ && heap_.empty())) return false;
   if (cycle != last_cycle_ + 1) {
     Flush(batch_flush::kPodSkipped);
     return false;
@@ -286,6 +332,7 @@ bool OpportunisticBatch::Compatible(CycleState& state, const PodInfo& pod,
     Flush(batch_flush::kExpired);
     return false;
   }
+  if (!materialized_) Materialize();
   const NodeInfo* last = snapshot.Get(last_chosen_);
   if (last == nullptr) {
     Flush(batch_flush::kNodeMissing);
@@ -344,8 +391,7 @@ void OpportunisticBatch::CycleFailed(int64_t cycle) {
 }
 
 void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& signature, Symbol hinted,
-                                              Symbol chosen, const framework::ScoreTable* scores,
-                                              int64_t cycle) {
+                                              Symbol chosen, framework::ScoreTable* scores, int64_t cycle) {
   TimePoint start;
   if (wall_clock_ != nullptr) start = wall_clock_->Now();
   auto done = [&] {
@@ -372,45 +418,17 @@ void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& 
     done();
     return;
   }
-  // A new batch: every scored node but the chosen one.
+  // A new batch: every scored node but the chosen one. The table is taken over (swapped, O(1)) and only
+  // turned into the sorted list when a pod with the same signature asks for a hint (Materialize), so a
+  // batch that is flushed right away (alternating signatures) costs almost nothing.
   has_state_ = true;
+  materialized_ = false;
   signature_ = *signature;
   creation_ = clock_.Now();
-  plugins_ = scores->plugins;
-  const size_t np = plugins_.size();
-  const auto& sp = fwk_.score_plugins();
-  normalizes_.assign(np, false);
-  any_normalize_ = false;
-  for (size_t p = 0; p < np; ++p) {
-    normalizes_[p] = sp[plugins_[p]].plugin->HasNormalize();
-    any_normalize_ = any_normalize_ || normalizes_[p];
-  }
+  std::swap(table_, *scores);
   names_.resize(n);
-  raw_.resize(n * np);
-  norm_.resize(n * np);
+  for (size_t j = 0; j < n; ++j) names_[j] = table_.nodes[j]->name();
   heap_.clear();
-  for (size_t j = 0; j < n; ++j) {
-    Symbol name = scores->nodes[j]->name();
-    names_[j] = name;
-    for (size_t p = 0; p < np; ++p) {
-      raw_[j * np + p] = scores->raw[p * n + j];
-      norm_[j * np + p] = scores->normalized[p * n + j];
-    }
-    if (name == chosen) {
-      popped_row_ = static_cast<uint32_t>(j);
-      continue;
-    }
-    heap_.push_back({scores->total[j], Rnd(name), static_cast<uint32_t>(j)});
-  }
-  std::make_heap(heap_.begin(), heap_.end(), HeapLess);
-  RecomputeExtremes();
-  // The chosen node was part of the normalization; without it the list may normalize differently.
-  dirty_ = false;
-  if (any_normalize_) {
-    // Re-add the chosen row to the extremes, then remove it: dirty iff it was a unique extreme.
-    AddToExtremes(popped_row_);
-    dirty_ = RemoveFromExtremes(popped_row_);
-  }
   done();
 }
 

@@ -73,10 +73,10 @@ class OpportunisticBatch {
                      const std::optional<std::string>& signature, bool nominated, int64_t cycle,
                      const framework::Snapshot& snapshot);
 
-  // After the node was selected. `scores` is the cycle's score table (ignored when the hint was used or
-  // when `scored` is false, i.e. one feasible node, nothing scored).
+  // After the node was selected. `scores` is the cycle's score table (null: one feasible node, nothing
+  // scored); a new batch takes it over by swapping, leaving the caller the batch's old table.
   void StoreScheduleResults(const std::optional<std::string>& signature, Symbol hinted, Symbol chosen,
-                            const framework::ScoreTable* scores, int64_t cycle);
+                            framework::ScoreTable* scores, int64_t cycle);
   // The cycle failed (unschedulable or error): the next pod flushes with pod_failed.
   void CycleFailed(int64_t cycle);
 
@@ -118,6 +118,8 @@ class OpportunisticBatch {
   // Adds row's raw scores; returns true if a normalizing plugin's max/min changed.
   bool AddToExtremes(uint32_t row);
   void RecomputeExtremes();
+  // Turns the stored score table into the sorted list (first hint request of a batch).
+  void Materialize();
   // Re-normalizes every plugin over the list (heap_ rows) and rebuilds the heap.
   framework::Status Renormalize(const framework::CycleState& state, const framework::PodInfo& pod);
   // Normalizes one row against the current extremes (the list unchanged otherwise).
@@ -135,6 +137,8 @@ class OpportunisticBatch {
 
   // Batch state.
   bool has_state_ = false;
+  bool materialized_ = false;
+  framework::ScoreTable table_;     // the creating cycle's scores, until materialized
   std::string signature_;
   TimePoint creation_;
   std::vector<size_t> plugins_;     // score plugin indices (Framework::score_plugins) of the cached scores
@@ -156,6 +160,7 @@ class OpportunisticBatch {
   int64_t batched_pods_ = 0;
   std::vector<std::pair<std::string_view, metrics::Counter*>> attempts_;  // cached series by result
   metrics::Counter* rescore_attempts_ = nullptr;
+  std::vector<std::pair<std::string_view, metrics::Counter*>> flushes_;   // cached series by reason
   std::vector<std::string_view> rescore_steps_;
   std::vector<framework::NodeScore> ns_;   // scratch: normalize
   std::vector<uint32_t> rows_scratch_;

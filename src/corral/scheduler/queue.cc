@@ -7,6 +7,12 @@ namespace corral::scheduler {
 using framework::Code;
 
 bool SchedulingQueue::ActiveLess::operator()(const QueuedPod* a, const QueuedPod* b) const {
+  if ((a->gang_activation != 0 || b->gang_activation != 0) && a->info.priority() == b->info.priority() &&
+      a->gang_activation != b->gang_activation) {
+    if (a->gang_activation == 0) return false;
+    if (b->gang_activation == 0) return true;
+    return a->gang_activation < b->gang_activation;
+  }
   framework::QueuedPodView va{&a->info, a->timestamp}, vb{&b->info, b->timestamp};
   if (a->fwk->Less(va, vb)) return true;
   if (a->fwk->Less(vb, va)) return false;
@@ -26,7 +32,12 @@ Duration SchedulingQueue::BackoffDuration(const QueuedPod& pod) const {
   if (count == 0 || opts_.max_backoff == Duration::zero()) return Duration::zero();
   Duration d = opts_.initial_backoff;
   for (int32_t i = 1; i < count && d < opts_.max_backoff; ++i) d *= 2;
-  return std::min(d, opts_.max_backoff);
+  d = std::min(d, opts_.max_backoff);
+  if (pod.backoff_scale != 1.0) {
+    d = std::chrono::duration_cast<Duration>(std::chrono::duration<double, std::nano>(
+        static_cast<double>(d.count()) * pod.backoff_scale));
+  }
+  return d;
 }
 
 void SchedulingQueue::Unlink(QueuedPod* pod) {
@@ -104,6 +115,7 @@ QueuedPod* SchedulingQueue::Pop() {
   if (pod == nullptr) return nullptr;
   Unlink(pod);
   pod->where = QueueLocation::kInFlight;
+  pod->gang_activation = 0;
   if (!pod->attempted) {
     pod->attempted = true;
     pod->initial_attempt = clock_.Now();
@@ -179,8 +191,43 @@ void SchedulingQueue::OnEvent(
   }
 }
 
-void SchedulingQueue::Activate(QueuedPod* pod) {
+void SchedulingQueue::Activate(QueuedPod* pod, bool gang_first) {
+  if (gang_first && (pod->where == QueueLocation::kActive || pod->where == QueueLocation::kBackoff ||
+                     pod->where == QueueLocation::kUnschedulable)) {
+    Unlink(pod);
+    pod->gang_activation = ++gang_activations_;
+    ToActive(pod);
+    return;
+  }
   if (pod->where == QueueLocation::kBackoff || pod->where == QueueLocation::kUnschedulable) ToActive(pod);
+}
+
+bool SchedulingQueue::TakeForGroup(QueuedPod* pod) {
+  if (pod->where != QueueLocation::kActive && pod->where != QueueLocation::kBackoff &&
+      pod->where != QueueLocation::kUnschedulable) {
+    return false;
+  }
+  Unlink(pod);
+  pod->where = QueueLocation::kInFlight;
+  pod->gang_activation = 0;
+  if (!pod->attempted) {
+    pod->attempted = true;
+    pod->initial_attempt = clock_.Now();
+  }
+  ++pod->attempts;
+  return true;
+}
+
+void SchedulingQueue::RetryGated(QueuedPod* pod) {
+  if (pod->where != QueueLocation::kGated) return;
+  framework::Status s = pod->fwk->RunPreEnqueuePlugins(pod->info);
+  if (!s.ok()) {
+    pod->gated_message = s.Message();
+    return;
+  }
+  pod->gated_message.clear();
+  pod->timestamp = clock_.Now();
+  ToActive(pod);
 }
 
 void SchedulingQueue::MoveAllUnschedulable() {

@@ -41,6 +41,11 @@ struct QueuedPod {
   std::string gated_message;              // PreEnqueue rejection, when gated
   QueueLocation where = QueueLocation::kNone;
   TimePoint backoff_expiry;
+  // Set when a waiting gang member activated this pod (GangScheduling Permit): among pods of equal
+  // priority, activated pods are popped first, in activation order (docs/deviations.md). Cleared on pop.
+  uint64_t gang_activation = 0;
+  // Members of a pod group back off together, longer: kube scales the backoff by √(group size).
+  double backoff_scale = 1.0;
   uint64_t seq = 0;  // insertion sequence, final tie-break for deterministic ordering
 };
 
@@ -66,8 +71,14 @@ class SchedulingQueue {
   // fit to activeQ (or backoffQ if still backing off). Gated pods re-run PreEnqueue.
   void OnEvent(const framework::ClusterEvent& event, const void* subject,
                const std::function<framework::QueueingHint(QueuedPod*, const std::string& plugin)>& hint);
-  // Moves the given pods to activeQ (Handle::Activate).
-  void Activate(QueuedPod* pod);
+  // Moves the given pods to activeQ (Handle::Activate). `gang_first`: the pod goes ahead of pods of
+  // equal priority (a forming gang completes before another starts).
+  void Activate(QueuedPod* pod, bool gang_first = false);
+  // Takes a queued (not gated) member out of the queue for its group's workload cycle, as Pop does.
+  // False if the pod is not in activeQ, backoffQ or the unschedulable pool.
+  bool TakeForGroup(QueuedPod* pod);
+  // Re-runs PreEnqueue for a gated pod (its group's quorum may now be known); admitted pods go to activeQ.
+  void RetryGated(QueuedPod* pod);
   // Moves every unschedulable pod (not gated) to active/backoff (wildcard events such as
   // UnschedulableTimeout / ForceActivate).
   void MoveAllUnschedulable();
@@ -99,6 +110,7 @@ class SchedulingQueue {
   const Clock& clock_;
   Options opts_;
   uint64_t seq_ = 0;
+  uint64_t gang_activations_ = 0;
   std::set<QueuedPod*, ActiveLess> active_;
   std::set<QueuedPod*, BackoffLess> backoff_;
   absl::flat_hash_set<QueuedPod*> unschedulable_;  // includes gated pods

@@ -175,6 +175,15 @@ Status Scheduler::SchedulePod(CycleContext& c, const NodeInfo** selected) {
     if (c.explain) c.ex.pre_filter = s;
     return s;
   }
+  // HOOK(gang): a topology-constrained workload cycle places its members inside one domain only.
+  if (member_domain_ != nullptr) {
+    if (!pre.node_names.has_value()) {
+      pre.node_names = *member_domain_;
+    } else {
+      absl::erase_if(*pre.node_names, [&](Symbol n) { return !member_domain_->contains(n); });
+    }
+    restricting.push_back("TopologyPlacementGenerator");
+  }
   s = FindNodesThatPassFilters(c, pre, restricting);
   if (!s.ok()) return s;
   if (feasible_.empty()) return Status::Unschedulable("no feasible node");
@@ -206,27 +215,21 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
         Code::kUnschedulableAndUnresolvable,
         fmt::format("node(s) didn't satisfy plugin(s) {}", GoList(restricting)));
   }
-  // HOOK(nominated node / batching hint): evaluate that node first; if it passes, it is the only
-  // feasible node. kube tries the nominated node (set by an earlier preemption) and, only when there is
-  // none, the batching hint.
+  // HOOK(nominated node / batching hint): kube asks the batch for a hint right after PreFilter (a
+  // nominated pod flushes it with pod_nominated), then evaluates the nominated node (set by an earlier
+  // preemption) and, when it does not pass, the hinted node. A node that passes is the only feasible one.
   c.nominated = nominator_.NodeOf(&c.qp->info);
-  if (const NodeInfo* nn = c.nominated.empty() ? nullptr : snapshot_->Get(c.nominated);
-      nn != nullptr && (!pre.node_names.has_value() || pre.node_names->contains(c.nominated))) {
-    // A failure here is not recorded: the node is evaluated again with the others below.
-    if (c.fwk->RunFilterPluginsWithNominatedPods(c.state, *c.pod, *nn).ok()) {
-      feasible_.push_back(nn);
-      if (c.explain) c.ex.nodes.push_back({nn->name(), std::nullopt, {}, std::nullopt});
-      return {};
-    }
-  }
   if (c.batch != nullptr) {
-    c.hint = c.batch->GetNodeHint(c.state, *c.pod, c.qp->signature, !c.pod->pod->nominated_node_name.empty(),
-                                  stats_.cycles, *snapshot_);
-    const NodeInfo* hinted = c.hint.empty() ? nullptr : snapshot_->Get(c.hint);
-    if (hinted != nullptr && (!pre.node_names.has_value() || pre.node_names->contains(c.hint)) &&
-        c.fwk->RunFilterPluginsWithNominatedPods(c.state, *c.pod, *hinted).ok()) {
-      feasible_.push_back(hinted);
-      if (c.explain) c.ex.nodes.push_back({hinted->name(), std::nullopt, {}, std::nullopt});
+    c.hint = c.batch->GetNodeHint(c.state, *c.pod, c.qp->signature, !c.nominated.empty(), stats_.cycles,
+                                  *snapshot_);
+  }
+  for (Symbol first : {c.nominated, c.hint}) {
+    const NodeInfo* n = first.empty() ? nullptr : snapshot_->Get(first);
+    if (n == nullptr || (pre.node_names.has_value() && !pre.node_names->contains(first))) continue;
+    // A failure here is not recorded: the node is evaluated again with the others below.
+    if (c.fwk->RunFilterPluginsWithNominatedPods(c.state, *c.pod, *n).ok()) {
+      feasible_.push_back(n);
+      if (c.explain) c.ex.nodes.push_back({n->name(), std::nullopt, {}, std::nullopt});
       return {};
     }
   }
@@ -320,32 +323,33 @@ bool Scheduler::AssumeAndBind(CycleContext& c, Symbol node_name) {
     return HandleFailure(c, rs.IsRejected() ? Code::kUnschedulable : Code::kError, rs.Message());
   }
   Duration timeout{};
-  Status perm = fwk.RunPermitPlugins(c.state, pod, node_name, &timeout);
+  std::vector<std::pair<std::string_view, Duration>> waits;
+  Status perm = fwk.RunPermitPlugins(c.state, pod, node_name, &timeout, &waits);
+  if (perm.code() == Code::kWait) {
+    // HOOK(gang): the pod stays assumed and waits at Permit until every waiting plugin allows it, one
+    // rejects it, or a timeout passes (waiting_pods.cc). Binding is deferred until then.
+    auto wp = std::make_unique<WaitingPod>();
+    wp->qp = c.qp;
+    wp->fwk = c.fwk;
+    wp->state = std::move(c.state);
+    wp->node = node_name;
+    wp->wall_start = cycle_start_;
+    const TimePoint now = clock_.Now();
+    for (const auto& [plugin, t] : waits) wp->pending.push_back({plugin, now + t, t});
+    waiting_.Add(&c.qp->info, std::move(wp));
+    in_cycle_ = false;
+    c.qp->where = QueueLocation::kInFlight;
+    if (c.explain && observer_ != nullptr) observer_->OnExplain(*pod.pod, c.ex);
+    return true;
+  }
   if (!perm.ok()) {
-    // HOOK(gang): a Wait keeps the pod assumed and waiting until allowed, rejected or timed out.
     fwk.RunReservePluginsUnreserve(c.state, pod, node_name);
     cache_.RemovePod(&c.qp->info);
-    return HandleFailure(c, perm.code() == Code::kError ? Code::kError : Code::kUnschedulable,
-                         perm.code() == Code::kWait ? "permit wait is not supported yet" : perm.Message());
+    return HandleFailure(c, perm.code() == Code::kError ? Code::kError : Code::kUnschedulable, perm.Message());
   }
-  Status pb = fwk.RunPreBindPlugins(c.state, pod, node_name);
-  if (pb.ok()) pb = fwk.RunBindPlugins(c.state, pod, node_name);
-  if (!pb.ok() && !pb.IsSkip()) {
-    fwk.RunReservePluginsUnreserve(c.state, pod, node_name);
-    cache_.RemovePod(&c.qp->info);
-    return HandleFailure(c, Code::kError, pb.Message());
-  }
-  cache_.ConfirmPod(&c.qp->info);
-  fwk.RunPostBindPlugins(c.state, pod, node_name);
   in_cycle_ = false;
-  ++stats_.scheduled;
-  RecordAttempt(fwk, "scheduled");
-  c.qp->where = QueueLocation::kNone;
-  last_failure_.erase(pod.pod);
   if (c.explain && observer_ != nullptr) observer_->OnExplain(*pod.pod, c.ex);
-  if (observer_ != nullptr) observer_->OnScheduled(*pod.pod, node_name, fwk.profile_name());
-  FireEvent({framework::EventResource::kAssignedPod, framework::ActionType::kAdd}, pod.pod);
-  return true;
+  return BindAssumed(c.qp, fwk, c.state, node_name, cycle_start_);
 }
 
 bool Scheduler::HandleFailure(CycleContext& c, Code code, std::string message) {
@@ -409,6 +413,45 @@ void Scheduler::ExecutePreemption(CycleContext& c, const framework::PostFilterRe
       terminating_victims_.insert(v.pod);
     }
   }
+}
+
+// HOOK(gang): one member of a workload cycle (workload_cycle.cc): the pod's scheduling algorithm as in
+// ScheduleCycle, without assume, PostFilter or failure handling.
+bool Scheduler::ScheduleMember(QueuedPod* qp, CycleState& state, const absl::flat_hash_set<Symbol>* domain,
+                               Symbol* node, std::string* failure) {
+  CycleContext c;
+  c.qp = qp;
+  c.fwk = qp->fwk;
+  c.pod = &qp->info;
+  snapshot_ = &cache_.snapshot();
+  ++stats_.cycles;
+  c.explain = options_.explain && options_.explain(*c.pod->pod);
+  qp->unschedulable_plugins.clear();
+  qp->pending_plugins.clear();
+  // Members use opportunistic-batching hints as pod cycles do (kube: "using the OB hint where possible");
+  // a rolled-back placement invalidates the batch (RollBack).
+  if (auto it = batches_.find(c.fwk); it != batches_.end()) c.batch = it->second.get();
+  member_domain_ = domain;
+  const NodeInfo* selected = nullptr;
+  Status s = SchedulePod(c, &selected);
+  member_domain_ = nullptr;
+  if (c.batch != nullptr) {
+    if (s.ok()) {
+      if (!c.hint.empty() && c.hint == selected->name()) ++stats_.batched;
+      c.batch->StoreScheduleResults(qp->signature, c.hint, selected->name(), c.scored ? &scores_ : nullptr,
+                                    stats_.cycles);
+    } else {
+      c.batch->CycleFailed(stats_.cycles);
+    }
+  }
+  if (c.explain && observer_ != nullptr) observer_->OnExplain(*c.pod->pod, c.ex);
+  if (!s.ok()) {
+    *failure = s.code() == Code::kError ? s.Message() : FitErrorMessage(snapshot_->NumNodes(), c.diag, "");
+    return false;
+  }
+  *node = selected->name();
+  state = std::move(c.state);
+  return true;
 }
 
 }  // namespace corral::scheduler

@@ -70,6 +70,7 @@ void Scheduler::SetClusterObjects(const api::ObjectSet* objects) {
   namespaces_.clear();
   owners_.clear();
   pdbs_.clear();
+  wm_.SetObjects(objects);
   if (objects == nullptr) return;
   for (const auto& ns : objects->namespaces) namespaces_[ns.meta.name] = &ns;
   for (const auto& o : objects->selector_owners) owners_[o.meta.namespace_].push_back(&o);
@@ -105,7 +106,7 @@ const framework::Framework* Scheduler::GetFramework(Symbol scheduler_name) const
 void Scheduler::Activate(std::span<const PodInfo* const> pods) {
   for (const PodInfo* p : pods) {
     auto it = pods_.find(p->pod);
-    if (it != pods_.end()) queue_->Activate(it->second.get());
+    if (it != pods_.end()) queue_->Activate(it->second.get(), /*gang_first=*/true);
   }
 }
 
@@ -128,18 +129,28 @@ bool Scheduler::AddPod(const api::Pod* pod) {
   QueuedPod* raw = qp.get();
   if (pod->IsBound()) {
     cache_.AddPod(&raw->info, pod->node_name, /*assumed=*/false);
+    wm_.AddPod(&raw->info, /*bound=*/true);
     pods_.emplace(pod, std::move(qp));
     FireEvent({framework::EventResource::kAssignedPod, framework::ActionType::kAdd}, pod);
     return true;
   }
   auto it = by_scheduler_name_.find(pod->scheduler_name);
-  if (it == by_scheduler_name_.end()) return false;  // another scheduler's pod
+  if (it == by_scheduler_name_.end()) {
+    // Another scheduler's pod; a group it shares with this scheduler's pods is unschedulable.
+    if (auto key = framework::PodGroupKeyOf(*pod)) {
+      wm_.NoteForeignMember(*key, pod->scheduler_name);
+      OnGroupMemberAdded(*wm_.Get(*key));
+    }
+    return false;
+  }
   raw->fwk = it->second;
   raw->signature = raw->fwk->SignPod(raw->info);
   pods_.emplace(pod, std::move(qp));
   // A pod that arrives nominated (status.nominatedNodeName) is honoured like one nominated here.
   if (!pod->nominated_node_name.empty()) nominator_.Add(&raw->info, pod->nominated_node_name);
+  framework::PodGroupState* group = wm_.AddPod(&raw->info, /*bound=*/false);
   queue_->Add(raw);
+  if (group != nullptr) OnGroupMemberAdded(*group);
   return true;
 }
 
@@ -147,6 +158,10 @@ void Scheduler::DeletePod(const api::Pod* pod) {
   auto it = pods_.find(pod);
   if (it == pods_.end()) return;
   QueuedPod* qp = it->second.get();
+  if (std::unique_ptr<WaitingPod> wp = waiting_.Take(&qp->info)) {
+    wp->fwk->RunReservePluginsUnreserve(wp->state, qp->info, wp->node);
+  }
+  wm_.DeletePod(&qp->info);
   // Queueing hints see the deleted pod as kube's informer last saw it: on the node the scheduler bound
   // it to (the input object of a pod bound during this run has no nodeName).
   std::optional<api::Pod> last;
@@ -190,7 +205,15 @@ void Scheduler::FireEvent(const framework::ClusterEvent& event, const void* subj
 bool Scheduler::ScheduleOne() {
   QueuedPod* qp = queue_->Pop();
   if (qp == nullptr) return false;
-  ScheduleCycle(qp);
+  // HOOK(gang): with the workload cycle, popping a member pops its whole group.
+  framework::PodGroupState* group = options_.workload_cycle ? wm_.GroupOf(qp->info) : nullptr;
+  framework::ResolvedPodGroup resolved;
+  if (group != nullptr && framework::ResolvePodGroup(*this, *qp->info.pod, &resolved).ok()) {
+    ScheduleGroup(qp, *group, resolved);
+  } else {
+    ScheduleCycle(qp);
+  }
+  ProcessWaitingOutcomes();
   return true;
 }
 

@@ -29,6 +29,8 @@
 #include "corral/scheduler/batch.h"
 #include "corral/scheduler/nominator.h"
 #include "corral/scheduler/queue.h"
+#include "corral/scheduler/waiting_pods.h"
+#include "corral/scheduler/workload_manager.h"
 #include "corral/state/cluster_cache.h"
 
 namespace corral::scheduler {
@@ -132,10 +134,16 @@ class Scheduler final : public framework::Handle {
   bool ScheduleOne();
   // Schedules until no pod can make progress.
   void RunUntilIdle();
-  // Timers (Permit waits) drive virtual time. Without Permit waiting there are none: the next deadline is
-  // absent and firing does nothing. Gang scheduling (issue 5) adds the waiting-pods timers.
-  std::optional<TimePoint> NextTimerDeadline() const { return std::nullopt; }
-  void FireTimers() {}
+  // Permit timers (gangs waiting for their quorum) run on the injected clock. The earliest deadline of a
+  // pod waiting at Permit, if any; drivers with virtual time advance their clock to it when nothing else
+  // can progress, then call FireTimers, which rejects every waiting pod whose timeout has passed
+  // (unreserved, forgotten, requeued with kube's timeout message).
+  std::optional<TimePoint> NextTimerDeadline() const;
+  void FireTimers();
+  // Pod groups known to the scheduler (gang instances), and whether a pod is held at Permit.
+  const WorkloadManager& workloads() const { return wm_; }
+  bool IsWaitingOnPermit(const api::Pod* pod) const;
+  size_t NumWaitingOnPermit() const { return waiting_.size(); }
   // kube's periodic queue maintenance, to be called by the driver on its clock: pods unschedulable for
   // longer than 5 minutes are retried (kube runs this every 30 s).
   void FlushUnschedulableLeftover();
@@ -175,6 +183,12 @@ class Scheduler final : public framework::Handle {
   }
   const framework::Framework* GetFramework(Symbol scheduler_name) const override;
   void Activate(std::span<const framework::PodInfo* const> pods) override;
+  const api::Workload* GetWorkload(Symbol ns, Symbol name) const override;
+  const api::PodGroup* GetPodGroup(Symbol ns, Symbol name) const override;
+  framework::PodGroupState* GetPodGroupState(const framework::PodInfo& pod) override;
+  void IterateWaitingPods(const std::function<void(const framework::PodInfo&)>& fn) const override;
+  bool AllowWaitingPod(const framework::PodInfo& pod, std::string_view plugin) override;
+  bool RejectWaitingPod(const framework::PodInfo& pod, std::string_view plugin, std::string message) override;
 
  private:
   Scheduler(Interner& interner, const Clock& clock, Options options);
@@ -188,6 +202,34 @@ class Scheduler final : public framework::Handle {
                                              std::vector<std::string_view>& restricting);
   framework::Status PrioritizeAndSelect(CycleContext& c, const framework::NodeInfo** selected);
   bool AssumeAndBind(CycleContext& c, Symbol node);
+  // ---- gangs (waiting_pods.cc) ----
+  // Binds a pod that is assumed in the cache (PreBind, Bind, confirm, PostBind, report). False (and the
+  // pod requeued) if binding failed.
+  bool BindAssumed(QueuedPod* qp, framework::Framework& fwk, framework::CycleState& state, Symbol node,
+                   TimePoint wall_start);
+  // Unreserves and forgets an assumed pod, then requeues it as `code` with `message` (rejected by
+  // `plugin`, if any).
+  void ForgetAndRequeue(QueuedPod* qp, framework::Framework& fwk, framework::CycleState& state, Symbol node,
+                        framework::Code code, std::string message, std::string_view plugin);
+  // ---- the workload scheduling cycle (workload_cycle.cc) ----
+  struct MemberResult;
+  // One member's scheduling algorithm inside a workload cycle (schedule_one.cc): PreFilter, Filter (with
+  // batching hints), Score, restricted to `domain` when given; no assume, no failure handling.
+  bool ScheduleMember(QueuedPod* qp, framework::CycleState& state, const absl::flat_hash_set<Symbol>* domain,
+                      Symbol* node, std::string* failure);
+  // Schedules `qp`'s whole group (every pending member) in one attempt. REQUIRES: qp was popped.
+  void ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group, const framework::ResolvedPodGroup& resolved);
+  // Places the pending `members` (inside `domain` when given); members that fit are assumed and reserved.
+  // Returns the number placed; `results` gets one entry per member.
+  int32_t PlaceMembers(const std::vector<QueuedPod*>& members, framework::PodGroupState& group,
+                       const framework::ResolvedPodGroup& resolved, const absl::flat_hash_set<Symbol>* domain,
+                       std::vector<MemberResult>& results);
+  void RollBack(std::vector<MemberResult>& results);
+  void RecordGroupAttempt(const framework::Framework& fwk, std::string_view result, TimePoint wall_start);
+  // Binds allowed waiting pods and requeues rejected ones, in the order their outcomes were reached.
+  void ProcessWaitingOutcomes();
+  // A pending member was added: re-runs PreEnqueue for gated siblings once the quorum is known.
+  void OnGroupMemberAdded(framework::PodGroupState& group);
   bool HandleFailure(CycleContext& c, framework::Code code, std::string message);
   // ---- preemption (schedule_one.cc) ----
   // Runs PostFilter after a FitError; executes a preemption it proposes and updates the pod's
@@ -222,6 +264,15 @@ class Scheduler final : public framework::Handle {
   // Preemption (issue 6): nominated pods, and victims still terminating (delete_victims_immediately off).
   Nominator nominator_;
   absl::flat_hash_set<const framework::PodInfo*> terminating_victims_;
+
+  // Gangs (issue 5): pod groups and the pods held at Permit.
+  WorkloadManager wm_;
+  WaitingPods waiting_;
+  const absl::flat_hash_set<Symbol>* member_domain_ = nullptr;  // set while a member is placed in a domain
+  absl::flat_hash_map<const framework::Framework*, std::vector<framework::PlacementFeasiblePlugin*>>
+      placement_feasible_;  // per profile, looked up once
+  // Runs Permit for an assumed pod and then binds it, holds it waiting, or forgets and requeues it.
+  void PermitAndBind(QueuedPod* qp, framework::CycleState state, Symbol node, TimePoint wall_start);
 
   absl::flat_hash_map<Symbol, const api::Namespace*> namespaces_;
   absl::flat_hash_map<Symbol, std::vector<const api::SelectorOwner*>> owners_;

@@ -69,7 +69,9 @@ struct GroupSlot {
   int32_t next_pod = 0;  // pods are named <group>-<k>
   int64_t arrival_ns = 0;
   Symbol name;
+  std::vector<uint32_t> members;  // live pod slots
   bool complete = false;
+  bool ever_complete = false;
   bool alive = false;
 };
 
@@ -274,6 +276,7 @@ class Engine::Impl : public scheduler::SchedulerObserver {
   std::vector<uint32_t> free_groups_;
   // Cluster objects handed to the scheduler: the spec's, plus one PodGroup per live gang.
   api::ObjectSet objects_;
+  bool restarting_gang_ = false;
   bool timer_armed_ = false;
   int64_t timer_at_ = 0;
 
@@ -380,6 +383,10 @@ uint32_t Engine::Impl::AllocPod() {
 
 void Engine::Impl::FreePod(uint32_t i) {
   PodSlot& s = Pod(i);
+  if (s.group != kNone) {
+    auto& m = groups_[s.group].members;
+    if (auto it = std::find(m.begin(), m.end(), i); it != m.end()) m.erase(it);
+  }
   s.state = PodState::kFree;
   s.terminating = false;
   ++s.gen;
@@ -595,6 +602,7 @@ uint32_t Engine::Impl::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, 
   s.group = group;
   s.node = kNone;
   s.tmpl = tmpl_idx;
+  if (group != kNone) groups_[group].members.push_back(i);
   s.attempted = false;
   s.failed = false;
   s.bound_once = false;
@@ -672,12 +680,14 @@ void Engine::Impl::StartRunning(uint32_t slot) {
     ++g.bound;
     if (!g.complete && g.bound >= g.size) {
       g.complete = true;
+      const bool first = !g.ever_complete;
+      g.ever_complete = true;
       const int64_t gwait = now_ - g.arrival_ns;
       ws.stats.group_wait.Add(gwait);
-      ++ws.stats.groups_complete;
+      if (first) ++ws.stats.groups_complete;
       if (spec_.workloads[s.workload].kind == WorkloadKind::kGang) {
         res_.gang_wait.Add(gwait);
-        ++res_.gangs_complete;
+        if (first) ++res_.gangs_complete;
         if (res_.gang_waits.size() < 100000) res_.gang_waits.emplace_back(g.arrival_ns, gwait);
         Log("gang-ready", fmt::format("{}/{} size={} wait={}", in_.Str(s.pod.meta.namespace_), in_.Str(g.name),
                                       g.size, FormatGoDuration(gwait)));
@@ -743,6 +753,23 @@ void Engine::Impl::Evict(uint32_t slot, std::string_view reason, bool recreate) 
   }
   if (recreate && spec_.workloads[w].recreate_on_evict) {
     CreatePod(w, group, tmpl, duration, Symbol{});
+    // A gang restarts as a whole, as its training controller would: its other bound members go too, and
+    // the gang waits again for all of its pods.
+    if (group != kNone && spec_.workloads[w].kind == WorkloadKind::kGang && !restarting_gang_) {
+      restarting_gang_ = true;
+      std::vector<uint32_t> others = groups_[group].members;
+      for (uint32_t m : others) {
+        PodSlot& o = Pod(m);
+        if (o.state == PodState::kRunning || o.state == PodState::kBinding) Evict(m, "gang-restart", true);
+      }
+      restarting_gang_ = false;
+      GroupSlot& g = groups_[group];
+      if (g.complete) ++res_.gang_restarts;
+      g.complete = false;
+      g.arrival_ns = now_;
+      Log("gang-restart", fmt::format("{}/{} after {}", in_.Str(Pod(groups_[group].members.front()).pod.meta.namespace_),
+                                      in_.Str(g.name), reason));
+    }
   } else if (group != kNone) {
     GroupSlot& g = groups_[group];
     ++g.finished;
@@ -906,7 +933,10 @@ void Engine::Impl::Arrive(uint32_t w) {
         groups_.emplace_back();
       }
       GroupSlot& g = groups_[group];
+      std::vector<uint32_t> keep = std::move(g.members);
       g = GroupSlot{};
+      g.members = std::move(keep);
+      g.members.clear();
       g.workload = w;
       g.size = n;
       g.arrival_ns = now_;
@@ -1325,7 +1355,7 @@ void Engine::Impl::TakeSample() {
       const NodeSlot& ns = *nodes_[i];
       if (!ns.alive) continue;
       if (ns.alloc[h] <= 0) {
-        row[i] = ns.req[h] > 0 ? 200 : 0;
+        row[i] = 254;  // the node has none of this resource
         continue;
       }
       double u = static_cast<double>(ns.req[h]) / static_cast<double>(ns.alloc[h]);

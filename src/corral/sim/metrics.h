@@ -148,12 +148,13 @@ struct RunResult {
   int64_t cycles = 0, unschedulable_attempts = 0, errors = 0;
   LogHistogram latency;     // arrival → bound
   LogHistogram gang_wait;   // gang arrival → all pods bound
-  int64_t gangs_arrived = 0, gangs_complete = 0;
+  int64_t gangs_arrived = 0, gangs_complete = 0, gang_restarts = 0;
   std::vector<std::pair<int64_t, int64_t>> gang_waits;  // (arrival, wait) of completed gangs, ≤ 100000
 
   std::vector<ResourceTrack> resources;
   std::vector<Sample> samples;
-  // Node heat map: per sample, one byte per node slot (0..200 = utilization·200, 255 = no node), for the
+  // Node heat map: per sample, one byte per node slot (0..200 = utilization·200, 254 = the node has none of
+  // the resource, 255 = no node), for the
   // first min(3, resources) tracked resources other than pods.
   std::vector<std::string> heat_resources;
   std::vector<std::vector<uint8_t>> heat[3];  // heat[r][sample][slot]

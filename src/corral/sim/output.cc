@@ -133,8 +133,8 @@ std::string FormatSummary(const RunResult& r) {
   if (r.gangs_arrived == 0) {
     s += "  no gang workloads\n";
   } else {
-    s += fmt::format("  arrived {}  complete {}  wait {}\n", Thousands(r.gangs_arrived), Thousands(r.gangs_complete),
-                     LatencyLine(r.gang_wait));
+    s += fmt::format("  arrived {}  complete {}  restarted {}  wait {}\n", Thousands(r.gangs_arrived),
+                     Thousands(r.gangs_complete), Thousands(r.gang_restarts), LatencyLine(r.gang_wait));
   }
   if (!r.gang_scheduling.available) s += fmt::format("  note: {}\n", r.gang_scheduling.note);
 
@@ -234,6 +234,7 @@ std::string FormatJson(const RunResult& r) {
                 {"note", r.gang_scheduling.note},
                 {"arrived", r.gangs_arrived},
                 {"complete", r.gangs_complete},
+                {"restarted", r.gang_restarts},
                 {"wait_seconds", Hist(r.gang_wait)}};
   j["preemption"] = {{"available", r.preemption.available},
                      {"note", r.preemption.note},

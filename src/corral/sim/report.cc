@@ -108,6 +108,10 @@ std::string HeatSection(const RunResult& r, size_t h) {
   std::map<std::string, size_t> pool_rank;
   for (size_t i = 0; i < r.slot_names.size(); ++i) {
     if (r.slot_names[i].empty()) continue;
+    // Leave out nodes that never had any of this resource (CPU-only nodes in a GPU heat map).
+    bool has = false;
+    for (const auto& v : per_sample) has = has || (i < v.size() && v[i] < 254);
+    if (!has) continue;
     slots.push_back(i);
     pool_rank.try_emplace(r.slot_pools[i], pool_rank.size());
   }
@@ -142,7 +146,7 @@ std::string HeatSection(const RunResult& r, size_t h) {
       for (size_t k = c * cgroup; k < std::min(samples, (c + 1) * cgroup); ++k) {
         const auto& v = per_sample[k];
         for (size_t slot : rows[row].slots) {
-          if (slot < v.size() && v[slot] != 255) {
+          if (slot < v.size() && v[slot] < 254) {
             sum += v[slot];
             ++n;
           }
@@ -254,8 +258,10 @@ std::string RenderHtmlReport(const RunResult& r) {
     svg::Series completions{"completions", "#59a14f", {}, false};
     svg::Series evictions{"evictions", "#e15759", {}, false};
     std::vector<double> xa;
-    for (size_t i = 1; i < r.samples.size(); ++i) {
-      const Sample& a = r.samples[i - 1];
+    // At most ~180 points: consecutive intervals are merged (rates over the merged span).
+    const size_t step = std::max<size_t>(1, (r.samples.size() + 179) / 180);
+    for (size_t i = step; i < r.samples.size(); i += step) {
+      const Sample& a = r.samples[i - step];
       const Sample& b = r.samples[i];
       double minutes = static_cast<double>(b.t_ns - a.t_ns) / 60e9;
       if (minutes <= 0) continue;
@@ -265,7 +271,11 @@ std::string RenderHtmlReport(const RunResult& r) {
       completions.y.push_back(static_cast<double>(b.completed - a.completed) / minutes);
       evictions.y.push_back(static_cast<double>(b.evicted - a.evicted) / minutes);
     }
-    h += Card("Activity", "Pod arrivals, bindings, completions and evictions per minute of virtual time.",
+    h += Card("Activity",
+              step > 1 ? fmt::format("Pod arrivals, bindings, completions and evictions per minute of virtual time "
+                                     "(averaged over {}).",
+                                     HumanDuration(r.sample_interval_ns * static_cast<int64_t>(step)))
+                       : std::string("Pod arrivals, bindings, completions and evictions per minute of virtual time."),
               svg::LineChart(xa, {arrivals, bindings, completions, evictions},
                              {.y_label = "pods / minute", .id = "chart-activity"}));
   }

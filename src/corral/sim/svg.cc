@@ -217,6 +217,8 @@ std::string BarChart(const std::vector<Bar>& bars, const HistogramOptions& o) {
       s += fmt::format(R"svg(<rect x="{}" y="{}" width="{}" height="{}" fill="{}"><title>{}: {:g}</title></rect>)svg",
                        Num(x + 0.5), Num(y), Num(std::max(0.5, bw - 1)), Num(kTop + ph - y), o.color,
                        Escape(bars[i].label), bars[i].value);
+      s += fmt::format(R"svg(<text x="{}" y="{}" text-anchor="middle" font-size="10" fill="{}">{}</text>)svg",
+                       Num(x + bw / 2), Num(y - 3), kText, YLabel(bars[i].value, false));
     }
     if (!bars[i].label.empty()) {
       s += fmt::format(R"svg(<text x="{}" y="{}" text-anchor="middle" font-size="11" fill="{}">{}</text>)svg",

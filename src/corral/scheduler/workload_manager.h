@@ -1,0 +1,48 @@
+#pragma once
+// WorkloadManager: the scheduler's registry of pod groups (kube's backend/workloadmanager): one
+// PodGroupState per gang instance, fed by pod add/delete/bind, plus the Workload and PodGroup objects the
+// groups refer to. Groups are kept in first-seen order so reports are deterministic.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "corral/api/types.h"
+#include "corral/framework/pod_group.h"
+
+namespace corral::scheduler {
+
+class WorkloadManager {
+ public:
+  // Cluster objects (Workloads, PodGroups). `objects` must outlive the manager; null clears them.
+  void SetObjects(const api::ObjectSet* objects);
+  const api::Workload* GetWorkload(Symbol ns, Symbol name) const;
+  const api::PodGroup* GetPodGroup(Symbol ns, Symbol name) const;
+
+  // Records a member (pending, or bound when `bound`). Returns its group, or null if the pod has none.
+  framework::PodGroupState* AddPod(const framework::PodInfo* pod, bool bound);
+  // A pending member of another scheduler (not tracked otherwise): only its schedulerName counts.
+  void NoteForeignMember(const framework::PodGroupKey& key, Symbol scheduler_name);
+  // Forgets a member (deleted). Empty groups are kept (they still have a report row).
+  void DeletePod(const framework::PodInfo* pod);
+  // The member was bound: assigned, no longer assumed.
+  void MarkBound(const framework::PodInfo* pod);
+
+  framework::PodGroupState* Get(const framework::PodGroupKey& key);
+  framework::PodGroupState& GetOrCreate(const framework::PodGroupKey& key, Symbol scheduler_name);
+  framework::PodGroupState* GroupOf(const framework::PodInfo& pod);
+  const std::vector<std::unique_ptr<framework::PodGroupState>>& groups() const { return groups_; }
+  // "ns/name" for PodGroup objects, "ns/workload/podGroup[/replicaKey]" for v1alpha1 groups.
+  static std::string KeyString(const Interner& in, const framework::PodGroupKey& key);
+
+ private:
+  absl::flat_hash_map<framework::PodGroupKey, framework::PodGroupState*> by_key_;
+  std::vector<std::unique_ptr<framework::PodGroupState>> groups_;
+  absl::flat_hash_map<std::pair<Symbol, Symbol>, const api::Workload*> workloads_;
+  absl::flat_hash_map<std::pair<Symbol, Symbol>, const api::PodGroup*> pod_groups_;
+};
+
+}  // namespace corral::scheduler
