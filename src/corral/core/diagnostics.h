@@ -28,7 +28,10 @@ class Diagnostics {
  public:
   void Error(std::string file, uint32_t line, std::string path, std::string message);
   void Warning(std::string file, uint32_t line, std::string path, std::string message);
-  void Add(Diagnostic d) { items_.push_back(std::move(d)); }
+  void Add(Diagnostic d) {
+    if (d.severity == Severity::kError) ++error_count_;
+    items_.push_back(std::move(d));
+  }
 
   bool has_errors() const { return error_count_ > 0; }
   size_t error_count() const { return error_count_; }

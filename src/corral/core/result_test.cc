@@ -32,5 +32,19 @@ TEST(DiagnosticsTest, FormatsFileLinePathMessage) {
   EXPECT_EQ(d.items()[1].ToString(), "pods.yaml:3: warning: unknown field \"foo\"");
 }
 
+TEST(DiagnosticsTest, AddAndMergeCountBySeverity) {
+  Diagnostics d;
+  d.Add({.severity = Severity::kError, .file = "a.yaml", .line = 1, .path = "spec", .message = "bad"});
+  d.Add({.severity = Severity::kWarning, .file = "a.yaml", .line = 2, .path = "", .message = "odd"});
+  EXPECT_TRUE(d.has_errors());
+  EXPECT_EQ(d.error_count(), 1u);
+  EXPECT_EQ(d.warning_count(), 1u);
+  Diagnostics merged;
+  merged.Warning("b.yaml", 1, "", "w");
+  merged.Merge(d);
+  EXPECT_EQ(merged.error_count(), 1u);
+  EXPECT_EQ(merged.warning_count(), 2u);
+}
+
 }  // namespace
 }  // namespace corral
