@@ -316,6 +316,16 @@ TEST_F(WorkloadCycleTest, BasicGroupCommitsWhateverFits) {
   Sched().RunUntilIdle();
   EXPECT_EQ(BoundOf({&a, &b, &c}), 2);
   EXPECT_EQ(GroupAttempts("scheduled"), 1.0);
+  EXPECT_EQ(PendingMessage(&c), "0/1 nodes are available: 1 Insufficient cpu.");
+  // A later attempt where nothing fits is still a committed attempt of a running group (bound members
+  // count towards minCount 1): the member keeps its own failure, the group has no failure.
+  clock_.Advance(minutes(6));
+  Sched().FlushUnschedulableLeftover();  // kube's 5-minute flush retries c
+  Sched().RunUntilIdle();
+  EXPECT_EQ(GroupAttempts("scheduled"), 2.0);
+  EXPECT_EQ(GroupAttempts("unschedulable"), 0.0);
+  EXPECT_EQ(PendingMessage(&c), "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ(Sched().workloads().groups()[0]->failure, "");
 }
 
 TEST_F(WorkloadCycleTest, TopologyGangIsNeverSplitAcrossDomains) {

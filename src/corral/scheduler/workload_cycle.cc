@@ -8,9 +8,9 @@
 //      fails without evaluation (same filters, less capacity).
 //   3. PlacementFeasible (GangScheduling) is asked after each member and stops the cycle early when the
 //      quorum is out of reach.
-//   4. A gang commits only if members already assumed/bound + members placed ≥ minCount; otherwise every
-//      placement of this cycle is rolled back (invariant: no reservation of a failed cycle survives) and
-//      the group backs off as a whole. Basic groups commit whatever fits.
+//   4. A group commits only if members already assumed/bound + members placed ≥ minCount (1 for basic
+//      groups, which therefore commit whatever fits); otherwise every placement of this cycle is rolled
+//      back (invariant: no reservation of a failed cycle survives) and the group backs off as a whole.
 //   5. Committed members go through Permit and bind; members that did not fit are requeued.
 // With `schedulingConstraints.topology[].key` (and TopologyAwareWorkloadScheduling), step 2–4 run once per
 // domain (one candidate placement per value of the key; a running group keeps its domain); feasible
@@ -200,7 +200,9 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
 
   const auto already = static_cast<int32_t>(group.assumed.size() + group.assigned.size());
   const int32_t need = resolved.MinCount();
-  auto feasible = [&](int32_t placed) { return resolved.IsGang() ? already + placed >= need : placed > 0; };
+  // kube's PlacementFeasible rule: members already assumed or bound count towards minCount (1 for basic
+  // groups), so a running group commits whatever of its later members fits.
+  auto feasible = [&](int32_t placed) { return already + placed >= need; };
   const std::string key = WorkloadManager::KeyString(interner_, group.key);
 
   std::vector<MemberResult> results;
