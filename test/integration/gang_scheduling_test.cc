@@ -253,7 +253,7 @@ class WorkloadCycleTest : public GangFixture, public ::testing::Test {
   }
 };
 
-TEST_F(WorkloadCycleTest, FailedCycleLeavesNoReservationAndTheGroupBacksOffWhole) {
+TEST_F(WorkloadCycleTest, FailedCycleLeavesNoReservationAndRequeuesEveryMember) {
   Group("g", 3);
   Nodes(1, "2");
   auto& a = Member("a", "g");
@@ -280,6 +280,33 @@ TEST_F(WorkloadCycleTest, FailedCycleLeavesNoReservationAndTheGroupBacksOffWhole
   EXPECT_EQ(BoundOf({&a, &b, &c}), 3);
   EXPECT_EQ(GroupAttempts("scheduled"), 1.0);
   EXPECT_EQ(Sched().workloads().groups()[0]->failure, "");
+}
+
+TEST_F(WorkloadCycleTest, FailedGroupBacksOffUpToMaxBackoffTimesSqrtSize) {
+  Group("g", 4);
+  Nodes(1, "3");  // 3 of the 4 members fit: every group cycle fails
+  std::vector<api::Pod*> ms;
+  for (int i = 0; i < 4; ++i) ms.push_back(&Member("m" + std::to_string(i), "g"));
+  auto& big = w_.Pod("big").Req({{"cpu", "4"}}).Obj();  // a plain pod that never fits
+  for (auto* p : ms) Sched().AddPod(p);
+  Sched().AddPod(&big);
+  Sched().RunUntilIdle();
+  EXPECT_EQ(Sched().PendingBackoff(ms[0]), seconds(1));
+  EXPECT_EQ(Sched().PendingBackoff(&big), seconds(1));
+  // Five more failed attempts each (kube's 5-minute flush retries the unschedulable pods): the pod backoff
+  // stops at the 10 s max, the group's at 10 s × √4 = 20 s.
+  for (int i = 0; i < 5; ++i) {
+    clock_.Advance(minutes(6));
+    Sched().FlushUnschedulableLeftover();
+    Sched().RunUntilIdle();
+  }
+  EXPECT_EQ(GroupAttempts("unschedulable"), 6.0);
+  EXPECT_EQ(Sched().PendingBackoff(&big), seconds(10));
+  for (auto* p : ms) EXPECT_EQ(Sched().PendingBackoff(p), seconds(20));
+  // Once the group commits, its members are back to the pod cap.
+  Nodes(1, "1");
+  Sched().RunUntilIdle();
+  EXPECT_EQ(BoundOf({ms[0], ms[1], ms[2], ms[3]}), 4);
 }
 
 TEST_F(WorkloadCycleTest, LaterMembersOfARunningGroupJoinThroughTheCycle) {

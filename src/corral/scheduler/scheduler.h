@@ -151,6 +151,10 @@ class Scheduler final : public framework::Handle {
   static constexpr Duration kUnschedulableFlushInterval = std::chrono::seconds(30);
   // Number of pods waiting in activeQ/backoffQ/unschedulable (gated included).
   size_t NumPendingPods() const;
+  // The backoff the queue applies to a pending pod after its failed attempts (kube
+  // calculateBackoffDuration; members of a failed pod group cycle back off longer), or nullopt for a pod
+  // that is not pending.
+  std::optional<Duration> PendingBackoff(const api::Pod* pod) const;
 
   // Runs the pod's profile's PreFilter and Filter plugins (with nominated pods) against `node` in the
   // current state, without changing anything: "would this pod pass every filter on that node now?".
