@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -39,6 +40,7 @@ class GangFixture {
       scheduler::Scheduler::Options opts;
       opts.config.percentage_of_nodes_to_score = 100;
       opts.workload_cycle = WorkloadCycle();
+      for (const auto& [gate, on] : gates_) EXPECT_TRUE(opts.gates.Set(gate, on).ok()) << gate;
       opts.config.profiles.emplace_back();
       opts.config.profiles.emplace_back();
       opts.config.profiles.back().scheduler_name = "other-scheduler";
@@ -123,6 +125,7 @@ class GangFixture {
   std::unique_ptr<scheduler::Scheduler> sched_;
   int nodes_ = 0;
   bool workload_cycle_ = false;
+  std::vector<std::pair<std::string, bool>> gates_;  // feature gates set before the scheduler is built
 };
 
 class GangSchedulerTest : public GangFixture, public ::testing::TestWithParam<bool> {
@@ -372,6 +375,20 @@ TEST_F(WorkloadCycleTest, TopologyGangIsNeverSplitAcrossDomains) {
     EXPECT_TRUE(node == w_.S("n2") || node == w_.S("n3") || node == w_.S("n4")) << "outside rack r2";
   }
   EXPECT_EQ(Sched().workloads().groups()[0]->domain, "rack=r2");
+}
+
+TEST_F(WorkloadCycleTest, TopologyConstraintIsIgnoredWithTheGateOff) {
+  gates_.emplace_back("TopologyAwareWorkloadScheduling", false);
+  Group("g", 3).topology_keys.push_back(w_.S("rack"));
+  Nodes(2, "1", "r1");
+  Nodes(2, "1", "r2");
+  std::vector<api::Pod*> ms;
+  for (int i = 0; i < 3; ++i) ms.push_back(&Member("m" + std::to_string(i), "g"));
+  for (auto* p : ms) Sched().AddPod(p);
+  Sched().RunUntilIdle();
+  // kube without the gate: the constraint is not considered, the gang spans both racks.
+  EXPECT_EQ(rec_.bound.size(), 3u);
+  EXPECT_EQ(Sched().workloads().groups()[0]->domain, "");
 }
 
 TEST_F(WorkloadCycleTest, TopologyPlacementIsScoredAsKubesPlacementBinPacking) {
