@@ -2,6 +2,7 @@
 // golden files in testdata/. Set CORRAL_UPDATE_GOLDEN=1 to rewrite the golden files.
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -28,7 +29,8 @@ std::string ReadFile(const std::string& path) {
 
 // Runs `corral <args>` in the source directory (so paths in messages are relative and stable).
 RunResult RunCorral(const std::string& args) {
-  std::string err_file = testing::TempDir() + "/corral-validate-stderr.txt";
+  // Per process: ctest runs the cases of this file in parallel, each in its own process.
+  std::string err_file = testing::TempDir() + "/corral-validate-stderr-" + std::to_string(getpid()) + ".txt";
   std::string cmd = "cd '" CORRAL_SOURCE_DIR "' && '" CORRAL_BINARY "' " + args + " 2>'" + err_file + "'";
   RunResult r;
   std::FILE* p = popen(cmd.c_str(), "r");
@@ -39,6 +41,7 @@ RunResult RunCorral(const std::string& args) {
   int status = pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.err = ReadFile(err_file);
+  std::remove(err_file.c_str());
   return r;
 }
 
