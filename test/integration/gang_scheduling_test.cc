@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -39,6 +40,7 @@ class GangFixture {
       scheduler::Scheduler::Options opts;
       opts.config.percentage_of_nodes_to_score = 100;
       opts.workload_cycle = WorkloadCycle();
+      for (const auto& [gate, on] : gates_) EXPECT_TRUE(opts.gates.Set(gate, on).ok()) << gate;
       opts.config.profiles.emplace_back();
       opts.config.profiles.emplace_back();
       opts.config.profiles.back().scheduler_name = "other-scheduler";
@@ -123,6 +125,7 @@ class GangFixture {
   std::unique_ptr<scheduler::Scheduler> sched_;
   int nodes_ = 0;
   bool workload_cycle_ = false;
+  std::vector<std::pair<std::string, bool>> gates_;  // feature gates set before the scheduler is built
 };
 
 class GangSchedulerTest : public GangFixture, public ::testing::TestWithParam<bool> {
@@ -231,6 +234,202 @@ TEST_P(GangSchedulerTest, TwoGangsCompetingForTheSameCapacityDoNotDeadlock) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, GangSchedulerTest, ::testing::Values(false, true),
                          [](const auto& p) { return p.param ? "WorkloadCycle" : "PermitOnly"; });
+
+// ---- Workload-cycle paths (kube beta, KEP-5732) ----
+
+class WorkloadCycleTest : public GangFixture, public ::testing::Test {
+ protected:
+  void SetUp() override { workload_cycle_ = true; }
+  double GroupAttempts(std::string_view result) {
+    return Sched().metrics().CounterSum("scheduler_podgroup_schedule_attempts_total",
+                                        {{"result", std::string(result)}, {"profile", "default-scheduler"}});
+  }
+  // A bound pod (spec.nodeName) requesting `cpu` (empty: no requests, counted with kube's non-zero 100m).
+  void Bound(std::string_view name, std::string_view node, std::string_view cpu) {
+    auto b = w_.Pod(name).NodeName(node);
+    if (cpu.empty()) {
+      b.Req({});
+    } else {
+      b.Req({{"cpu", cpu}});
+    }
+    Sched().AddPod(&b.Obj());
+  }
+};
+
+TEST_F(WorkloadCycleTest, FailedCycleLeavesNoReservationAndRequeuesEveryMember) {
+  Group("g", 3);
+  Nodes(1, "2");
+  auto& a = Member("a", "g");
+  auto& b = Member("b", "g");
+  auto& c = Member("c", "g");
+  for (auto* p : {&a, &b, &c}) Sched().AddPod(p);
+  Sched().RunUntilIdle();
+  // Two members fit, the third does not: nothing is assumed, nothing waits, the capacity is free.
+  EXPECT_EQ(rec_.bound.size(), 0u);
+  EXPECT_EQ(Sched().NumWaitingOnPermit(), 0u);
+  EXPECT_EQ(Sched().workloads().groups()[0]->assumed.size(), 0u);
+  EXPECT_EQ(Sched().workloads().groups()[0]->failure, "gang default/g: 2/3 members fit, minCount 3");
+  auto& plain = w_.Pod("plain").Req({{"cpu", "2"}}).Obj();
+  EXPECT_TRUE(Sched().Evaluate(plain, w_.S("n0")).ok());
+  EXPECT_EQ(PendingMessage(&a), "gang default/g: 2/3 members fit, minCount 3");
+  EXPECT_EQ(PendingMessage(&c), "0/1 nodes are available: 1 Insufficient cpu.");
+  // One group attempt (not three pod attempts) and every member requeued.
+  EXPECT_EQ(GroupAttempts("unschedulable"), 1.0);
+  EXPECT_EQ(GroupAttempts("scheduled"), 0.0);
+  EXPECT_EQ(Sched().NumPendingPods(), 3u);
+  // More capacity: the whole group is placed in one attempt.
+  Nodes(1, "2");
+  Sched().RunUntilIdle();
+  EXPECT_EQ(BoundOf({&a, &b, &c}), 3);
+  EXPECT_EQ(GroupAttempts("scheduled"), 1.0);
+  EXPECT_EQ(Sched().workloads().groups()[0]->failure, "");
+}
+
+TEST_F(WorkloadCycleTest, FailedGroupBacksOffUpToMaxBackoffTimesSqrtSize) {
+  Group("g", 4);
+  Nodes(1, "3");  // 3 of the 4 members fit: every group cycle fails
+  std::vector<api::Pod*> ms;
+  for (int i = 0; i < 4; ++i) ms.push_back(&Member("m" + std::to_string(i), "g"));
+  auto& big = w_.Pod("big").Req({{"cpu", "4"}}).Obj();  // a plain pod that never fits
+  for (auto* p : ms) Sched().AddPod(p);
+  Sched().AddPod(&big);
+  Sched().RunUntilIdle();
+  EXPECT_EQ(Sched().PendingBackoff(ms[0]), seconds(1));
+  EXPECT_EQ(Sched().PendingBackoff(&big), seconds(1));
+  // Five more failed attempts each (kube's 5-minute flush retries the unschedulable pods): the pod backoff
+  // stops at the 10 s max, the group's at 10 s × √4 = 20 s.
+  for (int i = 0; i < 5; ++i) {
+    clock_.Advance(minutes(6));
+    Sched().FlushUnschedulableLeftover();
+    Sched().RunUntilIdle();
+  }
+  EXPECT_EQ(GroupAttempts("unschedulable"), 6.0);
+  EXPECT_EQ(Sched().PendingBackoff(&big), seconds(10));
+  for (auto* p : ms) EXPECT_EQ(Sched().PendingBackoff(p), seconds(20));
+  // Once the group commits, its members are back to the pod cap.
+  Nodes(1, "1");
+  Sched().RunUntilIdle();
+  EXPECT_EQ(BoundOf({ms[0], ms[1], ms[2], ms[3]}), 4);
+}
+
+TEST_F(WorkloadCycleTest, LaterMembersOfARunningGroupJoinThroughTheCycle) {
+  Group("g", 2);
+  Nodes(1, "2");
+  auto& a = Member("a", "g");
+  auto& b = Member("b", "g");
+  Sched().AddPod(&a);
+  Sched().AddPod(&b);
+  Sched().RunUntilIdle();
+  ASSERT_EQ(BoundOf({&a, &b}), 2);
+  // A third member is not gated (the quorum is known) and is placed by a group cycle that counts the two
+  // bound members towards minCount; it does not fit, which fails only itself.
+  auto& c = Member("c", "g");
+  Sched().AddPod(&c);
+  Sched().RunUntilIdle();
+  EXPECT_EQ(BoundOf({&c}), 0);
+  EXPECT_EQ(GroupAttempts("scheduled"), 2.0);
+  EXPECT_EQ(PendingMessage(&c), "0/1 nodes are available: 1 Insufficient cpu.");
+  Nodes(1, "1");
+  Sched().RunUntilIdle();
+  EXPECT_EQ(BoundOf({&c}), 1);
+  EXPECT_EQ(GroupAttempts("scheduled"), 3.0);
+  EXPECT_EQ(Sched().workloads().groups()[0]->assigned.size(), 3u);
+}
+
+TEST_F(WorkloadCycleTest, BasicGroupCommitsWhateverFits) {
+  Group("basic", 0);
+  Nodes(1, "2");
+  auto& a = Member("a", "basic");
+  auto& b = Member("b", "basic");
+  auto& c = Member("c", "basic");
+  for (auto* p : {&a, &b, &c}) Sched().AddPod(p);
+  Sched().RunUntilIdle();
+  EXPECT_EQ(BoundOf({&a, &b, &c}), 2);
+  EXPECT_EQ(GroupAttempts("scheduled"), 1.0);
+  EXPECT_EQ(PendingMessage(&c), "0/1 nodes are available: 1 Insufficient cpu.");
+  // A later attempt where nothing fits is still a committed attempt of a running group (bound members
+  // count towards minCount 1): the member keeps its own failure, the group has no failure.
+  clock_.Advance(minutes(6));
+  Sched().FlushUnschedulableLeftover();  // kube's 5-minute flush retries c
+  Sched().RunUntilIdle();
+  EXPECT_EQ(GroupAttempts("scheduled"), 2.0);
+  EXPECT_EQ(GroupAttempts("unschedulable"), 0.0);
+  EXPECT_EQ(PendingMessage(&c), "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ(Sched().workloads().groups()[0]->failure, "");
+}
+
+TEST_F(WorkloadCycleTest, TopologyGangIsNeverSplitAcrossDomains) {
+  Group("g", 3).topology_keys.push_back(w_.S("rack"));
+  Nodes(2, "1", "r1");  // 2 cores in rack r1
+  Nodes(2, "1", "r2");  // 2 cores in rack r2: 4 in total, but no rack holds 3
+  std::vector<api::Pod*> ms;
+  for (int i = 0; i < 3; ++i) ms.push_back(&Member("m" + std::to_string(i), "g"));
+  for (auto* p : ms) Sched().AddPod(p);
+  Sched().RunUntilIdle();
+  EXPECT_EQ(rec_.bound.size(), 0u);
+  EXPECT_EQ(Sched().workloads().groups()[0]->failure, "gang default/g: 2/3 members fit in one rack domain, minCount 3");
+  Nodes(1, "1", "r2");
+  Sched().RunUntilIdle();
+  ASSERT_EQ(rec_.bound.size(), 3u);
+  for (const auto& [p, node] : rec_.bound) {
+    EXPECT_TRUE(node == w_.S("n2") || node == w_.S("n3") || node == w_.S("n4")) << "outside rack r2";
+  }
+  EXPECT_EQ(Sched().workloads().groups()[0]->domain, "rack=r2");
+}
+
+TEST_F(WorkloadCycleTest, TopologyConstraintIsIgnoredWithTheGateOff) {
+  gates_.emplace_back("TopologyAwareWorkloadScheduling", false);
+  Group("g", 3).topology_keys.push_back(w_.S("rack"));
+  Nodes(2, "1", "r1");
+  Nodes(2, "1", "r2");
+  std::vector<api::Pod*> ms;
+  for (int i = 0; i < 3; ++i) ms.push_back(&Member("m" + std::to_string(i), "g"));
+  for (auto* p : ms) Sched().AddPod(p);
+  Sched().RunUntilIdle();
+  // kube without the gate: the constraint is not considered, the gang spans both racks.
+  EXPECT_EQ(rec_.bound.size(), 3u);
+  EXPECT_EQ(Sched().workloads().groups()[0]->domain, "");
+}
+
+TEST_F(WorkloadCycleTest, TopologyPlacementIsScoredAsKubesPlacementBinPacking) {
+  // Rack a: a 4-core node running 20 pods without requests; rack b: a 4-core node running a 1.5-core pod.
+  // By actual requests rack b is the fuller one (12% vs 50% cpu). kube's placement scorer counts non-zero
+  // requests (100m / 200Mi per container that requests nothing), the member (500m) included:
+  //   a: cpu (2000 + 500) * 100 / 4000 = 62, memory 21 × 200Mi * 100 / 64Gi = 6  → (62 + 6) / 2 = 34
+  //   b: cpu (1500 + 500) * 100 / 4000 = 50, memory  2 × 200Mi * 100 / 64Gi = 0  → (50 + 0) / 2 = 25
+  Group("g", 1).topology_keys.push_back(w_.S("rack"));
+  Nodes(1, "4", "a");
+  Nodes(1, "4", "b");
+  for (int i = 0; i < 20; ++i) Bound("be" + std::to_string(i), "n0", "");
+  Bound("big", "n1", "1500m");
+  auto& m = Member("m", "g", "500m");
+  Sched().AddPod(&m);
+  Sched().RunUntilIdle();
+  ASSERT_EQ(BoundOf({&m}), 1);
+  EXPECT_EQ(Sched().workloads().groups()[0]->domain, "rack=a");
+}
+
+TEST_F(WorkloadCycleTest, RunningTopologyGroupKeepsItsDomain) {
+  Group("g", 2).topology_keys.push_back(w_.S("rack"));
+  Nodes(1, "2", "a");
+  Nodes(1, "8", "b");
+  auto& x = Member("x", "g");
+  auto& y = Member("y", "g");
+  Sched().AddPod(&x);
+  Sched().AddPod(&y);
+  Sched().RunUntilIdle();
+  ASSERT_EQ(BoundOf({&x, &y}), 2);
+  ASSERT_EQ(Sched().workloads().groups()[0]->domain, "rack=a");  // full: 100% cpu
+  // A later member fits only in rack b, but the group's domain is rack a: it stays pending.
+  auto& z = Member("z", "g");
+  Sched().AddPod(&z);
+  Sched().RunUntilIdle();
+  EXPECT_EQ(BoundOf({&z}), 0);
+  Nodes(1, "1", "a");
+  Sched().RunUntilIdle();
+  EXPECT_EQ(BoundOf({&z}), 1);
+  EXPECT_EQ(rec_.bound.back().second, w_.S("n2"));
+}
 
 // ---- Permit-only paths (kube alpha) ----
 

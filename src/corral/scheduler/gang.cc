@@ -35,6 +35,15 @@ bool Scheduler::IsWaitingOnPermit(const api::Pod* pod) const {
 
 std::optional<TimePoint> Scheduler::NextTimerDeadline() const { return waiting_.NextDeadline(); }
 
+std::optional<Duration> Scheduler::PendingBackoff(const api::Pod* pod) const {
+  auto it = pods_.find(pod);
+  if (it == pods_.end() || it->second->where == QueueLocation::kNone ||
+      it->second->where == QueueLocation::kInFlight) {
+    return std::nullopt;
+  }
+  return queue_->BackoffDuration(*it->second);
+}
+
 void Scheduler::FireTimers() {
   waiting_.ExpireUntil(clock_.Now());
   ProcessWaitingOutcomes();

@@ -30,14 +30,16 @@ SchedulingQueue::SchedulingQueue(const Clock& clock, Options opts) : clock_(cloc
 Duration SchedulingQueue::BackoffDuration(const QueuedPod& pod) const {
   int32_t count = pod.consecutive_errors > 0 ? pod.consecutive_errors : pod.unschedulable_count;
   if (count == 0 || opts_.max_backoff == Duration::zero()) return Duration::zero();
-  Duration d = opts_.initial_backoff;
-  for (int32_t i = 1; i < count && d < opts_.max_backoff; ++i) d *= 2;
-  d = std::min(d, opts_.max_backoff);
+  // A pod group's members back off as one entity with the cap raised to max backoff × √(group size)
+  // (backoff_scale; KEP-4671 notes that the pod max backoff is too low for groups).
+  Duration cap = opts_.max_backoff;
   if (pod.backoff_scale != 1.0) {
-    d = std::chrono::duration_cast<Duration>(std::chrono::duration<double, std::nano>(
-        static_cast<double>(d.count()) * pod.backoff_scale));
+    cap = std::chrono::duration_cast<Duration>(std::chrono::duration<double, std::nano>(
+        static_cast<double>(cap.count()) * pod.backoff_scale));
   }
-  return d;
+  Duration d = opts_.initial_backoff;
+  for (int32_t i = 1; i < count && d < cap; ++i) d *= 2;
+  return std::min(d, cap);
 }
 
 void SchedulingQueue::Unlink(QueuedPod* pod) {

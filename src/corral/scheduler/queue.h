@@ -2,7 +2,8 @@
 // SchedulingQueue: kube's PriorityQueue (pkg/scheduler/backend/queue) on an injected clock.
 //   activeQ        ordered by the QueueSort plugin (priority desc, then queue timestamp)
 //   backoffQ       pods rejected by plugins, until their backoff expires: initial << (count − 1) capped
-//                  at max, count = unschedulable attempts (or consecutive errors if any)
+//                  at max (× backoff_scale for members of a failed pod group cycle), count = unschedulable
+//                  attempts (or consecutive errors if any)
 //   unschedulable  pods that failed and wait for a cluster event that may help (QueueingHints: only the
 //                  plugins that rejected the pod are consulted), and pods gated by PreEnqueue
 // Pop takes the head of activeQ; with SchedulerPopFromBackoffQ (default on) an empty activeQ pops the
@@ -44,7 +45,9 @@ struct QueuedPod {
   // Set when a waiting gang member activated this pod (GangScheduling Permit): among pods of equal
   // priority, activated pods are popped first, in activation order (docs/deviations.md). Cleared on pop.
   uint64_t gang_activation = 0;
-  // Members of a pod group back off together, longer: kube scales the backoff by √(group size).
+  // Members of a pod group whose workload cycle failed back off together, with the backoff cap scaled by
+  // this factor (√ of the group size; 1 for pods outside a failed group cycle). Corral's choice: kube's
+  // KEP-4671 applies the pod backoff to groups and notes the 10 s cap may be too low (docs/deviations.md).
   double backoff_scale = 1.0;
   uint64_t seq = 0;  // insertion sequence, final tie-break for deterministic ordering
 };

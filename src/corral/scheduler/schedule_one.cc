@@ -176,11 +176,10 @@ Status Scheduler::SchedulePod(CycleContext& c, const NodeInfo** selected) {
     return s;
   }
   // HOOK(gang): a topology-constrained workload cycle places its members inside one domain only.
+  // Without a PreFilterResult the domain's node list is the candidate set as is (no copy).
   if (member_domain_ != nullptr) {
-    if (!pre.node_names.has_value()) {
-      pre.node_names = *member_domain_;
-    } else {
-      absl::erase_if(*pre.node_names, [&](Symbol n) { return !member_domain_->contains(n); });
+    if (pre.node_names.has_value()) {
+      absl::erase_if(*pre.node_names, [&](Symbol n) { return !member_domain_->names.contains(n); });
     }
     restricting.push_back("TopologyPlacementGenerator");
   }
@@ -204,12 +203,16 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
   // map here, which is random).
   std::span<const NodeInfo* const> candidates(all);
   restricted_.clear();
-  if (pre.node_names.has_value()) {
-    for (const NodeInfo* n : all) {
-      if (pre.node_names->contains(n->name())) restricted_.push_back(n);
+  if (pre.node_names.has_value() || member_domain_ != nullptr) {
+    if (pre.node_names.has_value()) {
+      for (const NodeInfo* n : all) {
+        if (pre.node_names->contains(n->name())) restricted_.push_back(n);
+      }
+      candidates = restricted_;
+    } else {
+      candidates = member_domain_->nodes;  // HOOK(gang): the placement's nodes, in snapshot order
     }
-    candidates = restricted_;
-    c.diag.num_absent = num_all - restricted_.size();
+    c.diag.num_absent = num_all - candidates.size();
     std::sort(restricting.begin(), restricting.end());  // kube: sets.List (sorted)
     c.diag.absent_status = Status::WithOwnedReason(
         Code::kUnschedulableAndUnresolvable,
@@ -225,7 +228,10 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
   }
   for (Symbol first : {c.nominated, c.hint}) {
     const NodeInfo* n = first.empty() ? nullptr : snapshot_->Get(first);
-    if (n == nullptr || (pre.node_names.has_value() && !pre.node_names->contains(first))) continue;
+    if (n == nullptr || (pre.node_names.has_value() && !pre.node_names->contains(first)) ||
+        (member_domain_ != nullptr && !member_domain_->names.contains(first))) {
+      continue;
+    }
     // A failure here is not recorded: the node is evaluated again with the others below.
     if (c.fwk->RunFilterPluginsWithNominatedPods(c.state, *c.pod, *n).ok()) {
       feasible_.push_back(n);
@@ -417,8 +423,8 @@ void Scheduler::ExecutePreemption(CycleContext& c, const framework::PostFilterRe
 
 // HOOK(gang): one member of a workload cycle (workload_cycle.cc): the pod's scheduling algorithm as in
 // ScheduleCycle, without assume, PostFilter or failure handling.
-bool Scheduler::ScheduleMember(QueuedPod* qp, CycleState& state, const absl::flat_hash_set<Symbol>* domain,
-                               Symbol* node, std::string* failure) {
+bool Scheduler::ScheduleMember(QueuedPod* qp, CycleState& state, const PlacementDomain* domain, Symbol* node,
+                               std::string* failure) {
   CycleContext c;
   c.qp = qp;
   c.fwk = qp->fwk;

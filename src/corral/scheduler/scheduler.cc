@@ -113,11 +113,13 @@ void Scheduler::Activate(std::span<const PodInfo* const> pods) {
 void Scheduler::AddNode(const api::Node* node) {
   if (!node_rnd_.contains(node->meta.name)) node_rnd_[node->meta.name] = rng_.Next();
   cache_.AddNode(node);
+  topology_domains_.clear();
   FireEvent({framework::EventResource::kNode, framework::ActionType::kAdd}, node);
 }
 
 void Scheduler::RemoveNode(Symbol name) {
   cache_.RemoveNode(name);
+  topology_domains_.clear();
   FireEvent({framework::EventResource::kNode, framework::ActionType::kDelete}, nullptr);
 }
 

@@ -151,6 +151,10 @@ class Scheduler final : public framework::Handle {
   static constexpr Duration kUnschedulableFlushInterval = std::chrono::seconds(30);
   // Number of pods waiting in activeQ/backoffQ/unschedulable (gated included).
   size_t NumPendingPods() const;
+  // The backoff the queue applies to a pending pod after its failed attempts (kube
+  // calculateBackoffDuration; members of a failed pod group cycle back off longer), or nullopt for a pod
+  // that is not pending.
+  std::optional<Duration> PendingBackoff(const api::Pod* pod) const;
 
   // Runs the pod's profile's PreFilter and Filter plugins (with nominated pods) against `node` in the
   // current state, without changing anything: "would this pod pass every filter on that node now?".
@@ -213,16 +217,26 @@ class Scheduler final : public framework::Handle {
                         framework::Code code, std::string message, std::string_view plugin);
   // ---- the workload scheduling cycle (workload_cycle.cc) ----
   struct MemberResult;
+  // A candidate placement of topology-aware scheduling (KEP-5732): the nodes that carry one value of the
+  // topology key. Invariant: `nodes` is in snapshot order and holds exactly the NodeInfos named by `names`.
+  struct PlacementDomain {
+    std::string_view value;  // the label value (interned)
+    std::vector<const framework::NodeInfo*> nodes;
+    absl::flat_hash_set<Symbol> names;
+  };
+  // The placements of topology key `key`, in value order; built on first use and kept until a node is
+  // added, updated or removed (which is also when the snapshot order changes).
+  const std::vector<PlacementDomain>& TopologyDomains(Symbol key);
   // One member's scheduling algorithm inside a workload cycle (schedule_one.cc): PreFilter, Filter (with
   // batching hints), Score, restricted to `domain` when given; no assume, no failure handling.
-  bool ScheduleMember(QueuedPod* qp, framework::CycleState& state, const absl::flat_hash_set<Symbol>* domain,
-                      Symbol* node, std::string* failure);
+  bool ScheduleMember(QueuedPod* qp, framework::CycleState& state, const PlacementDomain* domain, Symbol* node,
+                      std::string* failure);
   // Schedules `qp`'s whole group (every pending member) in one attempt. REQUIRES: qp was popped.
   void ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group, const framework::ResolvedPodGroup& resolved);
   // Places the pending `members` (inside `domain` when given); members that fit are assumed and reserved.
   // Returns the number placed; `results` gets one entry per member.
   int32_t PlaceMembers(const std::vector<QueuedPod*>& members, framework::PodGroupState& group,
-                       const framework::ResolvedPodGroup& resolved, const absl::flat_hash_set<Symbol>* domain,
+                       const framework::ResolvedPodGroup& resolved, const PlacementDomain* domain,
                        std::vector<MemberResult>& results);
   void RollBack(std::vector<MemberResult>& results);
   void RecordGroupAttempt(const framework::Framework& fwk, std::string_view result, TimePoint wall_start);
@@ -268,7 +282,8 @@ class Scheduler final : public framework::Handle {
   // Gangs (issue 5): pod groups and the pods held at Permit.
   WorkloadManager wm_;
   WaitingPods waiting_;
-  const absl::flat_hash_set<Symbol>* member_domain_ = nullptr;  // set while a member is placed in a domain
+  const PlacementDomain* member_domain_ = nullptr;  // set while a member is placed in a domain
+  absl::flat_hash_map<Symbol, std::vector<PlacementDomain>> topology_domains_;  // cache of TopologyDomains
   absl::flat_hash_map<const framework::Framework*, std::vector<framework::PlacementFeasiblePlugin*>>
       placement_feasible_;  // per profile, looked up once
   // Runs Permit for an assumed pod and then binds it, holds it waiting, or forgets and requeues it.

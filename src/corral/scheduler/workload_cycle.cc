@@ -8,14 +8,15 @@
 //      fails without evaluation (same filters, less capacity).
 //   3. PlacementFeasible (GangScheduling) is asked after each member and stops the cycle early when the
 //      quorum is out of reach.
-//   4. A gang commits only if members already assumed/bound + members placed ≥ minCount; otherwise every
-//      placement of this cycle is rolled back (invariant: no reservation of a failed cycle survives) and
-//      the group backs off as a whole. Basic groups commit whatever fits.
+//   4. A group commits only if members already assumed/bound + members placed ≥ minCount (1 for basic
+//      groups, which therefore commit whatever fits); otherwise every placement of this cycle is rolled
+//      back (invariant: no reservation of a failed cycle survives) and the group backs off as a whole.
 //   5. Committed members go through Permit and bind; members that did not fit are requeued.
 // With `schedulingConstraints.topology[].key` (and TopologyAwareWorkloadScheduling), step 2–4 run once per
 // domain (one candidate placement per value of the key; a running group keeps its domain); feasible
-// placements are scored by the tightest fit (the domain's cpu+memory utilization once the members are
-// assumed, highest wins, ties to the first domain by value) and the members are placed in the winner.
+// placements are scored by kube's PlacementBinPacking (MostAllocated over the domain's cpu and memory once
+// the members are assumed; highest wins, ties to the first domain by value) and the members are placed in
+// the winner.
 
 #include <algorithm>
 #include <cmath>
@@ -23,6 +24,7 @@
 
 #include <fmt/format.h>
 
+#include "corral/scheduler/placement_score.h"
 #include "corral/scheduler/scheduler.h"
 
 namespace corral::scheduler {
@@ -41,33 +43,41 @@ struct Scheduler::MemberResult {
 
 namespace {
 
-// Candidate placements for one topology key: value → nodes, in value order (deterministic).
-std::map<std::string_view, absl::flat_hash_set<Symbol>> Domains(const framework::Snapshot& snapshot,
-                                                                const Interner& in, Symbol key) {
-  std::map<std::string_view, absl::flat_hash_set<Symbol>> out;
-  for (const framework::NodeInfo* n : snapshot.nodes()) {
-    if (const Symbol* v = n->node()->meta.labels.Find(key)) out[in.Str(*v)].insert(n->name());
+// kube's PlacementBinPacking score of a domain (placement_score.h): the domain's committed non-zero
+// requests, with the members of this candidate placement assumed in the snapshot (kube adds their requests
+// to the nodes' allocated amounts: the same sum), against its allocatable capacity.
+int64_t ScoreDomain(const std::vector<const framework::NodeInfo*>& nodes) {
+  PlacementResources r;
+  for (const framework::NodeInfo* n : nodes) {
+    r.requested_milli_cpu += n->non_zero_requested().milli_cpu;
+    r.allocatable_milli_cpu += n->allocatable().milli_cpu;
+    r.requested_memory += n->non_zero_requested().memory;
+    r.allocatable_memory += n->allocatable().memory;
   }
-  return out;
-}
-
-// The tightest-fit placement score: cpu and memory utilization of the domain, in parts per million.
-int64_t TightestFit(const framework::Snapshot& snapshot, const absl::flat_hash_set<Symbol>& domain) {
-  double req_cpu = 0, alloc_cpu = 0, req_mem = 0, alloc_mem = 0;
-  for (Symbol name : domain) {
-    const framework::NodeInfo* n = snapshot.Get(name);
-    if (n == nullptr) continue;
-    req_cpu += static_cast<double>(n->requested().milli_cpu);
-    alloc_cpu += static_cast<double>(n->allocatable().milli_cpu);
-    req_mem += static_cast<double>(n->requested().memory);
-    alloc_mem += static_cast<double>(n->allocatable().memory);
-  }
-  double cpu = alloc_cpu > 0 ? req_cpu / alloc_cpu : 0;
-  double mem = alloc_mem > 0 ? req_mem / alloc_mem : 0;
-  return static_cast<int64_t>((cpu + mem) / 2 * 1e6);
+  return PlacementBinPackingScore(r);
 }
 
 }  // namespace
+
+const std::vector<Scheduler::PlacementDomain>& Scheduler::TopologyDomains(Symbol key) {
+  auto [it, inserted] = topology_domains_.try_emplace(key);
+  if (!inserted) return it->second;
+  // One placement per distinct value of the label, in value order (deterministic); nodes in snapshot order.
+  std::map<std::string_view, PlacementDomain> by_value;
+  for (const framework::NodeInfo* n : cache_.snapshot().nodes()) {
+    const Symbol* v = n->node()->meta.labels.Find(key);
+    if (v == nullptr) continue;
+    PlacementDomain& d = by_value[interner_.Str(*v)];
+    d.nodes.push_back(n);
+    d.names.insert(n->name());
+  }
+  it->second.reserve(by_value.size());
+  for (auto& [value, d] : by_value) {
+    d.value = value;
+    it->second.push_back(std::move(d));
+  }
+  return it->second;
+}
 
 void Scheduler::RecordGroupAttempt(const framework::Framework& fwk, std::string_view result, TimePoint wall_start) {
   metrics::Labels labels = {{"profile", fwk.profile_name()}, {"result", std::string(result)}};
@@ -86,7 +96,7 @@ void Scheduler::RecordGroupAttempt(const framework::Framework& fwk, std::string_
 
 int32_t Scheduler::PlaceMembers(const std::vector<QueuedPod*>& members, framework::PodGroupState& group,
                                 const framework::ResolvedPodGroup& resolved,
-                                const absl::flat_hash_set<Symbol>* domain, std::vector<MemberResult>& results) {
+                                const PlacementDomain* domain, std::vector<MemberResult>& results) {
   results.clear();
   results.resize(members.size());
   for (size_t i = 0; i < members.size(); ++i) results[i].qp = members[i];
@@ -190,7 +200,9 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
 
   const auto already = static_cast<int32_t>(group.assumed.size() + group.assigned.size());
   const int32_t need = resolved.MinCount();
-  auto feasible = [&](int32_t placed) { return resolved.IsGang() ? already + placed >= need : placed > 0; };
+  // kube's PlacementFeasible rule: members already assumed or bound count towards minCount (1 for basic
+  // groups), so a running group commits whatever of its later members fits.
+  auto feasible = [&](int32_t placed) { return already + placed >= need; };
   const std::string key = WorkloadManager::KeyString(interner_, group.key);
 
   std::vector<MemberResult> results;
@@ -202,29 +214,30 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
     // KEP-5732: one candidate placement per domain; a gang is never split across domains.
     const Symbol tkey = pg->topology_keys.front();
     snapshot_ = &cache_.snapshot();
-    auto domains = Domains(*snapshot_, interner_, tkey);
+    const std::vector<PlacementDomain>& domains = TopologyDomains(tkey);
     const std::string prefix = fmt::format("{}=", interner_.Str(tkey));
-    const absl::flat_hash_set<Symbol>* best = nullptr;
-    std::string_view best_value;
+    // A running group keeps its domain.
+    std::string_view kept;
+    if (group.domain.size() > prefix.size()) kept = std::string_view(group.domain).substr(prefix.size());
+    const PlacementDomain* best = nullptr;
     int64_t best_score = -1;
     int32_t best_fit = 0;
-    for (const auto& [value, nodes] : domains) {
-      if (!group.domain.empty() && group.domain != prefix + std::string(value)) continue;
-      int32_t n = PlaceMembers(members, group, resolved, &nodes, results);
+    for (const PlacementDomain& d : domains) {
+      if (!group.domain.empty() && d.value != kept) continue;
+      int32_t n = PlaceMembers(members, group, resolved, &d, results);
       best_fit = std::max(best_fit, n);
       if (feasible(n)) {
-        int64_t score = TightestFit(cache_.snapshot(), nodes);
+        int64_t score = ScoreDomain(d.nodes);
         if (score > best_score) {
           best_score = score;
-          best = &nodes;
-          best_value = value;
+          best = &d;
         }
       }
       RollBack(results);
     }
     if (best != nullptr) {
       placed = PlaceMembers(members, group, resolved, best, results);
-      group.domain = prefix + std::string(best_value);
+      group.domain = prefix + std::string(best->value);
     } else {
       results.clear();
       results.resize(members.size());

@@ -268,6 +268,21 @@ TEST_F(GangSchedulingTest, PermitAllowsEveryWaitingMemberAtQuorum) {
   EXPECT_EQ(h_.allowed[0].second, "GangScheduling");
 }
 
+TEST_F(GangSchedulingTest, PermitErrorsWhenTheGroupObjectOrStateIsGone) {
+  Group("g", 2);
+  const auto& a = GroupPod("a", "g");
+  Duration t{};
+  // No group state (the scheduler does not know the member): an error, retried with backoff.
+  auto st = Plugin().Permit(state_, a, w_.S("n"), &t);
+  EXPECT_EQ(st.code(), framework::Code::kError);
+  EXPECT_EQ(st.Message(), "pod group state not found");
+  // The PodGroup object was deleted after the member passed PreEnqueue (kube: an error, not a wait).
+  h_.Member(a);
+  h_.pod_groups.clear();
+  st = Plugin().Permit(state_, a, w_.S("n"), &t);
+  EXPECT_EQ(st.code(), framework::Code::kError);
+}
+
 TEST_F(GangSchedulingTest, PlacementFeasibleRejectsEarlyWaitsThenSucceeds) {
   Group("g", 4);
   const auto& a = GroupPod("a", "g");
