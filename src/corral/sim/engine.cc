@@ -1153,7 +1153,10 @@ void Engine::Impl::AdvanceProgram() {
   }
   if (pc_ >= spec_.program.size() && !program_done_) {
     program_done_ = true;
-    for (auto& c : churns_) c.active = false;  // churn runs until the workload ends
+    // Churn runs until the workload ends (kube), or to its stop time or the end of a run with a duration.
+    for (auto& c : churns_) {
+      if (c.spec->stop_ns == kForeverNs && spec_.duration_ns == 0) c.active = false;
+    }
     StopCollecting();
   }
 }
@@ -1265,6 +1268,7 @@ void Engine::Impl::Handle(const Event& e) {
       program_epoch_ = 0;  // force AdvanceProgram
       break;
     case EventKind::kChurnTick:
+      if (now_ >= churns_[e.a].spec->stop_ns) churns_[e.a].active = false;
       if (churns_[e.a].active) {
         ChurnTick(e.a);
         Push(now_ + churns_[e.a].spec->interval_ns, EventKind::kChurnTick, e.a);
