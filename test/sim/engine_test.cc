@@ -1,6 +1,11 @@
 // The engine end to end on small scenarios: golden event logs (byte for byte), determinism of every output,
 // the virtual clock, cost models, drains, node removal, gangs, priorities and the leftover flush.
 
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -344,6 +349,34 @@ ops:
   EXPECT_THAT(m, ::testing::HasSubstr("ops[1]: churn needs a pool, a workload or both"));
   EXPECT_THAT(m, ::testing::HasSubstr("ops[2].mode"));
   EXPECT_THAT(m, ::testing::HasSubstr("ops[2].workload: churn creates single pods"));
+}
+
+TEST(EngineTest, GangMembersShareOneRunTime) {
+  Interner in = api::NewInterner();
+  std::string text = std::string(kBase) + R"(
+workloads:
+- name: g
+  kind: Gang
+  count: 2
+  parallelism: 3
+  duration: {uniform: {min: 10m, max: 50m}}
+  resources: {cpu: 100m}
+)";
+  SimSpec spec = MustParse(text, in);
+  Ran r = RunSpec(spec, in);
+  EXPECT_EQ(r.out.result.pods_completed, 6);
+  // Per gang, the three completions carry the same timestamp.
+  std::map<std::string, std::set<std::string>> times;
+  std::istringstream lines(r.log);
+  for (std::string line; std::getline(lines, line);) {
+    size_t sp = line.find(' ');
+    if (line.compare(sp + 1, 9, "complete ") != 0) continue;
+    std::string pod = line.substr(sp + 10, line.find(' ', sp + 10) - sp - 10);
+    times[pod.substr(0, pod.rfind('-'))].insert(line.substr(0, sp));
+  }
+  ASSERT_EQ(times.size(), 2U) << r.log;
+  for (const auto& [gang, ts] : times) EXPECT_EQ(ts.size(), 1U) << gang;
+  EXPECT_NE(*times.begin()->second.begin(), *times.rbegin()->second.begin());  // sampled per gang
 }
 
 TEST(EngineTest, TimeSeriesIsSampledAtTheInterval) {

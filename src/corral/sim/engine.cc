@@ -947,8 +947,12 @@ void Engine::Impl::Arrive(uint32_t w) {
         AddPodGroup(group, wk, spec_.pod_templates[tmpl].pod);
       }
     }
+    // A gang's members run for one sampled duration (the workers of one training job end together), so
+    // a gang never has completed members next to running ones that a restart would have to bring back.
+    const int64_t gang_d =
+        wk.kind == WorkloadKind::kGang && duration == -1 ? wk.duration.SampleNs(ws.rng) : duration;
     for (int32_t k = 0; k < n; ++k) {
-      int64_t d = duration != -1 ? duration : wk.duration.SampleNs(ws.rng);
+      int64_t d = gang_d != -1 ? gang_d : wk.duration.SampleNs(ws.rng);
       CreatePod(w, group, tmpl, d, n == 1 ? name : Symbol{});
       if (!error_.empty()) return;
     }
