@@ -98,8 +98,8 @@ std::string FormatSummary(const RunResult& r) {
       {"pending at end", Thousands(r.pods_pending_end),
        fmt::format("{} of them failed at least one attempt", Thousands(r.pods_unschedulable_end))},
       {"preempted", r.preemption.available ? Thousands(r.pods_preempted) : "—",
-       r.preemption.available ? fmt::format("victims of {} preemptions; deleted after their grace period, then "
-                                            "recreated",
+       r.preemption.available ? fmt::format("victims of {} preemptions; deleted after their grace period, "
+                                            "recreated unless the workload says not",
                                             Thousands(r.preemptions))
                               : r.preemption.note},
   };
