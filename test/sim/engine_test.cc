@@ -1,6 +1,11 @@
 // The engine end to end on small scenarios: golden event logs (byte for byte), determinism of every output,
 // the virtual clock, cost models, drains, node removal, gangs, priorities and the leftover flush.
 
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -261,6 +266,117 @@ workloads:
   EXPECT_GT(r.out.result.pods_arrived, 35);
   EXPECT_LT(r.out.result.pods_arrived, 90);
   EXPECT_THAT(r.log, ::testing::Not(::testing::HasSubstr("\n01:0")));  // nothing arrives after 1h (+1m run)
+}
+
+TEST(EngineTest, CreatePodsOpIsABurstOfTheTemplateAndCanWait) {
+  Interner in = api::NewInterner();
+  std::string text = std::string(kBase) + R"(
+workloads:
+- name: tmpl
+  count: 0
+  duration: 5m
+  resources: {cpu: "1"}
+ops:
+- {at: 1m, op: createPods, workload: tmpl, count: 3, wait: true}
+- {op: createPods, workload: tmpl, count: 2}
+- {op: sleep, duration: 1m}
+)";
+  SimSpec spec = MustParse(text, in);
+  Ran r = RunSpec(spec, in);
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:01:00.000 op createPods workload=tmpl count=3 wait\n"));
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:01:00.000 op createPods workload=tmpl count=2\n"));
+  EXPECT_EQ(r.out.result.pods_arrived, 5);
+  EXPECT_EQ(r.out.result.pods_completed, 5);
+  // 4 CPUs: the fifth pod waits for the first to complete at 00:06:00.
+  EXPECT_EQ(r.out.result.latency.max(), 5LL * 60 * 1'000'000'000);
+  ASSERT_EQ(r.out.result.workloads.size(), 3U);
+  EXPECT_EQ(r.out.result.workloads[1].name, "tmpl-op0");
+  EXPECT_EQ(r.out.result.workloads[1].pods_arrived, 3);
+  EXPECT_EQ(r.out.result.workloads[2].pods_arrived, 2);
+  EXPECT_EQ(r.out.result.workloads[0].pods_arrived, 0);
+}
+
+TEST(EngineTest, ChurnRecreatesNodesAndPodsUntilItsDuration) {
+  Interner in = api::NewInterner();
+  std::string text = R"(
+apiVersion: corral.dev/v1alpha1
+kind: Scenario
+metadata: {name: t}
+duration: 10m
+nodePools:
+- name: np
+  count: 2
+  resources: {cpu: "2", memory: 4Gi, pods: "10"}
+- name: extra
+  count: 0
+  resources: {cpu: "1", memory: 1Gi}
+workloads:
+- name: churner
+  count: 0
+  resources: {cpu: 100m}
+ops:
+- {at: 1m, op: churn, pool: extra, workload: churner, mode: recreate, number: 2, interval: 1m, duration: 4m}
+)";
+  SimSpec spec = MustParse(text, in);
+  Ran r = RunSpec(spec, in);
+  EXPECT_THAT(r.log, ::testing::HasSubstr(
+                         "00:01:00.000 op churn mode=recreate pool=extra workload=churner number=2 interval=1m0s\n"));
+  // Recreate keeps 2 of each alive: 2 at 1m, then one replaced per minute at 2m, 3m, 4m; stopped at 5m.
+  EXPECT_EQ(r.out.result.pods_arrived, 5);
+  EXPECT_EQ(r.out.result.nodes_end, 4);
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:04:00.000 node-remove"));
+  EXPECT_THAT(r.log, ::testing::Not(::testing::HasSubstr("00:05:00.000 node-remove")));
+}
+
+TEST(EngineTest, ScenarioOpsReportMistakes) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  std::string text = std::string(kBase) + R"(
+workloads:
+- name: g
+  kind: Gang
+  count: 0
+  parallelism: 2
+ops:
+- {op: createPods, workload: g}
+- {op: churn}
+- {op: churn, workload: g, mode: sometimes}
+)";
+  auto spec = ParseScenario(text, "test.yaml", "", in, diags);
+  ASSERT_FALSE(spec.ok());
+  const std::string& m = spec.error().message;
+  EXPECT_THAT(m, ::testing::HasSubstr("ops[0]: missing required field \"count\""));
+  EXPECT_THAT(m, ::testing::HasSubstr("ops[1]: churn needs a pool, a workload or both"));
+  EXPECT_THAT(m, ::testing::HasSubstr("ops[2].mode"));
+  EXPECT_THAT(m, ::testing::HasSubstr("ops[2].workload: churn creates single pods"));
+}
+
+TEST(EngineTest, GangMembersShareOneRunTime) {
+  Interner in = api::NewInterner();
+  std::string text = std::string(kBase) + R"(
+workloads:
+- name: g
+  kind: Gang
+  count: 2
+  parallelism: 3
+  duration: {uniform: {min: 10m, max: 50m}}
+  resources: {cpu: 100m}
+)";
+  SimSpec spec = MustParse(text, in);
+  Ran r = RunSpec(spec, in);
+  EXPECT_EQ(r.out.result.pods_completed, 6);
+  // Per gang, the three completions carry the same timestamp.
+  std::map<std::string, std::set<std::string>> times;
+  std::istringstream lines(r.log);
+  for (std::string line; std::getline(lines, line);) {
+    size_t sp = line.find(' ');
+    if (line.compare(sp + 1, 9, "complete ") != 0) continue;
+    std::string pod = line.substr(sp + 10, line.find(' ', sp + 10) - sp - 10);
+    times[pod.substr(0, pod.rfind('-'))].insert(line.substr(0, sp));
+  }
+  ASSERT_EQ(times.size(), 2U) << r.log;
+  for (const auto& [gang, ts] : times) EXPECT_EQ(ts.size(), 1U) << gang;
+  EXPECT_NE(*times.begin()->second.begin(), *times.rbegin()->second.begin());  // sampled per gang
 }
 
 TEST(EngineTest, TimeSeriesIsSampledAtTheInterval) {

@@ -107,7 +107,8 @@ TEST(DefaultScenarioTest, IsTheDocumentedDay) {
 
 TEST(ExampleScenariosTest, AllParse) {
   for (const char* f : {"examples/scenarios/small.yaml", "examples/scenarios/default.yaml",
-                        "examples/scenarios/gpu-gangs.yaml", "examples/scenarios/maintenance.yaml"}) {
+                        "examples/scenarios/gpu-gangs.yaml", "examples/scenarios/maintenance.yaml",
+                        "examples/scenarios/fleet-10k.yaml"}) {
     Interner in = api::NewInterner();
     Diagnostics diags;
     auto spec = LoadScenarioFile(f, in, diags);

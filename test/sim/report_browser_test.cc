@@ -1,5 +1,6 @@
 // The HTML report renders in headless Chromium: the page loads from a file:// URL without network access,
-// Chromium exits cleanly, and the rendered DOM holds every chart. Skipped only when Chromium is not
+// Chromium exits cleanly, no JavaScript error or console.error is logged, and the rendered DOM holds every
+// chart. Skipped only when Chromium is not
 // installed (scripts/install-deps.sh installs it). Also checks the report's structure without a browser.
 
 #include <sys/wait.h>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -68,36 +70,88 @@ int RunCommand(const std::string& cmd, std::string& out) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-TEST(ReportBrowserTest, RendersInHeadlessChromium) {
-  std::string chromium = FindChromium();
-  if (chromium.empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
-  fs::path dir = fs::temp_directory_path() / fmt::format("corral-report-test-{}", getpid());
-  fs::create_directories(dir);
-  fs::path html = dir / "report.html";
+// One page loaded in headless Chromium from a file:// URL.
+struct Rendered {
+  int rc = -1;
+  std::string dom;
+  // Uncaught JavaScript exceptions and console.error messages (Chromium's CONSOLE log lines).
+  std::vector<std::string> js_errors;
+};
+
+Rendered RenderInChromium(const std::string& chromium, const fs::path& dir, const std::string& html,
+                          const std::string& extra_flags = "") {
+  fs::path page = dir / "page.html";
   {
-    std::ofstream f(html, std::ios::binary);
-    f << SmallReport();
+    std::ofstream f(page, std::ios::binary);
+    f << html;
   }
+  fs::path log = dir / "chromium.log";
   std::string flags = fmt::format(
       "--headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update "
-      "--disable-sync --no-first-run --user-data-dir={} --window-size=1280,4000",
-      (dir / "profile").string());
-  std::string dom;
-  int rc = RunCommand(fmt::format("timeout 120 {} {} --dump-dom file://{} 2>/dev/null", chromium, flags, html.string()), dom);
-  ASSERT_EQ(rc, 0) << "chromium --dump-dom failed";
-  EXPECT_THAT(dom, ::testing::HasSubstr("Corral simulation report"));
-  for (const char* id : kCharts) EXPECT_THAT(dom, ::testing::HasSubstr(fmt::format("id=\"{}\"", id))) << id;
+      "--disable-sync --no-first-run --user-data-dir={} --window-size=1280,4000 --enable-logging=stderr --v=0 {}",
+      (dir / "profile").string(), extra_flags);
+  Rendered r;
+  r.rc = RunCommand(
+      fmt::format("timeout 120 {} {} --dump-dom file://{} 2>{}", chromium, flags, page.string(), log.string()),
+      r.dom);
+  std::ifstream lf(log);
+  for (std::string line; std::getline(lf, line);) {
+    if (line.find(":CONSOLE") == std::string::npos) continue;
+    if (line.find("Uncaught") != std::string::npos || line.find("ERROR:CONSOLE") != std::string::npos) {
+      r.js_errors.push_back(line);
+    }
+  }
+  return r;
+}
+
+class ReportBrowserTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    chromium_ = FindChromium();
+    if (chromium_.empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
+    dir_ = fs::temp_directory_path() /
+           fmt::format("corral-report-test-{}-{}", getpid(),
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  std::string chromium_;
+  fs::path dir_;
+};
+
+// The JavaScript error check can fail: a page that throws is caught.
+TEST_F(ReportBrowserTest, DetectsJavaScriptErrors) {
+  Rendered r = RenderInChromium(
+      chromium_, dir_,
+      "<!DOCTYPE html><html><body><p>x</p><script>console.log('fine');"
+      "throw new Error('corral-test-boom');</script></body></html>");
+  ASSERT_EQ(r.rc, 0);
+  ASSERT_EQ(r.js_errors.size(), 1U);
+  EXPECT_THAT(r.js_errors[0], ::testing::HasSubstr("corral-test-boom"));
+}
+
+TEST_F(ReportBrowserTest, RendersInHeadlessChromiumWithoutErrors) {
+  std::string report = SmallReport();
+  Rendered r = RenderInChromium(chromium_, dir_, report);
+  ASSERT_EQ(r.rc, 0) << "chromium --dump-dom failed";
+  EXPECT_THAT(r.js_errors, ::testing::IsEmpty());
+  EXPECT_THAT(r.dom, ::testing::HasSubstr("Corral simulation report"));
+  for (const char* id : kCharts) EXPECT_THAT(r.dom, ::testing::HasSubstr(fmt::format("id=\"{}\"", id))) << id;
   // The SVG parsed as SVG (an XML error would replace the chart with a parser error element).
-  EXPECT_THAT(dom, ::testing::Not(::testing::HasSubstr("parsererror")));
-  EXPECT_THAT(dom, ::testing::HasSubstr("<polyline"));
-  EXPECT_THAT(dom, ::testing::HasSubstr("<rect"));
+  EXPECT_THAT(r.dom, ::testing::Not(::testing::HasSubstr("parsererror")));
+  EXPECT_THAT(r.dom, ::testing::HasSubstr("<polyline"));
+  EXPECT_THAT(r.dom, ::testing::HasSubstr("<rect"));
+  // A screenshot: the page paints (a blank page compresses to a few KB).
   std::string shot_out;
-  rc = RunCommand(fmt::format("timeout 120 {} {} --screenshot={} file://{} 2>/dev/null", chromium, flags,
-                       (dir / "report.png").string(), html.string()),
-           shot_out);
+  int rc = RunCommand(fmt::format("timeout 120 {} --headless --no-sandbox --disable-gpu --no-first-run "
+                                  "--user-data-dir={} --window-size=1280,4000 --screenshot={} file://{} 2>/dev/null",
+                                  chromium_, (dir_ / "profile2").string(), (dir_ / "report.png").string(),
+                                  (dir_ / "page.html").string()),
+                      shot_out);
   ASSERT_EQ(rc, 0) << "chromium --screenshot failed";
-  EXPECT_GT(fs::file_size(dir / "report.png"), 20000U);
-  fs::remove_all(dir);
+  EXPECT_GT(fs::file_size(dir_ / "report.png"), 20000U);
 }
 
 }  // namespace

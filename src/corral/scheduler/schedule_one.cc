@@ -424,7 +424,7 @@ void Scheduler::ExecutePreemption(CycleContext& c, const framework::PostFilterRe
 // HOOK(gang): one member of a workload cycle (workload_cycle.cc): the pod's scheduling algorithm as in
 // ScheduleCycle, without assume, PostFilter or failure handling.
 bool Scheduler::ScheduleMember(QueuedPod* qp, CycleState& state, const PlacementDomain* domain, Symbol* node,
-                               std::string* failure) {
+                               std::string* failure, bool* hinted) {
   CycleContext c;
   c.qp = qp;
   c.fwk = qp->fwk;
@@ -443,7 +443,7 @@ bool Scheduler::ScheduleMember(QueuedPod* qp, CycleState& state, const Placement
   member_domain_ = nullptr;
   if (c.batch != nullptr) {
     if (s.ok()) {
-      if (!c.hint.empty() && c.hint == selected->name()) ++stats_.batched;
+      *hinted = !c.hint.empty() && c.hint == selected->name();
       c.batch->StoreScheduleResults(qp->signature, c.hint, selected->name(), c.scored ? &scores_ : nullptr,
                                     stats_.cycles);
     } else {

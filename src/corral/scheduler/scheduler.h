@@ -228,9 +228,10 @@ class Scheduler final : public framework::Handle {
   // added, updated or removed (which is also when the snapshot order changes).
   const std::vector<PlacementDomain>& TopologyDomains(Symbol key);
   // One member's scheduling algorithm inside a workload cycle (schedule_one.cc): PreFilter, Filter (with
-  // batching hints), Score, restricted to `domain` when given; no assume, no failure handling.
+  // batching hints), Score, restricted to `domain` when given; no assume, no failure handling. `*hinted`:
+  // the node came from the batching hint (counted in stats().batched only when the group commits).
   bool ScheduleMember(QueuedPod* qp, framework::CycleState& state, const PlacementDomain* domain, Symbol* node,
-                      std::string* failure);
+                      std::string* failure, bool* hinted);
   // Schedules `qp`'s whole group (every pending member) in one attempt. REQUIRES: qp was popped.
   void ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group, const framework::ResolvedPodGroup& resolved);
   // Places the pending `members` (inside `domain` when given); members that fit are assumed and reserved.

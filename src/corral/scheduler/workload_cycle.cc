@@ -39,6 +39,7 @@ struct Scheduler::MemberResult {
   Symbol node;
   framework::CycleState state;
   std::string failure;  // FitError (or Reserve rejection) when evaluated and not placed
+  bool hinted = false;  // placed on the opportunistic-batching hint
 };
 
 namespace {
@@ -125,11 +126,13 @@ int32_t Scheduler::PlaceMembers(const std::vector<QueuedPod*>& members, framewor
     } else {
       framework::CycleState state;
       Symbol node;
-      if (ScheduleMember(qp, state, domain, &node, &r.failure)) {
+      bool hinted = false;
+      if (ScheduleMember(qp, state, domain, &node, &r.failure, &hinted)) {
         cache_.AddPod(&qp->info, node, /*assumed=*/true);
         Status rs = fwk.RunReservePluginsReserve(state, qp->info, node);
         if (rs.ok()) {
           r.placed = true;
+          r.hinted = hinted;
           r.node = node;
           r.state = std::move(state);
           ++placed;
@@ -280,6 +283,7 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
   std::vector<MemberResult*> unplaced;
   for (MemberResult& r : results) {
     if (r.placed) {
+      if (r.hinted) ++stats_.batched;  // batching hits count placements that stand, not rolled-back ones
       r.qp->backoff_scale = 1.0;
       PermitAndBind(r.qp, std::move(r.state), r.node, wall_start);
     } else {

@@ -947,8 +947,12 @@ void Engine::Impl::Arrive(uint32_t w) {
         AddPodGroup(group, wk, spec_.pod_templates[tmpl].pod);
       }
     }
+    // A gang's members run for one sampled duration (the workers of one training job end together), so
+    // a gang never has completed members next to running ones that a restart would have to bring back.
+    const int64_t gang_d =
+        wk.kind == WorkloadKind::kGang && duration == -1 ? wk.duration.SampleNs(ws.rng) : duration;
     for (int32_t k = 0; k < n; ++k) {
-      int64_t d = duration != -1 ? duration : wk.duration.SampleNs(ws.rng);
+      int64_t d = gang_d != -1 ? gang_d : wk.duration.SampleNs(ws.rng);
       CreatePod(w, group, tmpl, d, n == 1 ? name : Symbol{});
       if (!error_.empty()) return;
     }
@@ -1153,7 +1157,10 @@ void Engine::Impl::AdvanceProgram() {
   }
   if (pc_ >= spec_.program.size() && !program_done_) {
     program_done_ = true;
-    for (auto& c : churns_) c.active = false;  // churn runs until the workload ends
+    // Churn runs until the workload ends (kube), or to its stop time or the end of a run with a duration.
+    for (auto& c : churns_) {
+      if (c.spec->stop_ns == kForeverNs && spec_.duration_ns == 0) c.active = false;
+    }
     StopCollecting();
   }
 }
@@ -1265,6 +1272,7 @@ void Engine::Impl::Handle(const Event& e) {
       program_epoch_ = 0;  // force AdvanceProgram
       break;
     case EventKind::kChurnTick:
+      if (now_ >= churns_[e.a].spec->stop_ns) churns_[e.a].active = false;
       if (churns_[e.a].active) {
         ChurnTick(e.a);
         Push(now_ + churns_[e.a].spec->interval_ns, EventKind::kChurnTick, e.a);

@@ -139,7 +139,7 @@ struct RunResult {
   int64_t pods_pending_end = 0;        // still in the scheduler's queue at the end
   int64_t pods_unschedulable_end = 0;  // of those, pods that failed at least one attempt
   int64_t pods_running_end = 0;
-  int64_t pods_preempted = 0;  // preemption victims (deleted after their grace period, then recreated)
+  int64_t pods_preempted = 0;  // preemption victims (deleted after their grace period, recreated as evicted pods are)
   int64_t preemptions = 0;     // preemptors that evicted at least one victim
   int64_t pods_ignored = 0;    // pods whose schedulerName no profile serves (left to another scheduler)
   int64_t batched = 0;         // pods placed on an opportunistic-batching hint

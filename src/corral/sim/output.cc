@@ -98,8 +98,8 @@ std::string FormatSummary(const RunResult& r) {
       {"pending at end", Thousands(r.pods_pending_end),
        fmt::format("{} of them failed at least one attempt", Thousands(r.pods_unschedulable_end))},
       {"preempted", r.preemption.available ? Thousands(r.pods_preempted) : "—",
-       r.preemption.available ? fmt::format("victims of {} preemptions; deleted after their grace period, then "
-                                            "recreated",
+       r.preemption.available ? fmt::format("victims of {} preemptions; deleted after their grace period, "
+                                            "recreated unless the workload says not",
                                             Thousands(r.preemptions))
                               : r.preemption.note},
   };
@@ -236,6 +236,11 @@ std::string FormatJson(const RunResult& r) {
                 {"complete", r.gangs_complete},
                 {"restarted", r.gang_restarts},
                 {"wait_seconds", Hist(r.gang_wait)}};
+  json waits = json::array();
+  for (const auto& [arrival, wait] : r.gang_waits) {
+    waits.push_back(json::array({static_cast<double>(arrival) / 1e9, static_cast<double>(wait) / 1e9}));
+  }
+  j["gangs"]["waits"] = std::move(waits);
   j["preemption"] = {{"available", r.preemption.available},
                      {"note", r.preemption.note},
                      {"preemptions", r.preemption.available ? json(r.preemptions) : json(nullptr)},
@@ -398,6 +403,31 @@ std::string FormatPrometheus(const RunResult& r) {
                          {"completed", w.pods_completed},
                          {"evicted", w.pods_evicted}}) {
       s += fmt::format("corral_sim_workload_pods_total{{workload=\"{}\",event=\"{}\"}} {}\n", Esc(w.name), ev, v);
+    }
+  }
+  s += "# HELP corral_sim_preemptions_total Preemptors that evicted at least one victim.\n"
+       "# TYPE corral_sim_preemptions_total counter\n";
+  s += fmt::format("corral_sim_preemptions_total {}\n", r.preemptions);
+  s += "# HELP corral_sim_gangs_total Gangs by event.\n# TYPE corral_sim_gangs_total counter\n";
+  for (auto [ev, v] : {std::pair<const char*, int64_t>{"arrived", r.gangs_arrived},
+                       {"complete", r.gangs_complete},
+                       {"restarted", r.gang_restarts}}) {
+    s += fmt::format("corral_sim_gangs_total{{event=\"{}\"}} {}\n", ev, v);
+  }
+  if (r.batching.available) {
+    s += "# HELP corral_sim_batched_pods_total Pods placed on an opportunistic-batching hint.\n"
+         "# TYPE corral_sim_batched_pods_total counter\n";
+    s += fmt::format("corral_sim_batched_pods_total {}\n", r.batched);
+  }
+  if (r.throughput.has_samples) {
+    s += "# HELP corral_sim_scheduling_throughput_pods_per_second Scheduled pods per virtual second (kube's "
+         "scheduler_perf collector).\n# TYPE corral_sim_scheduling_throughput_pods_per_second gauge\n";
+    for (auto [stat, v] : {std::pair<const char*, double>{"Average", r.throughput.average},
+                           {"Perc50", r.throughput.perc50},
+                           {"Perc90", r.throughput.perc90},
+                           {"Perc95", r.throughput.perc95},
+                           {"Perc99", r.throughput.perc99}}) {
+      s += fmt::format("corral_sim_scheduling_throughput_pods_per_second{{stat=\"{}\"}} {:.6f}\n", stat, v);
     }
   }
   if (!r.batching.available) s += "# scheduler_batch_*: " + r.batching.note + "\n";

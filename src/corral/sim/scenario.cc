@@ -133,6 +133,11 @@ struct OpIn {
   std::vector<Symbol> namespaces;
   std::string stage = "Scheduled";
   double rate = 0;
+  bool wait = false;
+  std::string mode = "create";
+  int64_t number = 1;
+  int64_t interval = 500'000'000;
+  bool has_interval = false;
 };
 
 struct ScenarioIn {
@@ -334,6 +339,20 @@ const doc::Field<OpIn> kOpFields[] = {
        if (d.ReadEnum(n, kStages, "stage requirement", s)) o.stage = std::string(s);
      }},
     {"rate", [](Decoder& d, const Node& n, OpIn& o) { ReadRateField(d, n, o.rate); }},
+    {"wait", [](Decoder& d, const Node& n, OpIn& o) { d.ReadBool(n, o.wait); }},
+    {"mode",
+     [](Decoder& d, const Node& n, OpIn& o) {
+       static const doc::EnumName<std::string_view> kModes[] = {{"create", "create"}, {"recreate", "recreate"}};
+       std::string_view s;
+       if (d.ReadEnum(n, kModes, "churn mode", s)) o.mode = std::string(s);
+     }},
+    {"number", [](Decoder& d, const Node& n, OpIn& o) { d.ReadInt64(n, o.number, 1, 1'000'000); }},
+    {"interval",
+     [](Decoder& d, const Node& n, OpIn& o) {
+       if (!ReadDurationNs(d, n, o.interval)) return;
+       o.has_interval = true;
+       if (o.interval <= 0) d.Error(n, "must be positive");
+     }},
 };
 
 const doc::Field<ScenarioIn> kMetaFields[] = {
@@ -863,6 +882,7 @@ Result<SimSpec> Compiler::Compile() {
     std::string path = fmt::format("ops[{}]", i);
     Op op;
     op.at_ns = o.at;
+    if (o.at.has_value()) effective = std::max(effective, *o.at);
     op.line = o.self->line();
     op.count = o.count;
     op.remove = o.remove;
@@ -938,6 +958,44 @@ Result<SimSpec> Compiler::Compile() {
       if (!o.has_duration) Error(o.self, path, "missing required field \"duration\"");
       op.duration_ns = o.duration;
       op.describe = fmt::format("sleep duration={}", FormatGoDuration(o.duration));
+    } else if (k == "createPods") {
+      // A burst of `count` arrivals of a workload's template (its kind, parallelism, duration), as a
+      // workload of its own so that `wait` can block on exactly these pods.
+      need_workload();
+      if (o.count < 0) Error(o.self, path, "missing required field \"count\"");
+      if (op.workload != kNone && o.count >= 0) {
+        Workload wk = spec.workloads[op.workload];
+        wk.name = fmt::format("{}-op{}", wk.name, i);
+        wk.arrival = Arrival{};
+        wk.arrival.kind = Arrival::Kind::kBurst;
+        wk.arrival.count = o.count;
+        wk.wait = o.wait;
+        spec.workloads.push_back(std::move(wk));
+        op.workload = static_cast<uint32_t>(spec.workloads.size() - 1);
+      }
+      op.kind = Op::Kind::kStartWorkload;
+      op.describe = fmt::format("createPods workload={} count={}{}", o.workload, o.count, o.wait ? " wait" : "");
+    } else if (k == "churn") {
+      // scheduler_perf's churn op on a pool's nodes and/or a Pods workload's pods.
+      op.kind = Op::Kind::kChurn;
+      need_pool(false);
+      if (!o.workload.empty()) need_workload();
+      if (o.pool.empty() && o.workload.empty()) Error(o.self, path, "churn needs a pool, a workload or both");
+      op.churn.mode = o.mode == "recreate" ? ChurnSpec::Mode::kRecreate : ChurnSpec::Mode::kCreate;
+      op.churn.number = o.number;
+      op.churn.interval_ns = o.interval;
+      if (o.has_duration) op.churn.stop_ns = effective + o.duration;
+      if (op.pool != kNone) op.churn.node_pools.push_back(op.pool);
+      if (op.workload != kNone) {
+        if (spec.workloads[op.workload].kind != WorkloadKind::kPods) {
+          Error(o.workload_node, path + ".workload", "churn creates single pods: the workload must be of kind Pods");
+        }
+        op.churn.workloads.push_back(op.workload);
+      }
+      op.describe = fmt::format("churn mode={}{}{} number={} interval={}", o.mode,
+                                o.pool.empty() ? "" : " pool=" + o.pool,
+                                o.workload.empty() ? "" : " workload=" + o.workload, o.number,
+                                FormatGoDuration(o.interval));
     } else if (k == "deletePods") {
       op.kind = Op::Kind::kDeletePods;
       op.namespaces = o.namespaces;
@@ -945,11 +1003,10 @@ Result<SimSpec> Compiler::Compile() {
       op.describe = "deletePods";
     } else if (!k.empty()) {
       Error(o.self->Find("op"), path + ".op",
-            fmt::format("unknown op {:?} (want createNodes, deleteNodes, cordon, uncordon, drain, startWorkload, "
-                        "stopWorkload, setPriority, barrier, sleep, deletePods)",
+            fmt::format("unknown op {:?} (want createNodes, deleteNodes, cordon, uncordon, drain, createPods, "
+                        "startWorkload, stopWorkload, setPriority, churn, barrier, sleep, deletePods)",
                         k));
     }
-    if (o.at.has_value()) effective = std::max(effective, *o.at);
     timed.push_back({effective, 1, in_.workloads.size() + i, std::move(op)});
   }
   std::stable_sort(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) {

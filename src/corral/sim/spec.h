@@ -113,6 +113,9 @@ struct ChurnSpec {
   std::vector<uint32_t> node_pools;     // templates that are nodes
   std::vector<uint32_t> workloads;      // pods: internal workloads (never started) naming the pod template
   Symbol ns;
+  // No churn at or after this time. kForeverNs: until the program ends (kube's semantics) when the run has
+  // no duration, else until the end of the run.
+  int64_t stop_ns = kForeverNs;
 };
 
 struct Op {
