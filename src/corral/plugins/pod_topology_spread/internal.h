@@ -197,6 +197,9 @@ struct PreScoreState {
   // the node.
   std::vector<absl::flat_hash_map<Symbol, int64_t>> pod_counts;
   std::vector<double> weights;  // log(domains + 2)
+  // Set by AddPod (incremental PreScore): the weights were unchanged by the added pod, so only the
+  // nodes sharing a domain with it score differently. A fresh PreScore leaves it false.
+  bool weights_unchanged = false;
 };
 
 // The plugin's CycleState slot holds both states.
