@@ -69,6 +69,8 @@ void Run(benchmark::State& state, Shape shape) {
   int64_t batched = 0;
   size_t peak = 0;
   size_t peak_rows = 0;
+  int64_t incremental = 0;
+  int64_t hooked = 0;
   for (auto _ : state) {
     state.PauseTiming();
     Interner in = api::NewInterner();
@@ -153,6 +155,10 @@ void Run(benchmark::State& state, Shape shape) {
     state.PauseTiming();
     if ((*s)->stats().scheduled != num_pods) state.SkipWithError("not every pod was scheduled");
     batched = (*s)->stats().batched;
+    if (const auto* b = (*s)->batch("default-scheduler"); b != nullptr) {
+      incremental = b->incremental_prescores();
+      hooked = b->hook_rescored_nodes();
+    }
     peak = obs.peak;
     peak_rows = obs.peak_rows;
     state.ResumeTiming();
@@ -160,6 +166,8 @@ void Run(benchmark::State& state, Shape shape) {
   state.SetItemsProcessed(state.iterations() * num_pods);
   state.counters["batched"] = static_cast<double>(batched);
   state.counters["batch_bytes"] = static_cast<double>(peak);
+  state.counters["incremental_prescores"] = static_cast<double>(incremental);
+  state.counters["hook_rescored_nodes"] = static_cast<double>(hooked);
   state.counters["bytes_per_node"] =
       peak_rows == 0 ? 0.0 : static_cast<double>(peak) / static_cast<double>(peak_rows);
 }

@@ -233,6 +233,7 @@ struct RunResult {
   std::vector<std::pair<const api::Pod*, Symbol>> placements;
   int64_t batched = 0;
   double hook_rescores = 0;  // cross-node rescores (batches whose pods have cross-node scores)
+  int64_t incremental = 0;   // cross-node rescores with incremental PreScore
 };
 
 RunResult Run(World& w, bool batching, bool ext, bool incremental = true) {
@@ -243,9 +244,11 @@ RunResult Run(World& w, bool batching, bool ext, bool incremental = true) {
   for (auto& n : w.nodes) s->AddNode(&n);
   for (auto& p : w.pods) s->AddPod(&p);
   s->RunUntilIdle();
-  RunResult r{rec.placements, s->stats().batched, 0};
-  if (const auto* b = s->batch("default-scheduler"); b != nullptr && b->hook_rescored_nodes() > 0)
-    r.hook_rescores = 1;
+  RunResult r{rec.placements, s->stats().batched, 0, 0};
+  if (const auto* b = s->batch("default-scheduler"); b != nullptr) {
+    if (b->hook_rescored_nodes() > 0) r.hook_rescores = 1;
+    r.incremental = b->incremental_prescores();
+  }
   return r;
 }
 
@@ -266,6 +269,7 @@ void CheckEquivalence(Mode mode) {
   RC_TAG(on.batched > 0 ? "batched" : "not batched");
   if (cross) {
     RC_TAG(on.hook_rescores > 0 ? "rescore hook used" : "rescore hook unused");
+    RC_TAG(on.incremental > 0 ? "incremental PreScore used" : "no incremental PreScore");
     RunResult full_prescore = Run(w, true, ext, /*incremental=*/false);
     RC_ASSERT(full_prescore.placements == off.placements);
   }
