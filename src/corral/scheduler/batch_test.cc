@@ -53,7 +53,8 @@ class FaultPlugin final : public framework::PreScorePlugin,
 class Env {
  public:
   explicit Env(int num_nodes, bool fault_plugin = false, int cpu_per_node = 4000,
-               std::vector<std::pair<std::string, bool>> gates = {}) {
+               std::vector<std::pair<std::string, bool>> gates = {}, std::vector<int> zone_of = {}) {
+    zone_of_ = std::move(zone_of);
     g_faults = {};
     registry_ = plugins::NewInTreeRegistry();
     Scheduler::Options opts;
@@ -90,6 +91,10 @@ class Env {
     api::Node& n = nodes_.emplace_back();
     n.meta.name = in_.Intern("node-" + std::to_string(nodes_.size() - 1));
     n.meta.labels.Set(api::wk::kHostnameLabel, n.meta.name);
+    if (nodes_.size() <= zone_of_.size()) {
+      n.meta.labels.Set(api::wk::kZoneLabel,
+                        in_.Intern("zone-" + std::to_string(zone_of_[nodes_.size() - 1])));
+    }
     n.capacity = {{api::wk::kCpu, api::Quantity::FromMilli(cpu_milli)},
                   {api::wk::kMemory, api::Quantity::FromInt(int64_t{32} << 30)},
                   {api::wk::kPods, api::Quantity::FromInt(110)}};
@@ -131,7 +136,7 @@ class Env {
 
   // Cross-node scoring pods: 500m, labelled app=x, with a preferred anti-affinity to app=x by
   // hostname (kAntiAffinity) or a ScheduleAnyway spread of app=x by hostname (kSpread).
-  enum class Cross { kAntiAffinity, kSpread };
+  enum class Cross { kAntiAffinity, kSpread, kZoneSpread };
   Symbol ScheduleCross(Cross kind) {
     api::Pod& p = pods_.emplace_back();
     p.meta.name = in_.Intern("pod-" + std::to_string(pods_.size()));
@@ -153,7 +158,7 @@ class Env {
     } else {
       api::TopologySpreadConstraint t;
       t.max_skew = 1;
-      t.topology_key = api::wk::kHostnameLabel;
+      t.topology_key = kind == Cross::kZoneSpread ? api::wk::kZoneLabel : api::wk::kHostnameLabel;
       t.when_unsatisfiable = api::WhenUnsatisfiable::kScheduleAnyway;
       t.label_selector = own;
       p.topology_spread_constraints.push_back(std::move(t));
@@ -197,6 +202,7 @@ class Env {
   std::unique_ptr<Scheduler> s_;
   std::vector<api::Node> nodes_;
   std::vector<api::Pod> pods_;
+  std::vector<int> zone_of_;
 };
 
 TEST(BatchTest, OnePodPerNodeUsesHintsWithoutFlushing) {
@@ -442,6 +448,26 @@ TEST(BatchTest, CrossNodeRescoreCountsAsARescoreAttempt) {
   Env e(4);
   PlaceCross(e, Env::Cross::kSpread, 4);
   EXPECT_EQ(e.s().metrics().CounterSum("scheduler_batch_rescore_attempts_total"), 3);
+}
+
+}  // namespace
+}  // namespace corral::scheduler
+
+namespace corral::scheduler {
+namespace {
+
+TEST(BatchTest, ZoneSpreadCountsFollowEveryBatchedPod) {
+  // Three nodes in zone 0, one in zone 1: the zone spread sends every other pod to the lone node, which
+  // LeastAllocated alone would not. Batched pods must see the zone counts of the pods batched before them
+  // (incremental PreScore adds each one).
+  const std::vector<int> zones = {0, 0, 0, 1};
+  Env e(4, false, 8000, {}, zones);
+  std::vector<Symbol> on = PlaceCross(e, Env::Cross::kZoneSpread, 10);
+  EXPECT_GT(e.batch().incremental_prescores(), 0);
+  EXPECT_GT(e.s().stats().batched, 0);
+  Env off(4, false, 8000, {{"OpportunisticBatching", false}}, zones);
+  EXPECT_EQ(on, PlaceCross(off, Env::Cross::kZoneSpread, 10));
+  EXPECT_GE(std::count(on.begin(), on.end(), e.in().Intern("node-3")), 4);
 }
 
 }  // namespace
