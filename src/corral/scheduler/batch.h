@@ -25,6 +25,13 @@
 // true of every in-tree plugin (DefaultNormalizeScore, TaintToleration, NodeAffinity, InterPodAffinity,
 // PodTopologySpread); the node's own normalized score is computed over {node, max, min}.
 
+// Beyond kube (docs/deviations.md): a batch whose pods have cross-node scores (a Score plugin's
+// RescoreExtension::CrossNode, gate CorralBatchingRescoreHook) rescores after every placement on node A:
+// PreScore over the list plus A if still feasible (incrementally through PreScoreExtensions::AddPod when
+// the last bind is the only cluster event since, gate CorralIncrementalPreScore), A rescored by the
+// node-local plugins, the cached nodes the Rescore hooks report changed updated, then every plugin
+// re-normalized over the list and the list re-sorted.
+
 #include <cstdint>
 #include <optional>
 #include <string>
