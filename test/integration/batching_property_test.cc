@@ -1,15 +1,25 @@
-// Opportunistic batching (KEP-5598) equivalence on random clusters and pod streams (RapidCheck), with
-// percentageOfNodesToScore 100 and a fixed seed:
+// Opportunistic batching (KEP-5598) equivalence on random clusters and pod streams (RapidCheck),
+// with percentageOfNodesToScore 100 and a fixed seed:
 //   (1) the placements with OpportunisticBatching on are identical to batching off;
-//   (2) every placement of the batching run passes every filter at the moment it is made (replayed with
+//   (2) every placement of the batching run passes every filter at the moment it is made (replayed
+//   with
 //       Scheduler::Evaluate on a second scheduler that receives the placed pods one by one, bound).
 // Pod streams are runs of a few templates so that consecutive pods share signatures:
 //   one-pod-per-node   templates that fill a node (host port, or most of its cpu)
 //   multi-pod-per-node small templates (rescoring of the last chosen node)
 //   (both with kube's signing rule and scheduler_perf's no-topology configuration)
-//   beyond kube        the stock profile (system default topology spread; CorralBatchingExtensions signs
-//                      pods no Service selects), with a Service selecting one template's pods, preferred
-//                      node affinity and PreferNoSchedule taints (normalizing scores)
+//   beyond kube        the stock profile (system default topology spread; CorralBatchingExtensions
+//   signs
+//                      pods no Service selects), with a Service selecting one template's pods,
+//                      preferred node affinity and PreferNoSchedule taints (normalizing scores)
+//   preferred affinity  beyond kube (CorralBatchingRescoreHook): preferred pod affinity /
+//   anti-affinity to the
+//                       template's own pods by zone or hostname, one or several pods per node
+//   ScheduleAnyway      beyond kube: ScheduleAnyway topology spread of the template's own pods by
+//   zone or
+//                       hostname (and sometimes preferred pod affinity too)
+//   (beyond-kube cases run twice with batching: incremental PreScore on and off; both must equal
+//   off)
 
 #include <map>
 #include <string>
@@ -45,6 +55,9 @@ struct Template {
   bool tolerates;
   bool selected_by_service;
   bool image;
+  int pod_affinity;  // 0 none; preferred, own app: 1 affinity by zone, 2 anti-affinity by hostname,
+                     // 3 by zone
+  int spread;  // 0 none; ScheduleAnyway, own app: 1 by zone (maxSkew 1), 2 by hostname (maxSkew 2)
 };
 
 rc::Gen<NodeSpec> GenNode() {
@@ -57,13 +70,26 @@ rc::Gen<NodeSpec> GenNode() {
       rc::gen::set(&NodeSpec::image, rc::gen::arbitrary<bool>()));
 }
 
-enum class Mode { kOnePerNode, kMultiPerNode, kBeyondKube };
+enum class Mode { kOnePerNode, kMultiPerNode, kBeyondKube, kPreferredAffinity, kScheduleAnyway };
 
 rc::Gen<Template> GenTemplate(Mode mode) {
+  const bool cross = mode == Mode::kPreferredAffinity || mode == Mode::kScheduleAnyway;
   auto cpu = mode == Mode::kOnePerNode ? rc::gen::inRange(900, 4001) : rc::gen::inRange(0, 400);
-  auto port = mode == Mode::kOnePerNode
-                  ? rc::gen::weightedOneOf<int>({{1, rc::gen::just(0)}, {2, rc::gen::inRange(80, 82)}})
-                  : rc::gen::just(0);
+  auto port =
+      mode == Mode::kOnePerNode
+          ? rc::gen::weightedOneOf<int>({{1, rc::gen::just(0)}, {2, rc::gen::inRange(80, 82)}})
+      : cross ? rc::gen::weightedOneOf<int>({{3, rc::gen::just(0)}, {1, rc::gen::inRange(80, 82)}})
+              : rc::gen::just(0);
+  auto affinity =
+      mode == Mode::kPreferredAffinity
+          ? rc::gen::weightedOneOf<int>({{1, rc::gen::just(0)}, {3, rc::gen::inRange(1, 4)}})
+      : mode == Mode::kScheduleAnyway
+          ? rc::gen::weightedOneOf<int>({{3, rc::gen::just(0)}, {1, rc::gen::inRange(1, 4)}})
+          : rc::gen::just(0);
+  auto spread =
+      mode == Mode::kScheduleAnyway
+          ? rc::gen::weightedOneOf<int>({{1, rc::gen::just(0)}, {3, rc::gen::inRange(1, 3)}})
+          : rc::gen::just(0);
   auto pref = mode == Mode::kBeyondKube
                   ? rc::gen::weightedOneOf<int>({{2, rc::gen::just(-1)}, {1, rc::gen::inRange(0, 3)}})
                   : rc::gen::just(-1);
@@ -72,12 +98,14 @@ rc::Gen<Template> GenTemplate(Mode mode) {
       rc::gen::set(&Template::cpu_milli, cpu),
       rc::gen::set(&Template::mem_mi, rc::gen::inRange(0, 1025)),
       rc::gen::set(&Template::host_port, port),
-      rc::gen::set(&Template::zone_selector,
-                   rc::gen::weightedOneOf<int>({{4, rc::gen::just(-1)}, {1, rc::gen::inRange(0, 3)}})),
+      rc::gen::set(
+          &Template::zone_selector,
+          rc::gen::weightedOneOf<int>({{4, rc::gen::just(-1)}, {1, rc::gen::inRange(0, 3)}})),
       rc::gen::set(&Template::preferred_zone, pref),
       rc::gen::set(&Template::tolerates, rc::gen::arbitrary<bool>()),
       rc::gen::set(&Template::selected_by_service, svc),
-      rc::gen::set(&Template::image, rc::gen::arbitrary<bool>()));
+      rc::gen::set(&Template::image, rc::gen::arbitrary<bool>()),
+      rc::gen::set(&Template::pod_affinity, affinity), rc::gen::set(&Template::spread, spread));
 }
 
 struct World {
@@ -112,12 +140,36 @@ struct World {
     objects.selector_owners.push_back(std::move(svc));
     pods.resize(stream.size());
     for (size_t i = 0; i < stream.size(); ++i) {
-      const Template& t = ts[static_cast<size_t>(stream[i]) % ts.size()];
+      const size_t ti = static_cast<size_t>(stream[i]) % ts.size();
+      const Template& t = ts[ti];
       api::Pod& p = pods[i];
       p.meta.name = in.Intern("pod-" + std::to_string(i));
       p.meta.namespace_ = api::wk::kDefaultNamespace;
       p.scheduler_name = api::wk::kDefaultScheduler;
       p.meta.labels.Set(in.Intern("svc"), in.Intern(t.selected_by_service ? "yes" : "no"));
+      const Symbol app_key = in.Intern("app");
+      const Symbol app = in.Intern("a" + std::to_string(ti));
+      p.meta.labels.Set(app_key, app);
+      api::LabelSelector own;
+      own.match_labels.Set(app_key, app);
+      if (t.pod_affinity != 0) {
+        api::WeightedPodAffinityTerm term;
+        term.weight = t.pod_affinity == 1 ? 30 : 20;
+        term.pod_affinity_term.label_selector = own;
+        term.pod_affinity_term.topology_key =
+            t.pod_affinity == 2 ? api::wk::kHostnameLabel : zone_key;
+        api::Affinity& a = p.affinity.has_value() ? *p.affinity : p.affinity.emplace();
+        auto& pa = t.pod_affinity == 1 ? a.pod_affinity : a.pod_anti_affinity;
+        (pa.has_value() ? *pa : pa.emplace()).preferred.push_back(std::move(term));
+      }
+      if (t.spread != 0) {
+        api::TopologySpreadConstraint c;
+        c.max_skew = t.spread;
+        c.topology_key = t.spread == 1 ? zone_key : api::wk::kHostnameLabel;
+        c.when_unsatisfiable = api::WhenUnsatisfiable::kScheduleAnyway;
+        c.label_selector = own;
+        p.topology_spread_constraints.push_back(std::move(c));
+      }
       api::Container c;
       c.name = in.Intern("c");
       if (t.image) c.image = image;
@@ -136,7 +188,9 @@ struct World {
         req.op = api::NodeSelectorOp::kIn;
         req.values = {in.Intern("zone-" + std::to_string(t.preferred_zone))};
         term.preference.match_expressions.push_back(std::move(req));
-        p.affinity.emplace().node_affinity.emplace().preferred.push_back(std::move(term));
+        api::Affinity& a = p.affinity.has_value() ? *p.affinity : p.affinity.emplace();
+        (a.node_affinity.has_value() ? *a.node_affinity : a.node_affinity.emplace())
+            .preferred.push_back(std::move(term));
       }
       if (t.tolerates) p.tolerations.push_back({taint_key, api::TolerationOp::kExists, Symbol(), api::TaintEffect::kPreferNoSchedule, std::nullopt});
     }
@@ -151,11 +205,13 @@ class Recorder : public scheduler::SchedulerObserver {
   std::vector<std::pair<const api::Pod*, Symbol>> placements;
 };
 
-std::unique_ptr<scheduler::Scheduler> NewScheduler(World& w, const Clock& clock, bool batching, bool ext) {
+std::unique_ptr<scheduler::Scheduler> NewScheduler(World& w, const Clock& clock, bool batching,
+                                                   bool ext, bool incremental = true) {
   scheduler::Scheduler::Options opts;
   opts.seed = 7;
   opts.config.percentage_of_nodes_to_score = 100;
   if (!batching) RC_ASSERT(opts.gates.Set("OpportunisticBatching", false).ok());
+  if (!incremental) RC_ASSERT(opts.gates.Set("CorralIncrementalPreScore", false).ok());
   if (!ext) {
     // kube's rule, with scheduler_perf's batching configuration (scheduler-config-no-topology.yaml:
     // PodTopologySpread defaultingType List, no default constraints).
@@ -176,17 +232,24 @@ std::unique_ptr<scheduler::Scheduler> NewScheduler(World& w, const Clock& clock,
 struct RunResult {
   std::vector<std::pair<const api::Pod*, Symbol>> placements;
   int64_t batched = 0;
+  double hook_rescores = 0;  // cross-node rescores (batches whose pods have cross-node scores)
+  int64_t incremental = 0;   // cross-node rescores with incremental PreScore
 };
 
-RunResult Run(World& w, bool batching, bool ext) {
+RunResult Run(World& w, bool batching, bool ext, bool incremental = true) {
   ManualClock clock;
-  auto s = NewScheduler(w, clock, batching, ext);
+  auto s = NewScheduler(w, clock, batching, ext, incremental);
   Recorder rec;
   s->set_observer(&rec);
   for (auto& n : w.nodes) s->AddNode(&n);
   for (auto& p : w.pods) s->AddPod(&p);
   s->RunUntilIdle();
-  return {rec.placements, s->stats().batched};
+  RunResult r{rec.placements, s->stats().batched, 0, 0};
+  if (const auto* b = s->batch("default-scheduler"); b != nullptr) {
+    if (b->hook_rescored_nodes() > 0) r.hook_rescores = 1;
+    r.incremental = b->incremental_prescores();
+  }
+  return r;
 }
 
 void CheckEquivalence(Mode mode) {
@@ -198,11 +261,18 @@ void CheckEquivalence(Mode mode) {
   std::vector<int> stream;
   for (auto [t, n] : runs) stream.insert(stream.end(), static_cast<size_t>(n), t);
   World w(nodes, templates, stream);
-  const bool ext = mode == Mode::kBeyondKube;
+  const bool cross = mode == Mode::kPreferredAffinity || mode == Mode::kScheduleAnyway;
+  const bool ext = mode == Mode::kBeyondKube || cross;
   RunResult on = Run(w, true, ext);
   RunResult off = Run(w, false, ext);
   RC_ASSERT(on.placements == off.placements);
   RC_TAG(on.batched > 0 ? "batched" : "not batched");
+  if (cross) {
+    RC_TAG(on.hook_rescores > 0 ? "rescore hook used" : "rescore hook unused");
+    RC_TAG(on.incremental > 0 ? "incremental PreScore used" : "no incremental PreScore");
+    RunResult full_prescore = Run(w, true, ext, /*incremental=*/false);
+    RC_ASSERT(full_prescore.placements == off.placements);
+  }
 
   ManualClock clock;
   auto checker = NewScheduler(w, clock, false, ext);
@@ -225,6 +295,12 @@ RC_GTEST_PROP(BatchingPropertyTest, MultiPodPerNodeRescoringSamePlacementsAsBatc
 }
 RC_GTEST_PROP(BatchingPropertyTest, BeyondKubeStockProfileSamePlacementsAsBatchingOff, ()) {
   CheckEquivalence(Mode::kBeyondKube);
+}
+RC_GTEST_PROP(BatchingPropertyTest, BeyondKubePreferredPodAffinitySamePlacementsAsBatchingOff, ()) {
+  CheckEquivalence(Mode::kPreferredAffinity);
+}
+RC_GTEST_PROP(BatchingPropertyTest, BeyondKubeScheduleAnywaySpreadSamePlacementsAsBatchingOff, ()) {
+  CheckEquivalence(Mode::kScheduleAnyway);
 }
 
 }  // namespace

@@ -25,9 +25,16 @@ enum class Feature {
   kNodeInclusionPolicyInPodTopologySpread,
   kMatchLabelKeysInPodAffinity,
   kCompositePodGroup,
-  // Corral-only (docs/deviations.md): batching beyond kube — PodTopologySpread signs pods that its system
-  // default constraints select nothing of (no Service/RS/SS/RC selects them).
+  // Corral-only (docs/deviations.md): batching beyond kube — PodTopologySpread signs pods that its
+  // system default constraints select nothing of (no Service/RS/SS/RC selects them).
   kCorralBatchingExtensions,
+  // Corral-only: InterPodAffinity signs pods whose pod (anti-)affinity is preferred only,
+  // PodTopologySpread pods whose explicit constraints are all ScheduleAnyway; the batch rescores
+  // them through the plugins' Rescore hook (framework/plugin.h RescoreExtension).
+  kCorralBatchingRescoreHook,
+  // Corral-only: batch rescoring updates kept PreScore state for the one added pod
+  // (PreScoreExtensions::AddPod) instead of re-running PreScore.
+  kCorralIncrementalPreScore,
   kCount,
 };
 

@@ -345,6 +345,51 @@ Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
   return {};
 }
 
+namespace {
+class PodOnlyExtensions final : public PreScoreExtensions {
+ public:
+  Status AddPod(CycleState&, size_t, const PodInfo&, const PodInfo&, const NodeInfo&,
+                std::span<const NodeInfo* const>) const override {
+    return {};
+  }
+};
+}  // namespace
+
+const PreScoreExtensions* PodOnlyPreScoreExtensions() {
+  static const PodOnlyExtensions kExtensions;
+  return &kExtensions;
+}
+
+Status Framework::RunPreScorePluginsAfterAdd(CycleState& state, const PodInfo& pod,
+                                             const PodInfo& added, const NodeInfo& node,
+                                             std::span<const NodeInfo* const> nodes,
+                                             bool incremental, int64_t* incremental_count) const {
+  if (state.skip_score().size() < plugins_.size())
+    state.skip_score().assign(plugins_.size(), false);
+  for (const auto& e : pre_score_) {
+    if (incremental) {
+      if (const PreScoreExtensions* ext = e.plugin->PreScoreExt(); ext != nullptr) {
+        Status s = ext->AddPod(state, e.slot, pod, added, node, nodes);
+        if (s.ok() || s.IsSkip()) {
+          if (s.IsSkip()) state.skip_score()[e.slot] = true;
+          if (incremental_count != nullptr) ++*incremental_count;
+          continue;
+        }
+      }
+    }
+    state.skip_score()[e.slot] = false;
+    Status s = e.plugin->PreScore(state, e.slot, pod, nodes);
+    if (s.IsSkip()) {
+      state.skip_score()[e.slot] = true;
+      continue;
+    }
+    if (!s.ok()) {
+      return Status::Error(fmt::format("running PreScore plugin {:?}: {}", e.name, s.Message()));
+    }
+  }
+  return {};
+}
+
 Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
                                   std::span<const NodeInfo* const> nodes, ScoreTable* out) const {
   const size_t n = nodes.size();

@@ -78,6 +78,15 @@ class Framework {
                               PostFilterResult* result) const;
   Status RunPreScorePlugins(CycleState& state, const PodInfo& pod,
                             std::span<const NodeInfo* const> nodes) const;
+  // Batch rescoring (batch.cc): `state` holds the PreScore results of a pod with `pod`'s signature;
+  // `added` has since been placed on `node` and `nodes` are the feasible nodes now. Every PreScore
+  // plugin's state is brought up to date: with `incremental`, plugins with PreScoreExtensions
+  // update it (AddPod), the others (and those whose AddPod cannot) re-run PreScore over `nodes`;
+  // skip flags follow the results.
+  // `*incremental_count` (may be null) is incremented per plugin updated incrementally.
+  Status RunPreScorePluginsAfterAdd(CycleState& state, const PodInfo& pod, const PodInfo& added,
+                                    const NodeInfo& node, std::span<const NodeInfo* const> nodes,
+                                    bool incremental, int64_t* incremental_count) const;
   // Score → NormalizeScore → [0,100] check → × weight → total, into `out` (overwritten).
   Status RunScorePlugins(const CycleState& state, const PodInfo& pod,
                          std::span<const NodeInfo* const> nodes, ScoreTable* out) const;

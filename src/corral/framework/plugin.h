@@ -155,12 +155,38 @@ class PostFilterPlugin : public virtual Plugin {
                             PostFilterResult* result) = 0;
 };
 
+// Incremental PreScore (Corral, beyond KEP-5598: the KEP's future work "PreScoreExtension.AddPod";
+// gate CorralIncrementalPreScore). Used by opportunistic batching when it rescores: instead of
+// re-running PreScore for the next pod of a batch, the batch updates the PreScore state it kept
+// from the previous pod.
+class PreScoreExtensions {
+ public:
+  virtual ~PreScoreExtensions() = default;
+  // `state` holds what this plugin's PreScore wrote (or its Skip) for a pod with `pod`'s signature
+  // over the feasible nodes, when the cluster was as it is now minus `added`, which has since been
+  // placed on `node`; `nodes` are the feasible nodes now. Updates `state` in place so that it
+  // equals what PreScore(state, slot, pod, nodes) would write now. REQUIRES: nothing else changed
+  // in the cluster. Success: updated (a Skip stays a Skip). Skip: PreScore would now Skip. Any
+  // other status: cannot update incrementally; the caller re-runs PreScore. Never mutates data
+  // shared with other states.
+  virtual Status AddPod(CycleState& state, size_t slot, const PodInfo& pod, const PodInfo& added,
+                        const NodeInfo& node, std::span<const NodeInfo* const> nodes) const = 0;
+};
+
+// The PreScoreExtensions of plugins whose PreScore state depends only on the pod's signed fields
+// (and on nothing a pod placement changes): AddPod leaves the state as it is.
+const PreScoreExtensions* PodOnlyPreScoreExtensions();
+
 class PreScorePlugin : public virtual Plugin {
  public:
   // `nodes` are the feasible nodes. Skip ⇒ the plugin's Score is not run this cycle.
   virtual Status PreScore(CycleState& state, size_t slot, const PodInfo& pod,
                           std::span<const NodeInfo* const> nodes) = 0;
+  // Null: no incremental PreScore (the batch re-runs PreScore).
+  virtual const PreScoreExtensions* PreScoreExt() const { return nullptr; }
 };
+
+class RescoreExtension;  // below, with the batching extension points
 
 struct NodeScore {
   Symbol name;
@@ -182,6 +208,34 @@ class ScorePlugin : public virtual Plugin {
     (void)scores;
     return {};
   }
+  // Null: scores are node-local (placing a pod on A changes only A's score).
+  virtual const RescoreExtension* Rescorer() const { return nullptr; }
+};
+
+// The Rescore hook (Corral, beyond KEP-5598: the KEP's deferred "Rescore extension point"; gate
+// CorralBatchingRescoreHook). Kube's batching only supports scoring where placing a pod on node A
+// changes the scores of A alone, so pods with cross-node scoring terms (preferred inter-pod
+// affinity, ScheduleAnyway topology spread) are unsignable. A Score plugin with this hook reports
+// which cached nodes' raw scores change when a pod lands on A, so such pods become batchable.
+struct NodeRescore {
+  uint32_t index;  // into the `nodes` passed to Rescore
+  int64_t raw;     // the node's new raw (pre-normalization) score
+};
+
+class RescoreExtension {
+ public:
+  virtual ~RescoreExtension() = default;
+  // Whether placing a pod with `pod`'s signature may change this plugin's raw score for `pod` on
+  // nodes other than the one it lands on. Depends only on `pod`'s signed fields.
+  virtual bool CrossNode(const PodInfo& pod) const = 0;
+  // A pod with `pod`'s signature was placed on `placed`, and `state` holds this plugin's PreScore
+  // for `pod` with that placement (and over `nodes`, the feasible nodes). Appends to `changed`
+  // every node of `nodes` whose raw score differs from its raw score before the placement, with its
+  // new raw score (as Score would compute it now); may append unchanged nodes too. Same threading
+  // rules as Score.
+  virtual Status Rescore(const CycleState& state, size_t slot, const PodInfo& pod,
+                         const NodeInfo& placed, std::span<const NodeInfo* const> nodes,
+                         std::vector<NodeRescore>* changed) const = 0;
 };
 
 class ReservePlugin : public virtual Plugin {

@@ -36,6 +36,7 @@ void OpportunisticBatch::Flush(std::string_view reason) {
   c->Inc();
   has_state_ = false;
   heap_.clear();
+  score_state_valid_ = false;
 }
 
 void OpportunisticBatch::Attempt(std::string_view result) {
@@ -51,11 +52,15 @@ void OpportunisticBatch::Attempt(std::string_view result) {
 }
 
 size_t OpportunisticBatch::MemoryBytes() const {
-  return names_.capacity() * sizeof(Symbol) + (raw_.capacity() + norm_.capacity()) * sizeof(int64_t) +
-         heap_.capacity() * sizeof(Entry) + extremes_.capacity() * sizeof(Extremes) +
-         signature_.capacity() + plugins_.capacity() * sizeof(size_t) +
-         table_.nodes.capacity() * sizeof(void*) +
-         (table_.raw.capacity() + table_.normalized.capacity() + table_.total.capacity()) * sizeof(int64_t);
+  return names_.capacity() * sizeof(Symbol) +
+         (raw_.capacity() + norm_.capacity()) * sizeof(int64_t) + heap_.capacity() * sizeof(Entry) +
+         extremes_.capacity() * sizeof(Extremes) + signature_.capacity() +
+         plugins_.capacity() * sizeof(size_t) + table_.nodes.capacity() * sizeof(void*) +
+         (table_.raw.capacity() + table_.normalized.capacity() + table_.total.capacity()) *
+             sizeof(int64_t) +
+         nodes_scratch_.capacity() * sizeof(void*) +
+         changed_.capacity() * sizeof(framework::NodeRescore) +
+         ns_.capacity() * sizeof(framework::NodeScore);
 }
 
 std::vector<std::pair<Symbol, int64_t>> OpportunisticBatch::SortedForTest() const {
@@ -199,8 +204,19 @@ Status OpportunisticBatch::NormalizeOne(const CycleState& state, const PodInfo& 
   return {};
 }
 
-void OpportunisticBatch::Materialize() {
+void OpportunisticBatch::Materialize(const PodInfo& pod) {
   materialized_ = true;
+  // Cross-node scores (Corral): some Score plugin's Rescore hook says a placement changes other
+  // nodes' scores for this signature. Decided on every score plugin, skipped ones included (a
+  // placement may end a Skip; the plugin set check then flushes).
+  cross_node_ = false;
+  if (fwk_.handle().features().Enabled(framework::Feature::kCorralBatchingRescoreHook)) {
+    for (const auto& e : fwk_.score_plugins()) {
+      const framework::RescoreExtension* rx = e.plugin->Rescorer();
+      if (rx != nullptr && rx->CrossNode(pod)) cross_node_ = true;
+    }
+  }
+  score_state_valid_ = false;
   const framework::ScoreTable& t = table_;
   const size_t n = names_.size();
   plugins_ = t.plugins;
@@ -239,23 +255,29 @@ void OpportunisticBatch::Materialize() {
 
 // ---- GetNodeHint ----------------------------------------------------------------------------------------
 
-bool OpportunisticBatch::Rescore(CycleState& state, const PodInfo& pod, const NodeInfo& node) {
+void OpportunisticBatch::BeginRescore() {
   if (rescore_attempts_ == nullptr) {
     rescore_attempts_ = &metrics_.GetCounter("scheduler_batch_rescore_attempts_total",
                                              "Counts the number of batch rescore attempts.",
                                              {{"profile", fwk_.profile_name()}});
   }
   rescore_attempts_->Inc();
-  TimePoint start;
-  if (wall_clock_ != nullptr) start = wall_clock_->Now();
+  if (wall_clock_ != nullptr) rescore_start_ = wall_clock_->Now();
   rescore_steps_.clear();
-  auto done = [&] {
-    if (wall_clock_ == nullptr) return;
-    metrics_
-        .GetHistogram("scheduler_batch_rescore_duration_seconds", "Duration of batch rescoring in seconds.",
-                      DurationBuckets(), {{"profile", fwk_.profile_name()}})
-        .Observe(std::chrono::duration<double>(wall_clock_->Now() - start).count());
-  };
+}
+
+void OpportunisticBatch::EndRescore() {
+  if (wall_clock_ == nullptr) return;
+  metrics_
+      .GetHistogram("scheduler_batch_rescore_duration_seconds",
+                    "Duration of batch rescoring in seconds.", DurationBuckets(),
+                    {{"profile", fwk_.profile_name()}})
+      .Observe(std::chrono::duration<double>(wall_clock_->Now() - rescore_start_).count());
+}
+
+bool OpportunisticBatch::Rescore(CycleState& state, const PodInfo& pod, const NodeInfo& node) {
+  BeginRescore();
+  auto done = [&] { EndRescore(); };
   // 1. PreScore for the current pod (kube re-runs every PreScore plugin).
   const NodeInfo* one[1] = {&node};
   rescore_steps_.push_back("prescore");
@@ -308,10 +330,124 @@ bool OpportunisticBatch::Rescore(CycleState& state, const PodInfo& pod, const No
   return true;
 }
 
+bool OpportunisticBatch::CrossNodeRescore(CycleState& state, const PodInfo& pod,
+                                          const NodeInfo& last, const framework::Snapshot& snapshot,
+                                          bool fresh) {
+  BeginRescore();
+  const size_t np = plugins_.size();
+  // Rows' NodeInfos: a node removed or replaced since the batch was stored would leave a dangling
+  // pointer, and any event besides the last bind may have done that: look them up again.
+  if (!fresh) {
+    for (const Entry& e : heap_) {
+      const NodeInfo* n = snapshot.Get(names_[e.row]);
+      if (n == nullptr) {
+        Flush(batch_flush::kNodeMissing);
+        EndRescore();
+        return false;
+      }
+      table_.nodes[e.row] = n;
+    }
+  }
+  table_.nodes[popped_row_] = &last;
+  // The last chosen node: still feasible ⇒ back in the list, rescored below.
+  const bool last_feasible =
+      names_[popped_row_] == last_chosen_ && fwk_.RunFilterPlugins(state, pod, last).ok();
+  if (last_feasible) heap_.push_back({0, Rnd(names_[popped_row_]), popped_row_});
+  // The feasible nodes as a full cycle would find them: the list (heap order) plus the last chosen
+  // node.
+  nodes_scratch_.clear();
+  for (const Entry& e : heap_) nodes_scratch_.push_back(table_.nodes[e.row]);
+
+  // 1. PreScore: incrementally on the kept state when only the last pod's bind happened since it
+  // was computed (CorralIncrementalPreScore), else from scratch on the pod's state.
+  const bool incremental =
+      fresh && score_state_valid_ && last_pod_ != nullptr &&
+      fwk_.handle().features().Enabled(framework::Feature::kCorralIncrementalPreScore) &&
+      std::find(last.pods().begin(), last.pods().end(), last_pod_) != last.pods().end();
+  CycleState* ss = &state;
+  Status ps;
+  if (incremental) {
+    rescore_steps_.push_back("prescore_incremental");
+    ss = &score_state_;
+    ps = fwk_.RunPreScorePluginsAfterAdd(score_state_, pod, *last_pod_, last, nodes_scratch_, true,
+                                         nullptr);
+    ++incremental_prescores_;
+  } else {
+    rescore_steps_.push_back("prescore");
+    ps = fwk_.RunPreScorePlugins(state, pod, nodes_scratch_);
+  }
+  if (!ps.ok()) {
+    Flush(batch_flush::kPreScoreError);
+    EndRescore();
+    return false;
+  }
+  // 2. The same Score plugins as the cached scores (a Skip that started or ended cannot be
+  // patched).
+  const auto& sp = fwk_.score_plugins();
+  const std::vector<bool>& skip = ss->skip_score();
+  size_t k = 0;
+  bool same_plugins = true;
+  for (size_t i = 0; i < sp.size(); ++i) {
+    if (sp[i].slot < skip.size() && skip[sp[i].slot]) continue;
+    if (k >= np || plugins_[k] != i) same_plugins = false;
+    ++k;
+  }
+  if (k != np) same_plugins = false;
+  // 3. Raw scores: node-local plugins rescore the last chosen node; cross-node plugins report every
+  // node whose raw score changed (the Rescore hook).
+  rescore_steps_.push_back("score");
+  bool score_ok = same_plugins;
+  bool hooked = false;
+  for (size_t p = 0; score_ok && p < np; ++p) {
+    const auto& e = sp[plugins_[p]];
+    const framework::RescoreExtension* rx = e.plugin->Rescorer();
+    if (rx != nullptr && rx->CrossNode(pod)) {
+      if (!hooked) rescore_steps_.push_back("rescore_hook");
+      hooked = true;
+      changed_.clear();
+      score_ok = rx->Rescore(*ss, e.slot, pod, last, nodes_scratch_, &changed_).ok();
+      for (const framework::NodeRescore& c : changed_) {
+        if (c.index >= heap_.size()) {
+          score_ok = false;
+          break;
+        }
+        raw_[heap_[c.index].row * np + p] = c.raw;
+      }
+      hook_rescored_nodes_ += static_cast<int64_t>(changed_.size());
+    } else if (last_feasible) {
+      score_ok = e.plugin->Score(*ss, e.slot, pod, last, &raw_[popped_row_ * np + p]).ok();
+    }
+  }
+  if (!score_ok) {
+    Flush(batch_flush::kRescoreError);
+    EndRescore();
+    return false;
+  }
+  // 4. Re-normalize every plugin over the list, 5. re-sort.
+  rescore_steps_.push_back("normalize");
+  Status ns = Renormalize(*ss, pod);
+  rescore_steps_.push_back("sort");
+  dirty_ = false;
+  if (!ns.ok()) {
+    Flush(batch_flush::kNormalizeError);
+    EndRescore();
+    return false;
+  }
+  // Keep the PreScore state for the next pod (incremental PreScore).
+  if (!incremental &&
+      fwk_.handle().features().Enabled(framework::Feature::kCorralIncrementalPreScore)) {
+    score_state_ = state.Clone();
+  }
+  score_state_valid_ = true;
+  EndRescore();
+  return true;
+}
+
 bool OpportunisticBatch::Compatible(CycleState& state, const PodInfo& pod,
                                     const std::optional<std::string>& signature, bool nominated,
-                                    int64_t cycle, const framework::Snapshot& snapshot) {
-  if (!has_state_ || (materialized_ && heap_.empty())) return false;
+                                    int64_t cycle, const framework::Snapshot& snapshot,
+                                    bool fresh) {
+  if (!has_state_ || (materialized_ && heap_.empty() && !cross_node_)) return false;
   if (cycle != last_cycle_ + 1) {
     Flush(batch_flush::kPodSkipped);
     return false;
@@ -332,11 +468,15 @@ bool OpportunisticBatch::Compatible(CycleState& state, const PodInfo& pod,
     Flush(batch_flush::kExpired);
     return false;
   }
-  if (!materialized_) Materialize();
+  if (!materialized_) Materialize(pod);
   const NodeInfo* last = snapshot.Get(last_chosen_);
   if (last == nullptr) {
     Flush(batch_flush::kNodeMissing);
     return false;
+  }
+  if (cross_node_) {
+    if (!CrossNodeRescore(state, pod, *last, snapshot, fresh)) return false;
+    return !heap_.empty();
   }
   // The last chosen node: infeasible ⇒ it stays out of the list; still feasible ⇒ rescored in place.
   // (Rows are only re-used for the node popped last; a node chosen by a full cycle is not in the list.)
@@ -359,11 +499,16 @@ bool OpportunisticBatch::Compatible(CycleState& state, const PodInfo& pod,
 
 Symbol OpportunisticBatch::GetNodeHint(CycleState& state, const PodInfo& pod,
                                        const std::optional<std::string>& signature, bool nominated,
-                                       int64_t cycle, const framework::Snapshot& snapshot) {
+                                       int64_t cycle, const framework::Snapshot& snapshot,
+                                       uint64_t cluster_epoch) {
   TimePoint start;
   if (wall_clock_ != nullptr) start = wall_clock_->Now();
+  // Nothing but the last pod's bind happened since the previous call.
+  const bool fresh = have_epoch_ && cluster_epoch == epoch_ + 1;
+  epoch_ = cluster_epoch;
+  have_epoch_ = true;
   Symbol hint;
-  if (Compatible(state, pod, signature, nominated, cycle, snapshot)) {
+  if (Compatible(state, pod, signature, nominated, cycle, snapshot, fresh)) {
     std::pop_heap(heap_.begin(), heap_.end(), HeapLess);
     popped_row_ = heap_.back().row;
     hint = names_[popped_row_];
@@ -388,10 +533,13 @@ void OpportunisticBatch::CycleFailed(int64_t cycle) {
   last_cycle_ = cycle;
   last_chosen_ = Symbol();
   last_succeeded_ = false;
+  last_pod_ = nullptr;
 }
 
-void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& signature, Symbol hinted,
-                                              Symbol chosen, framework::ScoreTable* scores, int64_t cycle) {
+void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& signature,
+                                              Symbol hinted, Symbol chosen,
+                                              framework::ScoreTable* scores, int64_t cycle,
+                                              const PodInfo* pod) {
   TimePoint start;
   if (wall_clock_ != nullptr) start = wall_clock_->Now();
   auto done = [&] {
@@ -405,6 +553,7 @@ void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& 
   last_cycle_ = cycle;
   last_chosen_ = chosen;
   last_succeeded_ = true;
+  last_pod_ = pod;
   if (!hinted.empty() && hinted == chosen) {
     Attempt("hint_used");
     ++batched_pods_;
@@ -423,6 +572,8 @@ void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& 
   // batch that is flushed right away (alternating signatures) costs almost nothing.
   has_state_ = true;
   materialized_ = false;
+  cross_node_ = false;
+  score_state_valid_ = false;
   signature_ = *signature;
   creation_ = clock_.Now();
   std::swap(table_, *scores);

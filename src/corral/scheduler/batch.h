@@ -25,6 +25,13 @@
 // true of every in-tree plugin (DefaultNormalizeScore, TaintToleration, NodeAffinity, InterPodAffinity,
 // PodTopologySpread); the node's own normalized score is computed over {node, max, min}.
 
+// Beyond kube (docs/deviations.md): a batch whose pods have cross-node scores (a Score plugin's
+// RescoreExtension::CrossNode, gate CorralBatchingRescoreHook) rescores after every placement on node A:
+// PreScore over the list plus A if still feasible (incrementally through PreScoreExtensions::AddPod when
+// the last bind is the only cluster event since, gate CorralIncrementalPreScore), A rescored by the
+// node-local plugins, the cached nodes the Rescore hooks report changed updated, then every plugin
+// re-normalized over the list and the list re-sorted.
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -69,27 +76,44 @@ class OpportunisticBatch {
 
   // Called after PreFilter. Returns the hinted node (empty: none). `state` is the pod's cycle state
   // (PreFilter done); rescoring runs PreScore/Score on it.
+  // `cluster_epoch` counts the scheduler's cluster events (every add/update/delete of a node or
+  // pod, binds included): kept incremental state is used only when exactly one event (the last
+  // pod's bind) happened since the previous call.
   Symbol GetNodeHint(framework::CycleState& state, const framework::PodInfo& pod,
                      const std::optional<std::string>& signature, bool nominated, int64_t cycle,
-                     const framework::Snapshot& snapshot);
+                     const framework::Snapshot& snapshot, uint64_t cluster_epoch = 0);
 
-  // After the node was selected. `scores` is the cycle's score table (null: one feasible node, nothing
-  // scored); a new batch takes it over by swapping, leaving the caller the batch's old table.
-  void StoreScheduleResults(const std::optional<std::string>& signature, Symbol hinted, Symbol chosen,
-                            framework::ScoreTable* scores, int64_t cycle);
+  // After the node was selected. `scores` is the cycle's score table (null: one feasible node,
+  // nothing scored); a new batch takes it over by swapping, leaving the caller the batch's old
+  // table. `pod` (may be null) is the pod placed on `chosen`; incremental PreScore adds it to the
+  // kept state.
+  void StoreScheduleResults(const std::optional<std::string>& signature, Symbol hinted,
+                            Symbol chosen, framework::ScoreTable* scores, int64_t cycle,
+                            const framework::PodInfo* pod = nullptr);
   // The cycle failed (unschedulable or error): the next pod flushes with pod_failed.
   void CycleFailed(int64_t cycle);
 
   // ---- introspection (tests, stats) ----
   bool has_state() const { return has_state_; }
   size_t size() const { return heap_.size(); }
+  // Nodes the batch holds rows for (the creating cycle's scored nodes).
+  size_t rows() const { return has_state_ ? names_.size() : 0; }
   int64_t batched_pods() const { return batched_pods_; }
   // Bytes held by the cache (capacity of its arrays).
   size_t MemoryBytes() const;
   // The cached list in pop order (copy; for tests).
   std::vector<std::pair<Symbol, int64_t>> SortedForTest() const;
-  // Hook for tests: the sequence of steps of the last rescore ("prescore", "score", "normalize", "sort").
+  // Hook for tests: the sequence of steps of the last rescore ("prescore", "score", "normalize",
+  // "sort"; a cross-node rescore: "prescore" or "prescore_incremental", "score", "rescore_hook",
+  // "normalize", "sort").
   const std::vector<std::string_view>& last_rescore_steps() const { return rescore_steps_; }
+  // Whether the batch rescores through the plugins' Rescore hooks (its pods have cross-node
+  // scores).
+  bool cross_node() const { return cross_node_; }
+  // Cross-node rescores whose PreScore was incremental, and nodes the Rescore hooks reported
+  // changed.
+  int64_t incremental_prescores() const { return incremental_prescores_; }
+  int64_t hook_rescored_nodes() const { return hook_rescored_nodes_; }
 
  private:
   struct Entry {
@@ -110,7 +134,16 @@ class OpportunisticBatch {
   void Flush(std::string_view reason);
   bool Compatible(framework::CycleState& state, const framework::PodInfo& pod,
                   const std::optional<std::string>& signature, bool nominated, int64_t cycle,
-                  const framework::Snapshot& snapshot);
+                  const framework::Snapshot& snapshot, bool fresh);
+  // Cross-node rescoring (Corral, CorralBatchingRescoreHook): the last pod landed on `last`; every
+  // cached node whose raw score a Rescore hook reports changed is updated, `last` is rescored if
+  // still feasible, and the list is re-normalized and re-sorted. `fresh`: nothing but that pod's
+  // bind happened since the previous hint. False ⇒ flushed.
+  bool CrossNodeRescore(framework::CycleState& state, const framework::PodInfo& pod,
+                        const framework::NodeInfo& last, const framework::Snapshot& snapshot,
+                        bool fresh);
+  void BeginRescore();
+  void EndRescore();
   // Re-inserts the last chosen node with fresh scores. False ⇒ flushed.
   bool Rescore(framework::CycleState& state, const framework::PodInfo& pod, const framework::NodeInfo& node);
   // Removes row's raw scores from the extremes; returns true if a normalizing plugin's max/min vanished.
@@ -119,7 +152,7 @@ class OpportunisticBatch {
   bool AddToExtremes(uint32_t row);
   void RecomputeExtremes();
   // Turns the stored score table into the sorted list (first hint request of a batch).
-  void Materialize();
+  void Materialize(const framework::PodInfo& pod);
   // Re-normalizes every plugin over the list (heap_ rows) and rebuilds the heap.
   framework::Status Renormalize(const framework::CycleState& state, const framework::PodInfo& pod);
   // Normalizes one row against the current extremes (the list unchanged otherwise).
@@ -164,6 +197,20 @@ class OpportunisticBatch {
   std::vector<std::string_view> rescore_steps_;
   std::vector<framework::NodeScore> ns_;   // scratch: normalize
   std::vector<uint32_t> rows_scratch_;
+
+  // Cross-node rescoring. Row r's NodeInfo is table_.nodes[r] (valid while `fresh`; re-looked-up
+  // otherwise).
+  bool cross_node_ = false;
+  framework::CycleState score_state_;  // PreScore state kept for incremental PreScore
+  bool score_state_valid_ = false;
+  const framework::PodInfo* last_pod_ = nullptr;  // the pod placed on last_chosen_
+  uint64_t epoch_ = 0;                            // cluster_epoch at the previous GetNodeHint
+  bool have_epoch_ = false;
+  TimePoint rescore_start_;
+  int64_t incremental_prescores_ = 0;
+  int64_t hook_rescored_nodes_ = 0;
+  std::vector<const framework::NodeInfo*> nodes_scratch_;
+  std::vector<framework::NodeRescore> changed_;
 };
 
 }  // namespace corral::scheduler

@@ -3,7 +3,9 @@
 
 #include "corral/scheduler/batch.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -50,10 +52,13 @@ class FaultPlugin final : public framework::PreScorePlugin,
 
 class Env {
  public:
-  explicit Env(int num_nodes, bool fault_plugin = false, int cpu_per_node = 4000) {
+  explicit Env(int num_nodes, bool fault_plugin = false, int cpu_per_node = 4000,
+               std::vector<std::pair<std::string, bool>> gates = {}, std::vector<int> zone_of = {}) {
+    zone_of_ = std::move(zone_of);
     g_faults = {};
     registry_ = plugins::NewInTreeRegistry();
     Scheduler::Options opts;
+    for (const auto& [name, on] : gates) EXPECT_TRUE(opts.gates.Set(name, on).ok()) << name;
     opts.config.percentage_of_nodes_to_score = 100;
     framework::ProfileConfig a;
     a.scheduler_name = "a";
@@ -86,6 +91,10 @@ class Env {
     api::Node& n = nodes_.emplace_back();
     n.meta.name = in_.Intern("node-" + std::to_string(nodes_.size() - 1));
     n.meta.labels.Set(api::wk::kHostnameLabel, n.meta.name);
+    if (nodes_.size() <= zone_of_.size()) {
+      n.meta.labels.Set(api::wk::kZoneLabel,
+                        in_.Intern("zone-" + std::to_string(zone_of_[nodes_.size() - 1])));
+    }
     n.capacity = {{api::wk::kCpu, api::Quantity::FromMilli(cpu_milli)},
                   {api::wk::kMemory, api::Quantity::FromInt(int64_t{32} << 30)},
                   {api::wk::kPods, api::Quantity::FromInt(110)}};
@@ -113,6 +122,46 @@ class Env {
       t.label_selector.emplace().match_labels.Set(in_.Intern("app"), in_.Intern("other"));
       t.topology_key = api::wk::kHostnameLabel;
       p.affinity.emplace().pod_anti_affinity.emplace().required.push_back(std::move(t));
+    }
+    struct Obs : SchedulerObserver {
+      Symbol node;
+      void OnScheduled(const api::Pod&, Symbol n, std::string_view) override { node = n; }
+    } obs;
+    s_->set_observer(&obs);
+    EXPECT_TRUE(s_->AddPod(&p));
+    EXPECT_TRUE(s_->ScheduleOne());
+    s_->set_observer(nullptr);
+    return obs.node;
+  }
+
+  // Cross-node scoring pods: 500m, labelled app=x, with a preferred anti-affinity to app=x by
+  // hostname (kAntiAffinity) or a ScheduleAnyway spread of app=x by hostname (kSpread).
+  enum class Cross { kAntiAffinity, kSpread, kZoneSpread };
+  Symbol ScheduleCross(Cross kind) {
+    api::Pod& p = pods_.emplace_back();
+    p.meta.name = in_.Intern("pod-" + std::to_string(pods_.size()));
+    p.meta.namespace_ = api::wk::kDefaultNamespace;
+    p.scheduler_name = in_.Intern("a");
+    p.meta.labels.Set(in_.Intern("app"), in_.Intern("x"));
+    api::Container c;
+    c.name = in_.Intern("c");
+    c.resources.requests = {{api::wk::kCpu, api::Quantity::FromMilli(500)}};
+    p.containers.push_back(std::move(c));
+    api::LabelSelector own;
+    own.match_labels.Set(in_.Intern("app"), in_.Intern("x"));
+    if (kind == Cross::kAntiAffinity) {
+      api::WeightedPodAffinityTerm t;
+      t.weight = 50;
+      t.pod_affinity_term.label_selector = own;
+      t.pod_affinity_term.topology_key = api::wk::kHostnameLabel;
+      p.affinity.emplace().pod_anti_affinity.emplace().preferred.push_back(std::move(t));
+    } else {
+      api::TopologySpreadConstraint t;
+      t.max_skew = 1;
+      t.topology_key = kind == Cross::kZoneSpread ? api::wk::kZoneLabel : api::wk::kHostnameLabel;
+      t.when_unsatisfiable = api::WhenUnsatisfiable::kScheduleAnyway;
+      t.label_selector = own;
+      p.topology_spread_constraints.push_back(std::move(t));
     }
     struct Obs : SchedulerObserver {
       Symbol node;
@@ -153,6 +202,7 @@ class Env {
   std::unique_ptr<Scheduler> s_;
   std::vector<api::Node> nodes_;
   std::vector<api::Pod> pods_;
+  std::vector<int> zone_of_;
 };
 
 TEST(BatchTest, OnePodPerNodeUsesHintsWithoutFlushing) {
@@ -311,6 +361,113 @@ TEST(BatchTest, DurationMetricsOnlyWithAWallClock) {
   auto j = e.s().metrics().ToJson();
   EXPECT_FALSE(j.contains("scheduler_get_node_hint_duration_seconds"));
   EXPECT_TRUE(j.contains("scheduler_batch_attempts_total"));
+}
+
+}  // namespace
+}  // namespace corral::scheduler
+
+namespace corral::scheduler {
+namespace {
+
+// ---- beyond kube: the Rescore hook and incremental PreScore
+// ----------------------------------------------
+
+std::vector<Symbol> PlaceCross(Env& e, Env::Cross kind, int n) {
+  std::vector<Symbol> out;
+  for (int i = 0; i < n; ++i) out.push_back(e.ScheduleCross(kind));
+  return out;
+}
+
+TEST(BatchTest, PreferredAntiAffinityPodsAreBatchedThroughTheRescoreHook) {
+  Env e(4);
+  std::vector<Symbol> on = PlaceCross(e, Env::Cross::kAntiAffinity, 8);
+  EXPECT_TRUE(e.batch().cross_node());
+  // The first pod matches no pod: InterPodAffinity's PreScore Skips. Once it is placed the plugin
+  // scores, which the cached list cannot absorb: the second pod flushes the batch (rescore_error)
+  // and starts a new one; the six pods after it are batched.
+  EXPECT_EQ(e.Flushed("rescore_error"), 1);
+  EXPECT_EQ(e.Attempts("hint_used"), 6);
+  EXPECT_EQ(e.s().stats().batched, 6);
+  EXPECT_GT(e.batch().hook_rescored_nodes(), 0);
+  // The first rescore of the batch runs PreScore, the next ones update the kept state.
+  EXPECT_EQ(e.batch().incremental_prescores(), 5);
+  EXPECT_EQ(e.batch().last_rescore_steps(),
+            (std::vector<std::string_view>{"prescore_incremental", "score", "rescore_hook",
+                                           "normalize", "sort"}));
+  // Anti-affinity by hostname spreads the pods: two per node, as without batching.
+  Env off(4, false, 4000, {{"OpportunisticBatching", false}});
+  EXPECT_EQ(on, PlaceCross(off, Env::Cross::kAntiAffinity, 8));
+  std::vector<Symbol> sorted = on;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); i += 2) EXPECT_EQ(sorted[i], sorted[i + 1]);
+}
+
+TEST(BatchTest, ScheduleAnywaySpreadPodsAreBatchedThroughTheRescoreHook) {
+  Env e(4);
+  std::vector<Symbol> on = PlaceCross(e, Env::Cross::kSpread, 8);
+  EXPECT_TRUE(e.batch().cross_node());
+  EXPECT_EQ(e.Attempts("hint_used"), 7);
+  Env off(4, false, 4000, {{"OpportunisticBatching", false}});
+  EXPECT_EQ(on, PlaceCross(off, Env::Cross::kSpread, 8));
+}
+
+TEST(BatchTest, RescoreHookGateOffKeepsCrossNodePodsUnsignable) {
+  Env e(4, false, 4000, {{"CorralBatchingRescoreHook", false}});
+  PlaceCross(e, Env::Cross::kAntiAffinity, 3);
+  PlaceCross(e, Env::Cross::kSpread, 3);
+  EXPECT_EQ(e.Attempts("hint_used"), 0);
+  EXPECT_EQ(e.Flushed("pod_not_batchable"), 6);
+}
+
+TEST(BatchTest, IncrementalPreScoreGateOffRerunsPreScore) {
+  Env e(4, false, 4000, {{"CorralIncrementalPreScore", false}});
+  std::vector<Symbol> on = PlaceCross(e, Env::Cross::kSpread, 6);
+  EXPECT_EQ(e.Attempts("hint_used"), 5);
+  EXPECT_EQ(e.batch().incremental_prescores(), 0);
+  EXPECT_EQ(
+      e.batch().last_rescore_steps(),
+      (std::vector<std::string_view>{"prescore", "score", "rescore_hook", "normalize", "sort"}));
+  Env off(4, false, 4000, {{"OpportunisticBatching", false}});
+  EXPECT_EQ(on, PlaceCross(off, Env::Cross::kSpread, 6));
+}
+
+TEST(BatchTest, IncrementalPreScoreOnlyWhenNothingElseChanged) {
+  // A bound pod added between two batched pods is a second cluster event: the kept PreScore state
+  // may be stale, so PreScore runs from scratch.
+  Env e(4);
+  PlaceCross(e, Env::Cross::kAntiAffinity, 4);
+  EXPECT_EQ(e.batch().last_rescore_steps().front(), "prescore_incremental");
+  e.AddBound(e.in().Intern("node-0"), 100);
+  e.ScheduleCross(Env::Cross::kAntiAffinity);
+  EXPECT_EQ(e.batch().last_rescore_steps().front(), "prescore");
+  e.ScheduleCross(Env::Cross::kAntiAffinity);
+  EXPECT_EQ(e.batch().last_rescore_steps().front(), "prescore_incremental");
+}
+
+TEST(BatchTest, CrossNodeRescoreCountsAsARescoreAttempt) {
+  Env e(4);
+  PlaceCross(e, Env::Cross::kSpread, 4);
+  EXPECT_EQ(e.s().metrics().CounterSum("scheduler_batch_rescore_attempts_total"), 3);
+}
+
+}  // namespace
+}  // namespace corral::scheduler
+
+namespace corral::scheduler {
+namespace {
+
+TEST(BatchTest, ZoneSpreadCountsFollowEveryBatchedPod) {
+  // Three nodes in zone 0, one in zone 1: the zone spread sends every other pod to the lone node, which
+  // LeastAllocated alone would not. Batched pods must see the zone counts of the pods batched before them
+  // (incremental PreScore adds each one).
+  const std::vector<int> zones = {0, 0, 0, 1};
+  Env e(4, false, 8000, {}, zones);
+  std::vector<Symbol> on = PlaceCross(e, Env::Cross::kZoneSpread, 10);
+  EXPECT_GT(e.batch().incremental_prescores(), 0);
+  EXPECT_GT(e.s().stats().batched, 0);
+  Env off(4, false, 8000, {{"OpportunisticBatching", false}}, zones);
+  EXPECT_EQ(on, PlaceCross(off, Env::Cross::kZoneSpread, 10));
+  EXPECT_GE(std::count(on.begin(), on.end(), e.in().Intern("node-3")), 4);
 }
 
 }  // namespace

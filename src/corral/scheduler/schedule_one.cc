@@ -141,8 +141,8 @@ bool Scheduler::ScheduleCycle(QueuedPod* qp) {
     // kube StoreScheduleResults / a failed cycle (the next pod flushes with pod_failed).
     if (s.ok()) {
       if (!c.hint.empty() && c.hint == selected->name()) ++stats_.batched;
-      c.batch->StoreScheduleResults(qp->signature, c.hint, selected->name(), c.scored ? &scores_ : nullptr,
-                                    stats_.cycles);
+      c.batch->StoreScheduleResults(qp->signature, c.hint, selected->name(),
+                                    c.scored ? &scores_ : nullptr, stats_.cycles, &qp->info);
     } else {
       c.batch->CycleFailed(stats_.cycles);
     }
@@ -223,8 +223,8 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
   // preemption) and, when it does not pass, the hinted node. A node that passes is the only feasible one.
   c.nominated = nominator_.NodeOf(&c.qp->info);
   if (c.batch != nullptr) {
-    c.hint = c.batch->GetNodeHint(c.state, *c.pod, c.qp->signature, !c.nominated.empty(), stats_.cycles,
-                                  *snapshot_);
+    c.hint = c.batch->GetNodeHint(c.state, *c.pod, c.qp->signature, !c.nominated.empty(),
+                                  stats_.cycles, *snapshot_, cluster_epoch_);
   }
   for (Symbol first : {c.nominated, c.hint}) {
     const NodeInfo* n = first.empty() ? nullptr : snapshot_->Get(first);
@@ -444,8 +444,8 @@ bool Scheduler::ScheduleMember(QueuedPod* qp, CycleState& state, const Placement
   if (c.batch != nullptr) {
     if (s.ok()) {
       *hinted = !c.hint.empty() && c.hint == selected->name();
-      c.batch->StoreScheduleResults(qp->signature, c.hint, selected->name(), c.scored ? &scores_ : nullptr,
-                                    stats_.cycles);
+      c.batch->StoreScheduleResults(qp->signature, c.hint, selected->name(),
+                                    c.scored ? &scores_ : nullptr, stats_.cycles, &qp->info);
     } else {
       c.batch->CycleFailed(stats_.cycles);
     }

@@ -184,6 +184,7 @@ void Scheduler::DeletePod(const api::Pod* pod) {
 }
 
 void Scheduler::FireEvent(const framework::ClusterEvent& event, const void* subject) {
+  ++cluster_epoch_;
   if (in_cycle_) event_during_cycle_ = true;
   if (queue_ == nullptr || queue_->UnschedulableSize() == 0) return;
   queue_->OnEvent(event, subject, [&](QueuedPod* pod, const std::string& plugin_name) {

@@ -304,6 +304,8 @@ class Scheduler final : public framework::Handle {
   // Opportunistic batching (batch.h): one batch per profile; kube's per-node Randomizer, drawn once per
   // node from the seeded Rng when the node is added (docs/deviations.md).
   absl::flat_hash_map<const framework::Framework*, std::unique_ptr<OpportunisticBatch>> batches_;
+  // Cluster events fired so far (FireEvent); batches compare it across cycles (OpportunisticBatch).
+  uint64_t cluster_epoch_ = 0;
   absl::flat_hash_map<Symbol, uint64_t> node_rnd_;
   uint64_t NodeRandomizer(Symbol node) const {
     auto it = node_rnd_.find(node);

@@ -286,4 +286,31 @@ std::string Volumes(const api::Pod& pod, const Interner& in) {
   return out;
 }
 
+void AppendSelectorIds(std::string& out, const std::optional<api::LabelSelector>& selector) {
+  if (!selector.has_value()) {
+    out += "nil;";
+    return;
+  }
+  out += '{';
+  for (const auto& [k, v] : selector->match_labels.items()) {
+    out += std::to_string(k.id());
+    out += '=';
+    out += std::to_string(v.id());
+    out += ',';
+  }
+  out += '|';
+  for (const auto& r : selector->match_expressions) {
+    out += std::to_string(r.key.id());
+    out += ' ';
+    out += std::to_string(static_cast<int>(r.op));
+    out += '(';
+    for (Symbol v : r.values) {
+      out += std::to_string(v.id());
+      out += ',';
+    }
+    out += ')';
+  }
+  out += "};";
+}
+
 }  // namespace corral::plugins::signers

@@ -7,6 +7,7 @@
 //
 // These run once per pod when it is queued, not per node: they may allocate.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -54,5 +55,10 @@ std::string NodeSelector(const api::Pod& pod, const Interner& in);
 // except ConfigMap and Secret; Corral's object model keeps no other source detail, and no other
 // volume changes any result.
 std::string Volumes(const api::Pod& pod, const Interner& in);
+
+// Appends an encoding of `selector` by symbol ids (nullopt, match labels, match expressions in
+// order): equal encodings ⇒ equal selectors. Not canonical across runs; enough for signatures,
+// which only need to compare within one scheduler (KEP-5598).
+void AppendSelectorIds(std::string& out, const std::optional<api::LabelSelector>& selector);
 
 }  // namespace corral::plugins::signers

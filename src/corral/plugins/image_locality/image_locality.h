@@ -51,6 +51,11 @@ class ImageLocality final : public framework::PreScorePlugin,
   framework::Status PreScore(framework::CycleState& state, size_t slot,
                              const framework::PodInfo& pod,
                              std::span<const framework::NodeInfo* const> nodes) override;
+  // PreScore reads only the pod's images and the nodes' image lists, which placing a pod does not
+  // change.
+  const framework::PreScoreExtensions* PreScoreExt() const override {
+    return framework::PodOnlyPreScoreExtensions();
+  }
   framework::Status Score(const framework::CycleState& state, size_t slot,
                           const framework::PodInfo& pod, const framework::NodeInfo& node,
                           int64_t* score) const override;

@@ -31,7 +31,11 @@
 // incoming pod's namespace labels.
 //
 // Sign: unsignable (Unschedulable) when the pod has podAffinity or podAntiAffinity; otherwise its
-// labels (existing pods' terms may select them).
+// labels (existing pods' terms may select them). With CorralBatchingRescoreHook (Corral, beyond
+// kube) a pod whose pod (anti-)affinity terms are all preferred, none with a non-empty
+// namespaceSelector, is signed too: its labels plus its namespace and preferred terms
+// ("corral.InterPodAffinity.Preferred"); the batch then rescores it through the Rescore hook
+// (placing such a pod changes other nodes' scores).
 //
 // Queueing hints: pod events carry `const api::Pod*`, node events `const api::Node*`
 // (plugins/common/ plugin_util.h); updates carry no old object and are queued whenever kube could
@@ -63,6 +67,8 @@ Result<void> ValidateInterPodAffinityArgs(const InterPodAffinityArgs& args,
 
 class InterPodAffinity final : public framework::PreFilterPlugin,
                                public framework::PreFilterExtensions,
+                               public framework::PreScoreExtensions,
+                               public framework::RescoreExtension,
                                public framework::FilterPlugin,
                                public framework::PreScorePlugin,
                                public framework::ScorePlugin,
@@ -78,6 +84,8 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
       "node(s) didn't match pod anti-affinity rules";
   // The signature fragment key (kube's LabelsSignerName).
   static constexpr std::string_view kLabelsSignerKey = "v1.Pod.Labels";
+  // Corral's fragment for pods signed through the Rescore hook (namespace and preferred terms).
+  static constexpr std::string_view kPreferredSignerKey = "corral.InterPodAffinity.Preferred";
 
   // `args` must be null (defaults) or an InterPodAffinityArgs.
   static Result<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs* args,
@@ -108,6 +116,21 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
   framework::Status Score(const framework::CycleState& state, size_t slot,
                           const framework::PodInfo& pod, const framework::NodeInfo& node,
                           int64_t* score) const override;
+  // Incremental PreScore (CorralIncrementalPreScore): adds the added pod's contributions (as
+  // PreScore derives them for one existing pod) to an overlay of the topology score map.
+  const framework::PreScoreExtensions* PreScoreExt() const override { return this; }
+  framework::Status AddPod(framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+                           const framework::PodInfo& added, const framework::NodeInfo& node,
+                           std::span<const framework::NodeInfo* const> nodes) const override;
+  // Rescore hook (CorralBatchingRescoreHook): a pod with preferred (anti-)affinity terms placed on
+  // A changes the counts of A's topology pairs only, so exactly the nodes sharing one of those
+  // pairs are rescored.
+  const framework::RescoreExtension* Rescorer() const override { return this; }
+  bool CrossNode(const framework::PodInfo& pod) const override;
+  framework::Status Rescore(const framework::CycleState& state, size_t slot,
+                            const framework::PodInfo& pod, const framework::NodeInfo& placed,
+                            std::span<const framework::NodeInfo* const> nodes,
+                            std::vector<framework::NodeRescore>* changed) const override;
   bool HasNormalize() const override { return true; }
   framework::Status NormalizeScore(const framework::CycleState& state, size_t slot,
                                    const framework::PodInfo& pod,

@@ -143,7 +143,10 @@ struct PreFilterState {
 // PreScore's result (kube's preScoreState.topologyScore). Read-only once written.
 struct PreScoreState {
   std::shared_ptr<const incremental::Aggregate> scores;  // PairKey → score (count)
-  std::vector<Symbol> keys;                              // the topology keys present in `scores`
+  std::vector<Symbol> keys;  // the topology keys present in `scores` or `added`
+  // Incremental PreScore (AddPod): contributions of pods added since `scores` was computed, PairKey
+  // → count; a pair's score is the sum of both.
+  absl::flat_hash_map<uint64_t, int64_t> added;
 };
 
 // Signatures of the cached aggregates: everything a node's contribution depends on besides the

@@ -47,10 +47,32 @@ Result<std::unique_ptr<framework::Plugin>> InterPodAffinity::New(const framework
 framework::Status InterPodAffinity::Sign(const framework::PodInfo& pod,
                                          std::vector<framework::SignFragment>* fragments) const {
   const api::Pod& p = *pod.pod;
+  std::string preferred;  // Corral's fragment for preferred-only terms (empty: none)
   if (p.affinity.has_value() &&
       (p.affinity->pod_affinity.has_value() || p.affinity->pod_anti_affinity.has_value())) {
-    return framework::Status::Unschedulable(
-        "pods with pod affinity or anti-affinity are not signable");
+    // kube: unsignable. Corral (CorralBatchingRescoreHook): preferred-only terms are rescored
+    // through the Rescore hook; terms reading namespace labels are not (the labels are not in the
+    // signature).
+    const bool preferred_only =
+        handle_.features().Enabled(framework::Feature::kCorralBatchingRescoreHook) &&
+        pod.required_affinity_terms.empty() && pod.required_anti_affinity_terms.empty() &&
+        !inter_pod_affinity::ReadsNamespaceLabels(pod.preferred_affinity_terms) &&
+        !inter_pod_affinity::ReadsNamespaceLabels(pod.preferred_anti_affinity_terms);
+    if (!preferred_only) {
+      return framework::Status::Unschedulable(
+          "pods with pod affinity or anti-affinity are not signable");
+    }
+    preferred = "ns=" + std::to_string(p.meta.namespace_.id()) + ";";
+    for (const auto* terms : {&pod.preferred_affinity_terms, &pod.preferred_anti_affinity_terms}) {
+      preferred += '[';
+      for (const framework::AffinityTerm& t : *terms) {
+        preferred += std::to_string(t.weight) + "@" + std::to_string(t.topology_key.id()) + ":";
+        for (Symbol ns : t.namespaces) preferred += std::to_string(ns.id()) + ",";
+        preferred += t.namespace_selector.has_value() ? "all;" : ";";
+        signers::AppendSelectorIds(preferred, t.selector);
+      }
+      preferred += ']';
+    }
   }
   // Existing pods' terms may select this pod by its labels: json.Marshal(pod.Labels), keys in
   // string order.
@@ -73,6 +95,9 @@ framework::Status InterPodAffinity::Sign(const framework::PodInfo& pod,
     value += '}';
   }
   fragments->push_back({std::string(kLabelsSignerKey), std::move(value)});
+  if (!preferred.empty()) {
+    fragments->push_back({std::string(kPreferredSignerKey), std::move(preferred)});
+  }
   return {};
 }
 

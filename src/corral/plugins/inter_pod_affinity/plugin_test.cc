@@ -71,6 +71,35 @@ TEST(InterPodAffinitySignTest, LabelsOrUnsignable) {
   const auto& bare = c.Incoming([](TestWorld&, PodBuilder&) {});
   ASSERT_TRUE(pl->Sign(bare, &frags).ok());
   EXPECT_EQ(frags[0].value, "null");
+  const auto& with_required = c.Incoming([](TestWorld&, PodBuilder& p) {
+    p.AffinityExists(Kind::kRequiredAntiAffinity, "app", "zone");
+    p.AffinityExists(Kind::kPreferredAntiAffinity, "app", "zone");
+  });
+  EXPECT_EQ(pl->Sign(with_required, &frags).code(), framework::Code::kUnschedulable);
+  // Corral (CorralBatchingRescoreHook, on by default): preferred-only terms are signed, with the
+  // namespace and terms in a second fragment.
+  const auto& with_preferred = c.Incoming([](TestWorld&, PodBuilder& p) {
+    p.AffinityExists(Kind::kPreferredAntiAffinity, "app", "zone");
+  });
+  const auto& with_other_preferred = c.Incoming([](TestWorld&, PodBuilder& p) {
+    p.AffinityExists(Kind::kPreferredAntiAffinity, "app", "region");
+  });
+  frags.clear();
+  ASSERT_TRUE(pl->Sign(with_preferred, &frags).ok());
+  ASSERT_EQ(frags.size(), 2u);
+  EXPECT_EQ(frags[1].key, "corral.InterPodAffinity.Preferred");
+  std::vector<framework::SignFragment> other;
+  ASSERT_TRUE(pl->Sign(with_other_preferred, &other).ok());
+  ASSERT_EQ(other.size(), 2u);
+  EXPECT_NE(frags[1].value, other[1].value);
+}
+
+TEST(InterPodAffinitySignTest, PreferredTermsUnsignableWithoutTheRescoreHookGate) {
+  Cluster c;
+  ASSERT_TRUE(c.w().gates.Set("CorralBatchingRescoreHook", false).ok());  // kube's rule
+  c.Build({}, {});
+  auto pl = c.Plugin();
+  std::vector<framework::SignFragment> frags;
   const auto& with_anti = c.Incoming([](TestWorld&, PodBuilder& p) {
     p.AffinityExists(Kind::kPreferredAntiAffinity, "app", "zone");
   });

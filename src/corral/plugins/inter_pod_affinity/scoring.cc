@@ -120,10 +120,112 @@ framework::Status InterPodAffinity::Score(const framework::CycleState& state, si
   for (Symbol key : s.keys) {
     const Symbol* value = labels.Find(key);
     if (value == nullptr) continue;
-    auto it = s.scores->find(PairKey(key, *value));
+    const uint64_t pair = PairKey(key, *value);
+    auto it = s.scores->find(pair);
     if (it != s.scores->end()) sum += it->second.count;
+    if (!s.added.empty()) {
+      auto a = s.added.find(pair);
+      if (a != s.added.end()) sum += a->second;
+    }
   }
   *score = sum;
+  return {};
+}
+
+framework::Status InterPodAffinity::AddPod(
+    framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+    const framework::PodInfo& added, const framework::NodeInfo& node,
+    std::span<const framework::NodeInfo* const> nodes) const {
+  (void)nodes;  // PreScore reads the whole snapshot, not the feasible nodes
+  const auto* data = state.Get<CycleData>(slot);
+  const bool skipped = slot < state.skip_score().size() && state.skip_score()[slot];
+  // After a Skip (nothing matched) the added pod may make the first match: re-run PreScore.
+  if (skipped || data == nullptr || data->pre_score == nullptr) {
+    return framework::Status::Error("no PreScore state to update");
+  }
+  const api::Pod& p = *pod.pod;
+  const bool has_constraints =
+      !pod.preferred_affinity_terms.empty() || !pod.preferred_anti_affinity_terms.empty();
+  if (ReadsNamespaceLabels(pod.preferred_affinity_terms) ||
+      ReadsNamespaceLabels(pod.preferred_anti_affinity_terms)) {
+    return framework::Status::Error("namespace selectors are evaluated from scratch");
+  }
+  const api::LabelSet& labels = node.labels();
+  // PreScore's per-node derivation for the one added pod (kube's processExistingPod): a pod without
+  // affinity terms counts only through the incoming pod's preferred terms.
+  incremental::Contribution c;
+  if (!labels.empty() && (has_constraints || added.HasAffinity())) {
+    api::LabelSet ns_labels;
+    if (const api::Namespace* ns = handle_.GetNamespace(p.meta.namespace_))
+      ns_labels = ns->meta.labels;
+    auto add = [&](Symbol key, int64_t weight) {
+      if (const Symbol* v = labels.Find(key)) c.push_back({PairKey(key, *v), weight});
+    };
+    const api::Pod& e = *added.pod;
+    for (const auto& t : pod.preferred_affinity_terms) {
+      if (MatchesIncomingTerm(t, e, handle_)) add(t.topology_key, t.weight);
+    }
+    for (const auto& t : pod.preferred_anti_affinity_terms) {
+      if (MatchesIncomingTerm(t, e, handle_)) add(t.topology_key, -int64_t{t.weight});
+    }
+    if (args_.hard_pod_affinity_weight > 0) {
+      for (const auto& t : added.required_affinity_terms) {
+        if (MatchesTerm(t, p, ns_labels)) add(t.topology_key, args_.hard_pod_affinity_weight);
+      }
+    }
+    for (const auto& t : added.preferred_affinity_terms) {
+      if (MatchesTerm(t, p, ns_labels)) add(t.topology_key, t.weight);
+    }
+    for (const auto& t : added.preferred_anti_affinity_terms) {
+      if (MatchesTerm(t, p, ns_labels)) add(t.topology_key, -int64_t{t.weight});
+    }
+  }
+  if (c.empty()) return {};
+  // Copy on write: the old state may be shared with a clone.
+  auto s = std::make_shared<PreScoreState>(*data->pre_score);
+  for (const auto& [pair, weight] : c) {
+    s->added[pair] += weight;
+    const Symbol k(static_cast<uint32_t>(pair >> 32));
+    if (std::find(s->keys.begin(), s->keys.end(), k) == s->keys.end()) s->keys.push_back(k);
+  }
+  state.Get<CycleData>(slot)->pre_score = std::move(s);
+  return {};
+}
+
+bool InterPodAffinity::CrossNode(const framework::PodInfo& pod) const {
+  return !pod.preferred_affinity_terms.empty() || !pod.preferred_anti_affinity_terms.empty();
+}
+
+framework::Status InterPodAffinity::Rescore(const framework::CycleState& state, size_t slot,
+                                            const framework::PodInfo& pod,
+                                            const framework::NodeInfo& placed,
+                                            std::span<const framework::NodeInfo* const> nodes,
+                                            std::vector<framework::NodeRescore>* changed) const {
+  const auto* data = state.Get<CycleData>(slot);
+  if (data == nullptr || data->pre_score == nullptr) {
+    return framework::Status::Error(std::string(kPreScoreStateMissing));
+  }
+  // The placement changed the counts of the placed node's (key, value) pairs only: a node's score
+  // changes only if it shares one of them.
+  const api::LabelSet& placed_labels = placed.labels();
+  const std::vector<Symbol>& keys = data->pre_score->keys;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const api::LabelSet& labels = nodes[i]->labels();
+    bool shares = false;
+    for (Symbol key : keys) {
+      const Symbol* pv = placed_labels.Find(key);
+      if (pv == nullptr) continue;
+      const Symbol* v = labels.Find(key);
+      if (v != nullptr && *v == *pv) {
+        shares = true;
+        break;
+      }
+    }
+    if (!shares) continue;
+    int64_t raw = 0;
+    if (framework::Status st = Score(state, slot, pod, *nodes[i], &raw); !st.ok()) return st;
+    changed->push_back({static_cast<uint32_t>(i), raw});
+  }
   return {};
 }
 

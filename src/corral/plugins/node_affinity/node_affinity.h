@@ -79,6 +79,11 @@ class NodeAffinity final : public framework::PreFilterPlugin,
   framework::Status PreScore(framework::CycleState& state, size_t slot,
                              const framework::PodInfo& pod,
                              std::span<const framework::NodeInfo* const> nodes) override;
+  // PreScore reads only the pod's preferred terms and the args, which placing a pod does not
+  // change.
+  const framework::PreScoreExtensions* PreScoreExt() const override {
+    return framework::PodOnlyPreScoreExtensions();
+  }
   // Σ weight of the matching preferred terms.
   framework::Status Score(const framework::CycleState& state, size_t slot,
                           const framework::PodInfo& pod, const framework::NodeInfo& node,

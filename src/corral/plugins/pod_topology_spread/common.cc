@@ -10,6 +10,7 @@
 #include "corral/api/well_known.h"
 #include "corral/framework/feature_gates.h"
 #include "corral/plugins/common/plugin_util.h"
+#include "corral/plugins/common/signers.h"
 #include "corral/plugins/pod_topology_spread/internal.h"
 #include "corral/plugins/pod_topology_spread/pod_topology_spread.h"
 
@@ -405,9 +406,34 @@ std::vector<Constraint> PodTopologySpread::GetConstraints(const framework::PodIn
 
 framework::Status PodTopologySpread::Sign(const framework::PodInfo& pod,
                                           std::vector<framework::SignFragment>* fragments) const {
-  (void)fragments;
   if (!pod.pod->topology_spread_constraints.empty()) {
-    return framework::Status::Unschedulable("pods with topology constraints are not signable");
+    // kube: unsignable. Corral (CorralBatchingRescoreHook): explicit constraints that are all
+    // ScheduleAnyway only score, and the Rescore hook keeps the batch's scores exact.
+    bool schedule_anyway =
+        handle_.features().Enabled(framework::Feature::kCorralBatchingRescoreHook);
+    for (const auto& c : pod.pod->topology_spread_constraints) {
+      schedule_anyway &= c.when_unsatisfiable == api::WhenUnsatisfiable::kScheduleAnyway;
+    }
+    if (!schedule_anyway) {
+      return framework::Status::Unschedulable("pods with topology constraints are not signable");
+    }
+    // Everything PreScore/Score read of the pod: its namespace, the resolved constraints (selectors
+    // with matchLabelKeys merged, policies) and, for the inclusion policies, its node selector,
+    // node affinity and tolerations.
+    const api::Pod& p = *pod.pod;
+    const Interner& in = handle_.interner();
+    std::string v = "ns=" + std::to_string(p.meta.namespace_.id()) + ";";
+    for (const Constraint& c : GetConstraints(pod, api::WhenUnsatisfiable::kScheduleAnyway)) {
+      v += std::to_string(c.max_skew) + "@" + std::to_string(c.topology_key.id()) + ":" +
+           std::to_string(c.min_domains) + (c.honor_node_affinity ? "A" : "a") +
+           (c.honor_node_taints ? "T" : "t");
+      signers::AppendSelectorIds(v, c.selector);
+    }
+    v += signers::NodeSelector(p, in);
+    v += signers::NodeAffinity(p, in);
+    v += signers::Tolerations(p, in);
+    fragments->push_back({std::string(kScheduleAnywaySignerKey), std::move(v)});
+    return {};
   }
   if (!default_constraints_.empty()) {
     if (!sign_when_defaults_select_nothing_) {

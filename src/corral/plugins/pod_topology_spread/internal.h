@@ -68,14 +68,20 @@ class NodeInclusion {
   NodeInclusion(const api::Pod& pod, const api::Node& node, const Interner& interner)
       : pod_(pod), node_(node), interner_(interner) {}
   bool AffinityMatches() {
-    if (!affinity_) affinity_ = MatchesRequiredNodeAffinity(pod_, node_, interner_);
-    return *affinity_;
+    if (!affinity_known_) {
+      affinity_ = MatchesRequiredNodeAffinity(pod_, node_, interner_);
+      affinity_known_ = true;
+    }
+    return affinity_;
   }
   bool Includes(const Constraint& c) {
     if (c.honor_node_affinity && !AffinityMatches()) return false;
     if (c.honor_node_taints) {
-      if (!taints_) taints_ = ToleratesNodeTaints(pod_, node_);
-      if (!*taints_) return false;
+      if (!taints_known_) {
+        taints_ = ToleratesNodeTaints(pod_, node_);
+        taints_known_ = true;
+      }
+      if (!taints_) return false;
     }
     return true;
   }
@@ -84,8 +90,12 @@ class NodeInclusion {
   const api::Pod& pod_;
   const api::Node& node_;
   const Interner& interner_;
-  std::optional<bool> affinity_;
-  std::optional<bool> taints_;
+  // Plain flags rather than std::optional<bool>: GCC 12 -O3 reports a false maybe-uninitialized on the
+  // optional's engaged byte.
+  bool affinity_known_ = false;
+  bool affinity_ = false;
+  bool taints_known_ = false;
+  bool taints_ = false;
 };
 
 inline constexpr int64_t kMaxInt32 = std::numeric_limits<int32_t>::max();
@@ -197,6 +207,9 @@ struct PreScoreState {
   // the node.
   std::vector<absl::flat_hash_map<Symbol, int64_t>> pod_counts;
   std::vector<double> weights;  // log(domains + 2)
+  // Set by AddPod (incremental PreScore): the weights were unchanged by the added pod, so only the
+  // nodes sharing a domain with it score differently. A fresh PreScore leaves it false.
+  bool weights_unchanged = false;
 };
 
 // The plugin's CycleState slot holds both states.

@@ -301,3 +301,34 @@ TEST(PodTopologySpreadHintTest, NodeEvents) {
 
 }  // namespace
 }  // namespace corral::plugins::pod_topology_spread
+
+namespace corral::plugins::pod_topology_spread {
+namespace {
+
+TEST(PodTopologySpreadSignTest, ScheduleAnywayOnlyConstraintsSignWithTheRescoreHookGate) {
+  Cluster c;
+  c.Build({}, {});
+  auto pl = c.Plugin(Cluster::ListArgs());
+  const auto& anyway = c.Incoming(
+      [](TestWorld& w, PodBuilder& p) { p.SpreadConstraint(1, "zone", kSA, w.Sel().Obj()); });
+  const auto& anyway_skew2 = c.Incoming(
+      [](TestWorld& w, PodBuilder& p) { p.SpreadConstraint(2, "zone", kSA, w.Sel().Obj()); });
+  const auto& mixed = c.Incoming([](TestWorld& w, PodBuilder& p) {
+    p.SpreadConstraint(1, "zone", kSA, w.Sel().Obj());
+    p.SpreadConstraint(1, "zone", kDNS, w.Sel().Obj());
+  });
+  std::vector<framework::SignFragment> a, b, m;
+  ASSERT_TRUE(pl->Sign(anyway, &a).ok());
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].key, PodTopologySpread::kScheduleAnywaySignerKey);
+  ASSERT_TRUE(pl->Sign(anyway_skew2, &b).ok());
+  EXPECT_NE(a[0].value, b[0].value);
+  EXPECT_EQ(pl->Sign(mixed, &m).code(), framework::Code::kUnschedulable);
+
+  ASSERT_TRUE(c.w().gates.Set("CorralBatchingRescoreHook", false).ok());  // kube's rule
+  std::vector<framework::SignFragment> off;
+  EXPECT_EQ(pl->Sign(anyway, &off).code(), framework::Code::kUnschedulable);
+}
+
+}  // namespace
+}  // namespace corral::plugins::pod_topology_spread

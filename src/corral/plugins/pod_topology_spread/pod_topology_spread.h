@@ -25,9 +25,11 @@
 //              rounded; pods with explicit constraints require nodes to carry every key.
 //   Normalize  100 × (max + min − s) / max; ignored nodes get 0; all 100 when max is 0.
 //
-// Sign: kube refuses (Unschedulable) every pod with constraints and, whenever default constraints
-// exist (the stock System defaulting has two), every other pod too — so with kube's configuration
-// no pod is batchable. That is the default here. The Corral option
+// Sign (Corral, CorralBatchingRescoreHook): a pod whose explicit constraints are all ScheduleAnyway
+// is signed (fragment "corral.PodTopologySpread.ScheduleAnyway") and rescored through the Rescore
+// hook. Sign: kube refuses (Unschedulable) every pod with constraints and, whenever default
+// constraints exist (the stock System defaulting has two), every other pod too — so with kube's
+// configuration no pod is batchable. That is the default here. The Corral option
 // `sign_when_defaults_select_nothing` signs a pod without explicit constraints when its default
 // selector is empty, i.e. when no Service or controller selects it: the plugin then does nothing
 // for that pod (PreFilter and PreScore Skip) and placing it changes nothing this plugin computes
@@ -84,6 +86,8 @@ struct CountSignature;
 
 class PodTopologySpread final : public framework::PreFilterPlugin,
                                 public framework::PreFilterExtensions,
+                                public framework::PreScoreExtensions,
+                                public framework::RescoreExtension,
                                 public framework::FilterPlugin,
                                 public framework::PreScorePlugin,
                                 public framework::ScorePlugin,
@@ -95,6 +99,10 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
       "node(s) didn't match pod topology spread constraints";
   static constexpr std::string_view kErrReasonNodeLabelNotMatch =
       "node(s) didn't match pod topology spread constraints (missing required label)";
+  // Corral's fragment for pods signed through the Rescore hook (explicit ScheduleAnyway
+  // constraints).
+  static constexpr std::string_view kScheduleAnywaySignerKey =
+      "corral.PodTopologySpread.ScheduleAnyway";
 
   // `args` must be null (kube's defaults: System defaulting) or a PodTopologySpreadArgs; invalid
   // args are rejected with kube's validation messages.
@@ -126,6 +134,23 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
   framework::Status Score(const framework::CycleState& state, size_t slot,
                           const framework::PodInfo& pod, const framework::NodeInfo& node,
                           int64_t* score) const override;
+  // Incremental PreScore (CorralIncrementalPreScore): re-derives the ignored nodes, domains and
+  // weights over the feasible nodes (O(feasible)) and adds the added pod to its node's domain
+  // counts, instead of refreshing the counts over every node of the cluster.
+  const framework::PreScoreExtensions* PreScoreExt() const override { return this; }
+  framework::Status AddPod(framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+                           const framework::PodInfo& added, const framework::NodeInfo& node,
+                           std::span<const framework::NodeInfo* const> nodes) const override;
+  // Rescore hook (CorralBatchingRescoreHook): when the weights are unchanged (known only after an
+  // incremental AddPod), the nodes sharing a domain with the placed node; otherwise every node.
+  const framework::RescoreExtension* Rescorer() const override { return this; }
+  bool CrossNode(const framework::PodInfo& pod) const override {
+    return !pod.pod->topology_spread_constraints.empty();
+  }
+  framework::Status Rescore(const framework::CycleState& state, size_t slot,
+                            const framework::PodInfo& pod, const framework::NodeInfo& placed,
+                            std::span<const framework::NodeInfo* const> nodes,
+                            std::vector<framework::NodeRescore>* changed) const override;
   bool HasNormalize() const override { return true; }
   framework::Status NormalizeScore(const framework::CycleState& state, size_t slot,
                                    const framework::PodInfo& pod,

@@ -126,6 +126,105 @@ framework::Status PodTopologySpread::PreScore(framework::CycleState& state, size
   return {};
 }
 
+framework::Status PodTopologySpread::AddPod(
+    framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+    const framework::PodInfo& added, const framework::NodeInfo& node,
+    std::span<const framework::NodeInfo* const> nodes) const {
+  // A Skip stays a Skip: the constraints depend on the pod (and, defaulted, on Services), not on
+  // placements.
+  if (slot < state.skip_score().size() && state.skip_score()[slot])
+    return framework::Status::Skip();
+  const auto* data = state.Get<CycleData>(slot);
+  if (data == nullptr || data->pre_score == nullptr) {
+    return framework::Status::Error("no PreScore state to update");
+  }
+  const PreScoreState& old = *data->pre_score;
+  const api::Pod& p = *pod.pod;
+  auto s = std::make_shared<PreScoreState>();
+  s->constraints = old.constraints;
+  const std::vector<Constraint>& cs = s->constraints;
+  const bool require_all = !p.topology_spread_constraints.empty() || !system_defaulted_;
+  // PreScore's pass over the feasible nodes, with the counts carried over from the old state (the
+  // feasible nodes only lose nodes between two rescores; a new domain means they did not).
+  s->pod_counts.resize(cs.size());
+  std::vector<size_t> topo_size(cs.size(), 0);
+  for (const framework::NodeInfo* n : nodes) {
+    const api::LabelSet& labels = n->labels();
+    if (require_all && !pod_topology_spread::NodeHasAllKeys(labels, cs)) {
+      s->ignored_nodes.insert(n->name());
+      continue;
+    }
+    for (size_t i = 0; i < cs.size(); ++i) {
+      if (cs[i].topology_key == api::wk::kHostnameLabel) continue;
+      const Symbol value = LabelOrEmpty(labels, cs[i].topology_key);
+      auto [it, inserted] = s->pod_counts[i].try_emplace(value, 0);
+      if (!inserted) continue;
+      ++topo_size[i];
+      auto o = old.pod_counts[i].find(value);
+      if (o == old.pod_counts[i].end()) return framework::Status::Error("a new topology domain");
+      it->second = o->second;
+    }
+  }
+  s->weights.resize(cs.size());
+  for (size_t i = 0; i < cs.size(); ++i) {
+    size_t size = topo_size[i];
+    if (cs[i].topology_key == api::wk::kHostnameLabel)
+      size = nodes.size() - s->ignored_nodes.size();
+    s->weights[i] = TopologyNormalizingWeight(size);
+  }
+  // PreScore's per-node derivation for the added pod alone.
+  const api::LabelSet& labels = node.labels();
+  if (!require_all || pod_topology_spread::NodeHasAllKeys(labels, cs)) {
+    NodeInclusion inclusion(p, *node.node(), handle_.interner());
+    const bool gate = enable_node_inclusion_policy_;
+    if (gate || inclusion.AffinityMatches()) {
+      const framework::PodInfo* one[1] = {&added};
+      for (size_t i = 0; i < cs.size(); ++i) {
+        if (cs[i].topology_key == api::wk::kHostnameLabel) continue;  // counted per node in Score
+        if (gate && !inclusion.Includes(cs[i])) continue;
+        auto it = s->pod_counts[i].find(LabelOrEmpty(labels, cs[i].topology_key));
+        if (it != s->pod_counts[i].end()) {
+          it->second += pod_topology_spread::CountPodsMatching(one, cs[i], p.meta.namespace_);
+        }
+      }
+    }
+  }
+  s->weights_unchanged = s->weights == old.weights;
+  state.Get<CycleData>(slot)->pre_score = std::move(s);
+  return {};
+}
+
+framework::Status PodTopologySpread::Rescore(const framework::CycleState& state, size_t slot,
+                                             const framework::PodInfo& pod,
+                                             const framework::NodeInfo& placed,
+                                             std::span<const framework::NodeInfo* const> nodes,
+                                             std::vector<framework::NodeRescore>* changed) const {
+  const auto* data = state.Get<CycleData>(slot);
+  if (data == nullptr || data->pre_score == nullptr) {
+    return framework::Status::Error(std::string(kPreScoreStateMissing));
+  }
+  const PreScoreState& s = *data->pre_score;
+  const api::LabelSet& placed_labels = placed.labels();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const framework::NodeInfo& n = *nodes[i];
+    // Unchanged weights: only the placed node (hostname counts) and the nodes sharing one of its
+    // domains (domain counts) score differently.
+    bool affected = !s.weights_unchanged || n.name() == placed.name();
+    for (size_t c = 0; !affected && c < s.constraints.size(); ++c) {
+      const Symbol key = s.constraints[c].topology_key;
+      if (key == api::wk::kHostnameLabel) continue;
+      const Symbol* pv = placed_labels.Find(key);
+      const Symbol* v = n.labels().Find(key);
+      affected = pv != nullptr && v != nullptr && *pv == *v;
+    }
+    if (!affected) continue;
+    int64_t raw = 0;
+    if (framework::Status st = Score(state, slot, pod, n, &raw); !st.ok()) return st;
+    changed->push_back({static_cast<uint32_t>(i), raw});
+  }
+  return {};
+}
+
 framework::Status PodTopologySpread::Score(const framework::CycleState& state, size_t slot,
                                            const framework::PodInfo& pod,
                                            const framework::NodeInfo& node, int64_t* score) const {

@@ -45,6 +45,10 @@ class TaintToleration final : public framework::FilterPlugin,
   framework::Status PreScore(framework::CycleState& state, size_t slot,
                              const framework::PodInfo& pod,
                              std::span<const framework::NodeInfo* const> nodes) override;
+  // PreScore reads only the pod's tolerations, which placing a pod does not change.
+  const framework::PreScoreExtensions* PreScoreExt() const override {
+    return framework::PodOnlyPreScoreExtensions();
+  }
   // The number of PreferNoSchedule taints on the node that those tolerations do not tolerate.
   framework::Status Score(const framework::CycleState& state, size_t slot,
                           const framework::PodInfo& pod, const framework::NodeInfo& node,
