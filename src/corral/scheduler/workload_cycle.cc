@@ -31,14 +31,6 @@ using framework::Code;
 using framework::PodInfo;
 using framework::Status;
 
-struct Scheduler::MemberResult {
-  QueuedPod* qp = nullptr;
-  bool placed = false;
-  Symbol node;
-  framework::CycleState state;
-  std::string failure;  // FitError (or Reserve rejection) when evaluated and not placed
-};
-
 namespace {
 
 // Candidate placements for one topology key: value → nodes, in value order (deterministic).
@@ -244,12 +236,16 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
   if (!failure.empty()) {
     // All or nothing: no reservation of this cycle survives; the group backs off as a whole.
     RollBack(results);
+    // HOOK(preemption): KEP-5710 workload-aware preemption (workload_preemption.cc).
+    std::string preemption;
+    if (resolved.IsGang() && fwk.HasPostFilterPlugins()) preemption = PreemptForGroup(members, group, resolved);
+    failure = WithPreemption(failure, preemption);
     group.failure = failure;
     const double scale = std::sqrt(static_cast<double>(std::max<size_t>(group.all.size(), 1)));
     for (MemberResult& r : results) {
       QueuedPod* m = r.qp;
       m->backoff_scale = scale;
-      const std::string& msg = r.failure.empty() ? failure : r.failure;
+      const std::string msg = r.failure.empty() ? failure : WithPreemption(r.failure, preemption);
       ++stats_.unschedulable_attempts;
       RecordAttempt(fwk, "unschedulable");
       last_failure_[m->info.pod] = msg;
