@@ -1,10 +1,11 @@
-// Workload-aware preemption (KEP-5710), property tests (RapidCheck, fixed seed in CI). Random clusters are
-// filled with low-priority lone pods and pod groups (disruptionMode single or all, with group priorities),
-// then a gang of higher priority arrives:
+// Workload-aware preemption (KEP-5710), property tests (RapidCheck, fixed seed in CI). Random
+// clusters are filled with low-priority lone pods and pod groups (disruptionMode single or all,
+// with group priorities), then a gang of higher priority arrives:
 //   (1) no victim has a priority ≥ the gang's (the unit's priority: its PodGroup's when set);
 //   (2) a disruptionMode-all group is evicted whole or not at all;
 //   (3) a preemption nominates at least minCount members (never preempts to place fewer);
-//   (4) once the victims are gone the gang is placed (nothing of higher priority arrives in between), on
+//   (4) once the victims are gone the gang is placed (nothing of higher priority arrives in
+//   between), on
 //       its nominated nodes;
 //   (5) the same inputs and seed give the same preemptions.
 
@@ -14,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
@@ -46,7 +47,9 @@ struct Spec {
 
 class Recorder : public scheduler::SchedulerObserver {
  public:
-  void OnScheduled(const api::Pod& pod, Symbol node, std::string_view) override { bound[&pod] = node; }
+  void OnScheduled(const api::Pod& pod, Symbol node, std::string_view) override {
+    bound[&pod] = node;
+  }
   void OnPreempted(const scheduler::PreemptionRecord& p) override {
     preemptions.push_back(p);
     // Victims are deleted right after this call: remember which pods were bound at that moment.
@@ -72,7 +75,8 @@ struct World {
     n.capacity = {{api::wk::kCpu, api::Quantity::FromMilli(cpu_milli)},
                   {api::wk::kMemory, api::Quantity::FromInt(int64_t{64} << 30)},
                   {api::wk::kPods, api::Quantity::FromInt(110)}};
-    std::sort(n.capacity.begin(), n.capacity.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    std::sort(n.capacity.begin(), n.capacity.end(),
+              [](auto& a, auto& b) { return a.first < b.first; });
     n.allocatable = n.capacity;
   }
   api::Pod& AddPod(const std::string& name, int cpu_milli, int priority, const std::string& group) {
@@ -106,12 +110,14 @@ void Fill(World& w, const Spec& spec) {
     std::string group;
     if (lu.kind > 0) {
       group = "low-" + std::to_string(u);
-      w.AddGroup(group, lu.pods, lu.priority, lu.kind == 2 ? api::DisruptionMode::kAll : api::DisruptionMode::kSingle);
+      w.AddGroup(group, lu.pods, lu.priority,
+                 lu.kind == 2 ? api::DisruptionMode::kAll : api::DisruptionMode::kSingle);
     }
     const int n = lu.kind > 0 ? lu.pods : 1;
     // Lone pods get their own priority; group members a different one (the group's wins).
     for (int i = 0; i < n; ++i) {
-      w.AddPod(fmt::format("u{}-{}", u, i), lu.cpu_milli, lu.kind > 0 ? 1000000 : lu.priority, group);
+      w.AddPod(fmt::format("u{}-{}", u, i), lu.cpu_milli, lu.kind > 0 ? 1000000 : lu.priority,
+               group);
     }
   }
   w.AddGroup("gang", spec.min_count, spec.gang_priority, api::DisruptionMode::kSingle);
@@ -148,11 +154,12 @@ int32_t UnitPriority(const World& w, const api::Pod& p) {
 
 RC_GTEST_PROP(WorkloadPreemptionPropertyTest, GangPreemptionInvariants, ()) {
   Spec spec;
-  spec.nodes = *rc::gen::resize(5, rc::gen::nonEmpty(rc::gen::container<std::vector<int>>(rc::gen::inRange(1000, 4001))));
-  spec.low = *rc::gen::resize(
-      12, rc::gen::container<std::vector<LowUnit>>(rc::gen::construct<LowUnit>(
-              rc::gen::inRange(0, 3), rc::gen::element(0, 10, 20, 60), rc::gen::inRange(1, 4),
-              rc::gen::inRange(200, 1501))));
+  spec.nodes = *rc::gen::resize(
+      5, rc::gen::nonEmpty(rc::gen::container<std::vector<int>>(rc::gen::inRange(1000, 4001))));
+  spec.low =
+      *rc::gen::resize(12, rc::gen::container<std::vector<LowUnit>>(rc::gen::construct<LowUnit>(
+                               rc::gen::inRange(0, 3), rc::gen::element(0, 10, 20, 60),
+                               rc::gen::inRange(1, 4), rc::gen::inRange(200, 1501))));
   spec.gang_size = *rc::gen::inRange(1, 5);
   spec.min_count = *rc::gen::inRange(1, spec.gang_size + 1);
   spec.gang_cpu = *rc::gen::inRange(200, 2001);
@@ -189,7 +196,8 @@ RC_GTEST_PROP(WorkloadPreemptionPropertyTest, GangPreemptionInvariants, ()) {
     for (const auto& [g, n] : evicted_of_all_group) {
       int bound_members = 0;
       for (const auto& [p, node] : rec.bound_at_preemption[k]) {
-        if (p->scheduling_group.has_value() && w.in.Str(p->scheduling_group->pod_group_name) == g) ++bound_members;
+        if (p->scheduling_group.has_value() && w.in.Str(p->scheduling_group->pod_group_name) == g)
+          ++bound_members;
       }
       RC_ASSERT(n == bound_members);
     }

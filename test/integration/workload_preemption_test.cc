@@ -1,8 +1,8 @@
 // Workload-aware preemption (KEP-5710) through the whole scheduler: a gang that does not fit in its
-// workload cycle preempts lower-priority pods and pod groups anywhere in the cluster. Table tests of the
-// victim choice (priority order, groups before pods, disruptionMode all/single, PodDisruptionBudgets), the
-// minCount rule, nominations (set, honoured, cleared on failure) and no new preemption while victims
-// terminate.
+// workload cycle preempts lower-priority pods and pod groups anywhere in the cluster. Table tests
+// of the victim choice (priority order, groups before pods, disruptionMode all/single,
+// PodDisruptionBudgets), the minCount rule, nominations (set, honoured, cleared on failure) and no
+// new preemption while victims terminate.
 
 #include <deque>
 #include <map>
@@ -16,6 +16,7 @@
 #include "corral/api/well_known.h"
 #include "corral/plugins/registry.h"
 #include "corral/scheduler/scheduler.h"
+
 #include "test/testing/builders.h"
 
 namespace corral {
@@ -23,7 +24,9 @@ namespace {
 
 class Recorder : public scheduler::SchedulerObserver {
  public:
-  void OnScheduled(const api::Pod& pod, Symbol node, std::string_view) override { bound[&pod] = node; }
+  void OnScheduled(const api::Pod& pod, Symbol node, std::string_view) override {
+    bound[&pod] = node;
+  }
   void OnPreempted(const scheduler::PreemptionRecord& p) override { preemptions.push_back(p); }
   std::map<const api::Pod*, Symbol> bound;
   std::vector<scheduler::PreemptionRecord> preemptions;
@@ -62,22 +65,24 @@ class WorkloadPreemptionTest : public ::testing::Test {
     auto& g = objects_.pod_groups.back();
     g.meta.name = w_.S(name);
     g.meta.namespace_ = api::wk::kDefaultNamespace;
-    g.policy.kind = min_count > 0 ? api::PodGroupPolicyKind::kGang : api::PodGroupPolicyKind::kBasic;
+    g.policy.kind =
+        min_count > 0 ? api::PodGroupPolicyKind::kGang : api::PodGroupPolicyKind::kBasic;
     g.policy.min_count = min_count;
     g.priority = priority;
     g.disruption_mode = mode;
     return g;
   }
   // A running pod (bound before the run), priority `prio`, `cpu` cores, started at second `start`.
-  api::Pod& Running(std::string_view name, std::string_view node, int32_t prio, std::string_view cpu = "1",
-                    int start = 0, std::string_view group = "") {
+  api::Pod& Running(std::string_view name, std::string_view node, int32_t prio,
+                    std::string_view cpu = "1", int start = 0, std::string_view group = "") {
     api::Pod& p = w_.Pod(name).Req({{"cpu", cpu}}).NodeName(node).Priority(prio).Obj();
     p.start_time = TimePoint(std::chrono::seconds(start));
     if (!group.empty()) p.scheduling_group = api::PodSchedulingGroup{w_.S(group)};
     running_.push_back(&p);
     return p;
   }
-  api::Pod& Member(std::string_view name, std::string_view group, std::string_view cpu, int32_t prio = 0) {
+  api::Pod& Member(std::string_view name, std::string_view group, std::string_view cpu,
+                   int32_t prio = 0) {
     api::Pod& p = w_.Pod(name).Req({{"cpu", cpu}}).Priority(prio).Obj();
     p.scheduling_group = api::PodSchedulingGroup{w_.S(group)};
     return p;
@@ -144,7 +149,8 @@ TEST_F(WorkloadPreemptionTest, GangEvictsTheFewestLowerPriorityPodsAndIsPlacedOn
   // Two cores per member: 4 victims in all, never more.
   EXPECT_EQ(r.victims.size(), 4u);
   for (const auto& v : r.victims) EXPECT_LT(v.priority, 100);
-  // Reprieve runs in importance order (earlier start = more important), so the later-started pods go.
+  // Reprieve runs in importance order (earlier start = more important), so the later-started pods
+  // go.
   EXPECT_EQ(VictimNames(r), (std::set<std::string>{"a2", "a3", "b2", "b3"}));
   EXPECT_TRUE(rec_.bound.contains(&m0));
   EXPECT_TRUE(rec_.bound.contains(&m1));
@@ -218,7 +224,9 @@ void DisruptionCase(WorkloadPreemptionTest& t, api::DisruptionMode mode) {
   EXPECT_TRUE(t.rec_.bound.contains(&m0));
 }
 
-TEST_F(WorkloadPreemptionTest, DisruptionModeAllEvictsTheWholeGroup) { DisruptionCase(*this, api::DisruptionMode::kAll); }
+TEST_F(WorkloadPreemptionTest, DisruptionModeAllEvictsTheWholeGroup) {
+  DisruptionCase(*this, api::DisruptionMode::kAll);
+}
 
 TEST_F(WorkloadPreemptionTest, DisruptionModeSingleEvictsMembersOneByOne) {
   DisruptionCase(*this, api::DisruptionMode::kSingle);
@@ -227,8 +235,8 @@ TEST_F(WorkloadPreemptionTest, DisruptionModeSingleEvictsMembersOneByOne) {
 TEST_F(WorkloadPreemptionTest, PdbViolatorsAreReprievedFirst) {
   Nodes(2, "2");
   Group("g", 1, 100);
-  // db pods are protected (no disruption allowed); web pods are not. Same priority; the db pods started
-  // later, so without the PDB they would be evicted first.
+  // db pods are protected (no disruption allowed); web pods are not. Same priority; the db pods
+  // started later, so without the PDB they would be evicted first.
   Running("web0", "n0", 0, "1", 0);
   Running("db0", "n0", 0, "1", 5).meta.labels.Set(w_.S("app"), w_.S("db"));
   Running("web1", "n1", 0, "1", 0);
@@ -272,7 +280,8 @@ TEST_F(WorkloadPreemptionTest, PdbIsViolatedWhenNothingElseHelps) {
 TEST_F(WorkloadPreemptionTest, NeverPreemptsToPlaceFewerThanMinCount) {
   Nodes(3, "4");
   Group("g", 3, 100);
-  // n0 and n1 can be freed; n2 is held by a higher-priority pod. 4-core members: only 2 of 3 could fit.
+  // n0 and n1 can be freed; n2 is held by a higher-priority pod. 4-core members: only 2 of 3 could
+  // fit.
   Running("low0", "n0", 0, "4");
   Running("low1", "n1", 0, "4");
   Running("vip", "n2", 1000, "4");
@@ -285,12 +294,13 @@ TEST_F(WorkloadPreemptionTest, NeverPreemptsToPlaceFewerThanMinCount) {
   EXPECT_TRUE(rec_.preemptions.empty());
   EXPECT_TRUE(rec_.bound.empty());
   EXPECT_TRUE(Sched().NominatedNodeOf(&m0).empty());
-  EXPECT_NE(PendingMessage(&m0).find(
-                "preemption: 2/3 members of gang default/g fit with every lower-priority pod and pod group evicted, "
-                "minCount 3."),
+  EXPECT_NE(PendingMessage(&m0).find("preemption: 2/3 members of gang default/g fit with every "
+                                     "lower-priority pod and pod group evicted, "
+                                     "minCount 3."),
             std::string::npos)
       << PendingMessage(&m0);
-  EXPECT_EQ(Metric("scheduler_workload_preemption_attempts_total"), Metric("scheduler_preemption_attempts_total"));
+  EXPECT_EQ(Metric("scheduler_workload_preemption_attempts_total"),
+            Metric("scheduler_preemption_attempts_total"));
 }
 
 TEST_F(WorkloadPreemptionTest, PreemptionPolicyNeverAndNoVictims) {
@@ -306,14 +316,17 @@ TEST_F(WorkloadPreemptionTest, PreemptionPolicyNeverAndNoVictims) {
   Sched().AddPod(&m);
   Sched().RunUntilIdle();
   EXPECT_TRUE(rec_.preemptions.empty());
-  EXPECT_NE(PendingMessage(&never).find("preemption: not eligible due to preemptionPolicy=Never."), std::string::npos)
+  EXPECT_NE(PendingMessage(&never).find("preemption: not eligible due to preemptionPolicy=Never."),
+            std::string::npos)
       << PendingMessage(&never);
-  EXPECT_NE(PendingMessage(&m).find("preemption: no lower-priority pods or pod groups to preempt for default/h."),
+  EXPECT_NE(PendingMessage(&m).find(
+                "preemption: no lower-priority pods or pod groups to preempt for default/h."),
             std::string::npos)
       << PendingMessage(&m);
 }
 
-TEST_F(WorkloadPreemptionTest, NoNewPreemptionWhileVictimsTerminateAndFailedRetryClearsNominations) {
+TEST_F(WorkloadPreemptionTest,
+       NoNewPreemptionWhileVictimsTerminateAndFailedRetryClearsNominations) {
   delete_immediately_ = false;
   Nodes(2, "2");
   Group("g", 2, 100);
@@ -335,7 +348,8 @@ TEST_F(WorkloadPreemptionTest, NoNewPreemptionWhileVictimsTerminateAndFailedRetr
   Sched().FlushUnschedulableLeftover();
   Sched().RunUntilIdle();
   EXPECT_EQ(rec_.preemptions.size(), 1u);
-  EXPECT_NE(PendingMessage(&m0).find("preemption: not eligible due to a terminating pod on the nominated node."),
+  EXPECT_NE(PendingMessage(&m0).find(
+                "preemption: not eligible due to a terminating pod on the nominated node."),
             std::string::npos)
       << PendingMessage(&m0);
   EXPECT_FALSE(Sched().NominatedNodeOf(&m0).empty());

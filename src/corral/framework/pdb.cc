@@ -37,7 +37,8 @@ bool PdbCoversForPreemption(const api::PodDisruptionBudget& pdb, const api::Pod&
   if (pod.meta.labels.empty() || pod.meta.namespace_ != pdb.meta.namespace_) return false;
   const auto& sel = pdb.selector;
   // A nil or empty selector matches nothing here (kube's preemption, unlike the controller).
-  if (!sel.has_value() || (sel->match_labels.empty() && sel->match_expressions.empty())) return false;
+  if (!sel.has_value() || (sel->match_labels.empty() && sel->match_expressions.empty()))
+    return false;
   return api::Matches(*sel, pod.meta.labels);
 }
 

@@ -1,24 +1,33 @@
-// Workload-aware preemption (KEP-5710): a gang that cannot be placed in its workload cycle takes capacity
-// from lower-priority pods and pod groups anywhere in the cluster (its domain is the whole cluster, or one
-// topology domain for a KEP-5732 group). The algorithm follows the KEP's §Preemption algorithm:
-//   0. Eligibility: preemptionPolicy Never ⇒ no; a member nominated to a node where a lower-priority pod is
+// Workload-aware preemption (KEP-5710): a gang that cannot be placed in its workload cycle takes
+// capacity from lower-priority pods and pod groups anywhere in the cluster (its domain is the whole
+// cluster, or one topology domain for a KEP-5732 group). The algorithm follows the KEP's
+// §Preemption algorithm:
+//   0. Eligibility: preemptionPolicy Never ⇒ no; a member nominated to a node where a
+//   lower-priority pod is
 //      still terminating by preemption ⇒ no new preemption (the earlier one is still in progress).
-//   1. Potential victims are preemption units: a pod, or every cached pod of a `disruptionMode: all`
-//      PodGroup (evicted whole or not at all), of priority lower than the gang's. Units are sorted by
-//      importance: priority desc, then pod-group members before lone pods, then earlier start.
-//   2. With every potential victim taken out of the cache, place the members (the workload cycle's own
-//      algorithm). Fewer than minCount fit ⇒ preemption cannot help (a gang never preempts to place fewer).
-//   3. With that placement assumed, reprieve PDB-violating units first: a unit is put back when each of its
+//   1. Potential victims are preemption units: a pod, or every cached pod of a `disruptionMode:
+//   all`
+//      PodGroup (evicted whole or not at all), of priority lower than the gang's. Units are sorted
+//      by importance: priority desc, then pod-group members before lone pods, then earlier start.
+//   2. With every potential victim taken out of the cache, place the members (the workload cycle's
+//   own
+//      algorithm). Fewer than minCount fit ⇒ preemption cannot help (a gang never preempts to place
+//      fewer).
+//   3. With that placement assumed, reprieve PDB-violating units first: a unit is put back when
+//   each of its
 //      pods still passes its own filters on its node.
-//   4. Binary search over the remaining units' priorities for the lowest priority N such that evicting only
+//   4. Binary search over the remaining units' priorities for the lowest priority N such that
+//   evicting only
 //      units of priority ≤ N lets the gang fit; units above N stay.
 //   5. Place the members again and reprieve the remaining units in importance order.
-//   6. The members placed are nominated to their nodes, lower-priority pods nominated there lose their
-//      nomination, and the victims are evicted through the scheduler's victim path (deleted at once, or
-//      left terminating for the driver's grace period). The members retry once the victims are gone.
+//   6. The members placed are nominated to their nodes, lower-priority pods nominated there lose
+//   their
+//      nomination, and the victims are evicted through the scheduler's victim path (deleted at
+//      once, or left terminating for the driver's grace period). The members retry once the victims
+//      are gone.
 // Invariants: the cache is exactly as before the call except for the evicted victims (every trial
-// placement is rolled back and every unit not chosen is put back); a failed attempt leaves no nomination
-// of the group behind; a victim's priority is always lower than the gang's.
+// placement is rolled back and every unit not chosen is put back); a failed attempt leaves no
+// nomination of the group behind; a victim's priority is always lower than the gang's.
 
 #include <algorithm>
 #include <map>
@@ -41,10 +50,10 @@ struct Scheduler::PreemptionUnit {
   std::vector<Symbol> nodes;         // parallel to pods: where each runs
   std::vector<uint8_t> assumed;      // parallel to pods: assumed (not yet bound) in the cache
   int32_t priority = 0;
-  bool in_group = false;   // pod-group member(s): more important than a lone pod of equal priority
-  std::string all_group;   // key of its disruptionMode-all pod group, or empty
-  TimePoint start;         // earliest start time of its pods
-  bool affinity = false;   // a pod with inter-pod (anti-)affinity or topology spread constraints
+  bool in_group = false;  // pod-group member(s): more important than a lone pod of equal priority
+  std::string all_group;  // key of its disruptionMode-all pod group, or empty
+  TimePoint start;        // earliest start time of its pods
+  bool affinity = false;  // a pod with inter-pod (anti-)affinity or topology spread constraints
   bool violates_pdb = false;
   bool removed = false;  // taken out of the cache for the current trial
   size_t order = 0;      // discovery order (final tie-break)
@@ -56,7 +65,9 @@ std::string Scheduler::WithPreemption(const std::string& message, const std::str
   return message + (message.back() == '.' ? " " : ". ") + preemption;
 }
 
-int32_t Scheduler::EffectivePriority(const PodInfo& pod) const { return pod.priority(); }
+int32_t Scheduler::EffectivePriority(const PodInfo& pod) const {
+  return pod.priority();
+}
 
 bool Scheduler::TryReprieve(PreemptionUnit& u, bool check) {
   if (!u.removed) return true;
@@ -67,7 +78,8 @@ bool Scheduler::TryReprieve(PreemptionUnit& u, bool check) {
     if (check) {
       const NodeInfo* node = cache_.snapshot().Get(u.nodes[i]);
       auto fit = by_scheduler_name_.find(p->pod->scheduler_name);
-      framework::Framework* vf = fit != by_scheduler_name_.end() ? fit->second : frameworks_.front().get();
+      framework::Framework* vf =
+          fit != by_scheduler_name_.end() ? fit->second : frameworks_.front().get();
       framework::CycleState st;
       framework::PreFilterResult pre;
       std::vector<std::string_view> restricting;
@@ -94,8 +106,8 @@ bool Scheduler::TryReprieve(PreemptionUnit& u, bool check) {
 namespace {
 
 // Candidate placements for one topology key: value → nodes, in value order (deterministic).
-std::map<std::string_view, absl::flat_hash_set<Symbol>> TopologyDomains(const framework::Snapshot& snapshot,
-                                                                        const Interner& in, Symbol key) {
+std::map<std::string_view, absl::flat_hash_set<Symbol>> TopologyDomains(
+    const framework::Snapshot& snapshot, const Interner& in, Symbol key) {
   std::map<std::string_view, absl::flat_hash_set<Symbol>> out;
   for (const NodeInfo* n : snapshot.nodes()) {
     if (const Symbol* v = n->node()->meta.labels.Find(key)) out[in.Str(*v)].insert(n->name());
@@ -105,14 +117,17 @@ std::map<std::string_view, absl::flat_hash_set<Symbol>> TopologyDomains(const fr
 
 }  // namespace
 
-std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members, framework::PodGroupState& group,
+std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members,
+                                       framework::PodGroupState& group,
                                        const framework::ResolvedPodGroup& resolved) {
   if (members.empty()) return {};
   // Trial placements are not scheduling attempts of their own: no explain records for them.
   struct ExplainOff {
     std::function<bool(const api::Pod&)>& slot;
     std::function<bool(const api::Pod&)> saved;
-    explicit ExplainOff(std::function<bool(const api::Pod&)>& s) : slot(s), saved(std::move(s)) { slot = nullptr; }
+    explicit ExplainOff(std::function<bool(const api::Pod&)>& s) : slot(s), saved(std::move(s)) {
+      slot = nullptr;
+    }
     ~ExplainOff() { slot = std::move(saved); }
     ExplainOff(const ExplainOff&) = delete;
     ExplainOff& operator=(const ExplainOff&) = delete;
@@ -120,9 +135,11 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members, f
   // Nor do they change why the members were rejected (the rejecting plugins decide their requeue).
   struct RejectorsKept {
     const std::vector<QueuedPod*>& members;
-    std::vector<std::pair<absl::flat_hash_set<std::string>, absl::flat_hash_set<std::string>>> saved;
+    std::vector<std::pair<absl::flat_hash_set<std::string>, absl::flat_hash_set<std::string>>>
+        saved;
     explicit RejectorsKept(const std::vector<QueuedPod*>& m) : members(m) {
-      for (const QueuedPod* qp : m) saved.emplace_back(qp->unschedulable_plugins, qp->pending_plugins);
+      for (const QueuedPod* qp : m)
+        saved.emplace_back(qp->unschedulable_plugins, qp->pending_plugins);
     }
     ~RejectorsKept() {
       for (size_t i = 0; i < members.size(); ++i) {
@@ -142,18 +159,22 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members, f
     BatchesAside(const BatchesAside&) = delete;
     BatchesAside& operator=(const BatchesAside&) = delete;
   } batches_aside(batches_);
-  metrics_.GetCounter("scheduler_preemption_attempts_total", "Total preemption attempts in the cluster till now")
+  metrics_
+      .GetCounter("scheduler_preemption_attempts_total",
+                  "Total preemption attempts in the cluster till now")
       .Inc();
   const std::string key = WorkloadManager::KeyString(interner_, group.key);
   auto attempt = [&](std::string_view result) {
     metrics_
         .GetCounter("scheduler_workload_preemption_attempts_total",
-                    "Total preemption attempts initiated by workload (including pod groups) in the cluster till now.",
+                    "Total preemption attempts initiated by workload (including pod groups) in the "
+                    "cluster till now.",
                     {{"result", std::string(result)}})
         .Inc();
   };
   auto fail = [&](const std::string& why) {
-    for (const PodInfo* p : group.all) nominator_.Delete(p);  // a failed attempt leaves no nomination
+    for (const PodInfo* p : group.all)
+      nominator_.Delete(p);  // a failed attempt leaves no nomination
     attempt("unschedulable");
     return "preemption: " + why;
   };
@@ -178,7 +199,8 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members, f
       if (terminating_victims_.contains(q) && EffectivePriority(*q) < prio) {
         attempt("ineligible");
         // Nominations stay: they hold the room the earlier preemption is freeing.
-        return std::string("preemption: not eligible due to a terminating pod on the nominated node.");
+        return std::string(
+            "preemption: not eligible due to a terminating pod on the nominated node.");
       }
     }
   }
@@ -194,11 +216,13 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members, f
       if (pod.IsTerminating() || terminating_victims_.contains(p)) continue;
       framework::PodGroupState* g = wm_.GroupOf(*p);
       if (g == &group) continue;
-      const api::PodGroup* pg = pod.scheduling_group.has_value()
-                                    ? wm_.GetPodGroup(pod.meta.namespace_, pod.scheduling_group->pod_group_name)
-                                    : nullptr;
+      const api::PodGroup* pg =
+          pod.scheduling_group.has_value()
+              ? wm_.GetPodGroup(pod.meta.namespace_, pod.scheduling_group->pod_group_name)
+              : nullptr;
       const int32_t up = EffectivePriority(*p);
-      const bool whole = g != nullptr && pg != nullptr && pg->disruption_mode == api::DisruptionMode::kAll;
+      const bool whole =
+          g != nullptr && pg != nullptr && pg->disruption_mode == api::DisruptionMode::kAll;
       if (!whole && up >= prio) continue;
       PreemptionUnit* u = nullptr;
       if (whole) {
@@ -226,7 +250,8 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members, f
     }
   }
   std::erase_if(units, [&](const PreemptionUnit& u) { return u.priority >= prio; });
-  if (units.empty()) return fail(fmt::format("no lower-priority pods or pod groups to preempt for {}.", key));
+  if (units.empty())
+    return fail(fmt::format("no lower-priority pods or pod groups to preempt for {}.", key));
   for (size_t i = 0; i < units.size(); ++i) units[i].order = i;
   std::sort(units.begin(), units.end(), [](const PreemptionUnit& a, const PreemptionUnit& b) {
     if (a.priority != b.priority) return a.priority > b.priority;
@@ -234,7 +259,8 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members, f
     if (a.start != b.start) return a.start < b.start;
     return a.order < b.order;
   });
-  // PodDisruptionBudgets, counted over the units in importance order (kube filterPodsWithPDBViolation).
+  // PodDisruptionBudgets, counted over the units in importance order (kube
+  // filterPodsWithPDBViolation).
   {
     absl::flat_hash_map<const api::PodDisruptionBudget*, int32_t> left;
     for (PreemptionUnit& u : units) {
@@ -276,8 +302,9 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members, f
     for (PreemptionUnit& u : units) put_back(u);
     snapshot_ = &cache_.snapshot();
   };
-  // A unit whose pods share no node with the members' placement and that nothing couples to other nodes
-  // (no affinity or spread on either side) fits where it runs as before: skip its filter re-run.
+  // A unit whose pods share no node with the members' placement and that nothing couples to other
+  // nodes (no affinity or spread on either side) fits where it runs as before: skip its filter
+  // re-run.
   absl::flat_hash_set<Symbol> member_nodes;
   auto reprieve = [&](PreemptionUnit& u) {
     bool check = member_affinity || u.affinity;
@@ -291,7 +318,8 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members, f
     }
   };
 
-  // 2) Every potential victim gone: can the gang fit at all (in one domain when topology-constrained)?
+  // 2) Every potential victim gone: can the gang fit at all (in one domain when
+  // topology-constrained)?
   for (PreemptionUnit& u : units) take_out(u);
   bool fits = false;
   std::map<std::string_view, absl::flat_hash_set<Symbol>> domains;
@@ -311,9 +339,10 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members, f
   }
   if (!fits) {
     restore_all();
-    return fail(fmt::format("{}/{} members of gang {} fit with every lower-priority pod and pod group evicted, "
-                            "minCount {}.",
-                            already + best_placed, group.all.size(), key, need));
+    return fail(fmt::format(
+        "{}/{} members of gang {} fit with every lower-priority pod and pod group evicted, "
+        "minCount {}.",
+        already + best_placed, group.all.size(), key, need));
   }
   // 3) Reprieve PDB violators against this placement.
   note_placement();
@@ -322,8 +351,8 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members, f
   }
   RollBack(results);
 
-  // 4) The lowest priority bound N that still lets the gang fit. Only units still out take part (PDB
-  // violators reprieved in 3 stay put).
+  // 4) The lowest priority bound N that still lets the gang fit. Only units still out take part
+  // (PDB violators reprieved in 3 stay put).
   std::vector<int32_t> prios;
   auto collect_prios = [&] {
     prios.clear();
@@ -335,12 +364,14 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members, f
   };
   collect_prios();
   if (!try_place()) {
-    // The reprieved PDB violators changed the placement and it no longer fits: they are candidates again.
+    // The reprieved PDB violators changed the placement and it no longer fits: they are candidates
+    // again.
     for (PreemptionUnit& u : units) take_out(u);
     collect_prios();
     if (!try_place()) {
       restore_all();
-      return fail(fmt::format("gang {} no longer fits after reprieving PodDisruptionBudget victims.", key));
+      return fail(
+          fmt::format("gang {} no longer fits after reprieving PodDisruptionBudget victims.", key));
     }
   }
   RollBack(results);
@@ -406,7 +437,8 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members, f
   std::vector<const api::Pod*> evict;
   for (const PreemptionUnit* u : victims) {
     for (size_t i = 0; i < u->pods.size(); ++i) {
-      rec.victims.push_back({u->pods[i]->pod, u->violates_pdb, u->nodes[i], u->priority, u->all_group});
+      rec.victims.push_back(
+          {u->pods[i]->pod, u->violates_pdb, u->nodes[i], u->priority, u->all_group});
       if (u->violates_pdb) ++rec.num_pdb_violations;
       evict.push_back(u->pods[i]->pod);
     }
@@ -434,7 +466,8 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members, f
       .Observe(static_cast<double>(evict.size()));
   metrics_
       .GetHistogram("scheduler_preemption_workload_disruptions",
-                    "Number of workload preemption units being preempted.", kBuckets, {{"preemptor", "podgroup"}})
+                    "Number of workload preemption units being preempted.", kBuckets,
+                    {{"preemptor", "podgroup"}})
       .Observe(static_cast<double>(victims.size()));
   if (rec.num_pdb_violations > 0) {
     metrics_
