@@ -101,14 +101,18 @@ Symbol Scheduler::NominatedNodeOf(const api::Pod* pod) const {
 
 std::span<const PodInfo* const> Scheduler::NominatedPodsForNode(Symbol node) const {
   // Contract (Handle): not yet bound or assumed. Members of a workload cycle stay nominated while they
-  // are assumed (the cycle may roll back), so assumed ones are filtered out here.
+  // are assumed (the cycle may roll back), so assumed ones are filtered out here. Other pods lose their
+  // nomination when they are assumed, so only group members need the cache lookup.
   std::span<const PodInfo* const> pods = nominator_.PodsForNode(node);
+  auto assumed = [&](const PodInfo* p) {
+    return (p->pod->scheduling_group.has_value() || p->pod->workload_ref.has_value()) && cache_.Contains(p);
+  };
   size_t i = 0;
-  while (i < pods.size() && !cache_.Contains(pods[i])) ++i;
+  while (i < pods.size() && !assumed(pods[i])) ++i;
   if (i == pods.size()) return pods;
   nominated_scratch_.assign(pods.begin(), pods.begin() + static_cast<std::ptrdiff_t>(i));
   for (++i; i < pods.size(); ++i) {
-    if (!cache_.Contains(pods[i])) nominated_scratch_.push_back(pods[i]);
+    if (!assumed(pods[i])) nominated_scratch_.push_back(pods[i]);
   }
   return nominated_scratch_;
 }
