@@ -9,6 +9,9 @@
 //   PreemptionAsync   nodes / initial low pods / measured: high-priority pods and default pods
 //                     interleaved one for one (kube creates the preemptors with a churn op at 5/s;
 //                     Corral has no wall-clock churn here, so every other measured pod preempts)
+//   GangPreemption    nodes / initial low pods (350m, priority 0: 10 per node) / gangs of 8 members
+//                     (3000m each, PodGroup priority 10, minCount 8): each gang takes 8 nodes through
+//                     workload-aware preemption (KEP-5710) and binds once its victims are gone
 // items_per_second = measured pods / CPU time of the measured phase (the scheduler is single-threaded).
 
 #include <memory>
@@ -123,6 +126,66 @@ void Run(benchmark::State& state, bool interleave_default) {
   state.SetItemsProcessed(measured);
 }
 
+void BM_GangPreemption(benchmark::State& state) {
+  const int num_nodes = static_cast<int>(state.range(0));
+  const int num_init = static_cast<int>(state.range(1));
+  const int num_gangs = static_cast<int>(state.range(2));
+  constexpr int kGangSize = 8;
+  Counter counter;
+  int64_t measured = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    Cluster c;
+    MakeNodes(c, num_nodes);
+    c.init_pods.resize(static_cast<size_t>(num_init));
+    for (int i = 0; i < num_init; ++i) {
+      MakePod(c, c.init_pods[static_cast<size_t>(i)], "low-" + std::to_string(i), "350m", 0);
+    }
+    api::ObjectSet objects;
+    objects.pod_groups.resize(static_cast<size_t>(num_gangs));
+    c.pods.resize(static_cast<size_t>(num_gangs * kGangSize));
+    for (int g = 0; g < num_gangs; ++g) {
+      api::PodGroup& pg = objects.pod_groups[static_cast<size_t>(g)];
+      pg.meta.name = c.in.Intern("gang-" + std::to_string(g));
+      pg.meta.namespace_ = c.in.Intern("sched-0");
+      pg.policy = {api::PodGroupPolicyKind::kGang, kGangSize};
+      pg.priority = 10;
+      for (int m = 0; m < kGangSize; ++m) {
+        api::Pod& p = c.pods[static_cast<size_t>(g * kGangSize + m)];
+        MakePod(c, p, "gang-" + std::to_string(g) + "-" + std::to_string(m), "3000m", 10);
+        p.scheduling_group = api::PodSchedulingGroup{pg.meta.name};
+      }
+    }
+    ManualClock clock;
+    scheduler::Scheduler::Options opts;
+    opts.gates.ParseFlag("OpportunisticBatching=false").ok();
+    framework::Registry registry = plugins::NewInTreeRegistry();
+    auto s = scheduler::Scheduler::New(c.in, clock, std::move(opts), registry);
+    if (!s.ok()) {
+      state.SkipWithError(s.error().message.c_str());
+      return;
+    }
+    (*s)->set_observer(&counter);
+    (*s)->SetClusterObjects(&objects);
+    for (auto& n : c.nodes) (*s)->AddNode(&n);
+    for (auto& p : c.init_pods) (*s)->AddPod(&p);
+    (*s)->RunUntilIdle();
+    if ((*s)->stats().scheduled != num_init) state.SkipWithError("not every initial pod was scheduled");
+    for (auto& p : c.pods) (*s)->AddPod(&p);
+    const int64_t before = (*s)->stats().scheduled;
+    state.ResumeTiming();
+    (*s)->RunUntilIdle();
+    state.PauseTiming();
+    measured += static_cast<int64_t>(c.pods.size());
+    state.counters["placed"] = static_cast<double>((*s)->stats().scheduled - before);
+    state.counters["pending"] = static_cast<double>((*s)->NumPendingPods());
+    state.ResumeTiming();
+  }
+  state.counters["preemptions"] = static_cast<double>(counter.preemptions);
+  state.counters["victims"] = static_cast<double>(counter.victims);
+  state.SetItemsProcessed(measured);
+}
+
 void BM_PreemptionBasic(benchmark::State& s) { Run(s, false); }
 void BM_PreemptionAsync(benchmark::State& s) { Run(s, true); }
 
@@ -130,6 +193,7 @@ BENCHMARK(BM_PreemptionBasic)->Args({500, 2000, 500})->Args({5000, 20000, 5000})
     ->Iterations(1);
 BENCHMARK(BM_PreemptionAsync)->Args({500, 2000, 500})->Args({5000, 20000, 5000})->Unit(benchmark::kMillisecond)
     ->Iterations(1);
+BENCHMARK(BM_GangPreemption)->Args({1000, 10000, 100})->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 }  // namespace corral

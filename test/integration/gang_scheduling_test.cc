@@ -268,11 +268,12 @@ TEST_F(WorkloadCycleTest, FailedCycleLeavesNoReservationAndRequeuesEveryMember) 
   EXPECT_EQ(rec_.bound.size(), 0u);
   EXPECT_EQ(Sched().NumWaitingOnPermit(), 0u);
   EXPECT_EQ(Sched().workloads().groups()[0]->assumed.size(), 0u);
-  EXPECT_EQ(Sched().workloads().groups()[0]->failure, "gang default/g: 2/3 members fit, minCount 3");
+  EXPECT_EQ(Sched().workloads().groups()[0]->failure,
+            "gang default/g: 2/3 members fit, minCount 3. preemption: no lower-priority pods or pod groups to preempt for default/g.");
   auto& plain = w_.Pod("plain").Req({{"cpu", "2"}}).Obj();
   EXPECT_TRUE(Sched().Evaluate(plain, w_.S("n0")).ok());
-  EXPECT_EQ(PendingMessage(&a), "gang default/g: 2/3 members fit, minCount 3");
-  EXPECT_EQ(PendingMessage(&c), "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ(PendingMessage(&a), "gang default/g: 2/3 members fit, minCount 3. preemption: no lower-priority pods or pod groups to preempt for default/g.");
+  EXPECT_EQ(PendingMessage(&c), "0/1 nodes are available: 1 Insufficient cpu. preemption: no lower-priority pods or pod groups to preempt for default/g.");
   // One group attempt (not three pod attempts) and every member requeued.
   EXPECT_EQ(GroupAttempts("unschedulable"), 1.0);
   EXPECT_EQ(GroupAttempts("scheduled"), 0.0);
@@ -367,7 +368,8 @@ TEST_F(WorkloadCycleTest, TopologyGangIsNeverSplitAcrossDomains) {
   for (auto* p : ms) Sched().AddPod(p);
   Sched().RunUntilIdle();
   EXPECT_EQ(rec_.bound.size(), 0u);
-  EXPECT_EQ(Sched().workloads().groups()[0]->failure, "gang default/g: 2/3 members fit in one rack domain, minCount 3");
+  EXPECT_EQ(Sched().workloads().groups()[0]->failure,
+            "gang default/g: 2/3 members fit in one rack domain, minCount 3. preemption: no lower-priority pods or pod groups to preempt for default/g.");
   Nodes(1, "1", "r2");
   Sched().RunUntilIdle();
   ASSERT_EQ(rec_.bound.size(), 3u);

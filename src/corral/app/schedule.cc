@@ -56,15 +56,36 @@ class Collector : public scheduler::SchedulerObserver {
   }
   void OnPreempted(const scheduler::PreemptionRecord& p) override {
     ScheduleOutcome::Preemption out;
-    out.preemptor = PodKey(in_, *p.preemptor);
-    out.priority = p.preemptor->priority;
-    out.node = std::string(in_.Str(p.node));
     out.pdb_violations = p.num_pdb_violations;
-    for (const auto& v : p.victims) {
-      std::string reason = fmt::format("priority {} < {}; {} does not fit on {} with it", v.pod->priority,
-                                       p.preemptor->priority, out.preemptor, out.node);
-      if (v.violates_pdb) reason += "; violates a PodDisruptionBudget";
-      out.victims.push_back({PodKey(in_, *v.pod), v.pod->priority, v.violates_pdb, std::move(reason)});
+    if (p.group.empty()) {
+      out.preemptor = PodKey(in_, *p.preemptor);
+      out.priority = p.preemptor->priority;
+      out.node = std::string(in_.Str(p.node));
+      for (const auto& v : p.victims) {
+        std::string reason = fmt::format("priority {} < {}; {} does not fit on {} with it", v.pod->priority,
+                                         p.preemptor->priority, out.preemptor, out.node);
+        if (v.violates_pdb) reason += "; violates a PodDisruptionBudget";
+        out.victims.push_back({PodKey(in_, *v.pod), v.pod->priority, v.violates_pdb, std::move(reason), {}, {}});
+      }
+    } else {
+      // A pod group (KEP-5710): every nominated member, and victims from anywhere in the cluster.
+      out.group = p.group;
+      out.preemptor = "podgroup " + p.group;
+      out.priority = p.priority;
+      std::set<std::string> nodes;
+      for (const auto& [pod, node] : p.nominations) {
+        out.nominations.emplace_back(PodKey(in_, *pod), std::string(in_.Str(node)));
+        nodes.insert(std::string(in_.Str(node)));
+      }
+      for (const auto& n : nodes) out.node += (out.node.empty() ? "" : ",") + n;
+      for (const auto& v : p.victims) {
+        std::string reason = fmt::format("priority {} < {}; gang {} needs {} members placed", v.priority, p.priority,
+                                         p.group, p.min_count);
+        if (!v.unit.empty()) reason += fmt::format("; evicted with its disruptionMode all group {}", v.unit);
+        if (v.violates_pdb) reason += "; violates a PodDisruptionBudget";
+        out.victims.push_back({PodKey(in_, *v.pod), v.priority, v.violates_pdb, std::move(reason),
+                               std::string(in_.Str(v.node)), v.unit});
+      }
     }
     out_.preemptions.push_back(std::move(out));
   }
@@ -248,14 +269,25 @@ std::string FormatScheduleJson(const ScheduleOutcome& out) {
     for (const auto& p : out.preemptions) {
       json victims = json::array();
       for (const auto& v : p.victims) {
-        victims.push_back(
-            {{"pod", v.pod}, {"priority", v.priority}, {"violatesPdb", v.violates_pdb}, {"reason", v.reason}});
+        json jv = {{"pod", v.pod}, {"priority", v.priority}, {"violatesPdb", v.violates_pdb}, {"reason", v.reason}};
+        if (!p.group.empty()) {
+          jv["node"] = v.node;
+          jv["podGroup"] = v.unit.empty() ? json(nullptr) : json(v.unit);
+        }
+        victims.push_back(std::move(jv));
       }
-      j["preemptions"].push_back({{"preemptor", p.preemptor},
-                                  {"priority", p.priority},
-                                  {"nominatedNode", p.node},
-                                  {"pdbViolations", p.pdb_violations},
-                                  {"victims", victims}});
+      json jp = {{"preemptor", p.preemptor},
+                 {"priority", p.priority},
+                 {"nominatedNode", p.node},
+                 {"pdbViolations", p.pdb_violations},
+                 {"victims", victims}};
+      if (!p.group.empty()) {
+        jp["podGroup"] = p.group;
+        json noms = json::array();
+        for (const auto& [pod, node] : p.nominations) noms.push_back({{"pod", pod}, {"node", node}});
+        jp["nominations"] = std::move(noms);
+      }
+      j["preemptions"].push_back(std::move(jp));
     }
   }
   json ex = json::object();

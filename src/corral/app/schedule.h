@@ -77,8 +77,14 @@ struct ScheduleOutcome {
       int32_t priority = 0;
       bool violates_pdb = false;
       std::string reason;  // why it was chosen
+      std::string node;    // pod-group preemptions: where it ran
+      std::string unit;    // pod-group preemptions: its disruptionMode-all group, evicted whole
     };
     std::vector<Victim> victims;
+    // Pod-group preemptions (KEP-5710): the group and every nominated member with its node; `node` then
+    // lists the distinct nominated nodes, comma-separated.
+    std::string group;
+    std::vector<std::pair<std::string, std::string>> nominations;
   };
   std::vector<Preemption> preemptions;
   std::vector<ExplainOut> explain;  // sorted by pod key

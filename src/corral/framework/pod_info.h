@@ -52,7 +52,10 @@ struct PodInfo {
   std::vector<AffinityTerm> preferred_affinity_terms;
   std::vector<AffinityTerm> preferred_anti_affinity_terms;
 
-  int32_t priority() const { return pod->priority; }
+  // KEP-5710: a member of a PodGroup with spec.priority has the group's priority for scheduling and
+  // preemption (set by the scheduler when the pod is added); otherwise the pod's own.
+  std::optional<int32_t> group_priority;
+  int32_t priority() const { return group_priority.value_or(pod->priority); }
   bool HasAffinity() const {
     return !required_affinity_terms.empty() || !required_anti_affinity_terms.empty() ||
            !preferred_affinity_terms.empty() || !preferred_anti_affinity_terms.empty();

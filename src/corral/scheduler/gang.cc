@@ -72,6 +72,7 @@ bool Scheduler::BindAssumed(QueuedPod* qp, framework::Framework& fwk, framework:
     return false;
   }
   cache_.ConfirmPod(&qp->info);
+  nominator_.Delete(&qp->info);  // a bound pod is no longer nominated (workload-cycle members keep theirs until now)
   wm_.MarkBound(&qp->info);
   fwk.RunPostBindPlugins(state, pod, node);
   ++stats_.scheduled;

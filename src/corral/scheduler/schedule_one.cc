@@ -398,7 +398,10 @@ void Scheduler::ExecutePreemption(CycleContext& c, const framework::PostFilterRe
   rec.preemptor = c.pod->pod;
   rec.node = r.nominated_node_name;
   rec.num_pdb_violations = r.num_pdb_violations;
-  for (const auto& v : r.victims) rec.victims.push_back({v.pod->pod, v.violates_pdb});
+  rec.priority = c.pod->priority();
+  for (const auto& v : r.victims) {
+    rec.victims.push_back({v.pod->pod, v.violates_pdb, r.nominated_node_name, v.pod->priority(), {}});
+  }
   // Lower-priority pods nominated to this node may no longer fit there: clear their nominations and
   // let them retry now (kube patches their status, which requeues them).
   std::vector<const PodInfo*> lower;

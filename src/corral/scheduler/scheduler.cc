@@ -94,8 +94,27 @@ std::span<const api::PodDisruptionBudget* const> Scheduler::PodDisruptionBudgets
   return it->second;
 }
 
+Symbol Scheduler::NominatedNodeOf(const api::Pod* pod) const {
+  auto it = pods_.find(pod);
+  return it == pods_.end() ? Symbol() : nominator_.NodeOf(&it->second->info);
+}
+
 std::span<const PodInfo* const> Scheduler::NominatedPodsForNode(Symbol node) const {
-  return nominator_.PodsForNode(node);
+  // Contract (Handle): not yet bound or assumed. Members of a workload cycle stay nominated while they
+  // are assumed (the cycle may roll back), so assumed ones are filtered out here. Other pods lose their
+  // nomination when they are assumed, so only group members need the cache lookup.
+  std::span<const PodInfo* const> pods = nominator_.PodsForNode(node);
+  auto assumed = [&](const PodInfo* p) {
+    return (p->pod->scheduling_group.has_value() || p->pod->workload_ref.has_value()) && cache_.Contains(p);
+  };
+  size_t i = 0;
+  while (i < pods.size() && !assumed(pods[i])) ++i;
+  if (i == pods.size()) return pods;
+  nominated_scratch_.assign(pods.begin(), pods.begin() + static_cast<std::ptrdiff_t>(i));
+  for (++i; i < pods.size(); ++i) {
+    if (!assumed(pods[i])) nominated_scratch_.push_back(pods[i]);
+  }
+  return nominated_scratch_;
 }
 
 const framework::Framework* Scheduler::GetFramework(Symbol scheduler_name) const {
@@ -128,6 +147,10 @@ bool Scheduler::AddPod(const api::Pod* pod) {
   qp->info.pod = pod;
   qp->info.id = static_cast<uint32_t>(pods_.size() + 1);
   framework::ComputePodInfo(qp->info, options_.gates, &interner_);
+  if (pod->scheduling_group.has_value()) {
+    const api::PodGroup* pg = wm_.GetPodGroup(pod->meta.namespace_, pod->scheduling_group->pod_group_name);
+    if (pg != nullptr) qp->info.group_priority = pg->priority;
+  }
   QueuedPod* raw = qp.get();
   if (pod->IsBound()) {
     cache_.AddPod(&raw->info, pod->node_name, /*assumed=*/false);

@@ -54,17 +54,27 @@ struct CycleExplain {
   std::vector<NodeExplain> nodes;    // every node the cycle evaluated, in evaluation order
 };
 
-// One preemption (DefaultPreemption's PostFilter result, executed): the preemptor is nominated to `node`
-// and the victims are evicted (most important first).
+// One preemption, executed: either DefaultPreemption's PostFilter result for one pod (the preemptor is
+// nominated to `node`), or a workload-aware preemption for a pod group (KEP-5710: `group` is set, every
+// member in `nominations` is nominated to its node; `preemptor`/`node` are the first of them). The victims
+// are evicted (most important first).
 struct PreemptionRecord {
   const api::Pod* preemptor = nullptr;
   Symbol node;
   struct Victim {
-    const api::Pod* pod;
-    bool violates_pdb;  // evicting it exceeds a PodDisruptionBudget
+    const api::Pod* pod = nullptr;
+    bool violates_pdb = false;  // evicting it exceeds a PodDisruptionBudget
+    Symbol node;                // the node it runs on
+    int32_t priority = 0;       // its priority as preemption saw it (a pod group's priority for members)
+    std::string unit;           // "ns/name" of its disruptionMode-all pod group (evicted whole), or empty
   };
   std::vector<Victim> victims;
   int32_t num_pdb_violations = 0;
+  // Pod-group preemptions only.
+  std::string group;     // the preemptor group ("ns/name", or "ns/workload/podGroup[/replica]")
+  int32_t priority = 0;  // the preemptor's priority (the pod's, or the group's)
+  std::vector<std::pair<const api::Pod*, Symbol>> nominations;  // every nominated member and its node
+  int32_t min_count = 0;
 };
 
 class SchedulerObserver {
@@ -160,6 +170,9 @@ class Scheduler final : public framework::Handle {
   // current state, without changing anything: "would this pod pass every filter on that node now?".
   framework::Status Evaluate(const api::Pod& pod, Symbol node);
 
+  // The node `pod` is nominated to (by preemption, or from its status), or empty.
+  Symbol NominatedNodeOf(const api::Pod* pod) const;
+
   // Pods still pending with the last failure message (in queue order).
   std::vector<std::pair<const api::Pod*, std::string>> PendingPods() const;
   const SchedulerStats& stats() const { return stats_; }
@@ -216,7 +229,15 @@ class Scheduler final : public framework::Handle {
   void ForgetAndRequeue(QueuedPod* qp, framework::Framework& fwk, framework::CycleState& state, Symbol node,
                         framework::Code code, std::string message, std::string_view plugin);
   // ---- the workload scheduling cycle (workload_cycle.cc) ----
-  struct MemberResult;
+  // One member's outcome in a workload cycle (also used by workload-aware preemption's trial placements).
+  struct MemberResult {
+    QueuedPod* qp = nullptr;
+    bool placed = false;
+    Symbol node;
+    framework::CycleState state;
+    std::string failure;  // FitError (or Reserve rejection) when evaluated and not placed
+    bool hinted = false;  // placed on the opportunistic-batching hint
+  };
   // A candidate placement of topology-aware scheduling (KEP-5732): the nodes that carry one value of the
   // topology key. Invariant: `nodes` is in snapshot order and holds exactly the NodeInfos named by `names`.
   struct PlacementDomain {
@@ -252,6 +273,22 @@ class Scheduler final : public framework::Handle {
   std::string RunPostFilter(CycleContext& c);
   // kube's prepareCandidate: clears lower-priority nominations on the node, then evicts the victims.
   void ExecutePreemption(CycleContext& c, const framework::PostFilterResult& r);
+  // ---- workload-aware preemption (KEP-5710, workload_preemption.cc) ----
+  struct PreemptionUnit;
+  // Called when a gang's workload cycle failed (its placements already rolled back): searches the whole
+  // cluster for lower-priority victims, and when evicting them lets ≥ minCount members fit, nominates
+  // those members, evicts the victims and returns "" (the members retry once the victims are gone).
+  // Otherwise returns kube's "preemption: …" part of the failure message and clears every nomination of
+  // the group. While the group's earlier victims are still terminating it starts no new preemption.
+  std::string PreemptForGroup(const std::vector<QueuedPod*>& members, framework::PodGroupState& group,
+                              const framework::ResolvedPodGroup& resolved);
+  // `message` followed by kube's "preemption: …" part (as a FitError joins them: ". " unless `message`
+  // already ends with a period); `message` alone when `preemption` is empty.
+  static std::string WithPreemption(const std::string& message, const std::string& preemption);
+  // The priority preemption uses for a pod: its PodGroup's spec.priority when set (KEP-5710), else its own.
+  int32_t EffectivePriority(const framework::PodInfo& pod) const;
+  // Puts an evicted-for-trial unit back if every pod still passes its own filters on its node.
+  bool TryReprieve(PreemptionUnit& unit, bool check);
   int32_t NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const;
   void FireEvent(const framework::ClusterEvent& event, const void* subject);
   std::string FitErrorMessage(size_t num_nodes, const Diagnosis& d, const std::string& post_filter_msg) const;
@@ -279,6 +316,7 @@ class Scheduler final : public framework::Handle {
   // Preemption (issue 6): nominated pods, and victims still terminating (delete_victims_immediately off).
   Nominator nominator_;
   absl::flat_hash_set<const framework::PodInfo*> terminating_victims_;
+  mutable std::vector<const framework::PodInfo*> nominated_scratch_;  // NominatedPodsForNode
 
   // Gangs (issue 5): pod groups and the pods held at Permit.
   WorkloadManager wm_;

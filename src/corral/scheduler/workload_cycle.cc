@@ -33,15 +33,6 @@ using framework::Code;
 using framework::PodInfo;
 using framework::Status;
 
-struct Scheduler::MemberResult {
-  QueuedPod* qp = nullptr;
-  bool placed = false;
-  Symbol node;
-  framework::CycleState state;
-  std::string failure;  // FitError (or Reserve rejection) when evaluated and not placed
-  bool hinted = false;  // placed on the opportunistic-batching hint
-};
-
 namespace {
 
 // kube's PlacementBinPacking score of a domain (placement_score.h): the domain's committed non-zero
@@ -260,12 +251,16 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
   if (!failure.empty()) {
     // All or nothing: no reservation of this cycle survives; the group backs off as a whole.
     RollBack(results);
+    // HOOK(preemption): KEP-5710 workload-aware preemption (workload_preemption.cc).
+    std::string preemption;
+    if (resolved.IsGang() && fwk.HasPostFilterPlugins()) preemption = PreemptForGroup(members, group, resolved);
+    failure = WithPreemption(failure, preemption);
     group.failure = failure;
     const double scale = std::sqrt(static_cast<double>(std::max<size_t>(group.all.size(), 1)));
     for (MemberResult& r : results) {
       QueuedPod* m = r.qp;
       m->backoff_scale = scale;
-      const std::string& msg = r.failure.empty() ? failure : r.failure;
+      const std::string msg = r.failure.empty() ? failure : WithPreemption(r.failure, preemption);
       ++stats_.unschedulable_attempts;
       RecordAttempt(fwk, "unschedulable");
       last_failure_[m->info.pod] = msg;

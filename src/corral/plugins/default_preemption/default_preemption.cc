@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "corral/api/selectors.h"
 #include "corral/framework/framework.h"
+#include "corral/framework/pdb.h"
 #include "corral/plugins/helper/field_errors.h"
 
 namespace corral::plugins {
@@ -86,42 +86,13 @@ std::string_view DefaultPreemption::Ineligible(const PodInfo& pod,
   return {};
 }
 
-int32_t DefaultPreemption::DisruptionsAllowed(const api::PodDisruptionBudget& pdb) const {
-  if (!pdb.selector.has_value()) return 0;  // a nil selector selects no pod
-  int32_t healthy = 0;
-  for (const NodeInfo* n : handle_.snapshot().nodes()) {
-    for (const PodInfo* p : n->pods()) {
-      const api::Pod& pod = *p->pod;
-      if (pod.meta.namespace_ != pdb.meta.namespace_ || pod.IsTerminating()) continue;
-      if (handle_.IsTerminatingByPreemption(*p)) continue;
-      if (api::Matches(*pdb.selector, pod.meta.labels)) ++healthy;
-    }
-  }
-  const int32_t expected = healthy;
-  // intstr.GetScaledValueFromIntOrPercent with roundUp.
-  auto scaled = [&](const api::IntOrPercent& v) {
-    if (!v.is_percent) return v.value;
-    return static_cast<int32_t>((static_cast<int64_t>(v.value) * expected + 99) / 100);
-  };
-  int32_t desired = 0;
-  if (pdb.max_unavailable.has_value()) {
-    desired = expected - scaled(*pdb.max_unavailable);
-    if (desired < 0) desired = 0;
-  } else if (pdb.min_available.has_value()) {
-    desired = scaled(*pdb.min_available);
-  }
-  int32_t allowed = healthy - desired;
-  if (expected <= 0 || allowed <= 0) return 0;
-  return allowed;
-}
-
 const std::vector<DefaultPreemption::PdbState>& DefaultPreemption::PdbsOf(Symbol ns) {
   for (const auto& [n, v] : pdb_cache_) {
     if (n == ns) return v;
   }
   std::vector<PdbState> states;
   for (const api::PodDisruptionBudget* pdb : handle_.PodDisruptionBudgets(ns)) {
-    states.push_back({pdb, DisruptionsAllowed(*pdb)});
+    states.push_back({pdb, framework::DisruptionsAllowed(handle_, *pdb)});
   }
   pdb_cache_.emplace_back(ns, std::move(states));
   return pdb_cache_.back().second;
@@ -137,19 +108,14 @@ void DefaultPreemption::SplitByPdbViolation(std::span<const PodInfo* const> pods
   for (const PodInfo* p : pods) {
     const api::Pod& pod = *p->pod;
     bool violated = false;
-    if (!pod.meta.labels.empty()) {  // a pod without labels matches no PDB
-      for (const PdbState& st : PdbsOf(pod.meta.namespace_)) {
-        const auto& sel = st.pdb->selector;
-        // A nil or empty selector matches nothing here (kube's preemption, unlike the controller).
-        if (!sel.has_value() || (sel->match_labels.empty() && sel->match_expressions.empty())) continue;
-        if (!api::Matches(*sel, pod.meta.labels)) continue;
-        auto it = std::find_if(left.begin(), left.end(), [&](const auto& e) { return e.first == st.pdb; });
-        if (it == left.end()) {
-          left.emplace_back(st.pdb, st.allowed);
-          it = left.end() - 1;
-        }
-        if (--it->second < 0) violated = true;
+    for (const PdbState& st : PdbsOf(pod.meta.namespace_)) {
+      if (!framework::PdbCoversForPreemption(*st.pdb, pod)) continue;
+      auto it = std::find_if(left.begin(), left.end(), [&](const auto& e) { return e.first == st.pdb; });
+      if (it == left.end()) {
+        left.emplace_back(st.pdb, st.allowed);
+        it = left.end() - 1;
       }
+      if (--it->second < 0) violated = true;
     }
     (violated ? violating : non_violating)->push_back(p);
   }

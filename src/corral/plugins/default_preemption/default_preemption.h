@@ -103,7 +103,6 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   };
   // The PDBs of `ns` with their disruptionsAllowed (cached for the current PostFilter call).
   const std::vector<PdbState>& PdbsOf(Symbol ns);
-  int32_t DisruptionsAllowed(const api::PodDisruptionBudget& pdb) const;
   // kube filterPodsWithPDBViolation: splits `pods` (order kept) into violating and non-violating.
   void SplitByPdbViolation(std::span<const framework::PodInfo* const> pods,
                            std::vector<const framework::PodInfo*>* violating,
