@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps release run test asan bench fuzz tidy format clean
+.PHONY: all deps release run test asan bench fuzz tidy format format-check clean
 
 all: release
 
@@ -49,6 +49,10 @@ tidy: deps
 
 format:
 	git ls-files '*.h' '*.cc' | xargs clang-format -i
+
+# Fails when a source file differs from what .clang-format makes of it.
+format-check:
+	git ls-files '*.h' '*.cc' | xargs clang-format --dry-run -Werror
 
 clean:
 	rm -rf $(BUILD)
