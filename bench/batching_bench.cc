@@ -41,7 +41,9 @@ enum class Shape {
   kScheduleAnywaySpread,
 };
 
-api::Quantity Q(std::string_view s) { return *api::Quantity::Parse(s); }
+api::Quantity Q(std::string_view s) {
+  return *api::Quantity::Parse(s);
+}
 
 class PeakBatch : public scheduler::SchedulerObserver {
  public:
@@ -80,8 +82,10 @@ void Run(benchmark::State& state, Shape shape) {
       n.meta.name = in.Intern("node-" + std::to_string(i));
       n.meta.labels.Set(api::wk::kHostnameLabel, n.meta.name);
       n.meta.labels.Set(api::wk::kZoneLabel, in.Intern("zone-" + std::to_string(i % 50)));
-      n.capacity = {{api::wk::kCpu, Q("4")}, {api::wk::kMemory, Q("32Gi")}, {api::wk::kPods, Q("110")}};
-      std::sort(n.capacity.begin(), n.capacity.end(), [](auto& a, auto& b) { return a.first < b.first; });
+      n.capacity = {
+          {api::wk::kCpu, Q("4")}, {api::wk::kMemory, Q("32Gi")}, {api::wk::kPods, Q("110")}};
+      std::sort(n.capacity.begin(), n.capacity.end(),
+                [](auto& a, auto& b) { return a.first < b.first; });
       n.allocatable = n.capacity;
     }
     std::vector<api::Pod> pods(static_cast<size_t>(num_pods));
@@ -94,7 +98,9 @@ void Run(benchmark::State& state, Shape shape) {
       c.name = in.Intern("pause");
       c.image = in.Intern("registry.k8s.io/pause:3.10");
       switch (shape) {
-        case Shape::kResourceSaturation: c.resources.requests = {{api::wk::kCpu, Q("3")}}; break;
+        case Shape::kResourceSaturation:
+          c.resources.requests = {{api::wk::kCpu, Q("3")}};
+          break;
         case Shape::kHostPortConflict:
           c.resources.requests = {{api::wk::kCpu, Q("100m")}, {api::wk::kMemory, Q("500Mi")}};
           c.ports.push_back({Symbol(), 8080, 8080, api::Protocol::kTCP, Symbol()});
@@ -172,10 +178,18 @@ void Run(benchmark::State& state, Shape shape) {
       peak_rows == 0 ? 0.0 : static_cast<double>(peak) / static_cast<double>(peak_rows);
 }
 
-void BM_ResourceSaturation(benchmark::State& s) { Run(s, Shape::kResourceSaturation); }
-void BM_HostPortConflict(benchmark::State& s) { Run(s, Shape::kHostPortConflict); }
-void BM_MultiPodPerNode(benchmark::State& s) { Run(s, Shape::kMultiPodPerNode); }
-void BM_AlternatingSignatures(benchmark::State& s) { Run(s, Shape::kAlternating); }
+void BM_ResourceSaturation(benchmark::State& s) {
+  Run(s, Shape::kResourceSaturation);
+}
+void BM_HostPortConflict(benchmark::State& s) {
+  Run(s, Shape::kHostPortConflict);
+}
+void BM_MultiPodPerNode(benchmark::State& s) {
+  Run(s, Shape::kMultiPodPerNode);
+}
+void BM_AlternatingSignatures(benchmark::State& s) {
+  Run(s, Shape::kAlternating);
+}
 void BM_PreferredAntiAffinity(benchmark::State& s) {
   Run(s, Shape::kPreferredAntiAffinity);
 }
@@ -183,14 +197,26 @@ void BM_ScheduleAnywaySpread(benchmark::State& s) {
   Run(s, Shape::kScheduleAnywaySpread);
 }
 
-BENCHMARK(BM_ResourceSaturation)->Args({20000, 20000, 0})->Args({20000, 20000, 1})
-    ->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_HostPortConflict)->Args({20000, 20000, 0})->Args({20000, 20000, 1})
-    ->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_MultiPodPerNode)->Args({5000, 50000, 0})->Args({5000, 50000, 1})
-    ->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_AlternatingSignatures)->Args({5000, 10000, 0})->Args({5000, 10000, 1})
-    ->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ResourceSaturation)
+    ->Args({20000, 20000, 0})
+    ->Args({20000, 20000, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(BM_HostPortConflict)
+    ->Args({20000, 20000, 0})
+    ->Args({20000, 20000, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(BM_MultiPodPerNode)
+    ->Args({5000, 50000, 0})
+    ->Args({5000, 50000, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(BM_AlternatingSignatures)
+    ->Args({5000, 10000, 0})
+    ->Args({5000, 10000, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 BENCHMARK(BM_PreferredAntiAffinity)
     ->Args({5000, 10000, 0})
     ->Args({5000, 10000, 2})

@@ -1,30 +1,32 @@
-// Gang scheduling on kube's scheduler_perf gang shapes (test/integration/scheduler_perf/gangscheduling,
-// podgroup/gangscheduling, podgroup/tas), end to end through Scheduler::RunUntilIdle with the default
-// plugins (GangScheduling included):
+// Gang scheduling on kube's scheduler_perf gang shapes
+// (test/integration/scheduler_perf/gangscheduling, podgroup/gangscheduling, podgroup/tas), end to
+// end through Scheduler::RunUntilIdle with the default plugins (GangScheduling included):
 //   node template: 4 cpu, 32Gi, 110 pods;  pod template: 100m cpu, 500Mi
 //   Gangs/<nodes>/<gangs>/<size>        gangs of `size` pods (PodGroup, gang minCount = size)
-//   TopologyGangs/<racks>/<per rack>/<gangs>/<size>  the same with schedulingConstraints.topology on
+//   TopologyGangs/<racks>/<per rack>/<gangs>/<size>  the same with schedulingConstraints.topology
+//   on
 //                                       a rack label (100 racks of 50 nodes)
 // Reported (CPU time of the scheduling thread: the machine is shared, wall time is noise):
-//   ms_per_attempt  CPU time of the whole measured phase (RunUntilIdle: queue, group cycles, binding) /
-//                   group attempts (scheduler_podgroup_schedule_attempts_total): an upper bound of the
-//                   average of kube's scheduler_podgroup_scheduling_attempt_duration_seconds, whose CI
-//                   ceiling is 8–12 ms for 1000–3000 gangs of 3 on 5000 nodes. Workload cycle only (0 in
-//                   Permit-only mode, which has no group attempts). The scheduler's own duration histogram
-//                   is not used: a thread-CPU clock costs a system call per read, several per member cycle,
-//                   which would inflate what it measures.
+//   ms_per_attempt  CPU time of the whole measured phase (RunUntilIdle: queue, group cycles,
+//   binding) /
+//                   group attempts (scheduler_podgroup_schedule_attempts_total): an upper bound of
+//                   the average of kube's scheduler_podgroup_scheduling_attempt_duration_seconds,
+//                   whose CI ceiling is 8–12 ms for 1000–3000 gangs of 3 on 5000 nodes. Workload
+//                   cycle only (0 in Permit-only mode, which has no group attempts). The
+//                   scheduler's own duration histogram is not used: a thread-CPU clock costs a
+//                   system call per read, several per member cycle, which would inflate what it
+//                   measures.
 //   attempts        group attempts (= gangs when every gang fits at its first attempt)
 //   ms_per_group    CPU time of the measured phase / number of gangs
 //   items = pods.
 // Arg `cycle`: 1 = workload cycle (default), 0 = Permit-only mode.
-
-#include <time.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <benchmark/benchmark.h>
+#include <time.h>
 
 #include "corral/api/types.h"
 #include "corral/api/well_known.h"
@@ -35,7 +37,9 @@
 namespace corral {
 namespace {
 
-api::Quantity Q(std::string_view s) { return *api::Quantity::Parse(s); }
+api::Quantity Q(std::string_view s) {
+  return *api::Quantity::Parse(s);
+}
 
 // CPU time of the calling thread.
 TimePoint ThreadCpuNow() {
@@ -58,9 +62,12 @@ void Build(Cluster& c, int num_nodes, int nodes_per_rack, int gangs, int size, b
     api::Node& n = c.nodes[static_cast<size_t>(i)];
     n.meta.name = c.in.Intern("node-" + std::to_string(i));
     n.meta.labels.Set(api::wk::kHostnameLabel, n.meta.name);
-    if (nodes_per_rack > 0) n.meta.labels.Set(rack_key, c.in.Intern("rack-" + std::to_string(i / nodes_per_rack)));
-    n.capacity = {{api::wk::kCpu, Q("4")}, {api::wk::kMemory, Q("32Gi")}, {api::wk::kPods, Q("110")}};
-    std::sort(n.capacity.begin(), n.capacity.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (nodes_per_rack > 0)
+      n.meta.labels.Set(rack_key, c.in.Intern("rack-" + std::to_string(i / nodes_per_rack)));
+    n.capacity = {
+        {api::wk::kCpu, Q("4")}, {api::wk::kMemory, Q("32Gi")}, {api::wk::kPods, Q("110")}};
+    std::sort(n.capacity.begin(), n.capacity.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
     n.allocatable = n.capacity;
   }
   const Symbol ns = c.in.Intern("sched-0");
@@ -80,7 +87,8 @@ void Build(Cluster& c, int num_nodes, int nodes_per_rack, int gangs, int size, b
       p.meta.name = c.in.Intern("gang-" + std::to_string(g) + "-" + std::to_string(i));
       p.meta.namespace_ = ns;
       p.scheduler_name = api::wk::kDefaultScheduler;
-      p.scheduling_group = api::PodSchedulingGroup{c.objects.pod_groups[static_cast<size_t>(g)].meta.name};
+      p.scheduling_group =
+          api::PodSchedulingGroup{c.objects.pod_groups[static_cast<size_t>(g)].meta.name};
       api::Container ctr;
       ctr.name = c.in.Intern("pause");
       ctr.image = c.in.Intern("registry.k8s.io/pause:3.10");
@@ -90,8 +98,8 @@ void Build(Cluster& c, int num_nodes, int nodes_per_rack, int gangs, int size, b
   }
 }
 
-void Run(benchmark::State& state, int num_nodes, int nodes_per_rack, int gangs, int size, bool topology,
-         bool cycle) {
+void Run(benchmark::State& state, int num_nodes, int nodes_per_rack, int gangs, int size,
+         bool topology, bool cycle) {
   double total_ms = 0, attempts = 0;
   for (auto _ : state) {
     state.PauseTiming();
@@ -127,12 +135,12 @@ void Run(benchmark::State& state, int num_nodes, int nodes_per_rack, int gangs, 
 }
 
 void BM_Gangs(benchmark::State& s) {
-  Run(s, static_cast<int>(s.range(0)), 0, static_cast<int>(s.range(1)), static_cast<int>(s.range(2)), false,
-      s.range(3) != 0);
+  Run(s, static_cast<int>(s.range(0)), 0, static_cast<int>(s.range(1)),
+      static_cast<int>(s.range(2)), false, s.range(3) != 0);
 }
 void BM_TopologyGangs(benchmark::State& s) {
-  Run(s, static_cast<int>(s.range(0) * s.range(1)), static_cast<int>(s.range(1)), static_cast<int>(s.range(2)),
-      static_cast<int>(s.range(3)), true, true);
+  Run(s, static_cast<int>(s.range(0) * s.range(1)), static_cast<int>(s.range(1)),
+      static_cast<int>(s.range(2)), static_cast<int>(s.range(3)), true, true);
 }
 
 BENCHMARK(BM_Gangs)

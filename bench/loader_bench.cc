@@ -1,14 +1,15 @@
-// Loader throughput on a large cluster dump: 5,000 nodes and 100,000 pods as one `kind: List`, the way
-// `kubectl get nodes,pods -A -o json|yaml` prints it. Pods look like real ones: labels, owner references,
-// requests and limits, the default NoExecute tolerations, affinity or topology spread on some, status.
+// Loader throughput on a large cluster dump: 5,000 nodes and 100,000 pods as one `kind: List`, the
+// way `kubectl get nodes,pods -A -o json|yaml` prints it. Pods look like real ones: labels, owner
+// references, requests and limits, the default NoExecute tolerations, affinity or topology spread
+// on some, status.
 //
-//   cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DCORRAL_BUILD_BENCHMARKS=ON -DCORRAL_BUILD_TESTS=OFF
-//   cmake --build build/bench -j2 --target corral_loader_bench && build/bench/bench/corral_loader_bench
+//   cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DCORRAL_BUILD_BENCHMARKS=ON
+//   -DCORRAL_BUILD_TESTS=OFF cmake --build build/bench -j2 --target corral_loader_bench &&
+//   build/bench/bench/corral_loader_bench
 //
-// Goals (docs/performance.md): JSON < 2 s, YAML < 10 s for the whole dump. CORRAL_LOADER_BENCH_SAVE=DIR
-// writes the data set to DIR/dump.{json,yaml}; CORRAL_LOADER_BENCH_NODES/_PODS change its size.
-
-#include <unistd.h>
+// Goals (docs/performance.md): JSON < 2 s, YAML < 10 s for the whole dump.
+// CORRAL_LOADER_BENCH_SAVE=DIR writes the data set to DIR/dump.{json,yaml};
+// CORRAL_LOADER_BENCH_NODES/_PODS change its size.
 
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "corral/api/well_known.h"
 #include "corral/doc/parse.h"
@@ -35,7 +37,8 @@ const int kPods = EnvInt("CORRAL_LOADER_BENCH_PODS", 100000);
 constexpr int kNamespaces = 20;
 constexpr int kZones = 3;
 
-// A minimal JSON writer (commas and indentation handled here); YAML is produced from the parsed tree.
+// A minimal JSON writer (commas and indentation handled here); YAML is produced from the parsed
+// tree.
 class Emitter {
  public:
   std::string& out() { return out_; }
@@ -395,15 +398,17 @@ void EmitPod(Emitter& e, int i) {
 
 namespace {
 
-// ---- YAML, written from the parsed JSON tree in kubectl's style -------------------------------------------
+// ---- YAML, written from the parsed JSON tree in kubectl's style
+// -------------------------------------------
 
 bool NeedsQuotes(std::string_view s) {
   if (s.empty() || s.front() == ' ' || s.back() == ' ') return true;
   if (s.find_first_of(":#{}[],&*!|>'\"%@`") != std::string_view::npos) return true;
   char c = s.front();
   if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == '~') return true;
-  for (std::string_view w : {"true", "false", "yes", "no", "on", "off", "y", "n", "null", "True", "False", "Yes",
-                             "No", "On", "Off", "Null", "NULL", "TRUE", "FALSE", "Y", "N"}) {
+  for (std::string_view w :
+       {"true", "false", "yes", "no",  "on",   "off",  "y",    "n",     "null", "True", "False",
+        "Yes",  "No",    "On",  "Off", "Null", "NULL", "TRUE", "FALSE", "Y",    "N"}) {
     if (s == w) return true;
   }
   return false;
@@ -466,7 +471,8 @@ void WriteYaml(const corral::doc::Node& n, size_t indent, std::string& out) {
   }
 }
 
-// ---- the data set -------------------------------------------------------------------------------------------
+// ---- the data set
+// -------------------------------------------------------------------------------------------
 
 struct Dataset {
   std::string json;
@@ -495,8 +501,8 @@ const Dataset& Data() {
     corral::Diagnostics diags;
     corral::doc::Stream s = corral::doc::ParseJson(ds->json, "dump.json", diags);
     WriteYaml(s.documents()[0], 0, ds->yaml);
-    // CORRAL_LOADER_BENCH_SAVE=DIR keeps the data set as DIR/dump.json and DIR/dump.yaml (for profiling or
-    // `corral validate`).
+    // CORRAL_LOADER_BENCH_SAVE=DIR keeps the data set as DIR/dump.json and DIR/dump.yaml (for
+    // profiling or `corral validate`).
     if (const char* dir = std::getenv("CORRAL_LOADER_BENCH_SAVE")) {
       std::ofstream(std::string(dir) + "/dump.json", std::ios::binary) << ds->json;
       std::ofstream(std::string(dir) + "/dump.yaml", std::ios::binary) << ds->yaml;
@@ -545,7 +551,9 @@ void BM_LoadYaml(benchmark::State& state) {
 // From a temporary file, through LoadPaths (reading included).
 void BM_LoadJsonFile(benchmark::State& state) {
   const Dataset& d = Data();
-  std::string path = (std::filesystem::temp_directory_path() / fmt::format("corral-bench-{}.json", ::getpid())).string();
+  std::string path =
+      (std::filesystem::temp_directory_path() / fmt::format("corral-bench-{}.json", ::getpid()))
+          .string();
   std::ofstream(path, std::ios::binary) << d.json;
   std::vector<std::string> paths = {path};
   for (auto _ : state) {

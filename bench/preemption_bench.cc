@@ -1,6 +1,6 @@
-// Preemption throughput on kube's scheduler_perf preemption shapes (misc/performance-config.yaml), end
-// to end through Scheduler::RunUntilIdle with the default plugins (DefaultPreemption included), batching
-// off, victims deleted immediately:
+// Preemption throughput on kube's scheduler_perf preemption shapes (misc/performance-config.yaml),
+// end to end through Scheduler::RunUntilIdle with the default plugins (DefaultPreemption included),
+// batching off, victims deleted immediately:
 //   node template: 4 cpu, 32Gi, 110 pods
 //   pod-low-priority:  900m, 500Mi, priority 0 (4 per node fill 3.6 of 4 cpu)
 //   pod-high-priority: 3000m, 500Mi, priority 10 (must preempt 3 of the 4 low pods)
@@ -10,9 +10,11 @@
 //                     interleaved one for one (kube creates the preemptors with a churn op at 5/s;
 //                     Corral has no wall-clock churn here, so every other measured pod preempts)
 //   GangPreemption    nodes / initial low pods (350m, priority 0: 10 per node) / gangs of 8 members
-//                     (3000m each, PodGroup priority 10, minCount 8): each gang takes 8 nodes through
-//                     workload-aware preemption (KEP-5710) and binds once its victims are gone
-// items_per_second = measured pods / CPU time of the measured phase (the scheduler is single-threaded).
+//                     (3000m each, PodGroup priority 10, minCount 8): each gang takes 8 nodes
+//                     through workload-aware preemption (KEP-5710) and binds once its victims are
+//                     gone
+// items_per_second = measured pods / CPU time of the measured phase (the scheduler is
+// single-threaded).
 
 #include <memory>
 #include <string>
@@ -29,7 +31,9 @@
 namespace corral {
 namespace {
 
-api::Quantity Q(std::string_view s) { return *api::Quantity::Parse(s); }
+api::Quantity Q(std::string_view s) {
+  return *api::Quantity::Parse(s);
+}
 
 struct Cluster {
   Interner in = api::NewInterner();
@@ -44,7 +48,8 @@ void MakeNodes(Cluster& c, int n) {
     api::Node& node = c.nodes[static_cast<size_t>(i)];
     node.meta.name = c.in.Intern("scheduler-perf-" + std::to_string(i));
     node.meta.labels.Set(api::wk::kHostnameLabel, node.meta.name);
-    node.capacity = {{api::wk::kCpu, Q("4")}, {api::wk::kMemory, Q("32Gi")}, {api::wk::kPods, Q("110")}};
+    node.capacity = {
+        {api::wk::kCpu, Q("4")}, {api::wk::kMemory, Q("32Gi")}, {api::wk::kPods, Q("110")}};
     std::sort(node.capacity.begin(), node.capacity.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
     node.allocatable = node.capacity;
@@ -110,7 +115,8 @@ void Run(benchmark::State& state, bool interleave_default) {
     for (auto& n : c.nodes) (*s)->AddNode(&n);
     for (auto& p : c.init_pods) (*s)->AddPod(&p);
     (*s)->RunUntilIdle();
-    if ((*s)->stats().scheduled != num_init) state.SkipWithError("not every initial pod was scheduled");
+    if ((*s)->stats().scheduled != num_init)
+      state.SkipWithError("not every initial pod was scheduled");
     for (auto& p : c.pods) (*s)->AddPod(&p);
     const int64_t before = (*s)->stats().scheduled;
     state.ResumeTiming();
@@ -170,7 +176,8 @@ void BM_GangPreemption(benchmark::State& state) {
     for (auto& n : c.nodes) (*s)->AddNode(&n);
     for (auto& p : c.init_pods) (*s)->AddPod(&p);
     (*s)->RunUntilIdle();
-    if ((*s)->stats().scheduled != num_init) state.SkipWithError("not every initial pod was scheduled");
+    if ((*s)->stats().scheduled != num_init)
+      state.SkipWithError("not every initial pod was scheduled");
     for (auto& p : c.pods) (*s)->AddPod(&p);
     const int64_t before = (*s)->stats().scheduled;
     state.ResumeTiming();
@@ -186,14 +193,27 @@ void BM_GangPreemption(benchmark::State& state) {
   state.SetItemsProcessed(measured);
 }
 
-void BM_PreemptionBasic(benchmark::State& s) { Run(s, false); }
-void BM_PreemptionAsync(benchmark::State& s) { Run(s, true); }
+void BM_PreemptionBasic(benchmark::State& s) {
+  Run(s, false);
+}
+void BM_PreemptionAsync(benchmark::State& s) {
+  Run(s, true);
+}
 
-BENCHMARK(BM_PreemptionBasic)->Args({500, 2000, 500})->Args({5000, 20000, 5000})->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_PreemptionBasic)
+    ->Args({500, 2000, 500})
+    ->Args({5000, 20000, 5000})
+    ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
-BENCHMARK(BM_PreemptionAsync)->Args({500, 2000, 500})->Args({5000, 20000, 5000})->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_PreemptionAsync)
+    ->Args({500, 2000, 500})
+    ->Args({5000, 20000, 5000})
+    ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
-BENCHMARK(BM_GangPreemption)->Args({1000, 10000, 100})->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_GangPreemption)
+    ->Args({1000, 10000, 100})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 }  // namespace corral

@@ -1,14 +1,16 @@
-// Scheduling throughput on kube's scheduler_perf shapes (test/integration/scheduler_perf), end to end
-// through Scheduler::RunUntilIdle with the default plugins and batching off:
+// Scheduling throughput on kube's scheduler_perf shapes (test/integration/scheduler_perf), end to
+// end through Scheduler::RunUntilIdle with the default plugins and batching off:
 //   node template: 4 cpu, 32Gi, 110 pods;  pod template: 100m cpu, 500Mi (request = limit), port 80
 //   SchedulingBasic/5000Nodes_10000Pods      5000 nodes, 1000 initial, 10000 measured pods
 //   SchedulingPodAntiAffinity/5000Nodes_2000Pods  required hostname anti-affinity to color=green
-//                                            (namespaces sched-0, sched-1), 1000 initial, 2000 measured
+//                                            (namespaces sched-0, sched-1), 1000 initial, 2000
+//                                            measured
 //   SchedulingPodAffinity/5000Nodes_5000Pods  all nodes in zone1, required zone affinity to foo="",
 //                                            5000 initial, 5000 measured
 //   TopologySpreading/5000Nodes_5000Pods     nodes over moon-1..3, DoNotSchedule zone spread
 //                                            (maxSkew 5, color=blue), 1000 initial, 5000 measured
-// items_per_second = measured pods / CPU time of the measured phase (the scheduler is single-threaded).
+// items_per_second = measured pods / CPU time of the measured phase (the scheduler is
+// single-threaded).
 
 #include <memory>
 #include <string>
@@ -32,7 +34,9 @@ struct Cluster {
   std::vector<api::Pod> pods;
 };
 
-api::Quantity Q(std::string_view s) { return *api::Quantity::Parse(s); }
+api::Quantity Q(std::string_view s) {
+  return *api::Quantity::Parse(s);
+}
 
 enum class Shape { kBasic, kAntiAffinity, kAffinity, kSpread };
 
@@ -44,7 +48,8 @@ api::LabelSelector Selector(Cluster& c, std::string_view k, std::string_view v) 
 
 void Decorate(Cluster& c, Shape shape, api::Pod& p) {
   switch (shape) {
-    case Shape::kBasic: break;
+    case Shape::kBasic:
+      break;
     case Shape::kAntiAffinity: {
       p.meta.labels.Set(c.in.Intern("color"), c.in.Intern("green"));
       p.meta.labels.Set(c.in.Intern("name"), c.in.Intern("test"));
@@ -87,15 +92,16 @@ void MakeNodes(Cluster& c, int n, Shape shape) {
     if (shape == Shape::kSpread) {
       node.meta.labels.Set(api::wk::kZoneLabel, c.in.Intern("moon-" + std::to_string(i % 3 + 1)));
     }
-    node.capacity = {{api::wk::kCpu, Q("4")}, {api::wk::kMemory, Q("32Gi")}, {api::wk::kPods, Q("110")}};
+    node.capacity = {
+        {api::wk::kCpu, Q("4")}, {api::wk::kMemory, Q("32Gi")}, {api::wk::kPods, Q("110")}};
     std::sort(node.capacity.begin(), node.capacity.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
     node.allocatable = node.capacity;
   }
 }
 
-void MakePods(Cluster& c, std::vector<api::Pod>& out, int n, std::string_view prefix, std::string_view ns,
-              Shape shape) {
+void MakePods(Cluster& c, std::vector<api::Pod>& out, int n, std::string_view prefix,
+              std::string_view ns, Shape shape) {
   out.resize(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
     api::Pod& p = out[static_cast<size_t>(i)];
@@ -139,21 +145,42 @@ void RunShape(benchmark::State& state, Shape shape, Shape init_shape) {
     state.ResumeTiming();
     (*s)->RunUntilIdle();
     state.PauseTiming();
-    if ((*s)->stats().scheduled != num_init + num_pods) state.SkipWithError("not every pod was scheduled");
+    if ((*s)->stats().scheduled != num_init + num_pods)
+      state.SkipWithError("not every pod was scheduled");
     state.ResumeTiming();
   }
   state.SetItemsProcessed(state.iterations() * num_pods);
 }
-void BM_SchedulingBasic(benchmark::State& s) { RunShape(s, Shape::kBasic, Shape::kBasic); }
-void BM_SchedulingPodAntiAffinity(benchmark::State& s) { RunShape(s, Shape::kAntiAffinity, Shape::kAntiAffinity); }
-void BM_SchedulingPodAffinity(benchmark::State& s) { RunShape(s, Shape::kAffinity, Shape::kAffinity); }
-void BM_TopologySpreading(benchmark::State& s) { RunShape(s, Shape::kSpread, Shape::kBasic); }
+void BM_SchedulingBasic(benchmark::State& s) {
+  RunShape(s, Shape::kBasic, Shape::kBasic);
+}
+void BM_SchedulingPodAntiAffinity(benchmark::State& s) {
+  RunShape(s, Shape::kAntiAffinity, Shape::kAntiAffinity);
+}
+void BM_SchedulingPodAffinity(benchmark::State& s) {
+  RunShape(s, Shape::kAffinity, Shape::kAffinity);
+}
+void BM_TopologySpreading(benchmark::State& s) {
+  RunShape(s, Shape::kSpread, Shape::kBasic);
+}
 
-BENCHMARK(BM_SchedulingBasic)->Args({500, 500, 1000})->Args({5000, 1000, 10000})
-    ->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_SchedulingPodAntiAffinity)->Args({5000, 1000, 2000})->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_SchedulingPodAffinity)->Args({5000, 5000, 5000})->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_TopologySpreading)->Args({5000, 1000, 5000})->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_SchedulingBasic)
+    ->Args({500, 500, 1000})
+    ->Args({5000, 1000, 10000})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(BM_SchedulingPodAntiAffinity)
+    ->Args({5000, 1000, 2000})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(BM_SchedulingPodAffinity)
+    ->Args({5000, 5000, 5000})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(BM_TopologySpreading)
+    ->Args({5000, 1000, 5000})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 }  // namespace corral

@@ -1,6 +1,6 @@
-// Fuzzes the manifest loader end to end: the bytes go through the YAML parser and the JSON parser, every
-// kind's decoder, admission, and the summary renderers. Any crash, sanitizer report, hang or CHECK failure
-// is a bug: bad input must only ever produce diagnostics.
+// Fuzzes the manifest loader end to end: the bytes go through the YAML parser and the JSON parser,
+// every kind's decoder, admission, and the summary renderers. Any crash, sanitizer report, hang or
+// CHECK failure is a bug: bad input must only ever produce diagnostics.
 
 #include <cstddef>
 #include <cstdint>
@@ -28,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (strict) continue;
       // Loaded objects are valid: names are set, namespaced kinds have a namespace.
       for (const auto& p : r.objects.pods) {
-        if (p.meta.name.empty() || p.meta.namespace_.empty() || p.scheduler_name.empty()) __builtin_trap();
+        if (p.meta.name.empty() || p.meta.namespace_.empty() || p.scheduler_name.empty())
+          __builtin_trap();
       }
       for (const auto& n : r.objects.nodes) {
         if (n.meta.name.empty()) __builtin_trap();

@@ -49,9 +49,9 @@ struct NodeSpec {
 struct Template {
   int cpu_milli;
   int mem_mi;
-  int host_port;      // 0 = none
-  int zone_selector;  // -1 = none
-  int preferred_zone; // -1 = none
+  int host_port;       // 0 = none
+  int zone_selector;   // -1 = none
+  int preferred_zone;  // -1 = none
   bool tolerates;
   bool selected_by_service;
   bool image;
@@ -66,7 +66,9 @@ rc::Gen<NodeSpec> GenNode() {
       rc::gen::set(&NodeSpec::mem_mi, rc::gen::inRange(1024, 16385)),
       rc::gen::set(&NodeSpec::max_pods, rc::gen::inRange(1, 30)),
       rc::gen::set(&NodeSpec::zone, rc::gen::inRange(0, 3)),
-      rc::gen::set(&NodeSpec::soft_taint, rc::gen::weightedOneOf<bool>({{1, rc::gen::just(true)}, {3, rc::gen::just(false)}})),
+      rc::gen::set(
+          &NodeSpec::soft_taint,
+          rc::gen::weightedOneOf<bool>({{1, rc::gen::just(true)}, {3, rc::gen::just(false)}})),
       rc::gen::set(&NodeSpec::image, rc::gen::arbitrary<bool>()));
 }
 
@@ -90,9 +92,10 @@ rc::Gen<Template> GenTemplate(Mode mode) {
       mode == Mode::kScheduleAnyway
           ? rc::gen::weightedOneOf<int>({{1, rc::gen::just(0)}, {3, rc::gen::inRange(1, 3)}})
           : rc::gen::just(0);
-  auto pref = mode == Mode::kBeyondKube
-                  ? rc::gen::weightedOneOf<int>({{2, rc::gen::just(-1)}, {1, rc::gen::inRange(0, 3)}})
-                  : rc::gen::just(-1);
+  auto pref =
+      mode == Mode::kBeyondKube
+          ? rc::gen::weightedOneOf<int>({{2, rc::gen::just(-1)}, {1, rc::gen::inRange(0, 3)}})
+          : rc::gen::just(-1);
   auto svc = mode == Mode::kBeyondKube ? rc::gen::arbitrary<bool>() : rc::gen::just(false);
   return rc::gen::build<Template>(
       rc::gen::set(&Template::cpu_milli, cpu),
@@ -114,7 +117,8 @@ struct World {
   std::vector<api::Pod> pods;
   api::ObjectSet objects;
 
-  World(const std::vector<NodeSpec>& ns, const std::vector<Template>& ts, const std::vector<int>& stream) {
+  World(const std::vector<NodeSpec>& ns, const std::vector<Template>& ts,
+        const std::vector<int>& stream) {
     Symbol zone_key = api::wk::kZoneLabel;
     Symbol taint_key = in.Intern("soft");
     Symbol image = in.Intern("registry.k8s.io/big:1");
@@ -127,9 +131,12 @@ struct World {
       n.capacity = {{api::wk::kCpu, api::Quantity::FromMilli(ns[i].cpu_milli)},
                     {api::wk::kMemory, api::Quantity::FromInt(int64_t{ns[i].mem_mi} << 20)},
                     {api::wk::kPods, api::Quantity::FromInt(ns[i].max_pods)}};
-      std::sort(n.capacity.begin(), n.capacity.end(), [](auto& a, auto& b) { return a.first < b.first; });
+      std::sort(n.capacity.begin(), n.capacity.end(),
+                [](auto& a, auto& b) { return a.first < b.first; });
       n.allocatable = n.capacity;
-      if (ns[i].soft_taint) n.taints.push_back({taint_key, Symbol(), api::TaintEffect::kPreferNoSchedule, std::nullopt});
+      if (ns[i].soft_taint)
+        n.taints.push_back(
+            {taint_key, Symbol(), api::TaintEffect::kPreferNoSchedule, std::nullopt});
       if (ns[i].image) n.images.push_back({{image}, 800LL << 20});
     }
     api::SelectorOwner svc;
@@ -173,13 +180,18 @@ struct World {
       api::Container c;
       c.name = in.Intern("c");
       if (t.image) c.image = image;
-      if (t.cpu_milli > 0) c.resources.requests.push_back({api::wk::kCpu, api::Quantity::FromMilli(t.cpu_milli)});
-      if (t.mem_mi > 0) c.resources.requests.push_back({api::wk::kMemory, api::Quantity::FromInt(int64_t{t.mem_mi} << 20)});
+      if (t.cpu_milli > 0)
+        c.resources.requests.push_back({api::wk::kCpu, api::Quantity::FromMilli(t.cpu_milli)});
+      if (t.mem_mi > 0)
+        c.resources.requests.push_back(
+            {api::wk::kMemory, api::Quantity::FromInt(int64_t{t.mem_mi} << 20)});
       std::sort(c.resources.requests.begin(), c.resources.requests.end(),
                 [](auto& a, auto& b) { return a.first < b.first; });
-      if (t.host_port > 0) c.ports.push_back({Symbol(), 8080, t.host_port, api::Protocol::kTCP, Symbol()});
+      if (t.host_port > 0)
+        c.ports.push_back({Symbol(), 8080, t.host_port, api::Protocol::kTCP, Symbol()});
       p.containers.push_back(std::move(c));
-      if (t.zone_selector >= 0) p.node_selector.Set(zone_key, in.Intern("zone-" + std::to_string(t.zone_selector)));
+      if (t.zone_selector >= 0)
+        p.node_selector.Set(zone_key, in.Intern("zone-" + std::to_string(t.zone_selector)));
       if (t.preferred_zone >= 0) {
         api::PreferredSchedulingTerm term;
         term.weight = 10;
@@ -192,7 +204,9 @@ struct World {
         (a.node_affinity.has_value() ? *a.node_affinity : a.node_affinity.emplace())
             .preferred.push_back(std::move(term));
       }
-      if (t.tolerates) p.tolerations.push_back({taint_key, api::TolerationOp::kExists, Symbol(), api::TaintEffect::kPreferNoSchedule, std::nullopt});
+      if (t.tolerates)
+        p.tolerations.push_back({taint_key, api::TolerationOp::kExists, Symbol(),
+                                 api::TaintEffect::kPreferNoSchedule, std::nullopt});
     }
   }
 };
@@ -253,11 +267,13 @@ RunResult Run(World& w, bool batching, bool ext, bool incremental = true) {
 }
 
 void CheckEquivalence(Mode mode) {
-  const auto nodes = *rc::gen::resize(20, rc::gen::nonEmpty(rc::gen::container<std::vector<NodeSpec>>(GenNode())));
+  const auto nodes =
+      *rc::gen::resize(20, rc::gen::nonEmpty(rc::gen::container<std::vector<NodeSpec>>(GenNode())));
   const auto templates = *rc::gen::container<std::vector<Template>>(3, GenTemplate(mode));
   // Runs of the same template.
-  const auto runs = *rc::gen::resize(8, rc::gen::container<std::vector<std::pair<int, int>>>(
-                                            rc::gen::pair(rc::gen::inRange(0, 3), rc::gen::inRange(1, 25))));
+  const auto runs =
+      *rc::gen::resize(8, rc::gen::container<std::vector<std::pair<int, int>>>(
+                              rc::gen::pair(rc::gen::inRange(0, 3), rc::gen::inRange(1, 25))));
   std::vector<int> stream;
   for (auto [t, n] : runs) stream.insert(stream.end(), static_cast<size_t>(n), t);
   World w(nodes, templates, stream);

@@ -1,12 +1,13 @@
 // Property tests of gang scheduling on random clusters and gang mixes (RapidCheck), in both modes
-// (workload cycle, Permit-only), driven as `corral schedule` drives the scheduler (virtual time advanced
-// across Permit timeouts):
+// (workload cycle, Permit-only), driven as `corral schedule` drives the scheduler (virtual time
+// advanced across Permit timeouts):
 //   (1) no gang ends with bound members below its minCount (0 bound, or ≥ minCount);
 //   (2) the bound members of a topology-constrained gang lie in one domain;
 //   (3) no node is over-committed (cpu, memory, pod count);
-//   (4) no partial reservation survives a failed cycle: every assumed member is waiting at Permit, and
-//       with the workload cycle no member is assumed after any single scheduling step (a committed group
-//       binds in the step that placed it, a failed one rolls back).
+//   (4) no partial reservation survives a failed cycle: every assumed member is waiting at Permit,
+//   and
+//       with the workload cycle no member is assumed after any single scheduling step (a committed
+//       group binds in the step that placed it, a failed one rolls back).
 // Some members of each gang arrive late, after the first run, and join the running group.
 
 #include <map>
@@ -38,16 +39,20 @@ struct GangSpec {
   int cpu_milli;
   bool topology;
   bool legacy;  // v1alpha1 workloadRef
-  int late;     // members that arrive after the first run (they join a running group through its cycle)
+  int late;     // members that arrive after the first run (they join a running group through its
+                // cycle)
 };
 
 class Recorder : public scheduler::SchedulerObserver {
  public:
-  void OnScheduled(const api::Pod& pod, Symbol node, std::string_view) override { placements[&pod] = node; }
+  void OnScheduled(const api::Pod& pod, Symbol node, std::string_view) override {
+    placements[&pod] = node;
+  }
   std::map<const api::Pod*, Symbol> placements;
 };
 
-void Check(const std::vector<NodeSpec>& ns, const std::vector<GangSpec>& gs, bool cycle, uint64_t seed) {
+void Check(const std::vector<NodeSpec>& ns, const std::vector<GangSpec>& gs, bool cycle,
+           uint64_t seed) {
   Interner in = api::NewInterner();
   const Symbol rack_key = in.Intern("topology.example.com/rack");
   std::vector<api::Node> nodes(ns.size());
@@ -59,7 +64,8 @@ void Check(const std::vector<NodeSpec>& ns, const std::vector<GangSpec>& gs, boo
     n.capacity = {{api::wk::kCpu, api::Quantity::FromMilli(ns[i].cpu_milli)},
                   {api::wk::kMemory, api::Quantity::FromInt(int64_t{8} << 30)},
                   {api::wk::kPods, api::Quantity::FromInt(ns[i].max_pods)}};
-    std::sort(n.capacity.begin(), n.capacity.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    std::sort(n.capacity.begin(), n.capacity.end(),
+              [](auto& a, auto& b) { return a.first < b.first; });
     n.allocatable = n.capacity;
   }
   api::ObjectSet objects;
@@ -72,8 +78,9 @@ void Check(const std::vector<NodeSpec>& ns, const std::vector<GangSpec>& gs, boo
   for (size_t gi = 0; gi < gs.size(); ++gi) {
     const GangSpec& g = gs[gi];
     const Symbol name = in.Intern("g" + std::to_string(gi));
-    api::PodGroupSchedulingPolicy policy{g.min_count > 0 ? api::PodGroupPolicyKind::kGang : api::PodGroupPolicyKind::kBasic,
-                                         g.min_count};
+    api::PodGroupSchedulingPolicy policy{
+        g.min_count > 0 ? api::PodGroupPolicyKind::kGang : api::PodGroupPolicyKind::kBasic,
+        g.min_count};
     if (g.legacy) {
       api::Workload w;
       w.meta.name = name;
@@ -162,7 +169,8 @@ void Check(const std::vector<NodeSpec>& ns, const std::vector<GangSpec>& gs, boo
       if (it == rec.placements.end()) continue;
       ++bound;
       size_t idx = static_cast<size_t>(std::stoi(std::string(in.Str(it->second)).substr(5)));
-      racks.insert(nodes[idx].meta.labels.Find(rack_key) ? *nodes[idx].meta.labels.Find(rack_key) : Symbol());
+      racks.insert(nodes[idx].meta.labels.Find(rack_key) ? *nodes[idx].meta.labels.Find(rack_key)
+                                                         : Symbol());
     }
     if (gs[gi].min_count > 0) RC_ASSERT(bound == 0 || bound >= gs[gi].min_count);
     if (gs[gi].topology && !gs[gi].legacy) RC_ASSERT(racks.size() <= 1u);
@@ -201,17 +209,20 @@ rc::Gen<GangSpec> GenGang() {
     return rc::gen::build<GangSpec>(
         rc::gen::set(&GangSpec::size, rc::gen::just(size)),
         rc::gen::set(&GangSpec::min_count,
-                     rc::gen::weightedOneOf<int>({{1, rc::gen::just(0)}, {4, rc::gen::inRange(1, size + 1)}})),
+                     rc::gen::weightedOneOf<int>(
+                         {{1, rc::gen::just(0)}, {4, rc::gen::inRange(1, size + 1)}})),
         rc::gen::set(&GangSpec::cpu_milli, rc::gen::inRange(100, 2001)),
         rc::gen::set(&GangSpec::topology, rc::gen::arbitrary<bool>()),
-        rc::gen::set(&GangSpec::legacy, rc::gen::weightedOneOf<bool>({{1, rc::gen::just(true)}, {3, rc::gen::just(false)}})),
-        rc::gen::set(&GangSpec::late, rc::gen::weightedOneOf<int>({{3, rc::gen::just(0)}, {1, rc::gen::inRange(1, 3)}})));
+        rc::gen::set(&GangSpec::legacy, rc::gen::weightedOneOf<bool>(
+                                            {{1, rc::gen::just(true)}, {3, rc::gen::just(false)}})),
+        rc::gen::set(&GangSpec::late, rc::gen::weightedOneOf<int>(
+                                          {{3, rc::gen::just(0)}, {1, rc::gen::inRange(1, 3)}})));
   });
 }
 
-// `lo`..`hi`-1 elements of `g`. Ranges are generated at RapidCheck's nominal size (100): gen::inRange
-// scales its range with the size, which would otherwise shrink gangs and nodes to a fraction of their
-// ranges (and hide the contention the properties are about).
+// `lo`..`hi`-1 elements of `g`. Ranges are generated at RapidCheck's nominal size (100):
+// gen::inRange scales its range with the size, which would otherwise shrink gangs and nodes to a
+// fraction of their ranges (and hide the contention the properties are about).
 template <typename T>
 rc::Gen<std::vector<T>> VectorOf(int lo, int hi, rc::Gen<T> g) {
   return rc::gen::mapcat(rc::gen::resize(100, rc::gen::inRange(lo, hi)), [g](int n) {

@@ -1,6 +1,6 @@
-// Gang scheduling through the whole scheduler (GangScheduling + Permit waiting + timers), in the Permit-only
-// mode (kube's alpha: members scheduled one by one, held at Permit until the quorum) and in the workload
-// cycle mode (kube's beta: the group scheduled as one entity, all or nothing).
+// Gang scheduling through the whole scheduler (GangScheduling + Permit waiting + timers), in the
+// Permit-only mode (kube's alpha: members scheduled one by one, held at Permit until the quorum)
+// and in the workload cycle mode (kube's beta: the group scheduled as one entity, all or nothing).
 
 #include <deque>
 #include <string>
@@ -13,6 +13,7 @@
 #include "corral/api/well_known.h"
 #include "corral/plugins/registry.h"
 #include "corral/scheduler/scheduler.h"
+
 #include "test/testing/builders.h"
 
 namespace corral {
@@ -23,7 +24,9 @@ using std::chrono::seconds;
 
 class Recorder : public scheduler::SchedulerObserver {
  public:
-  void OnScheduled(const api::Pod& pod, Symbol node, std::string_view) override { bound.emplace_back(&pod, node); }
+  void OnScheduled(const api::Pod& pod, Symbol node, std::string_view) override {
+    bound.emplace_back(&pod, node);
+  }
   void OnUnschedulable(const api::Pod& pod, const std::string& message) override {
     failures.emplace_back(&pod, message);
   }
@@ -56,7 +59,8 @@ class GangFixture {
   // Nodes with `cpu` cores each.
   void Nodes(int n, std::string_view cpu, std::string_view zone_label = "") {
     for (int i = 0; i < n; ++i) {
-      auto b = w_.Node("n" + std::to_string(nodes_++)).Capacity({{"cpu", cpu}, {"memory", "64Gi"}, {"pods", "110"}});
+      auto b = w_.Node("n" + std::to_string(nodes_++))
+                   .Capacity({{"cpu", cpu}, {"memory", "64Gi"}, {"pods", "110"}});
       if (!zone_label.empty()) b.Label("rack", zone_label);
       Sched().AddNode(&b.Obj());
     }
@@ -66,7 +70,8 @@ class GangFixture {
     auto& g = objects_.pod_groups.back();
     g.meta.name = w_.S(name);
     g.meta.namespace_ = api::wk::kDefaultNamespace;
-    g.policy.kind = min_count > 0 ? api::PodGroupPolicyKind::kGang : api::PodGroupPolicyKind::kBasic;
+    g.policy.kind =
+        min_count > 0 ? api::PodGroupPolicyKind::kGang : api::PodGroupPolicyKind::kBasic;
     g.policy.min_count = min_count;
     return g;
   }
@@ -90,8 +95,8 @@ class GangFixture {
     p.workload_ref = api::WorkloadReference{w_.S(workload), w_.S(group), w_.S(replica)};
     return p;
   }
-  // corral schedule's driver: run, then advance virtual time across Permit timeouts until a round binds
-  // nothing.
+  // corral schedule's driver: run, then advance virtual time across Permit timeouts until a round
+  // binds nothing.
   void Drive() {
     Sched().RunUntilIdle();
     for (int round = 0; round < 100; ++round) {
@@ -125,7 +130,8 @@ class GangFixture {
   std::unique_ptr<scheduler::Scheduler> sched_;
   int nodes_ = 0;
   bool workload_cycle_ = false;
-  std::vector<std::pair<std::string, bool>> gates_;  // feature gates set before the scheduler is built
+  std::vector<std::pair<std::string, bool>>
+      gates_;  // feature gates set before the scheduler is built
 };
 
 class GangSchedulerTest : public GangFixture, public ::testing::TestWithParam<bool> {
@@ -154,7 +160,8 @@ TEST_P(GangSchedulerTest, MembersAreGatedUntilMinCountArrive) {
   Sched().AddPod(&b);
   Drive();
   EXPECT_EQ(rec_.bound.size(), 0u);
-  EXPECT_EQ(PendingMessage(&a), "waiting for minCount pods from a gang to appear in scheduling queue");
+  EXPECT_EQ(PendingMessage(&a),
+            "waiting for minCount pods from a gang to appear in scheduling queue");
   auto& c = Member("c", "g");
   Sched().AddPod(&c);
   Drive();
@@ -168,8 +175,10 @@ TEST_P(GangSchedulerTest, MissingGroupObjectGatesTheMembers) {
   Sched().AddPod(&a);
   Sched().AddPod(&l);
   Drive();
-  EXPECT_EQ(PendingMessage(&a), "waiting for pod's pod group \"nowhere\" to appear in scheduling queue");
-  EXPECT_EQ(PendingMessage(&l), "waiting for pods's workload \"no-such-job\" to appear in scheduling queue");
+  EXPECT_EQ(PendingMessage(&a),
+            "waiting for pod's pod group \"nowhere\" to appear in scheduling queue");
+  EXPECT_EQ(PendingMessage(&l),
+            "waiting for pods's workload \"no-such-job\" to appear in scheduling queue");
 }
 
 TEST_P(GangSchedulerTest, V1Alpha1ReplicaKeysAreIndependentGangs) {
@@ -229,7 +238,8 @@ TEST_P(GangSchedulerTest, TwoGangsCompetingForTheSameCapacityDoNotDeadlock) {
   Drive();
   int a_bound = BoundOf({as[0], as[1], as[2]});
   int b_bound = BoundOf({bs[0], bs[1], bs[2]});
-  EXPECT_TRUE((a_bound == 3 && b_bound == 0) || (a_bound == 0 && b_bound == 3)) << a_bound << " " << b_bound;
+  EXPECT_TRUE((a_bound == 3 && b_bound == 0) || (a_bound == 0 && b_bound == 3))
+      << a_bound << " " << b_bound;
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, GangSchedulerTest, ::testing::Values(false, true),
@@ -241,10 +251,12 @@ class WorkloadCycleTest : public GangFixture, public ::testing::Test {
  protected:
   void SetUp() override { workload_cycle_ = true; }
   double GroupAttempts(std::string_view result) {
-    return Sched().metrics().CounterSum("scheduler_podgroup_schedule_attempts_total",
-                                        {{"result", std::string(result)}, {"profile", "default-scheduler"}});
+    return Sched().metrics().CounterSum(
+        "scheduler_podgroup_schedule_attempts_total",
+        {{"result", std::string(result)}, {"profile", "default-scheduler"}});
   }
-  // A bound pod (spec.nodeName) requesting `cpu` (empty: no requests, counted with kube's non-zero 100m).
+  // A bound pod (spec.nodeName) requesting `cpu` (empty: no requests, counted with kube's non-zero
+  // 100m).
   void Bound(std::string_view name, std::string_view node, std::string_view cpu) {
     auto b = w_.Pod(name).NodeName(node);
     if (cpu.empty()) {
@@ -269,11 +281,16 @@ TEST_F(WorkloadCycleTest, FailedCycleLeavesNoReservationAndRequeuesEveryMember) 
   EXPECT_EQ(Sched().NumWaitingOnPermit(), 0u);
   EXPECT_EQ(Sched().workloads().groups()[0]->assumed.size(), 0u);
   EXPECT_EQ(Sched().workloads().groups()[0]->failure,
-            "gang default/g: 2/3 members fit, minCount 3. preemption: no lower-priority pods or pod groups to preempt for default/g.");
+            "gang default/g: 2/3 members fit, minCount 3. preemption: no lower-priority pods or "
+            "pod groups to preempt for default/g.");
   auto& plain = w_.Pod("plain").Req({{"cpu", "2"}}).Obj();
   EXPECT_TRUE(Sched().Evaluate(plain, w_.S("n0")).ok());
-  EXPECT_EQ(PendingMessage(&a), "gang default/g: 2/3 members fit, minCount 3. preemption: no lower-priority pods or pod groups to preempt for default/g.");
-  EXPECT_EQ(PendingMessage(&c), "0/1 nodes are available: 1 Insufficient cpu. preemption: no lower-priority pods or pod groups to preempt for default/g.");
+  EXPECT_EQ(PendingMessage(&a),
+            "gang default/g: 2/3 members fit, minCount 3. preemption: no lower-priority pods or "
+            "pod groups to preempt for default/g.");
+  EXPECT_EQ(PendingMessage(&c),
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: no lower-priority pods or "
+            "pod groups to preempt for default/g.");
   // One group attempt (not three pod attempts) and every member requeued.
   EXPECT_EQ(GroupAttempts("unschedulable"), 1.0);
   EXPECT_EQ(GroupAttempts("scheduled"), 0.0);
@@ -297,8 +314,8 @@ TEST_F(WorkloadCycleTest, FailedGroupBacksOffUpToMaxBackoffTimesSqrtSize) {
   Sched().RunUntilIdle();
   EXPECT_EQ(Sched().PendingBackoff(ms[0]), seconds(1));
   EXPECT_EQ(Sched().PendingBackoff(&big), seconds(1));
-  // Five more failed attempts each (kube's 5-minute flush retries the unschedulable pods): the pod backoff
-  // stops at the 10 s max, the group's at 10 s × √4 = 20 s.
+  // Five more failed attempts each (kube's 5-minute flush retries the unschedulable pods): the pod
+  // backoff stops at the 10 s max, the group's at 10 s × √4 = 20 s.
   for (int i = 0; i < 5; ++i) {
     clock_.Advance(minutes(6));
     Sched().FlushUnschedulableLeftover();
@@ -322,8 +339,8 @@ TEST_F(WorkloadCycleTest, LaterMembersOfARunningGroupJoinThroughTheCycle) {
   Sched().AddPod(&b);
   Sched().RunUntilIdle();
   ASSERT_EQ(BoundOf({&a, &b}), 2);
-  // A third member is not gated (the quorum is known) and is placed by a group cycle that counts the two
-  // bound members towards minCount; it does not fit, which fails only itself.
+  // A third member is not gated (the quorum is known) and is placed by a group cycle that counts
+  // the two bound members towards minCount; it does not fit, which fails only itself.
   auto& c = Member("c", "g");
   Sched().AddPod(&c);
   Sched().RunUntilIdle();
@@ -348,8 +365,8 @@ TEST_F(WorkloadCycleTest, BasicGroupCommitsWhateverFits) {
   EXPECT_EQ(BoundOf({&a, &b, &c}), 2);
   EXPECT_EQ(GroupAttempts("scheduled"), 1.0);
   EXPECT_EQ(PendingMessage(&c), "0/1 nodes are available: 1 Insufficient cpu.");
-  // A later attempt where nothing fits is still a committed attempt of a running group (bound members
-  // count towards minCount 1): the member keeps its own failure, the group has no failure.
+  // A later attempt where nothing fits is still a committed attempt of a running group (bound
+  // members count towards minCount 1): the member keeps its own failure, the group has no failure.
   clock_.Advance(minutes(6));
   Sched().FlushUnschedulableLeftover();  // kube's 5-minute flush retries c
   Sched().RunUntilIdle();
@@ -369,12 +386,14 @@ TEST_F(WorkloadCycleTest, TopologyGangIsNeverSplitAcrossDomains) {
   Sched().RunUntilIdle();
   EXPECT_EQ(rec_.bound.size(), 0u);
   EXPECT_EQ(Sched().workloads().groups()[0]->failure,
-            "gang default/g: 2/3 members fit in one rack domain, minCount 3. preemption: no lower-priority pods or pod groups to preempt for default/g.");
+            "gang default/g: 2/3 members fit in one rack domain, minCount 3. preemption: no "
+            "lower-priority pods or pod groups to preempt for default/g.");
   Nodes(1, "1", "r2");
   Sched().RunUntilIdle();
   ASSERT_EQ(rec_.bound.size(), 3u);
   for (const auto& [p, node] : rec_.bound) {
-    EXPECT_TRUE(node == w_.S("n2") || node == w_.S("n3") || node == w_.S("n4")) << "outside rack r2";
+    EXPECT_TRUE(node == w_.S("n2") || node == w_.S("n3") || node == w_.S("n4"))
+        << "outside rack r2";
   }
   EXPECT_EQ(Sched().workloads().groups()[0]->domain, "rack=r2");
 }
@@ -394,11 +413,13 @@ TEST_F(WorkloadCycleTest, TopologyConstraintIsIgnoredWithTheGateOff) {
 }
 
 TEST_F(WorkloadCycleTest, TopologyPlacementIsScoredAsKubesPlacementBinPacking) {
-  // Rack a: a 4-core node running 20 pods without requests; rack b: a 4-core node running a 1.5-core pod.
-  // By actual requests rack b is the fuller one (12% vs 50% cpu). kube's placement scorer counts non-zero
-  // requests (100m / 200Mi per container that requests nothing), the member (500m) included:
-  //   a: cpu (2000 + 500) * 100 / 4000 = 62, memory 21 × 200Mi * 100 / 64Gi = 6  → (62 + 6) / 2 = 34
-  //   b: cpu (1500 + 500) * 100 / 4000 = 50, memory  2 × 200Mi * 100 / 64Gi = 0  → (50 + 0) / 2 = 25
+  // Rack a: a 4-core node running 20 pods without requests; rack b: a 4-core node running
+  // a 1.5-core pod. By actual requests rack b is the fuller one (12% vs 50% cpu). kube's placement
+  // scorer counts non-zero requests (100m / 200Mi per container that requests nothing), the member
+  // (500m) included:
+  //   a: cpu (2000 + 500) * 100 / 4000 = 62, memory 21 × 200Mi * 100 / 64Gi = 6  → (62 + 6) / 2 =
+  //   34 b: cpu (1500 + 500) * 100 / 4000 = 50, memory  2 × 200Mi * 100 / 64Gi = 0  → (50 + 0) / 2
+  //   = 25
   Group("g", 1).topology_keys.push_back(w_.S("rack"));
   Nodes(1, "4", "a");
   Nodes(1, "4", "b");
@@ -466,7 +487,8 @@ TEST_F(PermitOnlyTest, PartialGangWaitsAtPermitThenTimesOutAndIsRequeued) {
   Sched().FireTimers();
   EXPECT_EQ(Sched().NumWaitingOnPermit(), 0u);
   EXPECT_EQ(BoundOf({&a, &b, &c}), 0);
-  // Rejected with kube's timeout message (FailedScheduling) and requeued; the capacity is free again.
+  // Rejected with kube's timeout message (FailedScheduling) and requeued; the capacity is free
+  // again.
   std::vector<std::string> timeouts;
   for (const auto& [p, m] : rec_.failures) {
     if (p == &a || p == &b) timeouts.push_back(m);

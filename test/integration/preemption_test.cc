@@ -1,6 +1,6 @@
 // Preemption through the whole scheduler (DefaultPreemption, the nominator, victim eviction).
-// Property tests (RapidCheck) on random clusters: low-priority pods are placed first, then preemptors of
-// higher priorities arrive one at a time:
+// Property tests (RapidCheck) on random clusters: low-priority pods are placed first, then
+// preemptors of higher priorities arrive one at a time:
 //   (1) no victim has a priority ≥ its preemptor's;
 //   (2) victim sets are minimal: with any single victim put back the preemptor does not fit on the
 //       nominated node, and with every victim gone it does (replayed on a fresh scheduler);
@@ -59,7 +59,8 @@ struct World {
     n.capacity = {{api::wk::kCpu, api::Quantity::FromMilli(cpu_milli)},
                   {api::wk::kMemory, api::Quantity::FromInt(int64_t{64} << 30)},
                   {api::wk::kPods, api::Quantity::FromInt(max_pods)}};
-    std::sort(n.capacity.begin(), n.capacity.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    std::sort(n.capacity.begin(), n.capacity.end(),
+              [](auto& a, auto& b) { return a.first < b.first; });
     n.allocatable = n.capacity;
     return n;
   }
@@ -72,7 +73,8 @@ struct World {
     api::Container c;
     c.name = in.Intern("c");
     c.resources.requests.push_back({api::wk::kCpu, api::Quantity::FromMilli(cpu_milli)});
-    if (host_port > 0) c.ports.push_back({Symbol(), 8080, host_port, api::Protocol::kTCP, Symbol()});
+    if (host_port > 0)
+      c.ports.push_back({Symbol(), 8080, host_port, api::Protocol::kTCP, Symbol()});
     p.containers.push_back(std::move(c));
     return p;
   }
@@ -91,8 +93,8 @@ std::unique_ptr<scheduler::Scheduler> NewScheduler(World& w, const Clock& clock,
 }
 
 struct Spec {
-  std::vector<std::pair<int, int>> nodes;     // cpu milli, max pods
-  std::vector<std::pair<int, int>> low;       // cpu milli, host port (priority 0)
+  std::vector<std::pair<int, int>> nodes;       // cpu milli, max pods
+  std::vector<std::pair<int, int>> low;         // cpu milli, host port (priority 0)
   std::vector<std::tuple<int, int, int>> high;  // cpu milli, priority 1..3, host port
 };
 
@@ -135,7 +137,8 @@ void FillWorld(World& w, const Spec& spec) {
 
 // A fresh scheduler holding `bound` (pods as bound copies), for replaying a moment of a run.
 framework::Status EvaluateWith(World& w, const std::map<const api::Pod*, Symbol>& bound,
-                               const std::vector<const api::Pod*>& without, const api::Pod& pod, Symbol node) {
+                               const std::vector<const api::Pod*>& without, const api::Pod& pod,
+                               Symbol node) {
   ManualClock clock;
   auto s = NewScheduler(w, clock, 1);
   for (auto& n : w.nodes) s->AddNode(&n);
@@ -155,9 +158,10 @@ RC_GTEST_PROP(PreemptionPropertyTest, VictimsAreLowerPriorityMinimalAndThePreemp
       6, rc::gen::nonEmpty(rc::gen::container<std::vector<std::pair<int, int>>>(
              rc::gen::pair(rc::gen::inRange(1000, 4001), rc::gen::inRange(2, 8)))));
   spec.low = *rc::gen::resize(
-      20, rc::gen::container<std::vector<std::pair<int, int>>>(rc::gen::pair(
-              rc::gen::inRange(100, 1501),
-              rc::gen::weightedOneOf<int>({{5, rc::gen::just(0)}, {1, rc::gen::inRange(80, 82)}}))));
+      20,
+      rc::gen::container<std::vector<std::pair<int, int>>>(rc::gen::pair(
+          rc::gen::inRange(100, 1501),
+          rc::gen::weightedOneOf<int>({{5, rc::gen::just(0)}, {1, rc::gen::inRange(80, 82)}}))));
   spec.high = *rc::gen::resize(
       8, rc::gen::container<std::vector<std::tuple<int, int, int>>>(rc::gen::tuple(
              rc::gen::inRange(100, 3001), rc::gen::inRange(1, 4),
@@ -167,7 +171,8 @@ RC_GTEST_PROP(PreemptionPropertyTest, VictimsAreLowerPriorityMinimalAndThePreemp
   FillWorld(w, spec);
   RunResult r = RunScenario(w, spec, seed);
 
-  RC_CLASSIFY(std::any_of(r.events.begin(), r.events.end(), [](const Event& e) { return e.kind == Event::kPreempted; }),
+  RC_CLASSIFY(std::any_of(r.events.begin(), r.events.end(),
+                          [](const Event& e) { return e.kind == Event::kPreempted; }),
               "some preemption");
   std::map<const api::Pod*, Symbol> bound;
   std::map<const api::Pod*, Symbol> nominated;
@@ -226,8 +231,9 @@ class PreemptionScenarioTest : public ::testing::Test {
     return false;
   }
   size_t NumPreemptions() const {
-    return static_cast<size_t>(std::count_if(rec_.events.begin(), rec_.events.end(),
-                                             [](const Event& e) { return e.kind == Event::kPreempted; }));
+    return static_cast<size_t>(
+        std::count_if(rec_.events.begin(), rec_.events.end(),
+                      [](const Event& e) { return e.kind == Event::kPreempted; }));
   }
 
   World w_;
@@ -250,7 +256,8 @@ TEST_F(PreemptionScenarioTest, VictimsDeletedImmediatelyThePreemptorSchedules) {
   EXPECT_EQ(s->NumPendingPods(), 0u);
   std::string text = s->metrics().PrometheusText();
   EXPECT_NE(text.find("scheduler_preemption_attempts_total 1"), std::string::npos) << text;
-  EXPECT_NE(text.find("scheduler_preemption_victims_bucket{le=\"1\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("scheduler_preemption_victims_bucket{le=\"1\"} 1"), std::string::npos)
+      << text;
 }
 
 TEST_F(PreemptionScenarioTest, DelayedDeletionKeepsThePreemptorWaitingAndNominated) {
@@ -265,8 +272,8 @@ TEST_F(PreemptionScenarioTest, DelayedDeletionKeepsThePreemptorWaitingAndNominat
   s->RunUntilIdle();
   ASSERT_EQ(NumPreemptions(), 1u);
   EXPECT_FALSE(Placed(high, "node-0"));
-  // A pod of the victim's priority fits the free 500m, but not beside the nominated preemptor while the
-  // victim terminates (1500m + 1000m + 400m > 2000m), and it has nobody to preempt.
+  // A pod of the victim's priority fits the free 500m, but not beside the nominated preemptor while
+  // the victim terminates (1500m + 1000m + 400m > 2000m), and it has nobody to preempt.
   api::Pod& mid = w_.AddPod("mid-", 400, 0);
   s->AddPod(&mid);
   s->RunUntilIdle();
@@ -282,8 +289,9 @@ TEST_F(PreemptionScenarioTest, DelayedDeletionKeepsThePreemptorWaitingAndNominat
   for (const auto& [p, msg] : pending) {
     if (p == &high) {
       saw = true;
-      EXPECT_NE(msg.find("preemption: not eligible due to a terminating pod on the nominated node."),
-                std::string::npos)
+      EXPECT_NE(
+          msg.find("preemption: not eligible due to a terminating pod on the nominated node."),
+          std::string::npos)
           << msg;
     }
   }
@@ -331,9 +339,11 @@ TEST_F(PreemptionScenarioTest, PreemptionPolicyNeverAndEqualPriority) {
   std::map<std::string, std::string> msgs;
   for (const auto& [p, msg] : s->PendingPods()) msgs[std::string(w_.in.Str(p->meta.name))] = msg;
   EXPECT_EQ(msgs["never-1"],
-            "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.");
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to "
+            "preemptionPolicy=Never.");
   EXPECT_EQ(msgs["same-2"],
-            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption "
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
+            "No preemption "
             "victims found for incoming pod.");
 }
 

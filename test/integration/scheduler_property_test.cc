@@ -32,8 +32,8 @@ struct PodSpec {
   int cpu_milli;
   int mem_mi;
   int gpus;
-  int host_port;       // 0 = none
-  int zone_selector;   // -1 = none
+  int host_port;      // 0 = none
+  int zone_selector;  // -1 = none
   bool tolerates;
   int priority;
 };
@@ -44,7 +44,8 @@ rc::Gen<NodeSpec> GenNode() {
       rc::gen::set(&NodeSpec::mem_mi, rc::gen::inRange(512, 16385)),
       rc::gen::set(&NodeSpec::max_pods, rc::gen::inRange(1, 12)),
       rc::gen::set(&NodeSpec::zone, rc::gen::inRange(0, 3)),
-      rc::gen::set(&NodeSpec::tainted, rc::gen::weightedOneOf<bool>({{1, rc::gen::just(true)}, {4, rc::gen::just(false)}})),
+      rc::gen::set(&NodeSpec::tainted, rc::gen::weightedOneOf<bool>(
+                                           {{1, rc::gen::just(true)}, {4, rc::gen::just(false)}})),
       rc::gen::set(&NodeSpec::gpus, rc::gen::inRange(0, 3)));
 }
 
@@ -52,9 +53,14 @@ rc::Gen<PodSpec> GenPod() {
   return rc::gen::build<PodSpec>(
       rc::gen::set(&PodSpec::cpu_milli, rc::gen::inRange(0, 3001)),
       rc::gen::set(&PodSpec::mem_mi, rc::gen::inRange(0, 4097)),
-      rc::gen::set(&PodSpec::gpus, rc::gen::weightedOneOf<int>({{4, rc::gen::just(0)}, {1, rc::gen::inRange(1, 3)}})),
-      rc::gen::set(&PodSpec::host_port, rc::gen::weightedOneOf<int>({{4, rc::gen::just(0)}, {1, rc::gen::inRange(80, 83)}})),
-      rc::gen::set(&PodSpec::zone_selector, rc::gen::weightedOneOf<int>({{3, rc::gen::just(-1)}, {1, rc::gen::inRange(0, 3)}})),
+      rc::gen::set(&PodSpec::gpus, rc::gen::weightedOneOf<int>(
+                                       {{4, rc::gen::just(0)}, {1, rc::gen::inRange(1, 3)}})),
+      rc::gen::set(
+          &PodSpec::host_port,
+          rc::gen::weightedOneOf<int>({{4, rc::gen::just(0)}, {1, rc::gen::inRange(80, 83)}})),
+      rc::gen::set(
+          &PodSpec::zone_selector,
+          rc::gen::weightedOneOf<int>({{3, rc::gen::just(-1)}, {1, rc::gen::inRange(0, 3)}})),
       rc::gen::set(&PodSpec::tolerates, rc::gen::arbitrary<bool>()),
       rc::gen::set(&PodSpec::priority, rc::gen::inRange(0, 3)));
 }
@@ -80,9 +86,11 @@ struct World {
                     {api::wk::kMemory, api::Quantity::FromInt(int64_t{ns[i].mem_mi} << 20)},
                     {api::wk::kPods, api::Quantity::FromInt(ns[i].max_pods)}};
       if (ns[i].gpus > 0) n.capacity.push_back({gpu, api::Quantity::FromInt(ns[i].gpus)});
-      std::sort(n.capacity.begin(), n.capacity.end(), [](auto& a, auto& b) { return a.first < b.first; });
+      std::sort(n.capacity.begin(), n.capacity.end(),
+                [](auto& a, auto& b) { return a.first < b.first; });
       n.allocatable = n.capacity;
-      if (ns[i].tainted) n.taints.push_back({taint_key, taint_value, api::TaintEffect::kNoSchedule, std::nullopt});
+      if (ns[i].tainted)
+        n.taints.push_back({taint_key, taint_value, api::TaintEffect::kNoSchedule, std::nullopt});
     }
     pods.resize(ps.size());
     for (size_t i = 0; i < ps.size(); ++i) {
@@ -93,18 +101,23 @@ struct World {
       p.priority = ps[i].priority;
       api::Container c;
       c.name = in.Intern("c");
-      if (ps[i].cpu_milli > 0) c.resources.requests.push_back({api::wk::kCpu, api::Quantity::FromMilli(ps[i].cpu_milli)});
-      if (ps[i].mem_mi > 0) c.resources.requests.push_back({api::wk::kMemory, api::Quantity::FromInt(int64_t{ps[i].mem_mi} << 20)});
+      if (ps[i].cpu_milli > 0)
+        c.resources.requests.push_back({api::wk::kCpu, api::Quantity::FromMilli(ps[i].cpu_milli)});
+      if (ps[i].mem_mi > 0)
+        c.resources.requests.push_back(
+            {api::wk::kMemory, api::Quantity::FromInt(int64_t{ps[i].mem_mi} << 20)});
       if (ps[i].gpus > 0) c.resources.requests.push_back({gpu, api::Quantity::FromInt(ps[i].gpus)});
       std::sort(c.resources.requests.begin(), c.resources.requests.end(),
                 [](auto& a, auto& b) { return a.first < b.first; });
-      if (ps[i].host_port > 0) c.ports.push_back({Symbol(), 8080, ps[i].host_port, api::Protocol::kTCP, Symbol()});
+      if (ps[i].host_port > 0)
+        c.ports.push_back({Symbol(), 8080, ps[i].host_port, api::Protocol::kTCP, Symbol()});
       p.containers.push_back(std::move(c));
       if (ps[i].zone_selector >= 0) {
         p.node_selector.Set(zone_key, in.Intern("zone-" + std::to_string(ps[i].zone_selector)));
       }
       if (ps[i].tolerates) {
-        p.tolerations.push_back({taint_key, api::TolerationOp::kEqual, taint_value, api::TaintEffect::kNoSchedule, std::nullopt});
+        p.tolerations.push_back({taint_key, api::TolerationOp::kEqual, taint_value,
+                                 api::TaintEffect::kNoSchedule, std::nullopt});
       }
     }
   }
@@ -140,7 +153,8 @@ std::vector<std::pair<const api::Pod*, Symbol>> Run(World& w, uint64_t seed) {
 }
 
 RC_GTEST_PROP(SchedulerPropertyTest, NoOvercommitPlacementsPassFiltersAndRunsAreDeterministic, ()) {
-  const auto node_specs = *rc::gen::resize(12, rc::gen::nonEmpty(rc::gen::container<std::vector<NodeSpec>>(GenNode())));
+  const auto node_specs =
+      *rc::gen::resize(12, rc::gen::nonEmpty(rc::gen::container<std::vector<NodeSpec>>(GenNode())));
   const auto pod_specs = *rc::gen::resize(40, rc::gen::container<std::vector<PodSpec>>(GenPod()));
   const auto seed = *rc::gen::inRange<uint64_t>(1, 1000);
   World w(node_specs, pod_specs);

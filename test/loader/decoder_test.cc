@@ -1,12 +1,13 @@
 // doc::Decoder: typed reads, paths, messages, unknown fields, strictness, keep-going.
 
+#include "corral/doc/decoder.h"
+
 #include <string>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "corral/doc/decoder.h"
 #include "corral/doc/parse.h"
 
 namespace corral::doc {
@@ -32,14 +33,16 @@ struct Outer {
 
 const Field<Inner> kInnerFields[] = {
     {"n", [](Decoder& d, const Node& n, Inner& o) { d.ReadInt32(n, o.n, 1, 100); }},
-    {"color", [](Decoder& d, const Node& n, Inner& o) { d.ReadEnum(n, kColors, "color", o.color); }},
+    {"color",
+     [](Decoder& d, const Node& n, Inner& o) { d.ReadEnum(n, kColors, "color", o.color); }},
 };
 const Field<Outer> kOuterFields[] = {
     {"name", [](Decoder& d, const Node& n, Outer& o) { d.ReadString(n, o.name); }},
     {"on", [](Decoder& d, const Node& n, Outer& o) { d.ReadBool(n, o.on); }},
     {"items",
      [](Decoder& d, const Node& n, Outer& o) {
-       d.ReadList(n, o.items, [&](const Node& item, Inner& in) { d.Struct(item, in, kInnerFields); });
+       d.ReadList(n, o.items,
+                  [&](const Node& item, Inner& in) { d.Struct(item, in, kInnerFields); });
      }},
     {"labels", [](Decoder& d, const Node& n, Outer& o) { d.ReadSymbolMap(n, o.labels); }},
     {"quantity", [](Decoder& d, const Node& n, Outer& o) { d.ReadQuantity(n, o.q); }},
@@ -90,33 +93,38 @@ TEST(DecoderTest, DecodesTypedFields) {
 TEST(DecoderTest, ReportsEveryErrorWithLineAndPath) {
   DecodeRun r;
   Decode(
-      "name: 1\n"                      // 1: a plain integer is not a string
-      "on: \"true\"\n"                 // 2: a quoted string is not a boolean
+      "name: 1\n"       // 1: a plain integer is not a string
+      "on: \"true\"\n"  // 2: a quoted string is not a boolean
       "items:\n"
-      "- {n: 0, color: Blue}\n"        // 4: range, enum
-      "- n: \"3\"\n"                   // 5: a quoted string is not an integer
-      "quantity: 1.5x\n"               // 6
-      "colour: Red\n"                  // 7: unknown field
-      "big: 99999999999999999999\n",   // 8: overflow
+      "- {n: 0, color: Blue}\n"       // 4: range, enum
+      "- n: \"3\"\n"                  // 5: a quoted string is not an integer
+      "quantity: 1.5x\n"              // 6
+      "colour: Red\n"                 // 7: unknown field
+      "big: 99999999999999999999\n",  // 8: overflow
       r);
-  EXPECT_THAT(r.messages,
-              ElementsAre("f.yaml:1: name: expected a string, got integer 1 (quote it: \"1\")",
-                          "f.yaml:2: on: expected a boolean (true or false), got string \"true\"",
-                          "f.yaml:4: items[0].n: invalid value 0: must be between 1 and 100",
-                          "f.yaml:4: items[0].color: unknown color \"Blue\" (want Red, Green)",
-                          "f.yaml:5: items[1].n: expected an integer, got string \"3\"",
-                          "f.yaml:6: quantity: invalid quantity \"1.5x\": quantities must match the regular expression "
-                          "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
-                          "f.yaml:7: warning: colour: unknown field \"colour\"",
-                          "f.yaml:8: big: value 99999999999999999999 is out of range for a 64-bit integer"));
+  EXPECT_THAT(
+      r.messages,
+      ElementsAre(
+          "f.yaml:1: name: expected a string, got integer 1 (quote it: \"1\")",
+          "f.yaml:2: on: expected a boolean (true or false), got string \"true\"",
+          "f.yaml:4: items[0].n: invalid value 0: must be between 1 and 100",
+          "f.yaml:4: items[0].color: unknown color \"Blue\" (want Red, Green)",
+          "f.yaml:5: items[1].n: expected an integer, got string \"3\"",
+          "f.yaml:6: quantity: invalid quantity \"1.5x\": quantities must match the regular "
+          "expression "
+          "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+          "f.yaml:7: warning: colour: unknown field \"colour\"",
+          "f.yaml:8: big: value 99999999999999999999 is out of range for a 64-bit integer"));
 }
 
 TEST(DecoderTest, SuggestsTheClosestField) {
   DecodeRun r;
   Decode("nmae: x\nitems: [{colr: Red}]\n", r);
-  EXPECT_THAT(r.messages, ElementsAre("f.yaml:1: warning: nmae: unknown field \"nmae\" (did you mean \"name\"?)",
-                                      "f.yaml:2: warning: items[0].colr: unknown field \"colr\" (did you mean "
-                                      "\"color\"?)"));
+  EXPECT_THAT(
+      r.messages,
+      ElementsAre("f.yaml:1: warning: nmae: unknown field \"nmae\" (did you mean \"name\"?)",
+                  "f.yaml:2: warning: items[0].colr: unknown field \"colr\" (did you mean "
+                  "\"color\"?)"));
 }
 
 TEST(DecoderTest, StrictTurnsUnknownFieldsIntoErrors) {

@@ -1,5 +1,5 @@
-// doc::Node trees from YAML (libyaml) and JSON (simdjson): types, lines, documents, aliases, errors, and
-// YAML/JSON parity.
+// doc::Node trees from YAML (libyaml) and JSON (simdjson): types, lines, documents, aliases,
+// errors, and YAML/JSON parity.
 
 #include <fstream>
 #include <sstream>
@@ -84,10 +84,12 @@ TEST(DocYamlTest, ResolvesPlainScalarsLikeGoYamlV2) {
 
 TEST(DocYamlTest, KeepsApplicationTags) {
   Diagnostics diags;
-  Stream s = ParseYaml("a: !custom {x: 1, y: [2]}\nb: !vault secret\nc: !!int \"7\"\nd: !!float 3\ne: !!int x\n", "t.yaml",
-                       diags);
+  Stream s = ParseYaml(
+      "a: !custom {x: 1, y: [2]}\nb: !vault secret\nc: !!int \"7\"\nd: !!float 3\ne: !!int x\n",
+      "t.yaml", diags);
   ASSERT_EQ(diags.error_count(), 1u);  // e: "x" is not an integer
-  EXPECT_EQ(diags.items()[0].ToString(), "t.yaml:5: e: cannot decode \"x\" as tag:yaml.org,2002:int");
+  EXPECT_EQ(diags.items()[0].ToString(),
+            "t.yaml:5: e: cannot decode \"x\" as tag:yaml.org,2002:int");
   const Node& m = s.documents()[0];
   EXPECT_EQ(m.Find("a")->tag(), "!custom");
   EXPECT_EQ(m.Find("a")->Find("x")->int_value(), 1);
@@ -106,14 +108,14 @@ TEST(DocYamlTest, KeepsLinesAndOrder) {
   Diagnostics diags;
   Stream s = ParseYaml(
       "# comment\n"
-      "kind: Pod\n"              // 2
-      "metadata:\n"              // 3
-      "  name: x\n"              // 4
-      "  labels: {z: 1, a: 2}\n" // 5
-      "spec:\n"                  // 6
-      "  containers:\n"          // 7
-      "  - name: c\n"            // 8
-      "    image: i\n",          // 9
+      "kind: Pod\n"               // 2
+      "metadata:\n"               // 3
+      "  name: x\n"               // 4
+      "  labels: {z: 1, a: 2}\n"  // 5
+      "spec:\n"                   // 6
+      "  containers:\n"           // 7
+      "  - name: c\n"             // 8
+      "    image: i\n",           // 9
       "t.yaml", diags);
   ASSERT_EQ(s.documents().size(), 1u);
   const Node& root = s.documents()[0];
@@ -173,8 +175,10 @@ TEST(DocYamlTest, ReportsDuplicateKeysWithBothLinesAndPath) {
       "  name: b\n",
       "dup.yaml", diags);
   ASSERT_EQ(diags.error_count(), 2u) << AllDiagnostics(diags);
-  EXPECT_EQ(diags.items()[0].ToString(), "dup.yaml:5: metadata.labels: duplicate key \"app\" (first at line 4)");
-  EXPECT_EQ(diags.items()[1].ToString(), "dup.yaml:6: metadata: duplicate key \"name\" (first at line 2)");
+  EXPECT_EQ(diags.items()[0].ToString(),
+            "dup.yaml:5: metadata.labels: duplicate key \"app\" (first at line 4)");
+  EXPECT_EQ(diags.items()[1].ToString(),
+            "dup.yaml:6: metadata: duplicate key \"name\" (first at line 2)");
   // The first entry is kept.
   ASSERT_EQ(s.documents().size(), 1u);
   EXPECT_EQ(s.documents()[0].Find("metadata")->Find("name")->text(), "a");
@@ -279,8 +283,9 @@ TEST(DocJsonTest, DropRulesSkipContainerValuesInTheirContextOnly) {
   ASSERT_EQ(diags.items().size(), 0u);
   const Node& root = s.documents()[0];
   EXPECT_EQ(root.Find("metadata")->Find("managedFields"), nullptr);
-  EXPECT_EQ(root.Find("metadata")->Find("labels")->Find("managedFields")->text(), "x");  // not under metadata
-  EXPECT_NE(root.Find("spec")->Find("env"), nullptr);                                   // parent is spec
+  EXPECT_EQ(root.Find("metadata")->Find("labels")->Find("managedFields")->text(),
+            "x");                                      // not under metadata
+  EXPECT_NE(root.Find("spec")->Find("env"), nullptr);  // parent is spec
   const Node* containers = root.Find("spec")->Find("containers");
   EXPECT_EQ(containers->items()[0].Find("env"), nullptr);
   EXPECT_EQ(containers->items()[0].Find("name")->text(), "c");
@@ -314,7 +319,8 @@ TEST(DocJsonTest, ReportsSyntaxErrorsAndDuplicates) {
   }
 }
 
-// The same JSON text through libyaml and simdjson gives the same tree: kinds, texts, quoting and lines.
+// The same JSON text through libyaml and simdjson gives the same tree: kinds, texts, quoting and
+// lines.
 TEST(DocParityTest, JsonAndYamlParsersAgree) {
   const std::string json =
       "{\n"

@@ -89,11 +89,13 @@ status:
   EXPECT_EQ(n.conditions[0].type, Sym("Ready"));
   EXPECT_EQ(n.conditions[0].status, api::wk::kTrue);
   // Sorted by symbol.
-  for (size_t i = 1; i < n.allocatable.size(); ++i) EXPECT_LT(n.allocatable[i - 1].first, n.allocatable[i].first);
+  for (size_t i = 1; i < n.allocatable.size(); ++i)
+    EXPECT_LT(n.allocatable[i - 1].first, n.allocatable[i].first);
 }
 
 TEST_F(LoaderKindsTest, NodeWithoutPodsWarns) {
-  LoadResult r = Load("apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\nstatus:\n  capacity: {cpu: 1}\n");
+  LoadResult r =
+      Load("apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\nstatus:\n  capacity: {cpu: 1}\n");
   EXPECT_TRUE(r.ok());
   ASSERT_EQ(messages_.size(), 1u);
   EXPECT_THAT(messages_[0], ::testing::HasSubstr("no \"pods\" in allocatable"));
@@ -213,7 +215,8 @@ status:
   EXPECT_EQ(p.init_containers[1].restart_policy, api::ContainerRestartPolicy::kUnset);
   // Requests default from limits.
   EXPECT_EQ(Milli(p.init_containers[1].resources.requests, "cpu"), 200);
-  EXPECT_EQ(Milli(p.init_containers[1].resources.requests, "memory"), int64_t{64} * 1024 * 1024 * 1000);
+  EXPECT_EQ(Milli(p.init_containers[1].resources.requests, "memory"),
+            int64_t{64} * 1024 * 1024 * 1000);
   ASSERT_EQ(p.containers.size(), 1u);
   const api::Container& c = p.containers[0];
   EXPECT_EQ(S(c.name), "main");
@@ -227,7 +230,8 @@ status:
   EXPECT_EQ(c.ports[1].host_port, 0);
   EXPECT_EQ(Milli(c.resources.requests, "cpu"), 500);
   EXPECT_EQ(Milli(c.resources.requests, "example.com/foo"), 2000);
-  EXPECT_EQ(Milli(c.resources.requests, "ephemeral-storage"), Milli(c.resources.limits, "ephemeral-storage"));
+  EXPECT_EQ(Milli(c.resources.requests, "ephemeral-storage"),
+            Milli(c.resources.limits, "ephemeral-storage"));
   EXPECT_EQ(Milli(c.resources.limits, "cpu"), 1000);
   EXPECT_EQ(Milli(p.overhead, "cpu"), 10);
   ASSERT_TRUE(p.resources.has_value());
@@ -340,7 +344,8 @@ spec:
   EXPECT_EQ(p.priority, 0);
   EXPECT_TRUE(p.priority_class_name.empty());
   EXPECT_EQ(p.preemption_policy, api::PreemptionPolicy::kPreemptLowerPriority);
-  EXPECT_EQ(p.containers[0].ports[0].host_port, 9100);  // hostNetwork: hostPort defaults to containerPort
+  EXPECT_EQ(p.containers[0].ports[0].host_port,
+            9100);  // hostNetwork: hostPort defaults to containerPort
   EXPECT_EQ(Milli(p.containers[0].resources.requests, "cpu"), 250);
   EXPECT_FALSE(p.affinity.has_value());
   EXPECT_FALSE(p.resources.has_value());
@@ -557,18 +562,20 @@ spec:
   - policy: {gang: {}}
 )");
   EXPECT_FALSE(r.ok());
-  EXPECT_THAT(messages_,
-              ElementsAre("k.yaml:8: spec.podGroups[0].policy.gang.minCount: invalid value 0: must be greater "
-                          "than or equal to 1",
-                          "k.yaml:9: spec.podGroups[1].name: duplicate value \"a\"",
-                          "k.yaml:10: spec.podGroups[1].policy: exactly one of basic, gang must be set (got both)",
-                          "k.yaml:11: spec.podGroups[2].name: invalid name \"B\": a lowercase RFC 1123 label must "
-                          "consist of lower case alphanumeric characters or '-', and must start and end with an "
-                          "alphanumeric character (e.g. 'my-name', or '123-abc')",
-                          "k.yaml:12: spec.podGroups[2].policy: exactly one of basic, gang must be set (got none)",
-                          "k.yaml:13: spec.podGroups[3].policy.gang.minCount: required field \"minCount\" is "
-                          "missing (want an integer of at least 1)",
-                          "k.yaml:13: spec.podGroups[3].name: required field \"name\" is missing"));
+  EXPECT_THAT(
+      messages_,
+      ElementsAre(
+          "k.yaml:8: spec.podGroups[0].policy.gang.minCount: invalid value 0: must be greater "
+          "than or equal to 1",
+          "k.yaml:9: spec.podGroups[1].name: duplicate value \"a\"",
+          "k.yaml:10: spec.podGroups[1].policy: exactly one of basic, gang must be set (got both)",
+          "k.yaml:11: spec.podGroups[2].name: invalid name \"B\": a lowercase RFC 1123 label must "
+          "consist of lower case alphanumeric characters or '-', and must start and end with an "
+          "alphanumeric character (e.g. 'my-name', or '123-abc')",
+          "k.yaml:12: spec.podGroups[2].policy: exactly one of basic, gang must be set (got none)",
+          "k.yaml:13: spec.podGroups[3].policy.gang.minCount: required field \"minCount\" is "
+          "missing (want an integer of at least 1)",
+          "k.yaml:13: spec.podGroups[3].name: required field \"name\" is missing"));
   EXPECT_TRUE(r.objects.workloads.empty());
 }
 
@@ -600,12 +607,14 @@ status:
   phse: Running
 )");
   EXPECT_TRUE(r.ok());
-  EXPECT_THAT(messages_, ElementsAre("k.yaml:14: warning: spec.tolerance: unknown field \"tolerance\" (did you mean "
-                                     "\"tolerations\"?)",
-                                     "k.yaml:21: warning: spec.containers[0].resources.requets: unknown field "
-                                     "\"requets\" (did you mean \"requests\"?)",
-                                     "k.yaml:25: warning: status.phse: unknown field \"phse\" (did you mean "
-                                     "\"phase\"?)"));
+  EXPECT_THAT(
+      messages_,
+      ElementsAre("k.yaml:14: warning: spec.tolerance: unknown field \"tolerance\" (did you mean "
+                  "\"tolerations\"?)",
+                  "k.yaml:21: warning: spec.containers[0].resources.requets: unknown field "
+                  "\"requets\" (did you mean \"requests\"?)",
+                  "k.yaml:25: warning: status.phse: unknown field \"phse\" (did you mean "
+                  "\"phase\"?)"));
   EXPECT_EQ(r.counts.unknown_fields, 3u);
   ASSERT_EQ(r.objects.pods.size(), 1u);
 }
@@ -645,40 +654,58 @@ spec:
   EXPECT_THAT(
       messages_,
       ElementsAre(
-          "k.yaml:4: metadata.labels[a b]: invalid label key \"a b\": name part must consist of alphanumeric "
-          "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', or "
+          "k.yaml:4: metadata.labels[a b]: invalid label key \"a b\": name part must consist of "
+          "alphanumeric "
+          "characters, '-', '_' or '.', and must start and end with an alphanumeric character "
+          "(e.g. 'MyName', or "
           "'my.name', or '123-abc')",
-          "k.yaml:4: metadata.labels[ok]: invalid label value \"-bad\": a valid label must be an empty string or "
-          "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+          "k.yaml:4: metadata.labels[ok]: invalid label value \"-bad\": a valid label must be an "
+          "empty string or "
+          "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+          "alphanumeric "
           "character (e.g. 'MyValue', or 'my_value', or '12345')",
-          "k.yaml:4: metadata.name: invalid name \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of "
-          "lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character "
+          "k.yaml:4: metadata.name: invalid name \"Bad_Name\": a lowercase RFC 1123 subdomain must "
+          "consist of "
+          "lower case alphanumeric characters, '-' or '.', and must start and end with an "
+          "alphanumeric character "
           "(e.g. 'example.com')",
-          "k.yaml:10: spec.containers[0].resources.requests[memory]: invalid value \"-1\": must be greater than "
+          "k.yaml:10: spec.containers[0].resources.requests[memory]: invalid value \"-1\": must be "
+          "greater than "
           "or equal to 0",
-          "k.yaml:10: spec.containers[0].resources.requests[cpu]: must be less than or equal to cpu limit of 1",
-          "k.yaml:10: spec.containers[0].resources.requests[nvidia.com/gpu]: must be equal to nvidia.com/gpu "
+          "k.yaml:10: spec.containers[0].resources.requests[cpu]: must be less than or equal to "
+          "cpu limit of 1",
+          "k.yaml:10: spec.containers[0].resources.requests[nvidia.com/gpu]: must be equal to "
+          "nvidia.com/gpu "
           "limit of 2",
-          "k.yaml:11: spec.containers[0].resources.limits[widgets]: invalid resource name \"widgets\": must be a "
-          "standard resource for containers (cpu, memory, ephemeral-storage, hugepages-<size>) or an extended "
+          "k.yaml:11: spec.containers[0].resources.limits[widgets]: invalid resource name "
+          "\"widgets\": must be a "
+          "standard resource for containers (cpu, memory, ephemeral-storage, hugepages-<size>) or "
+          "an extended "
           "resource with a domain prefix (e.g. example.com/gpu)",
           "k.yaml:12: spec.containers[1]: duplicate container name \"c\"",
-          "k.yaml:15: spec.tolerations[0].operator: operator must be Exists when `key` is empty, which means "
+          "k.yaml:15: spec.tolerations[0].operator: operator must be Exists when `key` is empty, "
+          "which means "
           "\"match all values and all keys\"",
           "k.yaml:16: spec.tolerations[1].value: value must be empty when `operator` is 'Exists'",
-          "k.yaml:17: spec.tolerations[2].effect: effect must be 'NoExecute' when `tolerationSeconds` is set",
+          "k.yaml:17: spec.tolerations[2].effect: effect must be 'NoExecute' when "
+          "`tolerationSeconds` is set",
           "k.yaml:23: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
-          "nodeSelectorTerms[0].matchExpressions[0].values: must be specified when `operator` is 'In' or 'NotIn'",
+          "nodeSelectorTerms[0].matchExpressions[0].values: must be specified when `operator` is "
+          "'In' or 'NotIn'",
           "k.yaml:24: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
-          "nodeSelectorTerms[0].matchExpressions[1].values: may not be specified when `operator` is 'Exists' or "
+          "nodeSelectorTerms[0].matchExpressions[1].values: may not be specified when `operator` "
+          "is 'Exists' or "
           "'DoesNotExist'",
           "k.yaml:25: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
-          "nodeSelectorTerms[0].matchExpressions[2].values: invalid value \"x\": must be an integer for 'Lt' or "
+          "nodeSelectorTerms[0].matchExpressions[2].values: invalid value \"x\": must be an "
+          "integer for 'Lt' or "
           "'Gt'",
           "k.yaml:26: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
-          "nodeSelectorTerms[0].matchExpressions[3].operator: unknown operator \"Near\" (want In, NotIn, Exists, "
+          "nodeSelectorTerms[0].matchExpressions[3].operator: unknown operator \"Near\" (want In, "
+          "NotIn, Exists, "
           "DoesNotExist, Gt, Lt)",
-          "k.yaml:28: spec.topologySpreadConstraints[0].maxSkew: invalid value 0: must be greater than zero",
+          "k.yaml:28: spec.topologySpreadConstraints[0].maxSkew: invalid value 0: must be greater "
+          "than zero",
           "k.yaml:28: spec.topologySpreadConstraints[0].minDomains: can only use minDomains if "
           "whenUnsatisfiable=DoNotSchedule"));
 }

@@ -1,18 +1,19 @@
-// The loader as a whole: files and directories, Lists, kubectl dumps, priority admission, duplicates,
-// unknown kinds and fields, strictness, syntax errors, and the five-mistakes golden file.
+// The loader as a whole: files and directories, Lists, kubectl dumps, priority admission,
+// duplicates, unknown kinds and fields, strictness, syntax errors, and the five-mistakes golden
+// file.
+
+#include "corral/loader/loader.h"
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "corral/api/well_known.h"
-#include "corral/loader/loader.h"
 #include "corral/loader/summary.h"
 
 namespace corral::loader {
@@ -40,7 +41,9 @@ const std::string kTestdata = CORRAL_LOADER_TESTDATA;
 
 class LoaderTest : public ::testing::Test {
  protected:
-  LoadResult Load(const std::string& yaml, LoadOptions opts = {}) { return LoadString(yaml, "in.yaml", in_, opts); }
+  LoadResult Load(const std::string& yaml, LoadOptions opts = {}) {
+    return LoadString(yaml, "in.yaml", in_, opts);
+  }
   const api::Pod* FindPod(const LoadResult& r, std::string_view name) {
     for (const auto& p : r.objects.pods) {
       if (in_.Str(p.meta.name) == name) return &p;
@@ -110,7 +113,8 @@ TEST_F(LoaderTest, PriorityResolutionIsOrderIndependent) {
 }
 
 TEST_F(LoaderTest, NoDefaultClassMeansPriorityZero) {
-  LoadResult r = Load("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n");
+  LoadResult r =
+      Load("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n");
   EXPECT_THAT(Messages(r), ElementsAre());
   EXPECT_EQ(r.objects.pods.at(0).priority, 0);
   EXPECT_TRUE(r.objects.pods.at(0).priority_class_name.empty());
@@ -132,11 +136,13 @@ spec:
   priorityClassName: silver
   schedulingPolicy: {basic: {}}
 )");
-  EXPECT_THAT(Messages(r),
-              ElementsAre("in.yaml:6: spec.priorityClassName: Pod ns/p rejected: no PriorityClass with name gold "
-                          "was found",
-                          "in.yaml:13: spec.priorityClassName: PodGroup default/g rejected: no PriorityClass with "
-                          "name silver was found"));
+  EXPECT_THAT(
+      Messages(r),
+      ElementsAre(
+          "in.yaml:6: spec.priorityClassName: Pod ns/p rejected: no PriorityClass with name gold "
+          "was found",
+          "in.yaml:13: spec.priorityClassName: PodGroup default/g rejected: no PriorityClass with "
+          "name silver was found"));
   EXPECT_TRUE(r.objects.pods.empty());
   EXPECT_TRUE(r.objects.pod_groups.empty());
   EXPECT_EQ(r.counts.rejected, 2u);
@@ -160,26 +166,31 @@ kind: Pod
 metadata: {name: bad-policy}
 spec: {priorityClassName: high, preemptionPolicy: PreemptLowerPriority, containers: [{name: c}]}
 )");
-  EXPECT_THAT(Messages(r),
-              ElementsAre("in.yaml:23: spec.priority: the integer value of priority (5) must not be provided in "
-                          "pod spec; priority admission controller computed 1000 from the given PriorityClass name",
-                          "in.yaml:28: spec.preemptionPolicy: the string value of PreemptionPolicy "
-                          "(PreemptLowerPriority) must not be provided in pod spec; priority admission controller "
-                          "computed Never from the given PriorityClass name"));
+  EXPECT_THAT(
+      Messages(r),
+      ElementsAre(
+          "in.yaml:23: spec.priority: the integer value of priority (5) must not be provided in "
+          "pod spec; priority admission controller computed 1000 from the given PriorityClass name",
+          "in.yaml:28: spec.preemptionPolicy: the string value of PreemptionPolicy "
+          "(PreemptLowerPriority) must not be provided in pod spec; priority admission controller "
+          "computed Never from the given PriorityClass name"));
   ASSERT_EQ(r.objects.pods.size(), 1u);
   EXPECT_EQ(in_.Str(r.objects.pods[0].meta.name), "ok");
 }
 
 TEST_F(LoaderTest, DumpedPodWithUnknownClassKeepsItsPriorityWithAWarning) {
-  LoadResult r = Load("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
-                      "spec: {priorityClassName: tier-1, priority: 5000, containers: [{name: c}]}\n");
+  LoadResult r = Load(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+      "spec: {priorityClassName: tier-1, priority: 5000, containers: [{name: c}]}\n");
   EXPECT_TRUE(r.ok());
-  EXPECT_THAT(Messages(r), ElementsAre("in.yaml:4: warning: spec.priorityClassName: no PriorityClass with name "
-                                       "tier-1 was found; keeping spec.priority 5000 from the input"));
+  EXPECT_THAT(Messages(r),
+              ElementsAre("in.yaml:4: warning: spec.priorityClassName: no PriorityClass with name "
+                          "tier-1 was found; keeping spec.priority 5000 from the input"));
   EXPECT_EQ(r.objects.pods.at(0).priority, 5000);
-  LoadResult strict = Load("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
-                           "spec: {priorityClassName: tier-1, priority: 5000, containers: [{name: c}]}\n",
-                           {.strict = true});
+  LoadResult strict = Load(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+      "spec: {priorityClassName: tier-1, priority: 5000, containers: [{name: c}]}\n",
+      {.strict = true});
   EXPECT_FALSE(strict.ok());
 }
 
@@ -212,13 +223,15 @@ kind: PriorityClass
 metadata: {name: system-node-critical}
 value: 2000001000
 )");
-  EXPECT_THAT(Messages(r),
-              ElementsAre("in.yaml:8: globalDefault: PriorityClass \"a\" is already marked as default (at "
-                          "in.yaml:2); only one default can exist",
-                          "in.yaml:16: metadata.name: priority class names with 'system-' prefix are reserved: "
-                          "\"system-custom\"",
-                          "in.yaml:22: value: invalid value 1000000001: maximum allowed value of a user defined "
-                          "priority is 1000000000"));
+  EXPECT_THAT(
+      Messages(r),
+      ElementsAre(
+          "in.yaml:8: globalDefault: PriorityClass \"a\" is already marked as default (at "
+          "in.yaml:2); only one default can exist",
+          "in.yaml:16: metadata.name: priority class names with 'system-' prefix are reserved: "
+          "\"system-custom\"",
+          "in.yaml:22: value: invalid value 1000000001: maximum allowed value of a user defined "
+          "priority is 1000000000"));
   // The dumped built-in class replaces the built-in one; the other built-in is added.
   size_t node_critical = 0;
   for (const auto& pc : r.objects.priority_classes) {
@@ -276,8 +289,10 @@ items:
     taints: [{key: k, effect: Sometimes}]
   status: {capacity: {pods: 10}}
 )");
-  EXPECT_THAT(Messages(r), ElementsAre("in.yaml:13: items[1].spec.taints[0].effect: unknown effect \"Sometimes\" "
-                                       "(want NoSchedule, PreferNoSchedule, NoExecute)"));
+  EXPECT_THAT(
+      Messages(r),
+      ElementsAre("in.yaml:13: items[1].spec.taints[0].effect: unknown effect \"Sometimes\" "
+                  "(want NoSchedule, PreferNoSchedule, NoExecute)"));
   ASSERT_EQ(r.objects.nodes.size(), 1u);
 }
 
@@ -299,7 +314,8 @@ TEST_F(LoaderTest, KubectlDumpLoadsCleanly) {
 
 TEST_F(LoaderTest, YamlAndJsonDumpsGiveTheSameSummary) {
   Interner a = api::NewInterner(), b = api::NewInterner();
-  std::vector<std::string> ya = {kTestdata + "/kubectl-dump.yaml"}, jb = {kTestdata + "/kubectl-dump.json"};
+  std::vector<std::string> ya = {kTestdata + "/kubectl-dump.yaml"},
+                           jb = {kTestdata + "/kubectl-dump.json"};
   LoadResult ry = LoadPaths(ya, a), rj = LoadPaths(jb, b);
   EXPECT_EQ(RenderTable(Summarize(ry, a)), RenderTable(Summarize(rj, b)));
 }
@@ -319,13 +335,16 @@ kind: PodDisruptionBudget
 metadata: {name: old}
 )";
   LoadResult r = Load(y);
-  EXPECT_THAT(Messages(r),
-              ElementsAre("in.yaml:3: warning: kind: unknown kind \"Deployment\" (apiVersion \"apps/v1\"): not used "
-                          "by Corral, skipped",
-                          "in.yaml:7: warning: kind: unknown kind \"ConfigMap\" (apiVersion \"v1\"): not used by "
-                          "Corral, skipped",
-                          "in.yaml:10: apiVersion: apiVersion \"policy/v1beta1\" is not supported for "
-                          "PodDisruptionBudget (want policy/v1)"));
+  EXPECT_THAT(
+      Messages(r),
+      ElementsAre(
+          "in.yaml:3: warning: kind: unknown kind \"Deployment\" (apiVersion \"apps/v1\"): not "
+          "used "
+          "by Corral, skipped",
+          "in.yaml:7: warning: kind: unknown kind \"ConfigMap\" (apiVersion \"v1\"): not used by "
+          "Corral, skipped",
+          "in.yaml:10: apiVersion: apiVersion \"policy/v1beta1\" is not supported for "
+          "PodDisruptionBudget (want policy/v1)"));
   EXPECT_EQ(r.counts.skipped_kinds.at("apps/v1 Deployment"), 1u);
   LoadResult s = Load(y, {.strict = true});
   EXPECT_EQ(s.diagnostics.error_count(), 3u);
@@ -333,30 +352,40 @@ metadata: {name: old}
 }
 
 TEST_F(LoaderTest, MissingKindOrApiVersionAndNonObjects) {
-  LoadResult r = Load("metadata: {name: x}\n---\nkind: Pod\nmetadata: {name: y}\n---\n- a\n---\nplain\n");
-  EXPECT_THAT(Messages(r),
-              ElementsAre("in.yaml:1: kind: required field \"kind\" is missing",
-                          "in.yaml:3: apiVersion: required field \"apiVersion\" is missing (want v1)",
-                          "in.yaml:6: expected an object (a map with apiVersion and kind), got a sequence",
-                          "in.yaml:8: expected an object (a map with apiVersion and kind), got string \"plain\""));
+  LoadResult r =
+      Load("metadata: {name: x}\n---\nkind: Pod\nmetadata: {name: y}\n---\n- a\n---\nplain\n");
+  EXPECT_THAT(
+      Messages(r),
+      ElementsAre(
+          "in.yaml:1: kind: required field \"kind\" is missing",
+          "in.yaml:3: apiVersion: required field \"apiVersion\" is missing (want v1)",
+          "in.yaml:6: expected an object (a map with apiVersion and kind), got a sequence",
+          "in.yaml:8: expected an object (a map with apiVersion and kind), got string \"plain\""));
 }
 
 TEST_F(LoaderTest, DuplicatesNameBothLocations) {
   Loader l(in_);
-  l.AddString("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n", "a.yaml");
-  l.AddString("# again\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
-              "spec: {containers: [{name: c}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: "
-              "other}\nspec: {containers: [{name: c}]}\n",
-              "b.yaml");
+  l.AddString("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n",
+              "a.yaml");
+  l.AddString(
+      "# again\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
+      "spec: {containers: [{name: c}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, "
+      "namespace: "
+      "other}\nspec: {containers: [{name: c}]}\n",
+      "b.yaml");
   LoadResult r = l.Finish();
-  EXPECT_THAT(Messages(r), ElementsAre("b.yaml:2: duplicate object: Pod default/p is already defined at a.yaml:1"));
+  EXPECT_THAT(
+      Messages(r),
+      ElementsAre("b.yaml:2: duplicate object: Pod default/p is already defined at a.yaml:1"));
   EXPECT_EQ(r.objects.pods.size(), 2u);
 }
 
 TEST_F(LoaderTest, SyntaxErrorsReportTheLineAndLaterFilesStillLoad) {
   Loader l(in_);
-  l.AddString("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n  labels: {x: [}\n", "bad.yaml");
-  l.AddString("{\"apiVersion\": \"v1\", \"kind\": \"Namespace\",\n \"metadata\": {\"name\": }}", "bad.json");
+  l.AddString("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n  labels: {x: [}\n",
+              "bad.yaml");
+  l.AddString("{\"apiVersion\": \"v1\", \"kind\": \"Namespace\",\n \"metadata\": {\"name\": }}",
+              "bad.json");
   l.AddString("apiVersion: v1\nkind: Namespace\nmetadata: {name: good}\n", "good.yaml");
   LoadResult r = l.Finish();
   ASSERT_EQ(r.diagnostics.error_count(), 2u);
@@ -390,18 +419,23 @@ TEST_F(LoaderTest, DirectoriesAreWalkedInSortedOrder) {
   auto write = [&](const fs::path& p, const std::string& text) { std::ofstream(p) << text; };
   write(dir / "b.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n");
   write(dir / "a.yml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n");
-  write(dir / "sub" / "c.json", R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "c"}})");
+  write(dir / "sub" / "c.json",
+        R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "c"}})");
   write(dir / "sub" / ".hidden" / "x.yaml", "this is not even yaml: [");
   write(dir / "README.md", "# notes\n");
   write(dir / "named.txt", "apiVersion: v1\nkind: Namespace\nmetadata: {name: d}\n");
-  std::vector<std::string> paths = {dir.string(), (dir / "named.txt").string(), (dir / "missing.yaml").string()};
+  std::vector<std::string> paths = {dir.string(), (dir / "named.txt").string(),
+                                    (dir / "missing.yaml").string()};
   LoadResult r = LoadPaths(paths, in_);
   std::vector<std::string> names;
   for (const auto& ns : r.objects.namespaces) names.emplace_back(in_.Str(ns.meta.name));
-  EXPECT_THAT(names, ElementsAre("a", "b", "c", "d"));  // named.txt is sniffed when named explicitly
+  EXPECT_THAT(names,
+              ElementsAre("a", "b", "c", "d"));  // named.txt is sniffed when named explicitly
   EXPECT_THAT(Messages(r),
-              ElementsAre((dir / "README.md").string() + ": warning: note: skipped (not a .yaml, .yml or .json file)",
-                          (dir / "named.txt").string() + ": warning: note: skipped (not a .yaml, .yml or .json file)",
+              ElementsAre((dir / "README.md").string() +
+                              ": warning: note: skipped (not a .yaml, .yml or .json file)",
+                          (dir / "named.txt").string() +
+                              ": warning: note: skipped (not a .yaml, .yml or .json file)",
                           (dir / "missing.yaml").string() + ": no such file or directory"));
   EXPECT_EQ(r.counts.files, 4u);
   fs::remove_all(dir);
@@ -417,7 +451,9 @@ TEST_F(LoaderTest, ExamplesBasicIsValid) {
 }
 
 TEST_F(LoaderTest, GenerateNameIsDeterministic) {
-  const std::string y = "apiVersion: v1\nkind: Pod\nmetadata: {generateName: web-}\nspec: {containers: [{name: c}]}\n";
+  const std::string y =
+      "apiVersion: v1\nkind: Pod\nmetadata: {generateName: web-}\nspec: {containers: [{name: "
+      "c}]}\n";
   LoadResult a = Load(y), b = Load(y);
   ASSERT_EQ(a.objects.pods.size(), 1u);
   std::string_view name = in_.Str(a.objects.pods[0].meta.name);
@@ -427,15 +463,22 @@ TEST_F(LoaderTest, GenerateNameIsDeterministic) {
 }
 
 TEST_F(LoaderTest, AWrongTypeIsReportedOnceNotAlsoAsMissing) {
-  LoadResult r = Load("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {capacity: {pods: 1}}\n");
-  EXPECT_THAT(Messages(r), ElementsAre("in.yaml:3: metadata.name: expected a string, got boolean n (quote it: \"n\")"));
+  LoadResult r =
+      Load("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {capacity: {pods: 1}}\n");
+  EXPECT_THAT(
+      Messages(r),
+      ElementsAre("in.yaml:3: metadata.name: expected a string, got boolean n (quote it: \"n\")"));
 }
 
 TEST_F(LoaderTest, StringFieldsRejectUnquotedScalars) {
-  LoadResult r = Load("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n  labels: {enabled: yes, v: 1}\n");
-  EXPECT_THAT(Messages(r),
-              ElementsAre("in.yaml:5: metadata.labels[enabled]: expected a string, got boolean yes (quote it: \"yes\")",
-                          "in.yaml:5: metadata.labels[v]: expected a string, got integer 1 (quote it: \"1\")"));
+  LoadResult r = Load(
+      "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n  labels: {enabled: yes, v: 1}\n");
+  EXPECT_THAT(
+      Messages(r),
+      ElementsAre(
+          "in.yaml:5: metadata.labels[enabled]: expected a string, got boolean yes (quote it: "
+          "\"yes\")",
+          "in.yaml:5: metadata.labels[v]: expected a string, got integer 1 (quote it: \"1\")"));
 }
 
 }  // namespace

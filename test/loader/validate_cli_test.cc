@@ -1,8 +1,5 @@
-// End-to-end: runs the `corral` binary on the examples and compares stdout, stderr and the exit code with
-// golden files in testdata/. Set CORRAL_UPDATE_GOLDEN=1 to rewrite the golden files.
-
-#include <sys/wait.h>
-#include <unistd.h>
+// End-to-end: runs the `corral` binary on the examples and compares stdout, stderr and the exit
+// code with golden files in testdata/. Set CORRAL_UPDATE_GOLDEN=1 to rewrite the golden files.
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +8,8 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -30,8 +29,10 @@ std::string ReadFile(const std::string& path) {
 // Runs `corral <args>` in the source directory (so paths in messages are relative and stable).
 RunResult RunCorral(const std::string& args) {
   // One stderr file per test process: ctest runs the tests of this binary concurrently.
-  std::string err_file = testing::TempDir() + "/corral-validate-stderr-" + std::to_string(getpid()) + ".txt";
-  std::string cmd = "cd '" CORRAL_SOURCE_DIR "' && '" CORRAL_BINARY "' " + args + " 2>'" + err_file + "'";
+  std::string err_file =
+      testing::TempDir() + "/corral-validate-stderr-" + std::to_string(getpid()) + ".txt";
+  std::string cmd =
+      "cd '" CORRAL_SOURCE_DIR "' && '" CORRAL_BINARY "' " + args + " 2>'" + err_file + "'";
   RunResult r;
   std::FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;
@@ -51,7 +52,8 @@ void ExpectGolden(const std::string& name, const std::string& got) {
     std::ofstream(path, std::ios::binary) << got;
     return;
   }
-  EXPECT_EQ(got, ReadFile(path)) << "golden file " << path << " (CORRAL_UPDATE_GOLDEN=1 rewrites it)";
+  EXPECT_EQ(got, ReadFile(path)) << "golden file " << path
+                                 << " (CORRAL_UPDATE_GOLDEN=1 rewrites it)";
 }
 
 TEST(ValidateCliTest, BasicExampleTable) {
@@ -75,7 +77,8 @@ TEST(ValidateCliTest, FiveMistakesExitTwoWithAllDiagnostics) {
 }
 
 TEST(ValidateCliTest, KubectlDumpIsClean) {
-  RunResult r = RunCorral("validate test/loader/testdata/kubectl-dump.yaml test/loader/testdata/kubectl-dump.json");
+  RunResult r = RunCorral(
+      "validate test/loader/testdata/kubectl-dump.yaml test/loader/testdata/kubectl-dump.json");
   // The same objects twice: every object of the second file is a duplicate.
   EXPECT_EQ(r.exit_code, 2);
   RunResult y = RunCorral("validate test/loader/testdata/kubectl-dump.yaml");
@@ -89,8 +92,10 @@ TEST(ValidateCliTest, WarningsExitZeroUnlessStrict) {
   std::ofstream(file) << "apiVersion: v1\nkind: Namespace\nmetadata: {name: a, colour: blue}\n";
   RunResult r = RunCorral("validate '" + file + "'");
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_NE(r.err.find("warning: metadata.colour: unknown field \"colour\""), std::string::npos) << r.err;
-  EXPECT_NE(r.out.find("1 unknown fields ignored (named in the warnings)"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("warning: metadata.colour: unknown field \"colour\""), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("1 unknown fields ignored (named in the warnings)"), std::string::npos)
+      << r.out;
   RunResult s = RunCorral("validate --strict '" + file + "'");
   EXPECT_EQ(s.exit_code, 2);
   EXPECT_NE(s.err.find(": metadata.colour: unknown field \"colour\""), std::string::npos) << s.err;
@@ -101,7 +106,9 @@ TEST(ValidateCliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(RunCorral("validate -o yaml examples/basic").exit_code, 2);
   RunResult missing = RunCorral("validate does/not/exist.yaml");
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_EQ(missing.err, "does/not/exist.yaml: no such file or directory\ncorral validate: 1 errors, 0 warnings\n");
+  EXPECT_EQ(
+      missing.err,
+      "does/not/exist.yaml: no such file or directory\ncorral validate: 1 errors, 0 warnings\n");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The engine end to end on small scenarios: golden event logs (byte for byte), determinism of every output,
-// the virtual clock, cost models, drains, node removal, gangs, priorities and the leftover flush.
+// The engine end to end on small scenarios: golden event logs (byte for byte), determinism of every
+// output, the virtual clock, cost models, drains, node removal, gangs, priorities and the leftover
+// flush.
 
 #include <map>
 #include <set>
@@ -11,6 +12,7 @@
 
 #include "corral/sim/manifests.h"
 #include "corral/sim/report.h"
+
 #include "sim_test_util.h"
 
 namespace corral::sim {
@@ -44,8 +46,8 @@ TEST(EngineGoldenTest, ManifestsWithDurationAnnotations) {
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   Ran r = RunSpec(*spec, in);
   ExpectGolden("test/sim/testdata/manifests.log", r.log);
-  // report-1 runs 20m from 00:00, report-2 waits for it (15m), report-3 for report-2 (29m); then nothing
-  // is left to happen and the run ends.
+  // report-1 runs 20m from 00:00, report-2 waits for it (15m), report-3 for report-2 (29m); then
+  // nothing is left to happen and the run ends.
   EXPECT_EQ(r.out.result.end_ns, 45LL * 60 * 1'000'000'000);
   EXPECT_EQ(r.out.result.pods_completed, 3);
   EXPECT_EQ(r.out.result.latency.max(), 29LL * 60 * 1'000'000'000);
@@ -59,8 +61,8 @@ TEST(EngineTest, SameSeedSameBytesEverywhere) {
     auto spec = LoadScenarioFile("examples/scenarios/small.yaml", in, diags);
     ASSERT_TRUE(spec.ok());
     Ran r = RunSpec(*spec, in);
-    o = r.log + FormatJson(r.out.result) + FormatCsv(r.out.result) + FormatPrometheus(r.out.result) +
-        RenderHtmlReport(r.out.result);
+    o = r.log + FormatJson(r.out.result) + FormatCsv(r.out.result) +
+        FormatPrometheus(r.out.result) + RenderHtmlReport(r.out.result);
   }
   EXPECT_EQ(outputs[0], outputs[1]);
 }
@@ -99,8 +101,8 @@ workloads:
 )";
   SimSpec spec = MustParse(text, in);
   Ran r = RunSpec(spec, in);
-  // Two nodes of 2 CPUs: a-0 and a-1 bind at once; a-2 waits until one completes at 10m (the completion's
-  // AssignedPod/Delete event requeues it through NodeResourcesFit's hint).
+  // Two nodes of 2 CPUs: a-0 and a-1 bind at once; a-2 waits until one completes at 10m (the
+  // completion's AssignedPod/Delete event requeues it through NodeResourcesFit's hint).
   EXPECT_THAT(r.log, ::testing::HasSubstr("00:10:00.000 bind default/a-2 node="));
   EXPECT_EQ(r.out.result.end_ns, 20LL * 60 * 1'000'000'000);
   EXPECT_EQ(r.out.result.pods_completed, 3);
@@ -118,14 +120,16 @@ workloads:
 )";
   SimSpec spec = MustParse(text, in);
   Ran r = RunSpec(spec, in);
-  // Attempted at 0, then after 5 minutes in the unschedulable pool, at the first 30 s flush tick past that.
+  // Attempted at 0, then after 5 minutes in the unschedulable pool, at the first 30 s flush tick
+  // past that.
   EXPECT_EQ(r.out.result.unschedulable_attempts, 3);
   EXPECT_THAT(r.log, ::testing::HasSubstr("00:05:30.000 unschedulable default/big-0"));
   EXPECT_THAT(r.log, ::testing::HasSubstr("00:11:00.000 unschedulable default/big-0"));
   EXPECT_EQ(r.out.result.pods_pending_end, 1);
   ASSERT_EQ(r.out.result.pending_reasons.size(), 1U);
   EXPECT_EQ(r.out.result.pending_reasons[0].first,
-            "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not "
+            "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 "
+            "Preemption is not "
             "helpful for scheduling.");
 }
 
@@ -265,7 +269,8 @@ workloads:
   Ran r = RunSpec(spec, in);
   EXPECT_GT(r.out.result.pods_arrived, 35);
   EXPECT_LT(r.out.result.pods_arrived, 90);
-  EXPECT_THAT(r.log, ::testing::Not(::testing::HasSubstr("\n01:0")));  // nothing arrives after 1h (+1m run)
+  EXPECT_THAT(
+      r.log, ::testing::Not(::testing::HasSubstr("\n01:0")));  // nothing arrives after 1h (+1m run)
 }
 
 TEST(EngineTest, CreatePodsOpIsABurstOfTheTemplateAndCanWait) {
@@ -283,7 +288,8 @@ ops:
 )";
   SimSpec spec = MustParse(text, in);
   Ran r = RunSpec(spec, in);
-  EXPECT_THAT(r.log, ::testing::HasSubstr("00:01:00.000 op createPods workload=tmpl count=3 wait\n"));
+  EXPECT_THAT(r.log,
+              ::testing::HasSubstr("00:01:00.000 op createPods workload=tmpl count=3 wait\n"));
   EXPECT_THAT(r.log, ::testing::HasSubstr("00:01:00.000 op createPods workload=tmpl count=2\n"));
   EXPECT_EQ(r.out.result.pods_arrived, 5);
   EXPECT_EQ(r.out.result.pods_completed, 5);
@@ -319,9 +325,10 @@ ops:
 )";
   SimSpec spec = MustParse(text, in);
   Ran r = RunSpec(spec, in);
-  EXPECT_THAT(r.log, ::testing::HasSubstr(
-                         "00:01:00.000 op churn mode=recreate pool=extra workload=churner number=2 interval=1m0s\n"));
-  // Recreate keeps 2 of each alive: 2 at 1m, then one replaced per minute at 2m, 3m, 4m; stopped at 5m.
+  EXPECT_THAT(r.log, ::testing::HasSubstr("00:01:00.000 op churn mode=recreate pool=extra "
+                                          "workload=churner number=2 interval=1m0s\n"));
+  // Recreate keeps 2 of each alive: 2 at 1m, then one replaced per minute at 2m, 3m, 4m; stopped at
+  // 5m.
   EXPECT_EQ(r.out.result.pods_arrived, 5);
   EXPECT_EQ(r.out.result.nodes_end, 4);
   EXPECT_THAT(r.log, ::testing::HasSubstr("00:04:00.000 node-remove"));

@@ -1,9 +1,9 @@
 // The Go text/template subset used by scheduler_perf object templates.
 
+#include "corral/sim/go_template.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include "corral/sim/go_template.h"
 
 namespace corral::sim {
 namespace {
@@ -20,7 +20,9 @@ TEST(GoTemplateTest, FieldsAndKubeFunctions) {
   TemplateData d = {{"Index", int64_t{7}}, {"Count", int64_t{100}}, {"podsPerGroup", int64_t{3}}};
   EXPECT_EQ(Render("pod-{{.Index}}", d), "pod-7");
   EXPECT_EQ(Render("gang-{{DivideInt .Index .podsPerGroup}}", d), "gang-2");
-  EXPECT_EQ(Render("{{Mod .Index 3}} {{AddInt .Index 1}} {{SubtractInt .Count .Index}} {{MultiplyInt .Index 2}}", d),
+  EXPECT_EQ(Render("{{Mod .Index 3}} {{AddInt .Index 1}} {{SubtractInt .Count .Index}} "
+                   "{{MultiplyInt .Index 2}}",
+                   d),
             "1 8 93 14");
   EXPECT_EQ(Render("{{MaxInt .Index 10}} {{MinInt .Index 10}} {{div .Count 7}}", d), "10 7 14");
   EXPECT_EQ(Render("{{AddInt (MultiplyInt .Index 10) 5}}", d), "75");
@@ -49,14 +51,17 @@ TEST(GoTemplateTest, KnowsWhetherItHasActions) {
 TEST(GoTemplateTest, ErrorsNameTheLine) {
   TemplateData d = {{"Index", int64_t{1}}};
   EXPECT_EQ(Render("a\nb {{.Nope}}", d), "exec error: line 2: map has no entry for key \"Nope\"");
-  EXPECT_EQ(Render("a\n\nb {{Frobnicate 1}}", d), "exec error: line 3: function \"Frobnicate\" not defined");
-  EXPECT_EQ(Render("{{DivideInt .Index 0}}", d), "exec error: line 1: DivideInt: integer divide by zero");
+  EXPECT_EQ(Render("a\n\nb {{Frobnicate 1}}", d),
+            "exec error: line 3: function \"Frobnicate\" not defined");
+  EXPECT_EQ(Render("{{DivideInt .Index 0}}", d),
+            "exec error: line 1: DivideInt: integer divide by zero");
   EXPECT_EQ(Render("{{AddInt .Index \"x\"}}", d),
             "exec error: line 1: AddInt: wrong type for value; expected int; got string");
   EXPECT_EQ(Render("x\n{{if .Index}}y{{end}}", d),
             "parse error: line 2: \"if\" actions are not supported by corral's template subset");
   EXPECT_EQ(Render("{{.Index", d), "parse error: line 1: unclosed action");
-  EXPECT_EQ(Render("{{.Index 3}}", d), "parse error: line 1: can't give argument to non-function \"3\"");
+  EXPECT_EQ(Render("{{.Index 3}}", d),
+            "parse error: line 1: can't give argument to non-function \"3\"");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "corral/sim/default_scenario.h"
 #include "corral/sim/manifests.h"
 #include "corral/sim/trace.h"
+
 #include "sim_test_util.h"
 
 namespace corral::sim {
@@ -59,8 +60,11 @@ workloads:
   auto spec = ParseScenario(kText, "t.yaml", "", in, diags);
   ASSERT_FALSE(spec.ok());
   std::string all = Lines(diags);
-  EXPECT_THAT(all, ::testing::HasSubstr("t.yaml:10: nodePools[0].template.status.capacity[memory]: "));
-  EXPECT_THAT(all, ::testing::HasSubstr("t.yaml:20: workloads[0].template.spec.containers[0].resources.requests[cpu]: "));
+  EXPECT_THAT(all,
+              ::testing::HasSubstr("t.yaml:10: nodePools[0].template.status.capacity[memory]: "));
+  EXPECT_THAT(all,
+              ::testing::HasSubstr(
+                  "t.yaml:20: workloads[0].template.spec.containers[0].resources.requests[cpu]: "));
 }
 
 TEST(ScenarioTest, RatesParse) {
@@ -81,7 +85,8 @@ TEST(ScenarioTest, RatesParse) {
 TEST(DefaultScenarioTest, EmbeddedTextIsTheExampleFile) {
   std::string file = ReadFileOrEmpty("examples/scenarios/default.yaml");
   ASSERT_FALSE(file.empty());
-  EXPECT_EQ(DefaultScenarioYaml(), file) << "rebuild: the binary embeds examples/scenarios/default.yaml";
+  EXPECT_EQ(DefaultScenarioYaml(), file)
+      << "rebuild: the binary embeds examples/scenarios/default.yaml";
 }
 
 TEST(DefaultScenarioTest, IsTheDocumentedDay) {
@@ -94,15 +99,18 @@ TEST(DefaultScenarioTest, IsTheDocumentedDay) {
   for (const auto& p : spec->pools) nodes += p.initial_count;
   EXPECT_EQ(nodes, 2000);
   bool gpu = false, gang = false, spread = false;
-  for (const auto& p : spec->pools) gpu = gpu || api::FindResource(p.tmpl.allocatable, in.Intern("nvidia.com/gpu"));
+  for (const auto& p : spec->pools)
+    gpu = gpu || api::FindResource(p.tmpl.allocatable, in.Intern("nvidia.com/gpu"));
   for (const auto& w : spec->workloads) gang = gang || w.kind == WorkloadKind::kGang;
-  for (const auto& t : spec->pod_templates) spread = spread || !t.pod.topology_spread_constraints.empty();
+  for (const auto& t : spec->pod_templates)
+    spread = spread || !t.pod.topology_spread_constraints.empty();
   EXPECT_TRUE(gpu);
   EXPECT_TRUE(gang);
   EXPECT_TRUE(spread);
   std::vector<std::string> classes;
   for (const auto& pc : spec->objects.priority_classes) classes.emplace_back(in.Str(pc.meta.name));
-  EXPECT_THAT(classes, ::testing::IsSupersetOf({"critical", "training-high", "training-low", "batch", "best-effort"}));
+  EXPECT_THAT(classes, ::testing::IsSupersetOf(
+                           {"critical", "training-high", "training-low", "batch", "best-effort"}));
 }
 
 TEST(ExampleScenariosTest, AllParse) {
@@ -120,12 +128,14 @@ TEST(TraceTest, ImportsTheAlibabaColumnsAndRuns) {
   Interner in = api::NewInterner();
   Diagnostics diags;
   auto spec = LoadAlibabaTrace(
-      {"examples/traces/openb_pod_list_sample.csv", "examples/traces/openb_node_list_sample.csv"}, in, diags);
+      {"examples/traces/openb_pod_list_sample.csv", "examples/traces/openb_node_list_sample.csv"},
+      in, diags);
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   // pod-0012 asks for a GPU model no node has: a warning, not a silent drop.
   ASSERT_EQ(diags.warning_count(), 1U);
   EXPECT_EQ(diags.items()[0].ToString(),
-            "examples/traces/openb_pod_list_sample.csv:13: warning: gpu_spec: no node has GPU model \"H800\"; pods "
+            "examples/traces/openb_pod_list_sample.csv:13: warning: gpu_spec: no node has GPU "
+            "model \"H800\"; pods "
             "asking for it stay pending");
   ASSERT_EQ(spec->initial_nodes.size(), 6U);
   const api::Node& n2 = spec->initial_nodes[1];
@@ -137,9 +147,9 @@ TEST(TraceTest, ImportsTheAlibabaColumnsAndRuns) {
   ASSERT_EQ(spec->workloads.size(), 1U);
   const auto& arrivals = spec->workloads[0].explicit_arrivals;
   ASSERT_EQ(arrivals.size(), 12U);
-  EXPECT_EQ(arrivals[0].time_ns, 0);                       // creation 100 is the origin
+  EXPECT_EQ(arrivals[0].time_ns, 0);                           // creation 100 is the origin
   EXPECT_EQ(arrivals[0].duration_ns, 1800LL * 1'000'000'000);  // 1900 − 100
-  EXPECT_EQ(arrivals[2].duration_ns, kForeverNs);          // no deletion_time
+  EXPECT_EQ(arrivals[2].duration_ns, kForeverNs);              // no deletion_time
   auto r = RunSpec(*spec, in);
   ExpectGolden("test/sim/testdata/trace.log", r.log);
   EXPECT_EQ(r.out.result.pods_arrived, 12);
@@ -150,8 +160,8 @@ TEST(TraceTest, ImportsTheAlibabaColumnsAndRuns) {
 TEST(TraceTest, ReportsEveryBadRow) {
   Interner in = api::NewInterner();
   Diagnostics diags;
-  auto spec =
-      LoadAlibabaTrace({"test/sim/testdata/bad_nodes.csv", "test/sim/testdata/bad_pods.csv"}, in, diags);
+  auto spec = LoadAlibabaTrace(
+      {"test/sim/testdata/bad_nodes.csv", "test/sim/testdata/bad_pods.csv"}, in, diags);
   ASSERT_FALSE(spec.ok());
   ExpectGolden("test/sim/testdata/bad_trace.golden", Lines(diags));
 }
@@ -161,7 +171,8 @@ TEST(TraceTest, RejectsFilesThatAreNotTraceLists) {
   Diagnostics diags;
   auto spec = LoadAlibabaTrace({"examples/scenarios/small.yaml"}, in, diags);
   ASSERT_FALSE(spec.ok());
-  EXPECT_THAT(Lines(diags), ::testing::HasSubstr("examples/scenarios/small.yaml:1: not an Alibaba GPU v2023 list"));
+  EXPECT_THAT(Lines(diags), ::testing::HasSubstr(
+                                "examples/scenarios/small.yaml:1: not an Alibaba GPU v2023 list"));
 }
 
 TEST(ManifestsTest, BadDurationAnnotationNamesThePod) {
@@ -181,7 +192,8 @@ spec:
   AddManifestPods({&loaded.objects.pods[0]}, in, spec, diags);
   ASSERT_TRUE(diags.has_errors());
   EXPECT_EQ(diags.items()[0].ToString(),
-            "p.yaml:1: metadata.annotations[corral.dev/duration]: invalid duration \"ten minutes\" (want a Go "
+            "p.yaml:1: metadata.annotations[corral.dev/duration]: invalid duration \"ten minutes\" "
+            "(want a Go "
             "duration such as \"30m\" or \"1h30m\")");
 }
 

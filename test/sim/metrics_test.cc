@@ -1,5 +1,7 @@
-// LogHistogram, ThroughputCollector (kube's scheduler_perf collector rules), EventQueue ordering and
-// distributions.
+// LogHistogram, ThroughputCollector (kube's scheduler_perf collector rules), EventQueue ordering
+// and distributions.
+
+#include "corral/sim/metrics.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,7 +10,6 @@
 #include "corral/doc/parse.h"
 #include "corral/sim/distribution.h"
 #include "corral/sim/event_queue.h"
-#include "corral/sim/metrics.h"
 
 namespace corral::sim {
 namespace {
@@ -80,7 +81,8 @@ TEST(EventQueueTest, OrdersByTimeThenInsertion) {
 TEST(EventQueueTest, ManyEventsComeOutSorted) {
   EventQueue q;
   Rng rng(3);
-  for (uint32_t i = 0; i < 5000; ++i) q.Push(static_cast<int64_t>(rng.Uniform(1000)), EventKind::kArrival, i);
+  for (uint32_t i = 0; i < 5000; ++i)
+    q.Push(static_cast<int64_t>(rng.Uniform(1000)), EventKind::kArrival, i);
   int64_t last_t = -1;
   uint64_t last_seq = 0;
   while (!q.empty()) {
@@ -150,11 +152,12 @@ TEST(DistributionTest, ReportsMistakesWithPaths) {
   Decode("x: {normal: {mean: 5m}}", diags);
   std::vector<std::string> msgs;
   for (const auto& d : diags.items()) msgs.push_back(d.ToString());
-  EXPECT_THAT(msgs, testing::ElementsAre(
-                        "d.yaml:1: uniform: max must not be below min",
-                        "d.yaml:1: give exactly one of fixed, uniform, exponential, lognormal, normal",
-                        "d.yaml:1: expected a string, got integer 12 (quote it: \"12\")",
-                        "d.yaml:1: normal.stddev: required field \"stddev\" is missing"));
+  EXPECT_THAT(msgs,
+              testing::ElementsAre(
+                  "d.yaml:1: uniform: max must not be below min",
+                  "d.yaml:1: give exactly one of fixed, uniform, exponential, lognormal, normal",
+                  "d.yaml:1: expected a string, got integer 12 (quote it: \"12\")",
+                  "d.yaml:1: normal.stddev: required field \"stddev\" is missing"));
 }
 
 TEST(DistributionTest, FormatsGoDurations) {

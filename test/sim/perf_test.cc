@@ -1,13 +1,14 @@
-// scheduler_perf configs: kube's format read as is, workloads selected by name and label, params and Go
-// templates resolved, throughput measured with kube's collector on the virtual clock, thresholds checked,
-// and kube's perf-dash JSON shape. Runs use a fixed scheduling cost so that the numbers are exact.
+// scheduler_perf configs: kube's format read as is, workloads selected by name and label, params
+// and Go templates resolved, throughput measured with kube's collector on the virtual clock,
+// thresholds checked, and kube's perf-dash JSON shape. Runs use a fixed scheduling cost so that the
+// numbers are exact.
+
+#include "corral/sim/perf.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
 
-#include "corral/sim/perf.h"
 #include "sim_test_util.h"
 
 namespace corral::sim {
@@ -79,7 +80,8 @@ TEST(PerfRunTest, KubeCollectorSamplesOverLongWindows) {
   Diagnostics diags;
   auto c = PerfConfig::Parse(kCfg, "long.yaml", in, diags);
   ASSERT_TRUE(c.ok()) << c.error().message;
-  // 500 pods at 20 ms each: 50 pods per virtual second for 10 s. Samples at 1 s … 10 s, the first skipped.
+  // 500 pods at 20 ms each: 50 pods per virtual second for 10 s. Samples at 1 s … 10 s, the first
+  // skipped.
   PerfResult r = RunPerfWorkload(*c, c->All()[0], in, Fixed(20'000'000));
   ASSERT_NE(r.status, PerfResult::Status::kError) << r.message;
   EXPECT_FALSE(r.single_window);
@@ -115,7 +117,8 @@ TEST(PerfRunTest, ThresholdsPassAndFail) {
   auto c = PerfConfig::Parse(kCfg, "inline.yaml", in, diags);
   ASSERT_TRUE(c.ok()) << c.error().message;
   std::vector<PerfResult> results;
-  for (const auto& ref : c->All()) results.push_back(RunPerfWorkload(*c, ref, in, Fixed(1'000'000)));
+  for (const auto& ref : c->All())
+    results.push_back(RunPerfWorkload(*c, ref, in, Fixed(1'000'000)));
   ASSERT_EQ(results.size(), 3U);
   EXPECT_EQ(results[0].status, PerfResult::Status::kPass) << results[0].message;
   EXPECT_EQ(results[1].status, PerfResult::Status::kFail) << results[1].message;
@@ -129,7 +132,8 @@ TEST(PerfRunTest, ThresholdsPassAndFail) {
   EXPECT_EQ(item["unit"], "pods/s");
   EXPECT_EQ(item["labels"]["Name"], "Basic/fast");
   EXPECT_EQ(item["labels"]["Metric"], "SchedulingThroughput");
-  for (const char* k : {"Average", "Perc50", "Perc90", "Perc95", "Perc99"}) EXPECT_TRUE(item["data"].contains(k)) << k;
+  for (const char* k : {"Average", "Perc50", "Perc90", "Perc95", "Perc99"})
+    EXPECT_TRUE(item["data"].contains(k)) << k;
 }
 
 TEST(PerfRunTest, EveryIntegrationWorkloadOfTheExampleRuns) {
@@ -140,7 +144,8 @@ TEST(PerfRunTest, EveryIntegrationWorkloadOfTheExampleRuns) {
   EXPECT_GE(refs->size(), 6U);
   for (const auto& ref : *refs) {
     PerfResult r = RunPerfWorkload(c, ref, in, Fixed(1'000'000));
-    EXPECT_TRUE(r.status == PerfResult::Status::kNoThreshold || r.status == PerfResult::Status::kPass)
+    EXPECT_TRUE(r.status == PerfResult::Status::kNoThreshold ||
+                r.status == PerfResult::Status::kPass)
         << ref.name << ": " << PerfStatusName(r.status) << " " << r.message;
     EXPECT_GT(r.measured_scheduled, 0) << ref.name;
   }
@@ -169,8 +174,10 @@ TEST(PerfConfigTest, UnknownParamsAndTemplatesAreReportedWhereTheyAre) {
   std::string all;
   for (const auto& d : diags.items()) all += d.ToString() + "\n";
   EXPECT_EQ(all,
-            "broken.yaml:5: [0].workloadTemplate[0].countParam: parameter \"nodes\" is not set by workload \"w\"\n"
-            "broken.yaml:8: [0].workloadTemplate[1].podTemplatePath: cannot read template \"does/not/exist.yaml\"\n"
+            "broken.yaml:5: [0].workloadTemplate[0].countParam: parameter \"nodes\" is not set by "
+            "workload \"w\"\n"
+            "broken.yaml:8: [0].workloadTemplate[1].podTemplatePath: cannot read template "
+            "\"does/not/exist.yaml\"\n"
             "broken.yaml:9: [0].workloadTemplate[2].opcode: unknown opcode \"teleport\"\n");
 }
 

@@ -1,10 +1,7 @@
-// The HTML report renders in headless Chromium: the page loads from a file:// URL without network access,
-// Chromium exits cleanly, no JavaScript error or console.error is logged, and the rendered DOM holds every
-// chart. Skipped only when Chromium is not
-// installed (scripts/install-deps.sh installs it). Also checks the report's structure without a browser.
-
-#include <sys/wait.h>
-#include <unistd.h>
+// The HTML report renders in headless Chromium: the page loads from a file:// URL without network
+// access, Chromium exits cleanly, no JavaScript error or console.error is logged, and the rendered
+// DOM holds every chart. Skipped only when Chromium is not installed (scripts/install-deps.sh
+// installs it). Also checks the report's structure without a browser.
 
 #include <cstdio>
 #include <filesystem>
@@ -13,11 +10,13 @@
 #include <vector>
 
 #include <fmt/format.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "corral/sim/report.h"
+
 #include "sim_test_util.h"
 
 namespace corral::sim {
@@ -34,26 +33,30 @@ std::string SmallReport() {
   return RenderHtmlReport(r.out.result);
 }
 
-constexpr const char* kCharts[] = {"chart-utilization", "chart-running",   "chart-pending",     "chart-activity",
-                                   "chart-latency",     "chart-gang-wait", "chart-preemptions", "chart-batching",
-                                   "heatmap-cpu",       "heatmap-memory",  "table-workloads"};
+constexpr const char* kCharts[] = {"chart-utilization", "chart-running",  "chart-pending",
+                                   "chart-activity",    "chart-latency",  "chart-gang-wait",
+                                   "chart-preemptions", "chart-batching", "heatmap-cpu",
+                                   "heatmap-memory",    "table-workloads"};
 
 TEST(ReportTest, IsSelfContainedAndHasEveryChart) {
   std::string html = SmallReport();
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
-  for (const char* id : kCharts) EXPECT_THAT(html, ::testing::HasSubstr(fmt::format("id=\"{}\"", id))) << id;
+  for (const char* id : kCharts)
+    EXPECT_THAT(html, ::testing::HasSubstr(fmt::format("id=\"{}\"", id))) << id;
   // No external resources: no script, no link, no remote URL other than the SVG namespace.
   EXPECT_THAT(html, ::testing::Not(::testing::HasSubstr("<script")));
   EXPECT_THAT(html, ::testing::Not(::testing::HasSubstr("<link")));
   std::string stripped = html;
-  for (size_t p; (p = stripped.find("http://www.w3.org/2000/svg")) != std::string::npos;) stripped.erase(p, 26);
+  for (size_t p; (p = stripped.find("http://www.w3.org/2000/svg")) != std::string::npos;)
+    stripped.erase(p, 26);
   EXPECT_THAT(stripped, ::testing::Not(::testing::HasSubstr("http")));
   EXPECT_THAT(html, ::testing::HasSubstr("Preemptions over time"));
   EXPECT_THAT(html, ::testing::HasSubstr("Batching hits and flushes"));
 }
 
 std::string FindChromium() {
-  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
+  for (const char* p :
+       {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
     if (access(p, X_OK) == 0) return p;
   }
   return "";
@@ -87,17 +90,20 @@ Rendered RenderInChromium(const std::string& chromium, const fs::path& dir, cons
   }
   fs::path log = dir / "chromium.log";
   std::string flags = fmt::format(
-      "--headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update "
-      "--disable-sync --no-first-run --user-data-dir={} --window-size=1280,4000 --enable-logging=stderr --v=0 {}",
+      "--headless --no-sandbox --disable-gpu --disable-background-networking "
+      "--disable-component-update "
+      "--disable-sync --no-first-run --user-data-dir={} --window-size=1280,4000 "
+      "--enable-logging=stderr --v=0 {}",
       (dir / "profile").string(), extra_flags);
   Rendered r;
-  r.rc = RunCommand(
-      fmt::format("timeout 120 {} {} --dump-dom file://{} 2>{}", chromium, flags, page.string(), log.string()),
-      r.dom);
+  r.rc = RunCommand(fmt::format("timeout 120 {} {} --dump-dom file://{} 2>{}", chromium, flags,
+                                page.string(), log.string()),
+                    r.dom);
   std::ifstream lf(log);
   for (std::string line; std::getline(lf, line);) {
     if (line.find(":CONSOLE") == std::string::npos) continue;
-    if (line.find("Uncaught") != std::string::npos || line.find("ERROR:CONSOLE") != std::string::npos) {
+    if (line.find("Uncaught") != std::string::npos ||
+        line.find("ERROR:CONSOLE") != std::string::npos) {
       r.js_errors.push_back(line);
     }
   }
@@ -108,7 +114,8 @@ class ReportBrowserTest : public ::testing::Test {
  protected:
   void SetUp() override {
     chromium_ = FindChromium();
-    if (chromium_.empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
+    if (chromium_.empty())
+      GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
     dir_ = fs::temp_directory_path() /
            fmt::format("corral-report-test-{}-{}", getpid(),
                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -123,10 +130,9 @@ class ReportBrowserTest : public ::testing::Test {
 
 // The JavaScript error check can fail: a page that throws is caught.
 TEST_F(ReportBrowserTest, DetectsJavaScriptErrors) {
-  Rendered r = RenderInChromium(
-      chromium_, dir_,
-      "<!DOCTYPE html><html><body><p>x</p><script>console.log('fine');"
-      "throw new Error('corral-test-boom');</script></body></html>");
+  Rendered r = RenderInChromium(chromium_, dir_,
+                                "<!DOCTYPE html><html><body><p>x</p><script>console.log('fine');"
+                                "throw new Error('corral-test-boom');</script></body></html>");
   ASSERT_EQ(r.rc, 0);
   ASSERT_EQ(r.js_errors.size(), 1U);
   EXPECT_THAT(r.js_errors[0], ::testing::HasSubstr("corral-test-boom"));
@@ -138,18 +144,21 @@ TEST_F(ReportBrowserTest, RendersInHeadlessChromiumWithoutErrors) {
   ASSERT_EQ(r.rc, 0) << "chromium --dump-dom failed";
   EXPECT_THAT(r.js_errors, ::testing::IsEmpty());
   EXPECT_THAT(r.dom, ::testing::HasSubstr("Corral simulation report"));
-  for (const char* id : kCharts) EXPECT_THAT(r.dom, ::testing::HasSubstr(fmt::format("id=\"{}\"", id))) << id;
+  for (const char* id : kCharts)
+    EXPECT_THAT(r.dom, ::testing::HasSubstr(fmt::format("id=\"{}\"", id))) << id;
   // The SVG parsed as SVG (an XML error would replace the chart with a parser error element).
   EXPECT_THAT(r.dom, ::testing::Not(::testing::HasSubstr("parsererror")));
   EXPECT_THAT(r.dom, ::testing::HasSubstr("<polyline"));
   EXPECT_THAT(r.dom, ::testing::HasSubstr("<rect"));
   // A screenshot: the page paints (a blank page compresses to a few KB).
   std::string shot_out;
-  int rc = RunCommand(fmt::format("timeout 120 {} --headless --no-sandbox --disable-gpu --no-first-run "
-                                  "--user-data-dir={} --window-size=1280,4000 --screenshot={} file://{} 2>/dev/null",
-                                  chromium_, (dir_ / "profile2").string(), (dir_ / "report.png").string(),
-                                  (dir_ / "page.html").string()),
-                      shot_out);
+  int rc = RunCommand(
+      fmt::format(
+          "timeout 120 {} --headless --no-sandbox --disable-gpu --no-first-run "
+          "--user-data-dir={} --window-size=1280,4000 --screenshot={} file://{} 2>/dev/null",
+          chromium_, (dir_ / "profile2").string(), (dir_ / "report.png").string(),
+          (dir_ / "page.html").string()),
+      shot_out);
   ASSERT_EQ(rc, 0) << "chromium --screenshot failed";
   EXPECT_GT(fs::file_size(dir_ / "report.png"), 20000U);
 }

@@ -1,6 +1,6 @@
 #pragma once
-// Helpers for the simulator tests: run a scenario (text or file) with an in-memory event log, read and
-// compare golden files (UPDATE_GOLDEN=1 rewrites them).
+// Helpers for the simulator tests: run a scenario (text or file) with an in-memory event log, read
+// and compare golden files (UPDATE_GOLDEN=1 rewrites them).
 
 #include <cstdlib>
 #include <fstream>
@@ -28,7 +28,8 @@ inline bool UpdateGolden() {
   return v != nullptr && std::string(v) == "1";
 }
 
-// Compares `actual` with the golden file (relative to the repository root, the tests' working directory).
+// Compares `actual` with the golden file (relative to the repository root, the tests' working
+// directory).
 inline void ExpectGolden(const std::string& path, const std::string& actual) {
   if (UpdateGolden()) {
     std::ofstream(path, std::ios::binary) << actual;

@@ -1,8 +1,9 @@
 #pragma once
-// Test-only builders for API objects and framework infos (kube's st.MakeNode()/st.MakePod() wrappers):
+// Test-only builders for API objects and framework infos (kube's st.MakeNode()/st.MakePod()
+// wrappers):
 //   TestWorld w;
-//   auto& n = w.Node("n1").Capacity({{"cpu", "4"}, {"memory", "32Gi"}, {"pods", "110"}}).Label("zone", "a").Obj();
-//   auto& p = w.Pod("p1").Req({{"cpu", "100m"}}).Obj();
+//   auto& n = w.Node("n1").Capacity({{"cpu", "4"}, {"memory", "32Gi"}, {"pods",
+//   "110"}}).Label("zone", "a").Obj(); auto& p = w.Pod("p1").Req({{"cpu", "100m"}}).Obj();
 // Objects live in the world (stable addresses) so NodeInfo/PodInfo may point at them.
 
 #include <deque>
@@ -55,7 +56,8 @@ class PodBuilder {
   PodBuilder& Req(ResourcePairs r, std::string_view image = "");
   PodBuilder& InitReq(ResourcePairs r, bool sidecar = false);
   PodBuilder& Overhead(ResourcePairs r);
-  PodBuilder& HostPort(int32_t port, api::Protocol proto = api::Protocol::kTCP, std::string_view ip = "");
+  PodBuilder& HostPort(int32_t port, api::Protocol proto = api::Protocol::kTCP,
+                       std::string_view ip = "");
   PodBuilder& NodeSelector(std::string_view k, std::string_view v);
   PodBuilder& NodeName(std::string_view n);
   PodBuilder& SchedulerName(std::string_view n);
@@ -63,19 +65,26 @@ class PodBuilder {
     p_.priority = p;
     return *this;
   }
-  PodBuilder& Toleration(std::string_view k, std::string_view v, api::TolerationOp op, api::TaintEffect e);
+  PodBuilder& Toleration(std::string_view k, std::string_view v, api::TolerationOp op,
+                         api::TaintEffect e);
   PodBuilder& SchedulingGate(std::string_view g);
   // Topology spread and inter-pod affinity (kube's st.MakePod() helpers of the same names).
   PodBuilder& Terminating();
   PodBuilder& Uid(std::string_view uid);
-  PodBuilder& OwnerReference(std::string_view name, std::string_view api_version, std::string_view kind);
-  PodBuilder& SpreadConstraint(int32_t max_skew, std::string_view topology_key, api::WhenUnsatisfiable when,
-                               std::optional<api::LabelSelector> selector,
-                               std::optional<int32_t> min_domains = std::nullopt,
-                               std::optional<api::NodeInclusionPolicy> node_affinity_policy = std::nullopt,
-                               std::optional<api::NodeInclusionPolicy> node_taints_policy = std::nullopt,
-                               std::initializer_list<std::string_view> match_label_keys = {});
-  enum class AffinityKind { kRequiredAffinity, kPreferredAffinity, kRequiredAntiAffinity, kPreferredAntiAffinity };
+  PodBuilder& OwnerReference(std::string_view name, std::string_view api_version,
+                             std::string_view kind);
+  PodBuilder& SpreadConstraint(
+      int32_t max_skew, std::string_view topology_key, api::WhenUnsatisfiable when,
+      std::optional<api::LabelSelector> selector, std::optional<int32_t> min_domains = std::nullopt,
+      std::optional<api::NodeInclusionPolicy> node_affinity_policy = std::nullopt,
+      std::optional<api::NodeInclusionPolicy> node_taints_policy = std::nullopt,
+      std::initializer_list<std::string_view> match_label_keys = {});
+  enum class AffinityKind {
+    kRequiredAffinity,
+    kPreferredAffinity,
+    kRequiredAntiAffinity,
+    kPreferredAntiAffinity
+  };
   PodBuilder& AffinityTerm(AffinityKind kind, api::PodAffinityTerm term, int32_t weight = 1);
   // One term whose selector is `key In/NotIn (values)` or `key Exists`, in the pod's namespace.
   PodBuilder& AffinityIn(AffinityKind kind, std::string_view key, std::string_view topology_key,
@@ -86,7 +95,8 @@ class PodBuilder {
                              int32_t weight = 1);
   // A required node affinity term `key In/NotIn (values)` (added to the first term).
   PodBuilder& NodeAffinityIn(std::string_view key, std::initializer_list<std::string_view> values);
-  PodBuilder& NodeAffinityNotIn(std::string_view key, std::initializer_list<std::string_view> values);
+  PodBuilder& NodeAffinityNotIn(std::string_view key,
+                                std::initializer_list<std::string_view> values);
   // Adds an init container running `image` with these requests.
   PodBuilder& InitImage(std::string_view image, ResourcePairs r = {});
   api::Pod& Obj() { return p_; }
@@ -134,7 +144,8 @@ class TestWorld {
     return infos.back();
   }
   // A NodeInfo for `node` holding `pods` (each converted with Info()).
-  framework::NodeInfo& NodeWith(const api::Node& node, std::initializer_list<const api::Pod*> on = {}) {
+  framework::NodeInfo& NodeWith(const api::Node& node,
+                                std::initializer_list<const api::Pod*> on = {}) {
     node_infos.emplace_back(&node);
     for (const api::Pod* p : on) node_infos.back().AddPod(&Info(*p));
     return node_infos.back();
@@ -224,8 +235,8 @@ inline PodBuilder& PodBuilder::SchedulerName(std::string_view n) {
   p_.scheduler_name = w_.S(n);
   return *this;
 }
-inline PodBuilder& PodBuilder::Toleration(std::string_view k, std::string_view v, api::TolerationOp op,
-                                          api::TaintEffect e) {
+inline PodBuilder& PodBuilder::Toleration(std::string_view k, std::string_view v,
+                                          api::TolerationOp op, api::TaintEffect e) {
   p_.tolerations.push_back({w_.S(k), op, w_.S(v), e, std::nullopt});
   return *this;
 }
@@ -267,7 +278,9 @@ class TestWorld::SelectorBuilder {
   api::LabelSelector s_;
 };
 
-inline TestWorld::SelectorBuilder TestWorld::Sel() { return SelectorBuilder(*this); }
+inline TestWorld::SelectorBuilder TestWorld::Sel() {
+  return SelectorBuilder(*this);
+}
 
 inline PodBuilder& PodBuilder::Terminating() {
   p_.meta.deletion_timestamp = TimePoint{};
@@ -282,13 +295,12 @@ inline PodBuilder& PodBuilder::OwnerReference(std::string_view name, std::string
   p_.meta.owner_references.push_back({w_.S(api_version), w_.S(kind), w_.S(name), Symbol(), true});
   return *this;
 }
-inline PodBuilder& PodBuilder::SpreadConstraint(int32_t max_skew, std::string_view topology_key,
-                                                api::WhenUnsatisfiable when,
-                                                std::optional<api::LabelSelector> selector,
-                                                std::optional<int32_t> min_domains,
-                                                std::optional<api::NodeInclusionPolicy> node_affinity_policy,
-                                                std::optional<api::NodeInclusionPolicy> node_taints_policy,
-                                                std::initializer_list<std::string_view> match_label_keys) {
+inline PodBuilder& PodBuilder::SpreadConstraint(
+    int32_t max_skew, std::string_view topology_key, api::WhenUnsatisfiable when,
+    std::optional<api::LabelSelector> selector, std::optional<int32_t> min_domains,
+    std::optional<api::NodeInclusionPolicy> node_affinity_policy,
+    std::optional<api::NodeInclusionPolicy> node_taints_policy,
+    std::initializer_list<std::string_view> match_label_keys) {
   api::TopologySpreadConstraint c;
   c.max_skew = max_skew;
   c.topology_key = w_.S(topology_key);
@@ -301,9 +313,11 @@ inline PodBuilder& PodBuilder::SpreadConstraint(int32_t max_skew, std::string_vi
   p_.topology_spread_constraints.push_back(std::move(c));
   return *this;
 }
-inline PodBuilder& PodBuilder::AffinityTerm(AffinityKind kind, api::PodAffinityTerm term, int32_t weight) {
+inline PodBuilder& PodBuilder::AffinityTerm(AffinityKind kind, api::PodAffinityTerm term,
+                                            int32_t weight) {
   if (!p_.affinity) p_.affinity.emplace();
-  const bool anti = kind == AffinityKind::kRequiredAntiAffinity || kind == AffinityKind::kPreferredAntiAffinity;
+  const bool anti =
+      kind == AffinityKind::kRequiredAntiAffinity || kind == AffinityKind::kPreferredAntiAffinity;
   auto& slot = anti ? p_.affinity->pod_anti_affinity : p_.affinity->pod_affinity;
   if (!slot) slot.emplace();
   if (kind == AffinityKind::kRequiredAffinity || kind == AffinityKind::kRequiredAntiAffinity) {
@@ -313,8 +327,10 @@ inline PodBuilder& PodBuilder::AffinityTerm(AffinityKind kind, api::PodAffinityT
   }
   return *this;
 }
-inline PodBuilder& PodBuilder::AffinityIn(AffinityKind kind, std::string_view key, std::string_view topology_key,
-                                          std::initializer_list<std::string_view> values, int32_t weight) {
+inline PodBuilder& PodBuilder::AffinityIn(AffinityKind kind, std::string_view key,
+                                          std::string_view topology_key,
+                                          std::initializer_list<std::string_view> values,
+                                          int32_t weight) {
   api::PodAffinityTerm t;
   t.label_selector = w_.Sel().In(key, values).Obj();
   t.topology_key = w_.S(topology_key);
@@ -322,7 +338,8 @@ inline PodBuilder& PodBuilder::AffinityIn(AffinityKind kind, std::string_view ke
 }
 inline PodBuilder& PodBuilder::AffinityNotIn(AffinityKind kind, std::string_view key,
                                              std::string_view topology_key,
-                                             std::initializer_list<std::string_view> values, int32_t weight) {
+                                             std::initializer_list<std::string_view> values,
+                                             int32_t weight) {
   api::PodAffinityTerm t;
   t.label_selector = w_.Sel().NotIn(key, values).Obj();
   t.topology_key = w_.S(topology_key);
@@ -335,7 +352,8 @@ inline PodBuilder& PodBuilder::AffinityExists(AffinityKind kind, std::string_vie
   t.topology_key = w_.S(topology_key);
   return AffinityTerm(kind, std::move(t), weight);
 }
-inline PodBuilder& PodBuilder::NodeAffinityIn(std::string_view key, std::initializer_list<std::string_view> values) {
+inline PodBuilder& PodBuilder::NodeAffinityIn(std::string_view key,
+                                              std::initializer_list<std::string_view> values) {
   if (!p_.affinity) p_.affinity.emplace();
   if (!p_.affinity->node_affinity) p_.affinity->node_affinity.emplace();
   auto& req = p_.affinity->node_affinity->required;

@@ -1,6 +1,6 @@
 #pragma once
-// A Handle for plugin unit tests: a snapshot over NodeInfos of a TestWorld, plus namespaces, selector owners
-// and PDBs registered by the test.
+// A Handle for plugin unit tests: a snapshot over NodeInfos of a TestWorld, plus namespaces,
+// selector owners and PDBs registered by the test.
 
 #include <span>
 #include <vector>
@@ -8,6 +8,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "corral/framework/handle.h"
+
 #include "test/testing/builders.h"
 
 namespace corral::testing {
@@ -16,8 +17,8 @@ class FakeHandle : public framework::Handle {
  public:
   explicit FakeHandle(TestWorld& w) : w_(w), rng_(1) {}
 
-  // Rebuilds the snapshot from `nodes` (in the given order; tests that care about zone interleaving build
-  // the order themselves).
+  // Rebuilds the snapshot from `nodes` (in the given order; tests that care about zone interleaving
+  // build the order themselves).
   void SetNodes(std::vector<framework::NodeInfo*> nodes) {
     framework::SnapshotBuilder b(snapshot_);
     b.nodes().clear();
@@ -29,7 +30,8 @@ class FakeHandle : public framework::Handle {
       b.nodes().push_back(n);
       b.by_name()[n->name()] = n;
       if (!n->pods_with_affinity().empty()) b.with_affinity().push_back(n);
-      if (!n->pods_with_required_anti_affinity().empty()) b.with_required_anti_affinity().push_back(n);
+      if (!n->pods_with_required_anti_affinity().empty())
+        b.with_required_anti_affinity().push_back(n);
       for (const auto& [img, size] : n->image_sizes()) {
         (void)size;
         ++b.image_nodes()[img];
@@ -59,7 +61,9 @@ class FakeHandle : public framework::Handle {
     if (it == pdbs_.end()) return {};
     return it->second;
   }
-  std::span<const framework::PodInfo* const> NominatedPodsForNode(Symbol) const override { return {}; }
+  std::span<const framework::PodInfo* const> NominatedPodsForNode(Symbol) const override {
+    return {};
+  }
   void Activate(std::span<const framework::PodInfo* const> pods) override {
     activated.insert(activated.end(), pods.begin(), pods.end());
   }

@@ -1,8 +1,7 @@
-// `corral perf FILE [--test-case NAME] [--workload NAME] [--label-filter L] [-o table|json]`: runs kube
-// scheduler_perf performance-config.yaml workloads on the simulator and reports SchedulingThroughput against
-// each workload's threshold. Exit code 1 when a threshold fails or a workload errors.
-
-#include <unistd.h>
+// `corral perf FILE [--test-case NAME] [--workload NAME] [--label-filter L] [-o table|json]`: runs
+// kube scheduler_perf performance-config.yaml workloads on the simulator and reports
+// SchedulingThroughput against each workload's threshold. Exit code 1 when a threshold fails or a
+// workload errors.
 
 #include <chrono>
 #include <cstdio>
@@ -10,12 +9,14 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
-#include "command.h"
 #include "corral/api/well_known.h"
 #include "corral/doc/decoder.h"
 #include "corral/sim/output.h"
 #include "corral/sim/perf.h"
+
+#include "command.h"
 
 namespace corral::cli {
 
@@ -32,7 +33,8 @@ struct PerfFlags {
 class SteadyClock final : public Clock {
  public:
   TimePoint Now() const override {
-    return TimePoint(std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now().time_since_epoch()));
+    return TimePoint(
+        std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now().time_since_epoch()));
   }
 };
 
@@ -65,8 +67,10 @@ int Run(const PerfFlags& flags) {
     return kExitBadInput;
   }
   if (refs->empty()) {
-    fmt::print(stderr, "corral perf: no workload matches the label filter {:?} (use --label-filter '' for all)\n",
-               flags.label_filter);
+    fmt::print(
+        stderr,
+        "corral perf: no workload matches the label filter {:?} (use --label-filter '' for all)\n",
+        flags.label_filter);
     return kExitBadInput;
   }
   SteadyClock wall;
@@ -80,8 +84,10 @@ int Run(const PerfFlags& flags) {
     } else {
       Duration d{};
       if (!doc::ParseGoDuration(flags.cost, d) || d.count() <= 0) {
-        fmt::print(stderr, "corral perf: --scheduling-cost: want measured, instant or a Go duration, got {:?}\n",
-                   flags.cost);
+        fmt::print(
+            stderr,
+            "corral perf: --scheduling-cost: want measured, instant or a Go duration, got {:?}\n",
+            flags.cost);
         return kExitBadInput;
       }
       opts.cost = sim::CostModel{sim::CostModel::Mode::kFixed, d.count()};
@@ -100,12 +106,16 @@ int Run(const PerfFlags& flags) {
     auto r = sim::RunPerfWorkload(*cfg, ref, in, opts);
     if (tty) fmt::print(stderr, "\r\x1b[K");
     if (!flags.quiet) {
-      fmt::print(stderr, "{}: {} in {:.2f} s wall\n", ref.name, sim::PerfStatusName(r.status), r.wall_seconds);
+      fmt::print(stderr, "{}: {} in {:.2f} s wall\n", ref.name, sim::PerfStatusName(r.status),
+                 r.wall_seconds);
     }
-    if (r.status == sim::PerfResult::Status::kError && r.message.find(".yaml:") != std::string::npos) bad_input = true;
+    if (r.status == sim::PerfResult::Status::kError &&
+        r.message.find(".yaml:") != std::string::npos)
+      bad_input = true;
     results.push_back(std::move(r));
   }
-  std::string text = flags.output == "json" ? sim::FormatPerfJson(results) : sim::FormatPerfTable(results);
+  std::string text =
+      flags.output == "json" ? sim::FormatPerfJson(results) : sim::FormatPerfTable(results);
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (flags.output == "json") {
     for (const auto& r : results) {
@@ -114,7 +124,8 @@ int Run(const PerfFlags& flags) {
   }
   int rc = kExitOk;
   for (const auto& r : results) {
-    if (r.status == sim::PerfResult::Status::kFail || r.status == sim::PerfResult::Status::kError) rc = kExitFailure;
+    if (r.status == sim::PerfResult::Status::kFail || r.status == sim::PerfResult::Status::kError)
+      rc = kExitFailure;
   }
   if (bad_input) rc = kExitBadInput;
   return rc;
@@ -127,19 +138,24 @@ Command AddPerfCommand(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "perf",
       "Run kube scheduler_perf workloads (performance-config.yaml) on the simulator and report "
-      "SchedulingThroughput against each workload's threshold. Without --test-case/--workload, runs the "
+      "SchedulingThroughput against each workload's threshold. Without --test-case/--workload, "
+      "runs the "
       "workloads selected by --label-filter (kube's default: performance).");
   app->add_option("file", flags->file, "scheduler_perf performance-config.yaml")->required();
   app->add_option("--test-case", flags->test_case, "Run only this test case");
   app->add_option("--workload", flags->workload, "Run only this workload");
-  app->add_option("--label-filter", flags->label_filter,
-                  "Comma-separated labels a workload must have; -label excludes (default: performance)");
-  app->add_option("-o,--output", flags->output, "Output format: table or json (kube's perf-dash DataItems)")
+  app->add_option(
+      "--label-filter", flags->label_filter,
+      "Comma-separated labels a workload must have; -label excludes (default: performance)");
+  app->add_option("-o,--output", flags->output,
+                  "Output format: table or json (kube's perf-dash DataItems)")
       ->check(CLI::IsMember({"table", "json"}));
-  app->add_option("--scheduling-cost", flags->cost,
-                  "Virtual time per scheduling cycle: measured (default), instant, or a Go duration");
+  app->add_option(
+      "--scheduling-cost", flags->cost,
+      "Virtual time per scheduling cycle: measured (default), instant, or a Go duration");
   app->add_flag("--list", flags->list, "List the test cases and workloads with their labels");
-  app->add_flag("-q,--quiet", flags->quiet, "No progress and no per-workload wall-clock lines on stderr");
+  app->add_flag("-q,--quiet", flags->quiet,
+                "No progress and no per-workload wall-clock lines on stderr");
   Command cmd;
   cmd.app = app;
   cmd.run = [flags]() { return Run(*flags); };

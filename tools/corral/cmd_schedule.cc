@@ -1,4 +1,5 @@
-// `corral schedule FILE|DIR... [--config FILE] [--seed N] [-o table|json] [--explain NS/NAME]... [--explain-all]
+// `corral schedule FILE|DIR... [--config FILE] [--seed N] [-o table|json] [--explain NS/NAME]...
+// [--explain-all]
 //  [--gang-mode workload-cycle|permit]`
 
 #include <cstdio>
@@ -8,8 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "command.h"
 #include "corral/app/schedule.h"
+
+#include "command.h"
 
 namespace corral::cli {
 
@@ -30,26 +32,34 @@ struct ScheduleFlags {
 
 Command AddScheduleCommand(CLI::App& root) {
   auto flags = std::make_shared<ScheduleFlags>();
-  CLI::App* app = root.add_subcommand(
-      "schedule",
-      "Load a cluster from Kubernetes manifests and schedule every pending pod as kube-scheduler v1.37 "
-      "would. Pods with spec.nodeName are bound; the rest are pending.");
-  app->add_option("inputs", flags->inputs, "YAML/JSON files or directories (recursive)")->required();
+  CLI::App* app =
+      root.add_subcommand("schedule",
+                          "Load a cluster from Kubernetes manifests and schedule every pending pod "
+                          "as kube-scheduler v1.37 "
+                          "would. Pods with spec.nodeName are bound; the rest are pending.");
+  app->add_option("inputs", flags->inputs, "YAML/JSON files or directories (recursive)")
+      ->required();
   app->add_option("-o,--output", flags->output, "Output format: table or json")
       ->check(CLI::IsMember({"table", "json"}));
-  app->add_option("--config", flags->config,
-                  "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1); default: kube's defaults");
-  app->add_option("--seed", flags->seed, "Seed for tie-breaking among equally scored nodes (default 1)");
+  app->add_option(
+      "--config", flags->config,
+      "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1); default: kube's defaults");
+  app->add_option("--seed", flags->seed,
+                  "Seed for tie-breaking among equally scored nodes (default 1)");
   app->add_option("--feature-gates", flags->feature_gates,
                   "Feature gates by kube's names: Name=true|false,...");
-  app->add_option("--explain", flags->explain, "Explain the decision for this pod (NS/NAME); repeatable");
+  app->add_option("--explain", flags->explain,
+                  "Explain the decision for this pod (NS/NAME); repeatable");
   app->add_flag("--explain-all", flags->explain_all, "Explain every pod's decision");
-  app->add_option("--metrics", flags->metrics, "Write the scheduler's metrics (Prometheus text) to FILE");
+  app->add_option("--metrics", flags->metrics,
+                  "Write the scheduler's metrics (Prometheus text) to FILE");
   app->add_option("--gang-mode", flags->gang_mode,
-                  "How pod groups are scheduled: workload-cycle (kube's beta: one all-or-nothing attempt per "
+                  "How pod groups are scheduled: workload-cycle (kube's beta: one all-or-nothing "
+                  "attempt per "
                   "group; default) or permit (kube's alpha: members one by one, held at Permit)")
       ->check(CLI::IsMember({"workload-cycle", "permit"}));
-  app->add_flag("--strict", flags->strict, "Treat unknown kinds/fields and other warnings as errors");
+  app->add_flag("--strict", flags->strict,
+                "Treat unknown kinds/fields and other warnings as errors");
   Command cmd;
   cmd.app = app;
   cmd.run = [flags]() {
@@ -80,7 +90,8 @@ Command AddScheduleCommand(CLI::App& root) {
       std::fwrite(out->metrics_text.data(), 1, out->metrics_text.size(), f);
       std::fclose(f);
     }
-    std::string text = flags->output == "json" ? app::FormatScheduleJson(*out) : app::FormatScheduleTable(*out);
+    std::string text =
+        flags->output == "json" ? app::FormatScheduleJson(*out) : app::FormatScheduleTable(*out);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kExitOk;
   };

@@ -1,8 +1,7 @@
-// `corral simulate [SCENARIO.yaml | MANIFEST... | NODES.csv PODS.csv] [flags]`: runs the fleet simulator and
-// prints the summary; writes the HTML report, JSON, CSV, Prometheus metrics and the event log on request.
-// Without inputs it runs the built-in default scenario and writes corral-report.html.
-
-#include <unistd.h>
+// `corral simulate [SCENARIO.yaml | MANIFEST... | NODES.csv PODS.csv] [flags]`: runs the fleet
+// simulator and prints the summary; writes the HTML report, JSON, CSV, Prometheus metrics and the
+// event log on request. Without inputs it runs the built-in default scenario and writes
+// corral-report.html.
 
 #include <chrono>
 #include <cstdio>
@@ -13,8 +12,8 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
-#include "command.h"
 #include "corral/api/well_known.h"
 #include "corral/doc/decoder.h"
 #include "corral/sim/default_scenario.h"
@@ -24,6 +23,8 @@
 #include "corral/sim/run.h"
 #include "corral/sim/scenario.h"
 #include "corral/sim/trace.h"
+
+#include "command.h"
 
 namespace corral::cli {
 
@@ -43,7 +44,8 @@ struct SimulateFlags {
 class SteadyClock final : public Clock {
  public:
   TimePoint Now() const override {
-    return TimePoint(std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now().time_since_epoch()));
+    return TimePoint(
+        std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now().time_since_epoch()));
   }
 };
 
@@ -54,7 +56,9 @@ bool WriteFile(const std::string& path, const std::string& content) {
   return static_cast<bool>(f);
 }
 
-bool IsCsv(const std::string& p) { return std::filesystem::path(p).extension() == ".csv"; }
+bool IsCsv(const std::string& p) {
+  return std::filesystem::path(p).extension() == ".csv";
+}
 
 // Progress bar on stderr, redrawn at most every 100 ms of wall time.
 class ProgressBar {
@@ -64,17 +68,21 @@ class ProgressBar {
     if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
     last_ = now;
     drawn_ = true;
-    double frac = p.end_ns > 0 ? static_cast<double>(p.now_ns) / static_cast<double>(p.end_ns)
-                               : (p.ops > 0 ? static_cast<double>(p.op) / static_cast<double>(p.ops) : 0);
+    double frac = p.end_ns > 0
+                      ? static_cast<double>(p.now_ns) / static_cast<double>(p.end_ns)
+                      : (p.ops > 0 ? static_cast<double>(p.op) / static_cast<double>(p.ops) : 0);
     frac = std::clamp(frac, 0.0, 1.0);
     constexpr int kWidth = 28;
     int filled = static_cast<int>(frac * kWidth);
     std::string bar(static_cast<size_t>(filled), '#');
     bar += std::string(static_cast<size_t>(kWidth - filled), '.');
-    std::string when = p.end_ns > 0 ? fmt::format("{} / {}", sim::FormatClock(p.now_ns), sim::FormatClock(p.end_ns))
-                                    : fmt::format("{} op {}/{}", sim::FormatClock(p.now_ns), p.op, p.ops);
-    fmt::print(stderr, "\r[{}] {:3.0f}%  {}  pods {} scheduled {} pending {}\x1b[K", bar, frac * 100, when,
-               sim::Thousands(p.pods_arrived), sim::Thousands(p.pods_scheduled), sim::Thousands(p.pending));
+    std::string when =
+        p.end_ns > 0
+            ? fmt::format("{} / {}", sim::FormatClock(p.now_ns), sim::FormatClock(p.end_ns))
+            : fmt::format("{} op {}/{}", sim::FormatClock(p.now_ns), p.op, p.ops);
+    fmt::print(stderr, "\r[{}] {:3.0f}%  {}  pods {} scheduled {} pending {}\x1b[K", bar,
+               frac * 100, when, sim::Thousands(p.pods_arrived), sim::Thousands(p.pods_scheduled),
+               sim::Thousands(p.pending));
     std::fflush(stderr);
   }
   void Clear() {
@@ -94,16 +102,17 @@ int Run(const SimulateFlags& flags) {
   bool all_csv = !flags.inputs.empty();
   for (const auto& p : flags.inputs) all_csv = all_csv && IsCsv(p);
   if (builtin) {
-    spec = sim::ParseScenario(sim::DefaultScenarioYaml(), "<built-in default scenario>", "", in, diags,
-                              {.strict = flags.strict});
+    spec = sim::ParseScenario(sim::DefaultScenarioYaml(), "<built-in default scenario>", "", in,
+                              diags, {.strict = flags.strict});
   } else if (all_csv) {
     spec = sim::LoadAlibabaTrace(flags.inputs, in, diags, {});
   } else if (flags.inputs.size() == 1 && std::filesystem::is_regular_file(flags.inputs[0])) {
     std::ifstream f(flags.inputs[0], std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     if (sim::LooksLikeScenario(text)) {
-      spec = sim::ParseScenario(text, flags.inputs[0], std::filesystem::path(flags.inputs[0]).parent_path().string(),
-                                in, diags, {.strict = flags.strict});
+      spec = sim::ParseScenario(text, flags.inputs[0],
+                                std::filesystem::path(flags.inputs[0]).parent_path().string(), in,
+                                diags, {.strict = flags.strict});
     } else {
       spec = sim::LoadManifestsSpec(flags.inputs, in, diags, flags.strict);
     }
@@ -146,7 +155,9 @@ int Run(const SimulateFlags& flags) {
     } else {
       Duration d{};
       if (!doc::ParseGoDuration(flags.cost, d) || d.count() < 0) {
-        fmt::print(stderr, "corral simulate: --scheduling-cost: want instant, measured or a Go duration, got {:?}\n",
+        fmt::print(stderr,
+                   "corral simulate: --scheduling-cost: want instant, measured or a Go duration, "
+                   "got {:?}\n",
                    flags.cost);
         return kExitBadInput;
       }
@@ -156,7 +167,8 @@ int Run(const SimulateFlags& flags) {
   if (!flags.bind_latency.empty()) {
     Duration d{};
     if (!doc::ParseGoDuration(flags.bind_latency, d) || d.count() < 0) {
-      fmt::print(stderr, "corral simulate: --bind-latency: invalid duration {:?}\n", flags.bind_latency);
+      fmt::print(stderr, "corral simulate: --bind-latency: invalid duration {:?}\n",
+                 flags.bind_latency);
       return kExitBadInput;
     }
     s.bind_latency = sim::Distribution::Fixed(d);
@@ -177,7 +189,8 @@ int Run(const SimulateFlags& flags) {
   sim::RunRequest req;
   req.wall = &wall;
   req.log = log.get();
-  if (!flags.quiet && isatty(STDERR_FILENO) != 0) req.progress = [&](const sim::Progress& p) { bar.Update(p); };
+  if (!flags.quiet && isatty(STDERR_FILENO) != 0)
+    req.progress = [&](const sim::Progress& p) { bar.Update(p); };
   auto t0 = std::chrono::steady_clock::now();
   auto out = sim::RunSimulation(s, in, diags, req);
   double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -210,9 +223,12 @@ int Run(const SimulateFlags& flags) {
     if (!flags.quiet) fmt::print(stderr, "report: {}\n", report);
   }
   if (!flags.quiet) {
-    double rate = r.scheduler_wall_seconds > 0 ? static_cast<double>(r.cycles) / r.scheduler_wall_seconds : 0;
-    fmt::print(stderr, "simulated {} in {:.2f} s wall ({} scheduling cycles, {:.0f} cycles/s in the scheduler)\n",
-               sim::HumanDuration(r.end_ns), wall_s, sim::Thousands(r.cycles), rate);
+    double rate =
+        r.scheduler_wall_seconds > 0 ? static_cast<double>(r.cycles) / r.scheduler_wall_seconds : 0;
+    fmt::print(
+        stderr,
+        "simulated {} in {:.2f} s wall ({} scheduling cycles, {:.0f} cycles/s in the scheduler)\n",
+        sim::HumanDuration(r.end_ns), wall_s, sim::Thousands(r.cycles), rate);
   }
   return rc;
 }
@@ -223,26 +239,35 @@ Command AddSimulateCommand(CLI::App& root) {
   auto flags = std::make_shared<SimulateFlags>();
   CLI::App* app = root.add_subcommand(
       "simulate",
-      "Run the fleet simulator on a virtual clock: a Corral scenario (YAML), Kubernetes manifests (pods may "
-      "carry a corral.dev/duration annotation), or an Alibaba GPU v2023 trace (node and pod CSVs). Without "
+      "Run the fleet simulator on a virtual clock: a Corral scenario (YAML), Kubernetes manifests "
+      "(pods may "
+      "carry a corral.dev/duration annotation), or an Alibaba GPU v2023 trace (node and pod CSVs). "
+      "Without "
       "inputs, runs the built-in default scenario (2,000 nodes, one simulated day) and writes "
       "corral-report.html.");
-  app->add_option("inputs", flags->inputs, "Scenario file, manifest files/directories, or trace CSVs");
+  app->add_option("inputs", flags->inputs,
+                  "Scenario file, manifest files/directories, or trace CSVs");
   app->add_option("-o,--output", flags->output, "Output format: table or json (the full timeline)")
       ->check(CLI::IsMember({"table", "json"}));
   app->add_option("--report", flags->report, "Write the self-contained HTML report to FILE");
-  app->add_flag("--no-report", flags->no_report, "Do not write the HTML report (built-in scenario)");
+  app->add_flag("--no-report", flags->no_report,
+                "Do not write the HTML report (built-in scenario)");
   app->add_option("--csv", flags->csv, "Write the time series as CSV to FILE");
   app->add_option("--metrics", flags->metrics, "Write Prometheus text metrics to FILE");
   app->add_option("--event-log", flags->event_log, "Write the event log to FILE ('-' for stdout)");
   app->add_option("--seed", flags->seed, "Seed (overrides the scenario's)");
-  app->add_option("--duration", flags->duration, "Simulated duration, Go syntax (overrides the scenario's)");
-  app->add_option("--config", flags->config, "KubeSchedulerConfiguration file (overrides the scenario's)");
-  app->add_option("--feature-gates", flags->feature_gates, "Feature gates by kube's names: Name=true|false,...");
-  app->add_option("--scheduling-cost", flags->cost,
-                  "Virtual time charged per scheduling cycle: instant (default), measured (wall time), or a "
-                  "Go duration");
-  app->add_option("--bind-latency", flags->bind_latency, "Binding latency (Go duration; default 0)");
+  app->add_option("--duration", flags->duration,
+                  "Simulated duration, Go syntax (overrides the scenario's)");
+  app->add_option("--config", flags->config,
+                  "KubeSchedulerConfiguration file (overrides the scenario's)");
+  app->add_option("--feature-gates", flags->feature_gates,
+                  "Feature gates by kube's names: Name=true|false,...");
+  app->add_option(
+      "--scheduling-cost", flags->cost,
+      "Virtual time charged per scheduling cycle: instant (default), measured (wall time), or a "
+      "Go duration");
+  app->add_option("--bind-latency", flags->bind_latency,
+                  "Binding latency (Go duration; default 0)");
   app->add_flag("--strict", flags->strict, "Unknown fields are errors");
   app->add_flag("-q,--quiet", flags->quiet, "No progress bar and no wall-clock line on stderr");
   Command cmd;

@@ -23,19 +23,23 @@ struct ValidateFlags {
 
 Command AddValidateCommand(CLI::App& root) {
   auto flags = std::make_shared<ValidateFlags>();
-  CLI::App* app = root.add_subcommand(
-      "validate",
-      "Load Kubernetes manifests (YAML or JSON files, directories, kubectl List dumps), report every problem "
-      "with file, line and field path, and summarize what was loaded.");
-  app->add_option("inputs", flags->inputs, "YAML/JSON files or directories (recursive)")->required();
+  CLI::App* app =
+      root.add_subcommand("validate",
+                          "Load Kubernetes manifests (YAML or JSON files, directories, kubectl "
+                          "List dumps), report every problem "
+                          "with file, line and field path, and summarize what was loaded.");
+  app->add_option("inputs", flags->inputs, "YAML/JSON files or directories (recursive)")
+      ->required();
   app->add_option("-o,--output", flags->output, "Output format: table or json")
       ->check(CLI::IsMember({"table", "json"}));
-  app->add_flag("--strict", flags->strict, "Treat unknown kinds/fields and other warnings as errors");
+  app->add_flag("--strict", flags->strict,
+                "Treat unknown kinds/fields and other warnings as errors");
   Command cmd;
   cmd.app = app;
   cmd.run = [flags]() {
     Interner interner = api::NewInterner();
-    loader::LoadResult result = loader::LoadPaths(flags->inputs, interner, {.strict = flags->strict});
+    loader::LoadResult result =
+        loader::LoadPaths(flags->inputs, interner, {.strict = flags->strict});
     for (const auto& d : result.diagnostics.items()) fmt::print(stderr, "{}\n", d.ToString());
     loader::Summary summary = loader::Summarize(result, interner);
     if (flags->output == "json") {
@@ -45,8 +49,8 @@ Command AddValidateCommand(CLI::App& root) {
       std::string text = loader::RenderTable(summary);
       std::fwrite(text.data(), 1, text.size(), stdout);
     } else {
-      fmt::print(stderr, "corral validate: {} errors, {} warnings\n", result.diagnostics.error_count(),
-                 result.diagnostics.warning_count());
+      fmt::print(stderr, "corral validate: {} errors, {} warnings\n",
+                 result.diagnostics.error_count(), result.diagnostics.warning_count());
     }
     return result.ok() ? kExitOk : kExitBadInput;
   };

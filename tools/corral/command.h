@@ -1,6 +1,6 @@
 #pragma once
-// A CLI subcommand: its CLI11 app (flags bound to locals it owns) and the function that runs it, returning
-// the exit code (0 ok, 1 runtime failure, 2 bad input or usage).
+// A CLI subcommand: its CLI11 app (flags bound to locals it owns) and the function that runs it,
+// returning the exit code (0 ok, 1 runtime failure, 2 bad input or usage).
 
 #include <functional>
 

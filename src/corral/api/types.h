@@ -1,12 +1,14 @@
 #pragma once
-// Typed Kubernetes objects as the scheduler reads them: core/v1 Node, Pod, Namespace; scheduling.k8s.io
-// PriorityClass, Workload (v1alpha1 and current), PodGroup; policy/v1 PodDisruptionBudget; and the selectors
-// of Service, ReplicaSet, StatefulSet and ReplicationController that PodTopologySpread's system defaults need.
+// Typed Kubernetes objects as the scheduler reads them: core/v1 Node, Pod, Namespace;
+// scheduling.k8s.io PriorityClass, Workload (v1alpha1 and current), PodGroup; policy/v1
+// PodDisruptionBudget; and the selectors of Service, ReplicaSet, StatefulSet and
+// ReplicationController that PodTopologySpread's system defaults need.
 //
-// Field names follow the Kubernetes API (snake_case here, camelCase in YAML). Strings the scheduler compares
-// are interned Symbols (see corral/core/interner.h); free text (messages, annotations values) stays
-// std::string. Objects are plain values: validation and defaulting happen in the loader, so every object
-// here is already valid and defaulted (e.g. meta.namespace_ is set, spec.scheduler_name is set).
+// Field names follow the Kubernetes API (snake_case here, camelCase in YAML). Strings the scheduler
+// compares are interned Symbols (see corral/core/interner.h); free text (messages, annotations
+// values) stays std::string. Objects are plain values: validation and defaulting happen in the
+// loader, so every object here is already valid and defaulted (e.g. meta.namespace_ is set,
+// spec.scheduler_name is set).
 
 #include <cstdint>
 #include <optional>
@@ -30,8 +32,8 @@ struct SourceRef {
 class LabelSet {
  public:
   LabelSet() = default;
-  // Builds from unsorted pairs; later duplicates of a key win (as a YAML map with repeated keys would not be
-  // accepted by the loader, this only matters for programmatic construction).
+  // Builds from unsorted pairs; later duplicates of a key win (as a YAML map with repeated keys
+  // would not be accepted by the loader, this only matters for programmatic construction).
   explicit LabelSet(std::vector<std::pair<Symbol, Symbol>> pairs);
 
   const Symbol* Find(Symbol key) const;
@@ -68,12 +70,14 @@ struct ObjectMeta {
   const std::string* Annotation(Symbol key) const;
 };
 
-// A resource name → quantity map, sorted by name symbol. Canonical names: cpu, memory, ephemeral-storage,
-// pods, hugepages-<size>, and extended resources (a domain-prefixed name such as nvidia.com/gpu).
+// A resource name → quantity map, sorted by name symbol. Canonical names: cpu, memory,
+// ephemeral-storage, pods, hugepages-<size>, and extended resources (a domain-prefixed name such as
+// nvidia.com/gpu).
 using ResourceList = std::vector<std::pair<Symbol, Quantity>>;
 const Quantity* FindResource(const ResourceList& list, Symbol name);
 
-// ---- selectors ------------------------------------------------------------------------------------------
+// ---- selectors
+// ------------------------------------------------------------------------------------------
 
 enum class LabelSelectorOp { kIn, kNotIn, kExists, kDoesNotExist };
 
@@ -83,8 +87,9 @@ struct LabelSelectorRequirement {
   std::vector<Symbol> values;
 };
 
-// metav1.LabelSelector. An empty selector (no labels, no expressions) matches everything; a *missing*
-// selector (std::nullopt where the API field is a pointer) matches nothing — callers keep that distinction.
+// metav1.LabelSelector. An empty selector (no labels, no expressions) matches everything; a
+// *missing* selector (std::nullopt where the API field is a pointer) matches nothing — callers keep
+// that distinction.
 struct LabelSelector {
   LabelSet match_labels;
   std::vector<LabelSelectorRequirement> match_expressions;
@@ -115,7 +120,8 @@ struct PreferredSchedulingTerm {
 
 struct NodeAffinity {
   std::optional<NodeSelector> required;  // requiredDuringSchedulingIgnoredDuringExecution
-  std::vector<PreferredSchedulingTerm> preferred;  // preferredDuringSchedulingIgnoredDuringExecution
+  std::vector<PreferredSchedulingTerm>
+      preferred;  // preferredDuringSchedulingIgnoredDuringExecution
 };
 
 struct PodAffinityTerm {
@@ -143,9 +149,15 @@ struct Affinity {
   std::optional<PodAffinity> pod_anti_affinity;
 };
 
-// ---- taints and tolerations -----------------------------------------------------------------------------
+// ---- taints and tolerations
+// -----------------------------------------------------------------------------
 
-enum class TaintEffect { kNone, kNoSchedule, kPreferNoSchedule, kNoExecute };  // kNone: empty (tolerations)
+enum class TaintEffect {
+  kNone,
+  kNoSchedule,
+  kPreferNoSchedule,
+  kNoExecute
+};  // kNone: empty (tolerations)
 enum class TolerationOp { kEqual, kExists };
 
 struct Taint {
@@ -163,7 +175,8 @@ struct Toleration {
   std::optional<int64_t> toleration_seconds;
 };
 
-// ---- Node -----------------------------------------------------------------------------------------------
+// ---- Node
+// -----------------------------------------------------------------------------------------------
 
 struct ContainerImage {
   std::vector<Symbol> names;
@@ -185,7 +198,8 @@ struct Node {
   std::vector<NodeCondition> conditions;
 };
 
-// ---- Pod ------------------------------------------------------------------------------------------------
+// ---- Pod
+// ------------------------------------------------------------------------------------------------
 
 enum class Protocol { kTCP, kUDP, kSCTP };
 
@@ -197,10 +211,14 @@ struct ContainerPort {
   Symbol host_ip;  // empty = 0.0.0.0 for conflict purposes
 };
 
-enum class ContainerRestartPolicy { kUnset, kAlways };  // kAlways on an init container ⇒ restartable sidecar
+enum class ContainerRestartPolicy {
+  kUnset,
+  kAlways
+};  // kAlways on an init container ⇒ restartable sidecar
 
 struct ResourceRequirements {
-  ResourceList requests;  // defaulted from limits when a limit is set and the request is not (API defaulting)
+  ResourceList requests;  // defaulted from limits when a limit is set and the request is not (API
+                          // defaulting)
   ResourceList limits;
 };
 
@@ -240,8 +258,9 @@ struct PodSchedulingGroup {
   Symbol pod_group_name;
 };
 
-// Volumes are not modelled by the scheduler; they are kept so that a pod that needs volume scheduling
-// (a PVC, an ephemeral volume) can be reported instead of silently scheduled as if it had none.
+// Volumes are not modelled by the scheduler; they are kept so that a pod that needs volume
+// scheduling (a PVC, an ephemeral volume) can be reported instead of silently scheduled as if it
+// had none.
 enum class VolumeKind { kOther, kPersistentVolumeClaim, kEphemeral };
 struct Volume {
   Symbol name;
@@ -269,7 +288,7 @@ struct Pod {
   std::optional<Affinity> affinity;
   std::vector<Toleration> tolerations;
   std::vector<TopologySpreadConstraint> topology_spread_constraints;
-  Symbol node_name;  // set ⇒ bound (or to be bound by NodeName)
+  Symbol node_name;       // set ⇒ bound (or to be bound by NodeName)
   Symbol scheduler_name;  // defaulted to default-scheduler
   std::vector<Symbol> scheduling_gates;
   Symbol priority_class_name;
@@ -292,7 +311,8 @@ struct Pod {
   bool IsTerminating() const { return meta.deletion_timestamp.has_value(); }
 };
 
-// ---- other core and scheduling kinds --------------------------------------------------------------------
+// ---- other core and scheduling kinds
+// --------------------------------------------------------------------
 
 struct Namespace {
   ObjectMeta meta;
@@ -314,22 +334,25 @@ struct IntOrPercent {
 
 struct PodDisruptionBudget {
   ObjectMeta meta;
-  std::optional<LabelSelector> selector;  // nil selects nothing; empty selects every pod in the namespace
+  std::optional<LabelSelector>
+      selector;  // nil selects nothing; empty selects every pod in the namespace
   std::optional<IntOrPercent> min_available;
   std::optional<IntOrPercent> max_unavailable;
 };
 
-// Service, ReplicaSet, StatefulSet, ReplicationController: only their pod selectors matter (PodTopologySpread
-// system defaulting and SelectorSpread-style defaults). Service and ReplicationController map selectors are
-// stored as match_labels.
+// Service, ReplicaSet, StatefulSet, ReplicationController: only their pod selectors matter
+// (PodTopologySpread system defaulting and SelectorSpread-style defaults). Service and
+// ReplicationController map selectors are stored as match_labels.
 enum class SelectorOwnerKind { kService, kReplicaSet, kStatefulSet, kReplicationController };
 struct SelectorOwner {
   SelectorOwnerKind kind = SelectorOwnerKind::kService;
   ObjectMeta meta;
-  std::optional<LabelSelector> selector;  // nil or empty map selector ⇒ selects nothing (kube's behaviour)
+  std::optional<LabelSelector>
+      selector;  // nil or empty map selector ⇒ selects nothing (kube's behaviour)
 };
 
-// ---- Workload API ---------------------------------------------------------------------------------------
+// ---- Workload API
+// ---------------------------------------------------------------------------------------
 
 enum class PodGroupPolicyKind { kBasic, kGang };
 
@@ -344,7 +367,8 @@ struct TypedLocalObjectReference {
   Symbol name;
 };
 
-// One entry of v1alpha1 `spec.podGroups` ({name, policy}) or of the current `spec.podGroupTemplates`
+// One entry of v1alpha1 `spec.podGroups` ({name, policy}) or of the current
+// `spec.podGroupTemplates`
 // ({name, schedulingPolicy}).
 struct WorkloadPodGroup {
   Symbol name;
@@ -353,7 +377,8 @@ struct WorkloadPodGroup {
 
 enum class WorkloadApiGeneration {
   kV1Alpha1,  // scheduling.k8s.io/v1alpha1: spec.podGroups, pods use spec.workloadRef
-  kCurrent,   // v1alpha2 / v1beta1: spec.podGroupTemplates, standalone PodGroup, pods use spec.schedulingGroup
+  kCurrent,   // v1alpha2 / v1beta1: spec.podGroupTemplates, standalone PodGroup, pods use
+              // spec.schedulingGroup
 };
 
 struct Workload {

@@ -1,6 +1,6 @@
 #pragma once
-// Well-known strings as compile-time Symbols. api::NewInterner() pre-interns them in this exact order, so
-// the constants below are valid for every Interner made by it (and only for those).
+// Well-known strings as compile-time Symbols. api::NewInterner() pre-interns them in this exact
+// order, so the constants below are valid for every Interner made by it (and only for those).
 
 #include <string_view>
 
@@ -40,8 +40,10 @@ inline constexpr Symbol kTrue{12};
 inline constexpr Symbol kFalse{13};
 }  // namespace wk
 
-// A fresh interner with the well-known strings pre-interned (C++17 guaranteed elision: Interner is not
-// movable, so bind the result directly: `Interner in = api::NewInterner();`).
-inline Interner NewInterner() { return Interner(std::span<const std::string_view>(wk::kWellKnown)); }
+// A fresh interner with the well-known strings pre-interned (C++17 guaranteed elision: Interner is
+// not movable, so bind the result directly: `Interner in = api::NewInterner();`).
+inline Interner NewInterner() {
+  return Interner(std::span<const std::string_view>(wk::kWellKnown));
+}
 
 }  // namespace corral::api

@@ -5,7 +5,6 @@
 #include <set>
 
 #include <absl/container/flat_hash_map.h>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -62,10 +61,12 @@ class Collector : public scheduler::SchedulerObserver {
       out.priority = p.preemptor->priority;
       out.node = std::string(in_.Str(p.node));
       for (const auto& v : p.victims) {
-        std::string reason = fmt::format("priority {} < {}; {} does not fit on {} with it", v.pod->priority,
-                                         p.preemptor->priority, out.preemptor, out.node);
+        std::string reason =
+            fmt::format("priority {} < {}; {} does not fit on {} with it", v.pod->priority,
+                        p.preemptor->priority, out.preemptor, out.node);
         if (v.violates_pdb) reason += "; violates a PodDisruptionBudget";
-        out.victims.push_back({PodKey(in_, *v.pod), v.pod->priority, v.violates_pdb, std::move(reason), {}, {}});
+        out.victims.push_back(
+            {PodKey(in_, *v.pod), v.pod->priority, v.violates_pdb, std::move(reason), {}, {}});
       }
     } else {
       // A pod group (KEP-5710): every nominated member, and victims from anywhere in the cluster.
@@ -79,9 +80,10 @@ class Collector : public scheduler::SchedulerObserver {
       }
       for (const auto& n : nodes) out.node += (out.node.empty() ? "" : ",") + n;
       for (const auto& v : p.victims) {
-        std::string reason = fmt::format("priority {} < {}; gang {} needs {} members placed", v.priority, p.priority,
-                                         p.group, p.min_count);
-        if (!v.unit.empty()) reason += fmt::format("; evicted with its disruptionMode all group {}", v.unit);
+        std::string reason = fmt::format("priority {} < {}; gang {} needs {} members placed",
+                                         v.priority, p.priority, p.group, p.min_count);
+        if (!v.unit.empty())
+          reason += fmt::format("; evicted with its disruptionMode all group {}", v.unit);
         if (v.violates_pdb) reason += "; violates a PodDisruptionBudget";
         out.victims.push_back({PodKey(in_, *v.pod), v.priority, v.violates_pdb, std::move(reason),
                                std::string(in_.Str(v.node)), v.unit});
@@ -106,7 +108,8 @@ void CollectGroups(const Interner& in, scheduler::Scheduler& s, ScheduleOutcome&
     ScheduleOutcome::Group row;
     row.group = scheduler::WorkloadManager::KeyString(in, g->key);
     framework::ResolvedPodGroup resolved;
-    const bool known = !g->all.empty() && framework::ResolvePodGroup(s, *g->all.front()->pod, &resolved).ok();
+    const bool known =
+        !g->all.empty() && framework::ResolvePodGroup(s, *g->all.front()->pod, &resolved).ok();
     if (known) {
       row.policy = resolved.IsGang() ? "gang" : "basic";
       row.min_count = resolved.IsGang() ? resolved.policy.min_count : 0;
@@ -120,7 +123,8 @@ void CollectGroups(const Interner& in, scheduler::Scheduler& s, ScheduleOutcome&
         ++row.waiting;
       } else {
         ++row.unschedulable;
-        if (auto it = pending.find(p->pod); it != pending.end() && first_pending.empty()) first_pending = it->second;
+        if (auto it = pending.find(p->pod); it != pending.end() && first_pending.empty())
+          first_pending = it->second;
       }
     }
     row.domain = g->domain;
@@ -187,14 +191,17 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
   }
   for (const auto& p : loaded.objects.pods) {
     if (!p.IsBound() && !s.AddPod(&p)) {
-      out.ignored.push_back({PodKey(in, p), fmt::format("schedulerName {:?} matches no profile; left to that scheduler",
-                                                         std::string(in.Str(p.scheduler_name)))});
+      out.ignored.push_back(
+          {PodKey(in, p),
+           fmt::format("schedulerName {:?} matches no profile; left to that scheduler",
+                       std::string(in.Str(p.scheduler_name)))});
     }
   }
   s.RunUntilIdle();
-  // Binding takes no time, but Permit timeouts (gangs waiting for their quorum) elapse on the virtual
-  // clock: when nothing else can progress, jump to the next deadline and fire it. A round that binds
-  // nothing would repeat forever (the same members re-form the same partial gang), so the run stops there.
+  // Binding takes no time, but Permit timeouts (gangs waiting for their quorum) elapse on the
+  // virtual clock: when nothing else can progress, jump to the next deadline and fire it. A round
+  // that binds nothing would repeat forever (the same members re-form the same partial gang), so
+  // the run stops there.
   constexpr int kMaxTimerRounds = 1000;
   for (int round = 0; round < kMaxTimerRounds; ++round) {
     std::optional<TimePoint> deadline = s.NextTimerDeadline();
@@ -207,7 +214,8 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
   }
   collector.Finish();
   CollectGroups(in, s, out);
-  for (const auto& [pod, msg] : s.PendingPods()) out.unschedulable.push_back({PodKey(in, *pod), msg});
+  for (const auto& [pod, msg] : s.PendingPods())
+    out.unschedulable.push_back({PodKey(in, *pod), msg});
   out.cycles = s.stats().cycles;
   out.batching = s.features().Enabled(framework::Feature::kOpportunisticBatching);
   out.batched = s.stats().batched;
@@ -218,8 +226,8 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
         scheduler::batch_flush::kEmptyList, scheduler::batch_flush::kPodNotBatchable,
         scheduler::batch_flush::kPreScoreError, scheduler::batch_flush::kRescoreError,
         scheduler::batch_flush::kNormalizeError}) {
-    auto n = static_cast<int64_t>(
-        s.metrics().CounterSum("scheduler_batch_cache_flushed_total", {{"reason", std::string(reason)}}));
+    auto n = static_cast<int64_t>(s.metrics().CounterSum("scheduler_batch_cache_flushed_total",
+                                                         {{"reason", std::string(reason)}}));
     if (n > 0) out.batch_flushes.emplace_back(reason, n);
   }
   out.metrics_text = s.metrics().PrometheusText();
@@ -248,7 +256,8 @@ std::string FormatScheduleJson(const ScheduleOutcome& out) {
   }
   if (!out.ignored.empty()) {
     j["ignored"] = json::array();
-    for (const auto& u : out.ignored) j["ignored"].push_back({{"pod", u.pod}, {"reason", u.message}});
+    for (const auto& u : out.ignored)
+      j["ignored"].push_back({{"pod", u.pod}, {"reason", u.message}});
   }
   if (!out.groups.empty()) {
     j["groups"] = json::array();
@@ -269,7 +278,10 @@ std::string FormatScheduleJson(const ScheduleOutcome& out) {
     for (const auto& p : out.preemptions) {
       json victims = json::array();
       for (const auto& v : p.victims) {
-        json jv = {{"pod", v.pod}, {"priority", v.priority}, {"violatesPdb", v.violates_pdb}, {"reason", v.reason}};
+        json jv = {{"pod", v.pod},
+                   {"priority", v.priority},
+                   {"violatesPdb", v.violates_pdb},
+                   {"reason", v.reason}};
         if (!p.group.empty()) {
           jv["node"] = v.node;
           jv["podGroup"] = v.unit.empty() ? json(nullptr) : json(v.unit);
@@ -284,7 +296,8 @@ std::string FormatScheduleJson(const ScheduleOutcome& out) {
       if (!p.group.empty()) {
         jp["podGroup"] = p.group;
         json noms = json::array();
-        for (const auto& [pod, node] : p.nominations) noms.push_back({{"pod", pod}, {"node", node}});
+        for (const auto& [pod, node] : p.nominations)
+          noms.push_back({{"pod", pod}, {"node", node}});
         jp["nominations"] = std::move(noms);
       }
       j["preemptions"].push_back(std::move(jp));
@@ -301,7 +314,8 @@ std::string FormatScheduleJson(const ScheduleOutcome& out) {
       if (n.passed) {
         nj["filter"] = nullptr;
       } else {
-        nj["filter"] = {{"plugin", n.filter_plugin}, {"code", n.filter_code}, {"reasons", n.filter_reasons}};
+        nj["filter"] = {
+            {"plugin", n.filter_plugin}, {"code", n.filter_code}, {"reasons", n.filter_reasons}};
       }
       if (n.scored) {
         json sc = json::object();
@@ -328,7 +342,8 @@ std::string FormatScheduleJson(const ScheduleOutcome& out) {
 
 std::string FormatScheduleTable(const ScheduleOutcome& out) {
   std::string s;
-  auto table = [&](const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  auto table = [&](const std::vector<std::string>& header,
+                   const std::vector<std::vector<std::string>>& rows) {
     std::vector<size_t> w(header.size());
     for (size_t i = 0; i < header.size(); ++i) w[i] = header[i].size();
     for (const auto& r : rows) {
@@ -368,29 +383,34 @@ std::string FormatScheduleTable(const ScheduleOutcome& out) {
                       std::to_string(g.unschedulable), g.domain.empty() ? "-" : g.domain,
                       g.reason.empty() ? "-" : g.reason});
     }
-    table({"GROUP", "POLICY", "MIN", "SCHEDULED", "WAITING", "UNSCHEDULABLE", "DOMAIN", "REASON"}, rows);
+    table({"GROUP", "POLICY", "MIN", "SCHEDULED", "WAITING", "UNSCHEDULABLE", "DOMAIN", "REASON"},
+          rows);
   }
   if (!out.preemptions.empty()) {
     s += '\n';
     rows.clear();
     for (const auto& p : out.preemptions) {
       for (const auto& v : p.victims) {
-        rows.push_back({p.preemptor, std::to_string(p.priority), p.node, v.pod, std::to_string(v.priority), v.reason});
+        rows.push_back({p.preemptor, std::to_string(p.priority), p.node, v.pod,
+                        std::to_string(v.priority), v.reason});
       }
     }
     table({"PREEMPTOR", "PRIORITY", "NOMINATED NODE", "VICTIM", "VICTIM PRIORITY", "WHY"}, rows);
   }
   for (const auto& e : out.explain) {
-    s += fmt::format("\nexplain {}: selected {}\n", e.pod, e.selected.empty() ? "<none>" : e.selected);
+    s += fmt::format("\nexplain {}: selected {}\n", e.pod,
+                     e.selected.empty() ? "<none>" : e.selected);
     if (!e.pre_filter.empty()) s += fmt::format("  PreFilter: {}\n", e.pre_filter);
     rows.clear();
     for (const auto& n : e.nodes) {
       std::string detail;
       if (!n.passed) {
-        detail = fmt::format("{} {}: {}", n.filter_plugin, n.filter_code, fmt::join(n.filter_reasons, ", "));
+        detail = fmt::format("{} {}: {}", n.filter_plugin, n.filter_code,
+                             fmt::join(n.filter_reasons, ", "));
       } else if (n.scored) {
         std::vector<std::string> parts;
-        for (const auto& sc : n.scores) parts.push_back(fmt::format("{}={}", sc.plugin, sc.weighted));
+        for (const auto& sc : n.scores)
+          parts.push_back(fmt::format("{}={}", sc.plugin, sc.weighted));
         detail = fmt::format("{}", fmt::join(parts, " "));
       } else {
         detail = "feasible";
@@ -399,13 +419,16 @@ std::string FormatScheduleTable(const ScheduleOutcome& out) {
     }
     table({"  NODE", "TOTAL", "DETAIL"}, rows);
   }
-  s += fmt::format("\n{} scheduled, {} unschedulable, {} already bound, {} cycles\n", out.placements.size(),
-                   out.unschedulable.size(), out.pods_bound_initially, out.cycles);
+  s += fmt::format("\n{} scheduled, {} unschedulable, {} already bound, {} cycles\n",
+                   out.placements.size(), out.unschedulable.size(), out.pods_bound_initially,
+                   out.cycles);
   if (out.batching) {
     std::vector<std::string> parts;
-    for (const auto& [reason, n] : out.batch_flushes) parts.push_back(fmt::format("{} {}", n, reason));
-    s += fmt::format("batching: {} pods batched, batch flushes: {}\n", out.batched,
-                     parts.empty() ? std::string("none") : fmt::format("{}", fmt::join(parts, ", ")));
+    for (const auto& [reason, n] : out.batch_flushes)
+      parts.push_back(fmt::format("{} {}", n, reason));
+    s += fmt::format(
+        "batching: {} pods batched, batch flushes: {}\n", out.batched,
+        parts.empty() ? std::string("none") : fmt::format("{}", fmt::join(parts, ", ")));
   }
   return s;
 }

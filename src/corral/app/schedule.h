@@ -1,6 +1,7 @@
 #pragma once
-// `corral schedule`: load a cluster from manifests, run the scheduler until no pod can make progress, and
-// report placements, unschedulable pods (kube's FitError messages) and per-node explanations.
+// `corral schedule`: load a cluster from manifests, run the scheduler until no pod can make
+// progress, and report placements, unschedulable pods (kube's FitError messages) and per-node
+// explanations.
 
 #include <cstdint>
 #include <string>
@@ -16,13 +17,14 @@ namespace corral::app {
 
 struct ScheduleRequest {
   std::vector<std::string> inputs;  // files or directories
-  std::string config_path;  // a KubeSchedulerConfiguration file; empty for kube's defaults
+  std::string config_path;          // a KubeSchedulerConfiguration file; empty for kube's defaults
   framework::FeatureGates gates;
   uint64_t seed = 1;
   std::vector<std::string> explain;  // "ns/name"
   bool explain_all = false;
   bool strict = false;
-  bool workload_cycle = true;  // pod groups in the workload cycle (false: Permit-only, kube's alpha)
+  bool workload_cycle =
+      true;  // pod groups in the workload cycle (false: Permit-only, kube's alpha)
 };
 
 struct PluginScoreOut {
@@ -40,7 +42,7 @@ struct NodeOut {
 };
 struct ExplainOut {
   std::string pod;
-  std::string selected;  // empty when unschedulable
+  std::string selected;    // empty when unschedulable
   std::string pre_filter;  // PreFilter rejection message, if any
   std::vector<NodeOut> nodes;
 };
@@ -52,9 +54,10 @@ struct ScheduleOutcome {
   struct Unschedulable {
     std::string pod, message;
   };
-  std::vector<Placement> placements;  // in scheduling order
+  std::vector<Placement> placements;         // in scheduling order
   std::vector<Unschedulable> unschedulable;  // in queue order
-  std::vector<Unschedulable> ignored;  // pending pods of schedulers with no profile here (not scheduled)
+  std::vector<Unschedulable>
+      ignored;  // pending pods of schedulers with no profile here (not scheduled)
   // Pod groups (gang instances), in first-seen order.
   struct Group {
     std::string group;   // "ns/podGroup" or, for v1alpha1, "ns/workload/podGroup[/replicaKey]"
@@ -65,8 +68,8 @@ struct ScheduleOutcome {
     std::string reason;  // why the group is not (fully) placed; empty when it is
   };
   std::vector<Group> groups;
-  // Preemptions (DefaultPreemption), in the order they happened: the preemptor is nominated to `node`
-  // and the victims (most important first) are deleted.
+  // Preemptions (DefaultPreemption), in the order they happened: the preemptor is nominated to
+  // `node` and the victims (most important first) are deleted.
   struct Preemption {
     std::string preemptor;
     int32_t priority = 0;
@@ -81,25 +84,27 @@ struct ScheduleOutcome {
       std::string unit;    // pod-group preemptions: its disruptionMode-all group, evicted whole
     };
     std::vector<Victim> victims;
-    // Pod-group preemptions (KEP-5710): the group and every nominated member with its node; `node` then
-    // lists the distinct nominated nodes, comma-separated.
+    // Pod-group preemptions (KEP-5710): the group and every nominated member with its node; `node`
+    // then lists the distinct nominated nodes, comma-separated.
     std::string group;
     std::vector<std::pair<std::string, std::string>> nominations;
   };
   std::vector<Preemption> preemptions;
   std::vector<ExplainOut> explain;  // sorted by pod key
   int64_t cycles = 0;
-  // Opportunistic batching (KEP-5598): pods placed on a batch hint, and batch flushes by kube reason.
+  // Opportunistic batching (KEP-5598): pods placed on a batch hint, and batch flushes by kube
+  // reason.
   bool batching = false;
   int64_t batched = 0;
   std::vector<std::pair<std::string, int64_t>> batch_flushes;
-  std::string metrics_text;           // Prometheus text of the scheduler's metrics
-  std::string metrics_json;           // the same as JSON (an object)
+  std::string metrics_text;  // Prometheus text of the scheduler's metrics
+  std::string metrics_json;  // the same as JSON (an object)
   int64_t pods_bound_initially = 0;
   Diagnostics diagnostics;  // loader warnings (errors make RunSchedule fail)
 };
 
-// Errors: input errors (ErrorCode::kInvalidInput, message lists every diagnostic) or invalid configs.
+// Errors: input errors (ErrorCode::kInvalidInput, message lists every diagnostic) or invalid
+// configs.
 Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req);
 
 std::string FormatScheduleJson(const ScheduleOutcome& out);

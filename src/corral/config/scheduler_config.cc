@@ -31,14 +31,16 @@ constexpr std::string_view kApiVersion = "kubescheduler.config.k8s.io/v1";
 constexpr std::string_view kKind = "KubeSchedulerConfiguration";
 
 // Plugins removed from the v1 API (kube's invalidPluginsByVersion).
-constexpr std::string_view kRemovedPlugins[] = {"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"};
+constexpr std::string_view kRemovedPlugins[] = {"AzureDiskLimits", "CinderLimits", "EBSLimits",
+                                                "GCEPDLimits"};
 
 // Fields of the file that configure the kube-scheduler process, not scheduling decisions.
-constexpr std::string_view kProcessFields[] = {"clientConnection", "leaderElection", "delayCacheUntilActive",
-                                               "enableProfiling", "enableContentionProfiling",
-                                               "healthzBindAddress", "metricsBindAddress"};
+constexpr std::string_view kProcessFields[] = {
+    "clientConnection",          "leaderElection",     "delayCacheUntilActive", "enableProfiling",
+    "enableContentionProfiling", "healthzBindAddress", "metricsBindAddress"};
 
-// ---- plugins -------------------------------------------------------------------------------------------
+// ---- plugins
+// -------------------------------------------------------------------------------------------
 
 void DecodePluginEntry(Decoder& d, const Node& n, PluginEntry& e, bool with_weight) {
   static const doc::Field<PluginEntry> kFields[] = {
@@ -64,9 +66,12 @@ void DecodePluginSet(Decoder& d, const Node& n, PluginSet& out, bool with_weight
         DecodePluginEntry(d, item, e, with_weight);
         for (std::string_view removed : kRemovedPlugins) {
           if (e.name == removed) {
-            d.Error(item, fmt::format("Invalid value: {:?}: was invalid in version {:?} (KubeSchedulerConfiguration "
-                                      "is version {:?})",
-                                      e.name, kApiVersion, kApiVersion));
+            d.Error(
+                item,
+                fmt::format(
+                    "Invalid value: {:?}: was invalid in version {:?} (KubeSchedulerConfiguration "
+                    "is version {:?})",
+                    e.name, kApiVersion, kApiVersion));
           }
         }
         if (!e.name.empty()) out.enabled.push_back(std::move(e));
@@ -124,7 +129,8 @@ void DecodePlugins(Decoder& d, const Node& n, framework::Plugins& out) {
   }
 }
 
-// ---- plugin args ---------------------------------------------------------------------------------------
+// ---- plugin args
+// ---------------------------------------------------------------------------------------
 
 void ReportArgsError(Decoder& d, const Node& at, const Error& e) {
   // The plugins' Validate messages already carry the field path (kube's field.Error format).
@@ -139,10 +145,13 @@ std::shared_ptr<const framework::PluginArgs> DecodeFitArgs(Decoder& d, const Nod
   };
   auto read_resources = [](Decoder& dd, const Node& v, std::vector<plugins::ResourceSpec>& out) {
     static const doc::Field<plugins::ResourceSpec> kSpec[] = {
-        {"name", [](Decoder& x, const Node& y, plugins::ResourceSpec& o) { x.ReadString(y, o.name); }},
-        {"weight", [](Decoder& x, const Node& y, plugins::ResourceSpec& o) { x.ReadInt64(y, o.weight); }},
+        {"name",
+         [](Decoder& x, const Node& y, plugins::ResourceSpec& o) { x.ReadString(y, o.name); }},
+        {"weight",
+         [](Decoder& x, const Node& y, plugins::ResourceSpec& o) { x.ReadInt64(y, o.weight); }},
     };
-    dd.ReadList(v, out, [&](const Node& item, plugins::ResourceSpec& s) { dd.Struct(item, s, kSpec); });
+    dd.ReadList(v, out,
+                [&](const Node& item, plugins::ResourceSpec& s) { dd.Struct(item, s, kSpec); });
   };
   if (!d.ExpectMap(n)) return args;
   for (size_t i = 0; i < n.size(); ++i) {
@@ -170,21 +179,27 @@ std::shared_ptr<const framework::PluginArgs> DecodeFitArgs(Decoder& d, const Nod
             auto s3 = d.Field("shape");
             static const doc::Field<plugins::UtilizationShapePoint> kPoint[] = {
                 {"utilization",
-                 [](Decoder& x, const Node& y, plugins::UtilizationShapePoint& o) { x.ReadInt32(y, o.utilization); }},
-                {"score", [](Decoder& x, const Node& y, plugins::UtilizationShapePoint& o) { x.ReadInt32(y, o.score); }},
+                 [](Decoder& x, const Node& y, plugins::UtilizationShapePoint& o) {
+                   x.ReadInt32(y, o.utilization);
+                 }},
+                {"score", [](Decoder& x, const Node& y,
+                             plugins::UtilizationShapePoint& o) { x.ReadInt32(y, o.score); }},
             };
-            d.ReadList(*shape, p.shape,
-                       [&](const Node& item, plugins::UtilizationShapePoint& pt) { d.Struct(item, pt, kPoint); });
+            d.ReadList(*shape, p.shape, [&](const Node& item, plugins::UtilizationShapePoint& pt) {
+              d.Struct(item, pt, kPoint);
+            });
           }
           st.requested_to_capacity_ratio = std::move(p);
         } else {
-          static constexpr std::string_view kKnown[] = {"type", "resources", "requestedToCapacityRatio"};
+          static constexpr std::string_view kKnown[] = {"type", "resources",
+                                                        "requestedToCapacityRatio"};
           d.UnknownField(v.key(j), kKnown);
         }
       }
       args->scoring_strategy = std::move(st);
     } else {
-      static constexpr std::string_view kKnown[] = {"ignoredResources", "ignoredResourceGroups", "scoringStrategy"};
+      static constexpr std::string_view kKnown[] = {"ignoredResources", "ignoredResourceGroups",
+                                                    "scoringStrategy"};
       d.UnknownField(n.key(i), kKnown);
     }
   }
@@ -196,13 +211,16 @@ std::shared_ptr<const framework::PluginArgs> DecodeBalancedArgs(Decoder& d, cons
   auto args = std::make_shared<plugins::NodeResourcesBalancedAllocationArgs>();
   args->resources.clear();
   static const doc::Field<plugins::ResourceSpec> kSpec[] = {
-      {"name", [](Decoder& x, const Node& y, plugins::ResourceSpec& o) { x.ReadString(y, o.name); }},
-      {"weight", [](Decoder& x, const Node& y, plugins::ResourceSpec& o) { x.ReadInt64(y, o.weight); }},
+      {"name",
+       [](Decoder& x, const Node& y, plugins::ResourceSpec& o) { x.ReadString(y, o.name); }},
+      {"weight",
+       [](Decoder& x, const Node& y, plugins::ResourceSpec& o) { x.ReadInt64(y, o.weight); }},
   };
   static const doc::Field<plugins::NodeResourcesBalancedAllocationArgs> kFields[] = {
       {"resources",
        [](Decoder& x, const Node& y, plugins::NodeResourcesBalancedAllocationArgs& o) {
-         x.ReadList(y, o.resources, [&](const Node& item, plugins::ResourceSpec& s) { x.Struct(item, s, kSpec); });
+         x.ReadList(y, o.resources,
+                    [&](const Node& item, plugins::ResourceSpec& s) { x.Struct(item, s, kSpec); });
        }},
   };
   d.Struct(n, *args, kFields);
@@ -214,7 +232,9 @@ std::shared_ptr<const framework::PluginArgs> DecodeInterPodAffinityArgs(Decoder&
   auto args = std::make_shared<plugins::InterPodAffinityArgs>();
   static const doc::Field<plugins::InterPodAffinityArgs> kFields[] = {
       {"hardPodAffinityWeight",
-       [](Decoder& x, const Node& y, plugins::InterPodAffinityArgs& o) { x.ReadInt32(y, o.hard_pod_affinity_weight); }},
+       [](Decoder& x, const Node& y, plugins::InterPodAffinityArgs& o) {
+         x.ReadInt32(y, o.hard_pod_affinity_weight);
+       }},
       {"ignorePreferredTermsOfExistingPods",
        [](Decoder& x, const Node& y, plugins::InterPodAffinityArgs& o) {
          x.ReadBool(y, o.ignore_preferred_terms_of_existing_pods);
@@ -239,18 +259,22 @@ std::shared_ptr<const framework::PluginArgs> DecodeNodeAffinityArgs(Decoder& d, 
   return args;
 }
 
-std::shared_ptr<const framework::PluginArgs> DecodePodTopologySpreadArgs(Decoder& d, const Node& n) {
+std::shared_ptr<const framework::PluginArgs> DecodePodTopologySpreadArgs(Decoder& d,
+                                                                         const Node& n) {
   auto args = std::make_shared<plugins::PodTopologySpreadArgs>();
   args->defaulting_type.clear();
   static const doc::Field<plugins::PodTopologySpreadArgs> kFields[] = {
       {"defaultConstraints",
        [](Decoder& x, const Node& y, plugins::PodTopologySpreadArgs& o) {
-         x.ReadList(y, o.default_constraints, [&](const Node& item, api::TopologySpreadConstraint& c) {
-           loader::DecodeTopologySpreadConstraintFragment(x, item, c);
-         });
+         x.ReadList(y, o.default_constraints,
+                    [&](const Node& item, api::TopologySpreadConstraint& c) {
+                      loader::DecodeTopologySpreadConstraintFragment(x, item, c);
+                    });
        }},
       {"defaultingType",
-       [](Decoder& x, const Node& y, plugins::PodTopologySpreadArgs& o) { x.ReadString(y, o.defaulting_type); }},
+       [](Decoder& x, const Node& y, plugins::PodTopologySpreadArgs& o) {
+         x.ReadString(y, o.defaulting_type);
+       }},
       // Corral extension (docs/deviations.md): sign pods whose default constraints select nothing.
       {"signWhenDefaultsSelectNothing",
        [](Decoder& x, const Node& y, plugins::PodTopologySpreadArgs& o) {
@@ -259,7 +283,8 @@ std::shared_ptr<const framework::PluginArgs> DecodePodTopologySpreadArgs(Decoder
   };
   d.Struct(n, *args, kFields);
   // kube SetDefaults_PodTopologySpreadArgs.
-  if (args->defaulting_type.empty()) args->defaulting_type = std::string(plugins::PodTopologySpreadArgs::kSystemDefaulting);
+  if (args->defaulting_type.empty())
+    args->defaulting_type = std::string(plugins::PodTopologySpreadArgs::kSystemDefaulting);
   return args;
 }
 
@@ -267,18 +292,22 @@ std::shared_ptr<const framework::PluginArgs> DecodeVolumeBindingArgs(Decoder& d,
   auto args = std::make_shared<plugins::VolumeBindingArgs>();
   static const doc::Field<plugins::VolumeBindingArgs> kFields[] = {
       {"bindTimeoutSeconds",
-       [](Decoder& x, const Node& y, plugins::VolumeBindingArgs& o) { x.ReadInt64(y, o.bind_timeout_seconds); }},
+       [](Decoder& x, const Node& y, plugins::VolumeBindingArgs& o) {
+         x.ReadInt64(y, o.bind_timeout_seconds);
+       }},
       {"shape",
        [](Decoder& x, const Node& y, plugins::VolumeBindingArgs& o) {
          o.has_shape = !y.is_null();
-         if (o.has_shape) x.Warning(y, "volume scheduling is not modelled by Corral; shape has no effect");
+         if (o.has_shape)
+           x.Warning(y, "volume scheduling is not modelled by Corral; shape has no effect");
        }},
   };
   d.Struct(n, *args, kFields);
   return args;
 }
 
-std::shared_ptr<const framework::PluginArgs> DecodeDefaultPreemptionArgs(Decoder& d, const Node& n) {
+std::shared_ptr<const framework::PluginArgs> DecodeDefaultPreemptionArgs(Decoder& d,
+                                                                         const Node& n) {
   auto args = std::make_shared<plugins::DefaultPreemptionArgs>();
   static const doc::Field<plugins::DefaultPreemptionArgs> kFields[] = {
       {"minCandidateNodesPercentage",
@@ -295,7 +324,8 @@ std::shared_ptr<const framework::PluginArgs> DecodeDefaultPreemptionArgs(Decoder
 }
 
 using ArgsDecoder = std::shared_ptr<const framework::PluginArgs> (*)(Decoder&, const Node&);
-using ArgsValidator = Result<void> (*)(const framework::PluginArgs&, std::string_view path, const Interner&);
+using ArgsValidator = Result<void> (*)(const framework::PluginArgs&, std::string_view path,
+                                       const Interner&);
 
 struct ArgsType {
   std::string_view plugin;
@@ -318,7 +348,8 @@ const ArgsType kArgsTypes[] = {
      }},
     {"InterPodAffinity", &DecodeInterPodAffinityArgs,
      [](const framework::PluginArgs& a, std::string_view p, const Interner&) {
-       return plugins::ValidateInterPodAffinityArgs(static_cast<const plugins::InterPodAffinityArgs&>(a), p);
+       return plugins::ValidateInterPodAffinityArgs(
+           static_cast<const plugins::InterPodAffinityArgs&>(a), p);
      }},
     {"NodeAffinity", &DecodeNodeAffinityArgs,
      [](const framework::PluginArgs& a, std::string_view p, const Interner& in) {
@@ -326,7 +357,8 @@ const ArgsType kArgsTypes[] = {
      }},
     {"PodTopologySpread", &DecodePodTopologySpreadArgs,
      [](const framework::PluginArgs& a, std::string_view p, const Interner& in) {
-       return plugins::ValidatePodTopologySpreadArgs(static_cast<const plugins::PodTopologySpreadArgs&>(a), in, p);
+       return plugins::ValidatePodTopologySpreadArgs(
+           static_cast<const plugins::PodTopologySpreadArgs&>(a), in, p);
      }},
     {"VolumeBinding", &DecodeVolumeBindingArgs,
      [](const framework::PluginArgs& a, std::string_view p, const Interner&) {
@@ -334,7 +366,8 @@ const ArgsType kArgsTypes[] = {
      }},
 };
 
-// ---- profiles and the file -----------------------------------------------------------------------------
+// ---- profiles and the file
+// -----------------------------------------------------------------------------
 
 struct ProfileInput {
   framework::ProfileConfig cfg;
@@ -359,7 +392,8 @@ void DecodeProfile(Decoder& d, const Node& n, ProfileInput& in, Interner& intern
       int32_t pct = 0;
       if (d.ReadInt32(v, pct)) {
         in.cfg.percentage_of_nodes_to_score = pct;
-        if (pct < 0 || pct > 100) d.Error(v, fmt::format("Invalid value: {}: not in valid range [0-100]", pct));
+        if (pct < 0 || pct > 100)
+          d.Error(v, fmt::format("Invalid value: {}: not in valid range [0-100]", pct));
       }
     } else if (key == "plugins") {
       DecodePlugins(d, v, in.cfg.plugins);
@@ -392,7 +426,8 @@ void DecodeProfile(Decoder& d, const Node& n, ProfileInput& in, Interner& intern
         }
         for (std::string_view removed : kRemovedPlugins) {
           if (name == removed) {
-            d.Error(item, fmt::format("Invalid value: {:?}: was invalid in version {:?} (KubeSchedulerConfiguration is "
+            d.Error(item, fmt::format("Invalid value: {:?}: was invalid in version {:?} "
+                                      "(KubeSchedulerConfiguration is "
                                       "version {:?})",
                                       name, kApiVersion, kApiVersion));
             return;
@@ -419,8 +454,8 @@ void DecodeProfile(Decoder& d, const Node& n, ProfileInput& in, Interner& intern
         in.cfg.plugin_args[name] = std::move(decoded);
       });
     } else {
-      static constexpr std::string_view kKnown[] = {"schedulerName", "percentageOfNodesToScore", "plugins",
-                                                    "pluginConfig"};
+      static constexpr std::string_view kKnown[] = {"schedulerName", "percentageOfNodesToScore",
+                                                    "plugins", "pluginConfig"};
       d.UnknownField(n.key(i), kKnown);
     }
   }
@@ -432,12 +467,14 @@ bool SamePluginSet(const PluginSet& a, const PluginSet& b) {
 
 }  // namespace
 
-Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view text, std::string_view file,
-                                                        Interner& interner,
+Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view text,
+                                                        std::string_view file, Interner& interner,
                                                         const framework::FeatureGates& gates,
-                                                        Diagnostics& diags, const LoadConfigOptions& opts) {
+                                                        Diagnostics& diags,
+                                                        const LoadConfigOptions& opts) {
   Diagnostics local;
-  doc::Stream stream = doc::LooksLikeJson(text) ? doc::ParseJson(text, file, local) : doc::ParseYaml(text, file, local);
+  doc::Stream stream = doc::LooksLikeJson(text) ? doc::ParseJson(text, file, local)
+                                                : doc::ParseYaml(text, file, local);
   Decoder d(file, local, &interner, {.strict = opts.strict});
   framework::SchedulerConfig cfg;
   std::vector<ProfileInput> profiles;
@@ -446,8 +483,9 @@ Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view text, s
     if (!doc_root.is_null()) docs.push_back(&doc_root);
   }
   if (docs.size() != 1 && !local.has_errors()) {
-    local.Error(std::string(file), 0, "", fmt::format("want exactly one KubeSchedulerConfiguration document, got {}",
-                                                      docs.size()));
+    local.Error(
+        std::string(file), 0, "",
+        fmt::format("want exactly one KubeSchedulerConfiguration document, got {}", docs.size()));
   }
   if (docs.size() == 1) {
     const Node& root = *docs[0];
@@ -463,17 +501,22 @@ Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view text, s
           d.ReadString(v, kind);
         } else if (key == "parallelism") {
           if (d.ReadInt32(v, cfg.parallelism) && cfg.parallelism <= 0) {
-            d.Error(v, fmt::format("Invalid value: {}: should be an integer value greater than zero", cfg.parallelism));
+            d.Error(v,
+                    fmt::format("Invalid value: {}: should be an integer value greater than zero",
+                                cfg.parallelism));
           }
         } else if (key == "percentageOfNodesToScore") {
           int32_t pct = 0;
           if (d.ReadInt32(v, pct)) {
             cfg.percentage_of_nodes_to_score = pct;
-            if (pct < 0 || pct > 100) d.Error(v, fmt::format("Invalid value: {}: not in valid range [0-100]", pct));
+            if (pct < 0 || pct > 100)
+              d.Error(v, fmt::format("Invalid value: {}: not in valid range [0-100]", pct));
           }
         } else if (key == "podInitialBackoffSeconds") {
-          if (d.ReadInt64(v, cfg.pod_initial_backoff_seconds) && cfg.pod_initial_backoff_seconds <= 0) {
-            d.Error(v, fmt::format("Invalid value: {}: must be greater than 0", cfg.pod_initial_backoff_seconds));
+          if (d.ReadInt64(v, cfg.pod_initial_backoff_seconds) &&
+              cfg.pod_initial_backoff_seconds <= 0) {
+            d.Error(v, fmt::format("Invalid value: {}: must be greater than 0",
+                                   cfg.pod_initial_backoff_seconds));
           }
         } else if (key == "podMaxBackoffSeconds") {
           d.ReadInt64(v, cfg.pod_max_backoff_seconds);
@@ -485,13 +528,19 @@ Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view text, s
             profiles.push_back(std::move(in));
           });
         } else if (key == "extenders") {
-          if (!v.is_null() && !v.empty()) d.Error(v, "scheduler extenders are not supported by Corral");
+          if (!v.is_null() && !v.empty())
+            d.Error(v, "scheduler extenders are not supported by Corral");
         } else {
           bool process_field = false;
           for (std::string_view f : kProcessFields) process_field |= f == key;
           if (!process_field) {
-            std::vector<std::string_view> known = {"apiVersion", "kind", "parallelism", "percentageOfNodesToScore",
-                                                   "podInitialBackoffSeconds", "podMaxBackoffSeconds", "profiles",
+            std::vector<std::string_view> known = {"apiVersion",
+                                                   "kind",
+                                                   "parallelism",
+                                                   "percentageOfNodesToScore",
+                                                   "podInitialBackoffSeconds",
+                                                   "podMaxBackoffSeconds",
+                                                   "profiles",
                                                    "extenders"};
             known.insert(known.end(), std::begin(kProcessFields), std::end(kProcessFields));
             d.UnknownField(root.key(i), known);
@@ -500,7 +549,8 @@ Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view text, s
       }
       if (api_version != kApiVersion) {
         auto scope = d.Field("apiVersion");
-        d.Error(root, fmt::format("unsupported apiVersion {:?} (want {:?})", api_version, kApiVersion));
+        d.Error(root,
+                fmt::format("unsupported apiVersion {:?} (want {:?})", api_version, kApiVersion));
       }
       if (kind != kKind) {
         auto scope = d.Field("kind");
@@ -509,8 +559,10 @@ Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view text, s
       if (cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds) {
         const Node* at = root.Find("podMaxBackoffSeconds");
         auto scope = d.Field("podMaxBackoffSeconds");
-        d.Error(at ? *at : root, fmt::format("Invalid value: {}: must be greater than or equal to PodInitialBackoffSeconds",
-                                             cfg.pod_max_backoff_seconds));
+        d.Error(at ? *at : root,
+                fmt::format(
+                    "Invalid value: {}: must be greater than or equal to PodInitialBackoffSeconds",
+                    cfg.pod_max_backoff_seconds));
       }
       // Profiles: defaulted name, required/duplicate checks, common queue sort.
       std::map<std::string, size_t> names;
@@ -518,7 +570,8 @@ Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view text, s
         auto& p = profiles[i];
         auto ps = d.Field(fmt::format("profiles[{}]", i));
         // kube v1 defaulting names the profile only when it is the only one.
-        if (profiles.size() == 1 && p.name_node == nullptr) p.cfg.scheduler_name = "default-scheduler";
+        if (profiles.size() == 1 && p.name_node == nullptr)
+          p.cfg.scheduler_name = "default-scheduler";
         if (p.cfg.scheduler_name.empty()) {
           auto s = d.Field("schedulerName");
           d.Error(*p.node, "Required value");
@@ -552,10 +605,12 @@ Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view text, s
 }
 
 Result<framework::SchedulerConfig> LoadSchedulerConfig(const std::string& path, Interner& interner,
-                                                       const framework::FeatureGates& gates, Diagnostics& diags,
+                                                       const framework::FeatureGates& gates,
+                                                       Diagnostics& diags,
                                                        const LoadConfigOptions& opts) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) return Error::NotFound(fmt::format("{}: cannot read the scheduler configuration file", path));
+  if (!f)
+    return Error::NotFound(fmt::format("{}: cannot read the scheduler configuration file", path));
   std::ostringstream ss;
   ss << f.rdbuf();
   return ParseSchedulerConfig(ss.str(), path, interner, gates, diags, opts);

@@ -1,10 +1,10 @@
 #pragma once
-// KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) from YAML or JSON: decoded with the doc
-// toolkit (every problem as file:line: path: message), defaulted as kube's v1 defaults do (profiles merged
-// with the default plugin set), and validated with kube's messages
-// (pkg/scheduler/apis/config/validation/validation.go). Plugin args (pluginConfig[].args) are decoded into
-// the typed args of each in-tree plugin; args for unknown plugins are an error, as kube's strict decoding
-// makes them.
+// KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) from YAML or JSON: decoded with the
+// doc toolkit (every problem as file:line: path: message), defaulted as kube's v1 defaults do
+// (profiles merged with the default plugin set), and validated with kube's messages
+// (pkg/scheduler/apis/config/validation/validation.go). Plugin args (pluginConfig[].args) are
+// decoded into the typed args of each in-tree plugin; args for unknown plugins are an error, as
+// kube's strict decoding makes them.
 
 #include <string>
 #include <string_view>
@@ -21,10 +21,10 @@ struct LoadConfigOptions {
   bool strict = false;  // unknown fields are errors (kube-scheduler's own decoding is strict)
 };
 
-// Decodes, defaults and validates. On failure, every diagnostic is in `diags` and the Result holds an
-// Error summarizing them.
-Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view text, std::string_view file,
-                                                        Interner& interner,
+// Decodes, defaults and validates. On failure, every diagnostic is in `diags` and the Result holds
+// an Error summarizing them.
+Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view text,
+                                                        std::string_view file, Interner& interner,
                                                         const framework::FeatureGates& gates,
                                                         Diagnostics& diags,
                                                         const LoadConfigOptions& opts = {});

@@ -63,10 +63,11 @@ profiles:
   EXPECT_EQ(c.percentage_of_nodes_to_score, 50);
   ASSERT_EQ(c.profiles.size(), 2u);
   EXPECT_EQ(c.profiles[1].scheduler_name, "bin-packer");
-  EXPECT_EQ(c.profiles[1].plugins.score.enabled, (std::vector<framework::PluginEntry>{{"NodeResourcesFit", 5}}));
+  EXPECT_EQ(c.profiles[1].plugins.score.enabled,
+            (std::vector<framework::PluginEntry>{{"NodeResourcesFit", 5}}));
   ASSERT_TRUE(c.profiles[1].plugin_args.contains("NodeResourcesFit"));
-  const auto* fit =
-      dynamic_cast<const plugins::NodeResourcesFitArgs*>(c.profiles[1].plugin_args.at("NodeResourcesFit").get());
+  const auto* fit = dynamic_cast<const plugins::NodeResourcesFitArgs*>(
+      c.profiles[1].plugin_args.at("NodeResourcesFit").get());
   ASSERT_NE(fit, nullptr);
   EXPECT_EQ(fit->scoring_strategy->type, "MostAllocated");
   // Weight 0 is defaulted to 1 (kube SetDefaults_NodeResourcesFitArgs).
@@ -94,22 +95,28 @@ profiles:
 - plugins: {scor: {}}
 )");
   ASSERT_FALSE(p.cfg.ok());
-  EXPECT_EQ(Errors(p.diags),
-            (std::vector<std::string>{
-                "sched.yaml:3: parallelism: Invalid value: 0: should be an integer value greater than zero",
-                "sched.yaml:8: profiles[0].percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]",
-                "sched.yaml:12: profiles[1].plugins.filter.enabled[0]: Invalid value: \"EBSLimits\": was invalid in "
-                "version \"kubescheduler.config.k8s.io/v1\" (KubeSchedulerConfiguration is version "
-                "\"kubescheduler.config.k8s.io/v1\")",
-                "sched.yaml:15: profiles[1].pluginConfig[0].args.hardPodAffinityWeight: Invalid value: 200: not in "
-                "valid range [0, 100]",
-                "sched.yaml:16: profiles[1].pluginConfig[1]: Duplicate value: \"InterPodAffinity\"",
-                "sched.yaml:17: warning: profiles[2].plugins.scor: unknown field \"scor\" (did you mean \"score\"?)",
-                "sched.yaml:5: podMaxBackoffSeconds: Invalid value: 2: must be greater than or equal to "
-                "PodInitialBackoffSeconds",
-                "sched.yaml:9: profiles[1].schedulerName: Duplicate value: \"a\"",
-                "sched.yaml:17: profiles[2].schedulerName: Required value",
-            }));
+  EXPECT_EQ(
+      Errors(p.diags),
+      (std::vector<std::string>{
+          "sched.yaml:3: parallelism: Invalid value: 0: should be an integer value greater than "
+          "zero",
+          "sched.yaml:8: profiles[0].percentageOfNodesToScore: Invalid value: 101: not in valid "
+          "range [0-100]",
+          "sched.yaml:12: profiles[1].plugins.filter.enabled[0]: Invalid value: \"EBSLimits\": was "
+          "invalid in "
+          "version \"kubescheduler.config.k8s.io/v1\" (KubeSchedulerConfiguration is version "
+          "\"kubescheduler.config.k8s.io/v1\")",
+          "sched.yaml:15: profiles[1].pluginConfig[0].args.hardPodAffinityWeight: Invalid value: "
+          "200: not in "
+          "valid range [0, 100]",
+          "sched.yaml:16: profiles[1].pluginConfig[1]: Duplicate value: \"InterPodAffinity\"",
+          "sched.yaml:17: warning: profiles[2].plugins.scor: unknown field \"scor\" (did you mean "
+          "\"score\"?)",
+          "sched.yaml:5: podMaxBackoffSeconds: Invalid value: 2: must be greater than or equal to "
+          "PodInitialBackoffSeconds",
+          "sched.yaml:9: profiles[1].schedulerName: Duplicate value: \"a\"",
+          "sched.yaml:17: profiles[2].schedulerName: Required value",
+      }));
 }
 
 TEST(SchedulerConfigTest, SpreadAndNodeAffinityArgsDecodeLikeTheirApiTypes) {
@@ -131,7 +138,8 @@ profiles:
 )");
   ASSERT_TRUE(p.cfg.ok()) << p.cfg.error().message;
   const auto& args = p.cfg->profiles[0].plugin_args;
-  const auto* pts = dynamic_cast<const plugins::PodTopologySpreadArgs*>(args.at("PodTopologySpread").get());
+  const auto* pts =
+      dynamic_cast<const plugins::PodTopologySpreadArgs*>(args.at("PodTopologySpread").get());
   ASSERT_NE(pts, nullptr);
   EXPECT_EQ(pts->defaulting_type, "List");
   ASSERT_EQ(pts->default_constraints.size(), 1u);
@@ -157,14 +165,16 @@ profiles:
 }
 
 TEST(SchedulerConfigTest, RejectsWrongKindAndExtenders) {
-  auto p = Parse("apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n"
-                 "extenders: [{urlPrefix: http://x}]\n");
+  auto p = Parse(
+      "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n"
+      "extenders: [{urlPrefix: http://x}]\n");
   ASSERT_FALSE(p.cfg.ok());
   auto errs = Errors(p.diags);
   ASSERT_EQ(errs.size(), 2u);
   EXPECT_EQ(errs[0], "sched.yaml:3: extenders: scheduler extenders are not supported by Corral");
   EXPECT_EQ(errs[1],
-            "sched.yaml:1: apiVersion: unsupported apiVersion \"kubescheduler.config.k8s.io/v1beta3\" (want "
+            "sched.yaml:1: apiVersion: unsupported apiVersion "
+            "\"kubescheduler.config.k8s.io/v1beta3\" (want "
             "\"kubescheduler.config.k8s.io/v1\")");
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// Time is injected, never read from a global: the library asks a Clock. The simulator and tests use a
-// ManualClock (virtual time); only the CLI may construct a SystemClock.
+// Time is injected, never read from a global: the library asks a Clock. The simulator and tests use
+// a ManualClock (virtual time); only the CLI may construct a SystemClock.
 
 #include <chrono>
 #include <cstdint>

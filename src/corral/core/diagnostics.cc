@@ -26,7 +26,8 @@ void Diagnostics::Error(std::string file, uint32_t line, std::string path, std::
 }
 
 void Diagnostics::Warning(std::string file, uint32_t line, std::string path, std::string message) {
-  items_.push_back({Severity::kWarning, std::move(file), line, std::move(path), std::move(message)});
+  items_.push_back(
+      {Severity::kWarning, std::move(file), line, std::move(path), std::move(message)});
 }
 
 void Diagnostics::Merge(const Diagnostics& other) {

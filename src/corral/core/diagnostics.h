@@ -1,7 +1,8 @@
 #pragma once
-// Diagnostics: the errors and warnings that loaders collect. Every diagnostic names the file, the line and
-// the field path, and says what was expected:
-//   nodes.yaml:14: spec.taints[0].effect: unknown effect "NoSchedul" (want NoSchedule, PreferNoSchedule, NoExecute)
+// Diagnostics: the errors and warnings that loaders collect. Every diagnostic names the file, the
+// line and the field path, and says what was expected:
+//   nodes.yaml:14: spec.taints[0].effect: unknown effect "NoSchedul" (want NoSchedule,
+//   PreferNoSchedule, NoExecute)
 // A loader reports all diagnostics of a file, not only the first.
 
 #include <cstdint>

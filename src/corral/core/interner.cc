@@ -22,7 +22,8 @@ std::string_view Interner::Store(std::string_view s) {
     std::memcpy(blocks_.back().get(), s.data(), s.size());
     std::string_view out(blocks_.back().get(), s.size());
     // Keep the current small-string block at the end so that it keeps filling.
-    if (blocks_.size() >= 2 && block_size_ > 0) std::swap(blocks_[blocks_.size() - 1], blocks_[blocks_.size() - 2]);
+    if (blocks_.size() >= 2 && block_size_ > 0)
+      std::swap(blocks_[blocks_.size() - 1], blocks_[blocks_.size() - 2]);
     return out;
   }
   if (block_size_ - block_used_ < s.size()) {

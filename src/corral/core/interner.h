@@ -1,13 +1,13 @@
 #pragma once
-// String interning. Every string the scheduler compares on a hot path (label keys and values, names,
-// namespaces, taint keys, resource names, images) is interned once at load time into a Symbol, a 32-bit id,
-// so that comparisons and hashing are integer operations.
+// String interning. Every string the scheduler compares on a hot path (label keys and values,
+// names, namespaces, taint keys, resource names, images) is interned once at load time into a
+// Symbol, a 32-bit id, so that comparisons and hashing are integer operations.
 //
 // The Interner lives in an explicit context object that is passed to whoever needs it; there is no
 // process-global table, so two simulations (or two tests) in one process never share state.
 
-#include <cstdint>
 #include <compare>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -18,8 +18,8 @@
 
 namespace corral {
 
-// An interned string. Symbol{} (id 0) is always the empty string. Ordering follows interning order, which
-// is deterministic for a deterministic input order; use Interner::Str to order lexically.
+// An interned string. Symbol{} (id 0) is always the empty string. Ordering follows interning order,
+// which is deterministic for a deterministic input order; use Interner::Str to order lexically.
 class Symbol {
  public:
   constexpr Symbol() = default;
@@ -37,8 +37,8 @@ class Symbol {
   uint32_t id_ = 0;
 };
 
-// Not thread-safe for Intern(); Str() and Find() may run concurrently with each other once interning has
-// stopped (the scheduling cycle only reads).
+// Not thread-safe for Intern(); Str() and Find() may run concurrently with each other once
+// interning has stopped (the scheduling cycle only reads).
 class Interner {
  public:
   Interner();

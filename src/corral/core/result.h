@@ -1,6 +1,7 @@
 #pragma once
 // Result<T>: the return type of every fallible library operation (parsing, loading, configuration).
-// Exceptions never cross library boundaries; the CLI is the only place that turns an Error into an exit code.
+// Exceptions never cross library boundaries; the CLI is the only place that turns an Error into an
+// exit code.
 
 #include <string>
 #include <utility>
@@ -16,7 +17,8 @@ enum class ErrorCode {
   kInternal,      // a runtime failure that is not the input's fault (exit code 1)
 };
 
-// A failure with a human-readable message. Messages are complete sentences fragments in kube's style
+// A failure with a human-readable message. Messages are complete sentences fragments in kube's
+// style
 // ("spec.taints[0].effect: unknown effect ..."), without a trailing period.
 struct Error {
   ErrorCode code = ErrorCode::kInvalidInput;
@@ -31,7 +33,8 @@ struct Error {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor): like expected<T,E>.
+  Result(T value)
+      : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor): like expected<T,E>.
   Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return v_.index() == 0; }
@@ -67,7 +70,8 @@ template <>
 class [[nodiscard]] Result<void> {
  public:
   Result() = default;
-  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+  Result(Error error)
+      : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
   static Result Ok() { return {}; }
   bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }

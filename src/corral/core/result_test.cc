@@ -28,14 +28,20 @@ TEST(DiagnosticsTest, FormatsFileLinePathMessage) {
   d.Warning("pods.yaml", 3, "", "unknown field \"foo\"");
   EXPECT_EQ(d.error_count(), 1u);
   EXPECT_EQ(d.warning_count(), 1u);
-  EXPECT_EQ(d.items()[0].ToString(), "nodes.yaml:14: spec.taints[0].effect: unknown effect \"NoSchedul\"");
+  EXPECT_EQ(d.items()[0].ToString(),
+            "nodes.yaml:14: spec.taints[0].effect: unknown effect \"NoSchedul\"");
   EXPECT_EQ(d.items()[1].ToString(), "pods.yaml:3: warning: unknown field \"foo\"");
 }
 
 TEST(DiagnosticsTest, AddAndMergeCountBySeverity) {
   Diagnostics d;
-  d.Add({.severity = Severity::kError, .file = "a.yaml", .line = 1, .path = "spec", .message = "bad"});
-  d.Add({.severity = Severity::kWarning, .file = "a.yaml", .line = 2, .path = "", .message = "odd"});
+  d.Add({.severity = Severity::kError,
+         .file = "a.yaml",
+         .line = 1,
+         .path = "spec",
+         .message = "bad"});
+  d.Add(
+      {.severity = Severity::kWarning, .file = "a.yaml", .line = 2, .path = "", .message = "odd"});
   EXPECT_TRUE(d.has_errors());
   EXPECT_EQ(d.error_count(), 1u);
   EXPECT_EQ(d.warning_count(), 1u);

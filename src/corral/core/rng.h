@@ -1,8 +1,9 @@
 #pragma once
-// Deterministic pseudo-random numbers. The library never uses std::random_device or a global generator:
-// every randomized decision (tie-breaking, preemption start offset, simulated arrivals) draws from an Rng
-// that its owner seeded. The generator is xoshiro256** seeded through SplitMix64; both are fully specified,
-// so the same seed gives the same stream on every platform and compiler (unlike std:: distributions).
+// Deterministic pseudo-random numbers. The library never uses std::random_device or a global
+// generator: every randomized decision (tie-breaking, preemption start offset, simulated arrivals)
+// draws from an Rng that its owner seeded. The generator is xoshiro256** seeded through SplitMix64;
+// both are fully specified, so the same seed gives the same stream on every platform and compiler
+// (unlike std:: distributions).
 
 #include <cstdint>
 

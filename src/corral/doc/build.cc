@@ -1,16 +1,17 @@
+#include "corral/doc/internal/build.h"
+
 #include <algorithm>
 #include <utility>
 
 #include <fmt/format.h>
-
-#include "corral/doc/internal/build.h"
 
 namespace corral::doc::internal {
 
 namespace {
 // Key comparison for duplicate detection: most keys of a map differ in length or at their ends.
 inline bool SameKey(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && (a.empty() || (a.front() == b.front() && a.back() == b.back() && a == b));
+  return a.size() == b.size() &&
+         (a.empty() || (a.front() == b.front() && a.back() == b.back() && a == b));
 }
 }  // namespace
 
@@ -53,9 +54,10 @@ bool TreeBuilder::EndContainer(Node* node, uint64_t* weight, std::string_view* a
     n = scratch_.size() - f.child_start;
     CheckKeys(f.child_start, n / 2);
   }
-  const Node* children = arena().CopyNodes(std::span<const Node>(scratch_).subspan(f.child_start, n));
-  Node c = Node::Container(f.kind, children, static_cast<uint32_t>(f.kind == Kind::kMap ? n / 2 : n), f.line,
-                           f.style);
+  const Node* children =
+      arena().CopyNodes(std::span<const Node>(scratch_).subspan(f.child_start, n));
+  Node c = Node::Container(
+      f.kind, children, static_cast<uint32_t>(f.kind == Kind::kMap ? n / 2 : n), f.line, f.style);
   if (f.tag != nullptr) c = Node::Tagged(c, f.tag, arena());
   scratch_.resize(f.child_start);
   frames_.pop_back();
@@ -75,8 +77,9 @@ void TreeBuilder::AddAlias(const Node& n, uint64_t weight) {
   if (broken_) return;
   alias_expansion_ += weight;
   if (alias_expansion_ > limits_.max_alias_expansion) {
-    SyntaxError(n.line(), fmt::format("document contains excessive aliasing (more than {} aliased nodes)",
-                                      limits_.max_alias_expansion));
+    SyntaxError(n.line(),
+                fmt::format("document contains excessive aliasing (more than {} aliased nodes)",
+                            limits_.max_alias_expansion));
     return;
   }
   Push(n, weight);
@@ -105,7 +108,8 @@ void TreeBuilder::CheckKeys(size_t start, size_t count) {
   auto key_at = [&](size_t i) -> const Node& { return scratch_[start + 2 * i]; };
   auto report = [&](size_t first, size_t dup) {
     Error(key_at(dup).line(), Path(),
-          fmt::format("duplicate key {:?} (first at line {})", key_at(dup).text(), key_at(first).line()));
+          fmt::format("duplicate key {:?} (first at line {})", key_at(dup).text(),
+                      key_at(first).line()));
   };
   // Entries whose keys repeat an earlier key are removed (the first one wins).
   std::vector<bool> drop;
@@ -166,7 +170,7 @@ void TreeBuilder::ApplyMerges(size_t start) {
       if (v.is_map()) {
         sources.push_back(v);
       } else if (v.is_sequence() && std::all_of(v.items().begin(), v.items().end(),
-                                                 [](const Node& x) { return x.is_map(); })) {
+                                                [](const Node& x) { return x.is_map(); })) {
         sources.insert(sources.end(), v.items().begin(), v.items().end());
       } else {
         Error(v.line(), Path(), "merge key `<<` needs a map or a sequence of maps");

@@ -1,8 +1,8 @@
 #include "corral/doc/decoder.h"
 
 #include <algorithm>
-#include <chrono>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -21,7 +21,8 @@ std::string Clip(std::string_view s) {
   return std::string(s.substr(0, kMax)) + "...";
 }
 
-// Optimal string alignment distance: Levenshtein plus adjacent transpositions ("nmae" -> "name" is 1).
+// Optimal string alignment distance: Levenshtein plus adjacent transpositions ("nmae" -> "name" is
+// 1).
 size_t EditDistance(std::string_view a, std::string_view b) {
   std::vector<size_t> prev2(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
@@ -40,7 +41,9 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
-char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+char Lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
 
 bool EqualFold(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -155,11 +158,16 @@ void Decoder::UnknownField(const Node& key, std::span<const std::string_view> kn
 
 std::string Decoder::Describe(const Node& n) {
   switch (n.kind()) {
-    case Kind::kNull: return "null";
-    case Kind::kSequence: return "a sequence";
-    case Kind::kMap: return "a map";
-    case Kind::kString: return fmt::format("string {:?}", Clip(n.text()));
-    default: return fmt::format("{} {}", KindName(n.kind()), Clip(n.text()));
+    case Kind::kNull:
+      return "null";
+    case Kind::kSequence:
+      return "a sequence";
+    case Kind::kMap:
+      return "a map";
+    case Kind::kString:
+      return fmt::format("string {:?}", Clip(n.text()));
+    default:
+      return fmt::format("{} {}", KindName(n.kind()), Clip(n.text()));
   }
 }
 
@@ -204,12 +212,15 @@ Symbol Decoder::Intern(std::string_view s) {
   CORRAL_CHECK_MSG(interner_ != nullptr, "Decoder::Intern needs an interner");
   constexpr size_t kCacheSize = 1024;
   if (s.empty()) return Symbol();
-  if (s.size() > 48) return interner_->Intern(s);  // long strings (uids, images) rarely repeat nearby
+  if (s.size() > 48)
+    return interner_->Intern(s);  // long strings (uids, images) rarely repeat nearby
   if (cache_.empty()) cache_.resize(kCacheSize);
   // A cheap hash of the length and the first and last 8 bytes.
   uint64_t a = 0, b = 0;
   std::memcpy(&a, s.data(), std::min<size_t>(s.size(), 8));
-  if (s.size() > 8) std::memcpy(&b, s.data() + s.size() - std::min<size_t>(s.size() - 8, 8), std::min<size_t>(s.size() - 8, 8));
+  if (s.size() > 8)
+    std::memcpy(&b, s.data() + s.size() - std::min<size_t>(s.size() - 8, 8),
+                std::min<size_t>(s.size() - 8, 8));
   uint64_t x = (a * 0x9E3779B97F4A7C15ULL) ^ (b * 0xC2B2AE3D27D4EB4FULL) ^ s.size();
   auto h = static_cast<uint32_t>(x >> 32) ^ static_cast<uint32_t>(x);
   CacheEntry& e = cache_[h & (kCacheSize - 1)];
@@ -274,9 +285,12 @@ bool Decoder::ReadInt32(const Node& n, int32_t& out, int32_t min, int32_t max) {
       return false;
     }
   }
-  // Bounds equal to the int32 limits were checked above; leave them open so messages name only real bounds.
-  int64_t lo = min == std::numeric_limits<int32_t>::min() ? std::numeric_limits<int64_t>::min() : min;
-  int64_t hi = max == std::numeric_limits<int32_t>::max() ? std::numeric_limits<int64_t>::max() : max;
+  // Bounds equal to the int32 limits were checked above; leave them open so messages name only real
+  // bounds.
+  int64_t lo =
+      min == std::numeric_limits<int32_t>::min() ? std::numeric_limits<int64_t>::min() : min;
+  int64_t hi =
+      max == std::numeric_limits<int32_t>::max() ? std::numeric_limits<int64_t>::max() : max;
   int64_t v = 0;
   if (!ReadInt64(n, v, lo, hi)) return false;
   out = static_cast<int32_t>(v);
@@ -343,8 +357,9 @@ bool Decoder::ReadDuration(const Node& n, Duration& out) {
   std::string_view s;
   if (!ReadString(n, s)) return false;
   if (!ParseGoDuration(s, out)) {
-    Error(n, fmt::format("invalid duration {:?} (want a Go duration such as \"90s\", \"1m30s\", \"250ms\")",
-                         Clip(s)));
+    Error(n, fmt::format(
+                 "invalid duration {:?} (want a Go duration such as \"90s\", \"1m30s\", \"250ms\")",
+                 Clip(s)));
     return false;
   }
   return true;
@@ -375,19 +390,21 @@ bool Decoder::ReadSymbolMap(const Node& n, std::vector<std::pair<Symbol, Symbol>
 
 bool Decoder::EnumError(const Node& n, std::string_view what, std::string_view got,
                         std::span<const std::string_view> names) {
-  std::string msg = fmt::format("unknown {} {:?} (want {})", what, Clip(got), fmt::join(names, ", "));
+  std::string msg =
+      fmt::format("unknown {} {:?} (want {})", what, Clip(got), fmt::join(names, ", "));
   Error(n, std::move(msg));
   return false;
 }
 
-// ---- free helpers ---------------------------------------------------------------------------------------
+// ---- free helpers
+// ---------------------------------------------------------------------------------------
 
 bool ParseRfc3339(std::string_view s, TimePoint& out) {
   // YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)
   int y, mo, d, h, mi, sec;
   if (!Digits(s, 0, 4, y) || s.size() < 20 || s[4] != '-' || !Digits(s, 5, 2, mo) || s[7] != '-' ||
-      !Digits(s, 8, 2, d) || s[10] != 'T' || !Digits(s, 11, 2, h) || s[13] != ':' || !Digits(s, 14, 2, mi) ||
-      s[16] != ':' || !Digits(s, 17, 2, sec)) {
+      !Digits(s, 8, 2, d) || s[10] != 'T' || !Digits(s, 11, 2, h) || s[13] != ':' ||
+      !Digits(s, 14, 2, mi) || s[16] != ':' || !Digits(s, 17, 2, sec)) {
     return false;
   }
   size_t pos = 19;
@@ -410,7 +427,8 @@ bool ParseRfc3339(std::string_view s, TimePoint& out) {
     ++pos;
   } else if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
     int oh, om;
-    if (!Digits(s, pos + 1, 2, oh) || pos + 3 >= s.size() || s[pos + 3] != ':' || !Digits(s, pos + 4, 2, om)) {
+    if (!Digits(s, pos + 1, 2, oh) || pos + 3 >= s.size() || s[pos + 3] != ':' ||
+        !Digits(s, pos + 4, 2, om)) {
       return false;
     }
     if (oh > 23 || om > 59) return false;
@@ -424,8 +442,8 @@ bool ParseRfc3339(std::string_view s, TimePoint& out) {
   year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
   if (!ymd.ok() || h > 23 || mi > 59 || sec > 59) return false;
   // TimePoint counts int64 nanoseconds: about years 1678 to 2261.
-  int64_t secs = static_cast<int64_t>(sys_days(ymd).time_since_epoch().count()) * 86400 + h * 3600 + mi * 60 + sec -
-                 int64_t{offset_minutes} * 60;
+  int64_t secs = static_cast<int64_t>(sys_days(ymd).time_since_epoch().count()) * 86400 + h * 3600 +
+                 mi * 60 + sec - int64_t{offset_minutes} * 60;
   constexpr int64_t kMaxSeconds = std::numeric_limits<int64_t>::max() / 1'000'000'000 - 1;
   if (secs > kMaxSeconds || secs < -kMaxSeconds) return false;
   out = TimePoint(Duration(secs * 1'000'000'000 + nanos));

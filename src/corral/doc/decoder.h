@@ -1,26 +1,32 @@
 #pragma once
-// doc::Decoder: turns doc::Node trees into typed structs while collecting every problem as a Diagnostic
-// with file, line and field path:
+// doc::Decoder: turns doc::Node trees into typed structs while collecting every problem as a
+// Diagnostic with file, line and field path:
 //
-//   nodes.yaml:14: spec.taints[0].effect: unknown effect "NoSchedul" (want NoSchedule, PreferNoSchedule, NoExecute)
+//   nodes.yaml:14: spec.taints[0].effect: unknown effect "NoSchedul" (want NoSchedule,
+//   PreferNoSchedule, NoExecute)
 //
 // Contract:
-//  (1) Decoding never stops at the first problem. Every Read* records what was wrong and returns false, and
+//  (1) Decoding never stops at the first problem. Every Read* records what was wrong and returns
+//  false, and
 //      the caller carries on with the next field, so one pass reports all errors of a document.
-//  (2) A null value (`field:`, `field: null`, `field: ~`) means "absent", as in Kubernetes JSON: Read*
+//  (2) A null value (`field:`, `field: null`, `field: ~`) means "absent", as in Kubernetes JSON:
+//  Read*
 //      return false without a diagnostic and leave `out` unchanged.
-//  (3) Types are strict, as kube's JSON decoding is: a string field given `yes` or `1` (plain YAML) is an
-//      error that says to quote it; an integer field given "1" (quoted) is an error. Quantities accept
-//      strings and numbers, as resource.Quantity does.
+//  (3) Types are strict, as kube's JSON decoding is: a string field given `yes` or `1` (plain YAML)
+//  is an
+//      error that says to quote it; an integer field given "1" (quoted) is an error. Quantities
+//      accept strings and numbers, as resource.Quantity does.
 //  (4) Unknown fields are warnings naming the field (with a "did you mean" suggestion); with
 //      `strict`, they and every other warning are errors.
-//  (5) The path is kept by RAII scopes (`auto s = d.Field("spec");`), so messages always name the full
+//  (5) The path is kept by RAII scopes (`auto s = d.Field("spec");`), so messages always name the
+//  full
 //      path; building it allocates only when it grows beyond its previous length.
 //
 // Typical use with a field table (at most 64 fields per table):
 //
 //   const doc::Field<api::Taint> kTaintFields[] = {
-//       {"key", [](doc::Decoder& d, const doc::Node& n, api::Taint& t) { d.ReadSymbol(n, t.key); }},
+//       {"key", [](doc::Decoder& d, const doc::Node& n, api::Taint& t) { d.ReadSymbol(n, t.key);
+//       }},
 //       {"effect", [](doc::Decoder& d, const doc::Node& n, api::Taint& t) {
 //          d.ReadEnum(n, kEffects, "effect", t.effect); }},
 //   };
@@ -89,12 +95,15 @@ struct DecodeOptions {
 
 class Decoder {
  public:
-  // `interner` may be null when ReadSymbol is not used. `diags` and `interner` must outlive the Decoder.
-  Decoder(std::string_view file, Diagnostics& diags, Interner* interner = nullptr, DecodeOptions opts = {});
+  // `interner` may be null when ReadSymbol is not used. `diags` and `interner` must outlive the
+  // Decoder.
+  Decoder(std::string_view file, Diagnostics& diags, Interner* interner = nullptr,
+          DecodeOptions opts = {});
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
 
-  // ---- path -------------------------------------------------------------------------------------------
+  // ---- path
+  // -------------------------------------------------------------------------------------------
   class [[nodiscard]] Scope {
    public:
     Scope(const Scope&) = delete;
@@ -115,21 +124,22 @@ class Decoder {
   // Replaces the whole path (e.g. "items[3]" for the objects of a List); restored by the Scope.
   Scope Root(std::string_view prefix);
 
-  // ---- reporting (at the current path) ----------------------------------------------------------------
+  // ---- reporting (at the current path)
+  // ----------------------------------------------------------------
   void Error(const Node& at, std::string message);
   void Warning(const Node& at, std::string message);  // an error under strict
   // Reports a problem with `field` of the map `parent` (e.g. a missing field), at path.field.
   void FieldError(const Node& parent, std::string_view field, std::string message);
-  // A missing or empty required field; `want` (optional) says what is expected. Silent when the field is
-  // present with a value of the wrong type (that error was already reported).
+  // A missing or empty required field; `want` (optional) says what is expected. Silent when the
+  // field is present with a value of the wrong type (that error was already reported).
   void Required(const Node& parent, std::string_view field, std::string_view want = {});
   // An unknown map key: warning (error under strict), with a suggestion among `known`.
   void UnknownField(const Node& key, std::span<const std::string_view> known);
 
   size_t error_count() const { return errors_; }
   size_t unknown_field_count() const { return unknown_fields_; }
-  // Interns `s` through a small cache of recent strings in front of the interner: label keys, resource
-  // names and enum-like values repeat across thousands of objects. REQUIRES: an interner.
+  // Interns `s` through a small cache of recent strings in front of the interner: label keys,
+  // resource names and enum-like values repeat across thousands of objects. REQUIRES: an interner.
   Symbol Intern(std::string_view s);
 
   bool strict() const { return opts_.strict; }
@@ -137,13 +147,14 @@ class Decoder {
   Diagnostics& diagnostics() { return diags_; }
   Interner* interner() { return interner_; }
 
-  // ---- structure --------------------------------------------------------------------------------------
-  // True for a map. Null: false, no diagnostic. Anything else: an error.
+  // ---- structure
+  // -------------------------------------------------------------------------------------- True for
+  // a map. Null: false, no diagnostic. Anything else: an error.
   bool ExpectMap(const Node& n);
   bool ExpectSequence(const Node& n);
 
-  // Decodes map `n` field by field through `fields`; keys in `ignored` are accepted and skipped (known
-  // fields the program does not model); other keys are unknown fields.
+  // Decodes map `n` field by field through `fields`; keys in `ignored` are accepted and skipped
+  // (known fields the program does not model); other keys are unknown fields.
   template <class T, size_t N>
   FieldsSeen<T> Struct(const Node& n, T& out, const doc::Field<T> (&fields)[N],
                        std::span<const std::string_view> ignored = {});
@@ -151,15 +162,16 @@ class Decoder {
   // Calls fn(item) for every item of sequence `n`, inside Index(i) scopes.
   template <class Fn>
   void ForEachItem(const Node& n, Fn&& fn);
-  // Calls fn(key, value) for every entry of map `n`, inside Key(key) scopes. Scalar keys of any type are
-  // taken by their text, as sigs.k8s.io/yaml turns them into JSON strings.
+  // Calls fn(key, value) for every entry of map `n`, inside Key(key) scopes. Scalar keys of any
+  // type are taken by their text, as sigs.k8s.io/yaml turns them into JSON strings.
   template <class Fn>
   void ForEachEntry(const Node& n, Fn&& fn);
   // Appends fn(item, T&) results for every item of sequence `n`.
   template <class T, class Fn>
   void ReadList(const Node& n, std::vector<T>& out, Fn&& fn);
 
-  // ---- scalars (contracts 2 and 3) --------------------------------------------------------------------
+  // ---- scalars (contracts 2 and 3)
+  // --------------------------------------------------------------------
   bool ReadString(const Node& n, std::string_view& out);
   bool ReadString(const Node& n, std::string& out);
   bool ReadSymbol(const Node& n, Symbol& out);  // REQUIRES: an interner
@@ -216,7 +228,8 @@ bool ParseGoDuration(std::string_view s, Duration& out);
 // The closest of `candidates` to `name` if it is close enough to be a likely typo, else "".
 std::string_view Suggest(std::string_view name, std::span<const std::string_view> candidates);
 
-// ---- template implementations ---------------------------------------------------------------------------
+// ---- template implementations
+// ---------------------------------------------------------------------------
 
 template <class T, size_t N>
 FieldsSeen<T> Decoder::Struct(const Node& n, T& out, const doc::Field<T> (&fields)[N],
@@ -289,7 +302,8 @@ void Decoder::ReadList(const Node& n, std::vector<T>& out, Fn&& fn) {
 }
 
 template <class E>
-bool Decoder::ReadEnum(const Node& n, std::span<const EnumName<E>> names, std::string_view what, E& out) {
+bool Decoder::ReadEnum(const Node& n, std::span<const EnumName<E>> names, std::string_view what,
+                       E& out) {
   std::string_view s;
   if (!ReadString(n, s)) return false;
   for (const auto& e : names) {

@@ -1,13 +1,12 @@
 #include "corral/doc/input.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifdef __linux__
 #include <sys/mman.h>
@@ -34,7 +33,8 @@ InputBuffer InputBuffer::Allocate(size_t size) {
   size_t total = size + kPadding;
 #ifdef __linux__
   if (total >= kMapThreshold) {
-    void* p = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    void* p = mmap(nullptr, total, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p != MAP_FAILED) {
       b.data_ = std::unique_ptr<char[], Deleter>(static_cast<char*>(p), Deleter{total});
     }
@@ -64,7 +64,8 @@ Result<InputBuffer> InputBuffer::ReadFile(const std::string& path) {
     ::close(fd);
     return Error::Invalid("cannot read file: not a regular file");
   }
-  // Read into a buffer of the stat'ed size; a file that grows meanwhile is read on into a larger one.
+  // Read into a buffer of the stat'ed size; a file that grows meanwhile is read on into a larger
+  // one.
   std::string overflow;
   InputBuffer b = Allocate(static_cast<size_t>(st.st_size));
   size_t got = 0;

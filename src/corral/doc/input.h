@@ -1,7 +1,7 @@
 #pragma once
-// InputBuffer: the text a parser reads, owned, at a fixed address (views into it survive moves), with
-// kPadding readable bytes after its end (simdjson reads ahead). Large inputs live in pre-faulted memory
-// (Linux), which is much cheaper to fill than memory faulted in page by page.
+// InputBuffer: the text a parser reads, owned, at a fixed address (views into it survive moves),
+// with kPadding readable bytes after its end (simdjson reads ahead). Large inputs live in
+// pre-faulted memory (Linux), which is much cheaper to fill than memory faulted in page by page.
 
 #include <cstddef>
 #include <memory>
@@ -28,7 +28,8 @@ class InputBuffer {
   InputBuffer& operator=(InputBuffer&&) noexcept = default;
 
   static InputBuffer Copy(std::string_view text);
-  // Reads a whole file. Errors: kNotFound (missing), kInvalidInput (unreadable: a directory, permissions).
+  // Reads a whole file. Errors: kNotFound (missing), kInvalidInput (unreadable: a directory,
+  // permissions).
   static Result<InputBuffer> ReadFile(const std::string& path);
 
   std::string_view text() const { return {data_.get() + offset_, size_}; }

@@ -1,8 +1,6 @@
-// JSON → doc::Stream with simdjson's On-Demand API (error codes only, no exceptions). Line numbers come
-// from token positions, counted incrementally: tokens are visited in input order, so the newline count is
-// one forward scan over the input in total.
-
-#include <simdjson.h>
+// JSON → doc::Stream with simdjson's On-Demand API (error codes only, no exceptions). Line numbers
+// come from token positions, counted incrementally: tokens are visited in input order, so the
+// newline count is one forward scan over the input in total.
 
 #include <algorithm>
 #include <cstdlib>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <simdjson.h>
 
 #include "corral/doc/internal/build.h"
 #include "corral/doc/parse.h"
@@ -26,7 +25,8 @@ class LineCounter {
  public:
   LineCounter(const char* begin, const char* end) : pos_(begin), end_(end) {}
   uint32_t At(const char* p) {
-    if (p < pos_ || p > end_) return line_;  // not monotonic (should not happen): keep the last line
+    if (p < pos_ || p > end_)
+      return line_;  // not monotonic (should not happen): keep the last line
     while (pos_ < p) {
       const void* nl = std::memchr(pos_, '\n', static_cast<size_t>(p - pos_));
       if (nl == nullptr) {
@@ -47,14 +47,15 @@ class LineCounter {
 };
 
 std::string_view TrimRight(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) {
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) {
     s.remove_suffix(1);
   }
   return s;
 }
 
-// A JSON string token (with its quotes, maybe trailing blanks) whose content needs no unescaping: the
-// content, pointing into the input. Empty optional when it has escapes or control characters.
+// A JSON string token (with its quotes, maybe trailing blanks) whose content needs no unescaping:
+// the content, pointing into the input. Empty optional when it has escapes or control characters.
 bool PlainJsonString(std::string_view tok, std::string_view* out) {
   tok = TrimRight(tok);
   if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return false;
@@ -68,7 +69,8 @@ bool PlainJsonString(std::string_view tok, std::string_view* out) {
 
 class JsonParser {
  public:
-  JsonParser(InputBuffer input, std::string_view file, Diagnostics& diags, const ParseLimits& limits)
+  JsonParser(InputBuffer input, std::string_view file, Diagnostics& diags,
+             const ParseLimits& limits)
       : b_(file, diags, limits),
         input_(b_.AdoptInput(std::move(input))),
         padded_(input_.data(), input_.size(), input_.size() + simdjson::SIMDJSON_PADDING),
@@ -102,7 +104,8 @@ class JsonParser {
     const char* trailing = nullptr;
     if (ok && doc.current_location().get(trailing) == simdjson::SUCCESS) {
       lines_.At(trailing);
-      b_.SyntaxError(lines_.line(), "JSON syntax error: unexpected content after the top-level value");
+      b_.SyntaxError(lines_.line(),
+                     "JSON syntax error: unexpected content after the top-level value");
     }
     b_.EndDocument();
     return b_.Finish();
@@ -112,7 +115,8 @@ class JsonParser {
   void Fail(simdjson::error_code err, const char* at) {
     if (at != nullptr) lines_.At(at);
     if (!b_.broken()) {
-      b_.SyntaxError(lines_.line(), fmt::format("JSON syntax error: {}", simdjson::error_message(err)));
+      b_.SyntaxError(lines_.line(),
+                     fmt::format("JSON syntax error: {}", simdjson::error_message(err)));
     }
   }
 
@@ -143,7 +147,9 @@ class JsonParser {
         b_.AddScalar(Node::Bool(v, v ? "true" : "false", line), {});
         return true;
       }
-      case od::json_type::null: b_.AddScalar(Node::Null("null", line), {}); return true;
+      case od::json_type::null:
+        b_.AddScalar(Node::Null("null", line), {});
+        return true;
       case od::json_type::number: {
         std::string_view text = b_.arena().CopyString(TrimRight(tok));
         int64_t i = 0;
@@ -154,7 +160,8 @@ class JsonParser {
         }
         return true;
       }
-      default: return false;
+      default:
+        return false;
     }
   }
 
@@ -218,7 +225,8 @@ class JsonParser {
       case od::json_type::number: {
         std::string_view text = TrimRight(tok);
         od::number_type nt{};
-        if (v.get_number_type().get(nt) == simdjson::SUCCESS && nt == od::number_type::signed_integer) {
+        if (v.get_number_type().get(nt) == simdjson::SUCCESS &&
+            nt == od::number_type::signed_integer) {
           int64_t i = 0;
           if (auto err = v.get_int64().get(i); err) return Fail(err, tok.data()), false;
           b_.AddScalar(Node::Int(text, line), {});
@@ -264,7 +272,8 @@ class JsonParser {
   static std::vector<DropGroup> GroupRules(std::span<const DropRule> rules) {
     std::vector<DropGroup> groups;
     for (const DropRule& r : rules) {
-      auto it = std::find_if(groups.begin(), groups.end(), [&](const DropGroup& g) { return g.parent == r.parent; });
+      auto it = std::find_if(groups.begin(), groups.end(),
+                             [&](const DropGroup& g) { return g.parent == r.parent; });
       if (it == groups.end()) it = groups.insert(groups.end(), DropGroup{r.parent, {}});
       it->keys.push_back(r.key);
     }
@@ -282,7 +291,8 @@ class JsonParser {
     for (std::string_view k : g.keys) {
       if (k.size() == key.size() && k.front() == key.front() && k == key) {
         od::json_type t;
-        return value.type().get(t) == simdjson::SUCCESS && (t == od::json_type::object || t == od::json_type::array);
+        return value.type().get(t) == simdjson::SUCCESS &&
+               (t == od::json_type::object || t == od::json_type::array);
       }
     }
     return false;
@@ -321,7 +331,8 @@ Stream ParseJson(std::string_view text, std::string_view file, Diagnostics& diag
   return JsonParser(InputBuffer::Copy(text), file, diags, limits).Run();
 }
 
-Stream ParseJsonAdopt(InputBuffer input, std::string_view file, Diagnostics& diags, const ParseLimits& limits) {
+Stream ParseJsonAdopt(InputBuffer input, std::string_view file, Diagnostics& diags,
+                      const ParseLimits& limits) {
   static_assert(InputBuffer::kPadding >= simdjson::SIMDJSON_PADDING);
   return JsonParser(std::move(input), file, diags, limits).Run();
 }

@@ -21,13 +21,20 @@ constexpr size_t kMaxBlock = size_t{8} << 20;
 
 std::string_view KindName(Kind k) {
   switch (k) {
-    case Kind::kNull: return "null";
-    case Kind::kBool: return "boolean";
-    case Kind::kInt: return "integer";
-    case Kind::kFloat: return "float";
-    case Kind::kString: return "string";
-    case Kind::kSequence: return "sequence";
-    case Kind::kMap: return "map";
+    case Kind::kNull:
+      return "null";
+    case Kind::kBool:
+      return "boolean";
+    case Kind::kInt:
+      return "integer";
+    case Kind::kFloat:
+      return "float";
+    case Kind::kString:
+      return "string";
+    case Kind::kSequence:
+      return "sequence";
+    case Kind::kMap:
+      return "map";
   }
   return "?";
 }
@@ -36,13 +43,20 @@ std::string_view Node::tag() const {
   if (flags_ & kTagText) return data_ - tag_back_;  // NUL-terminated
   if (flags_ & kTagStd) {
     switch (kind_) {
-      case Kind::kBool: return "tag:yaml.org,2002:bool";
-      case Kind::kInt: return "tag:yaml.org,2002:int";
-      case Kind::kFloat: return "tag:yaml.org,2002:float";
-      case Kind::kNull: return "tag:yaml.org,2002:null";
-      case Kind::kString: return "tag:yaml.org,2002:str";
-      case Kind::kSequence: return "tag:yaml.org,2002:seq";
-      case Kind::kMap: return "tag:yaml.org,2002:map";
+      case Kind::kBool:
+        return "tag:yaml.org,2002:bool";
+      case Kind::kInt:
+        return "tag:yaml.org,2002:int";
+      case Kind::kFloat:
+        return "tag:yaml.org,2002:float";
+      case Kind::kNull:
+        return "tag:yaml.org,2002:null";
+      case Kind::kString:
+        return "tag:yaml.org,2002:str";
+      case Kind::kSequence:
+        return "tag:yaml.org,2002:seq";
+      case Kind::kMap:
+        return "tag:yaml.org,2002:map";
     }
   }
   return {};
@@ -55,19 +69,35 @@ int64_t Node::int_value() const {
   return v;
 }
 
-double Node::float_value() const { return internal::ParseFloat(text()); }
+double Node::float_value() const {
+  return internal::ParseFloat(text());
+}
 
 Node Node::Tagged(const Node& n, std::string_view tag, Arena& arena) {
   Node out = n;
   std::string_view standard;
   switch (n.kind_) {
-    case Kind::kBool: standard = "tag:yaml.org,2002:bool"; break;
-    case Kind::kInt: standard = "tag:yaml.org,2002:int"; break;
-    case Kind::kFloat: standard = "tag:yaml.org,2002:float"; break;
-    case Kind::kNull: standard = "tag:yaml.org,2002:null"; break;
-    case Kind::kString: standard = "tag:yaml.org,2002:str"; break;
-    case Kind::kSequence: standard = "tag:yaml.org,2002:seq"; break;
-    case Kind::kMap: standard = "tag:yaml.org,2002:map"; break;
+    case Kind::kBool:
+      standard = "tag:yaml.org,2002:bool";
+      break;
+    case Kind::kInt:
+      standard = "tag:yaml.org,2002:int";
+      break;
+    case Kind::kFloat:
+      standard = "tag:yaml.org,2002:float";
+      break;
+    case Kind::kNull:
+      standard = "tag:yaml.org,2002:null";
+      break;
+    case Kind::kString:
+      standard = "tag:yaml.org,2002:str";
+      break;
+    case Kind::kSequence:
+      standard = "tag:yaml.org,2002:seq";
+      break;
+    case Kind::kMap:
+      standard = "tag:yaml.org,2002:map";
+      break;
   }
   if (tag == standard) {
     out.flags_ |= kTagStd;
@@ -75,8 +105,9 @@ Node Node::Tagged(const Node& n, std::string_view tag, Arena& arena) {
   }
   // [tag '\0' padding][text or children]: the tag sits tag_back_ bytes before data_.
   size_t head = (tag.size() + 1 + alignof(Node) - 1) & ~(alignof(Node) - 1);
-  size_t body = n.is_scalar() ? n.size_ : static_cast<size_t>(n.kind_ == Kind::kMap ? 2 * n.size_ : n.size_) *
-                                              sizeof(Node);
+  size_t body = n.is_scalar() ? n.size_
+                              : static_cast<size_t>(n.kind_ == Kind::kMap ? 2 * n.size_ : n.size_) *
+                                    sizeof(Node);
   auto* p = static_cast<char*>(arena.Allocate(head + body + 1, alignof(Node)));
   std::memcpy(p, tag.data(), tag.size());
   std::memset(p + tag.size(), 0, head - tag.size());
@@ -161,11 +192,13 @@ void Arena::BlockDeleter::operator()(std::byte* p) const {
 std::unique_ptr<std::byte[], Arena::BlockDeleter> Arena::NewBlock(size_t size) {
 #ifdef __linux__
   if (size >= kMaxBlock) {
-    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p != MAP_FAILED) return {static_cast<std::byte*>(p), BlockDeleter{size, true}};
   }
 #endif
-  return {new std::byte[size], BlockDeleter{size, false}};  // NOLINT(cppcoreguidelines-owning-memory)
+  return {new std::byte[size],
+          BlockDeleter{size, false}};  // NOLINT(cppcoreguidelines-owning-memory)
 }
 
 void* Arena::Allocate(size_t bytes, size_t align) {

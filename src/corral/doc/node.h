@@ -1,23 +1,32 @@
 #pragma once
 // The document tree: a compact, read-only tree of YAML or JSON values, shared by every loader of
-// structured input (Kubernetes manifests, KubeSchedulerConfiguration, scenarios, scheduler_perf configs).
+// structured input (Kubernetes manifests, KubeSchedulerConfiguration, scenarios, scheduler_perf
+// configs).
 //
 // Contract:
-//  (1) A `Stream` owns everything: its input text, all nodes, all strings (most scalar texts point into the
-//      input; unescaped or rewritten ones live in an arena). Nodes, `text()` views and child spans stay
-//      valid exactly as long as their Stream; a Stream is movable (views survive the move), never copyable.
-//  (2) A Node is 24 bytes and trivially copyable. Containers point at contiguous child arrays: a sequence
+//  (1) A `Stream` owns everything: its input text, all nodes, all strings (most scalar texts point
+//  into the
+//      input; unescaped or rewritten ones live in an arena). Nodes, `text()` views and child spans
+//      stay valid exactly as long as their Stream; a Stream is movable (views survive the move),
+//      never copyable.
+//  (2) A Node is 24 bytes and trivially copyable. Containers point at contiguous child arrays: a
+//  sequence
 //      at its items, a map at alternating key/value nodes. Map entries keep input order.
-//  (3) Scalars keep their text and how they were written. `text()` is the unescaped scalar text (for JSON
-//      numbers and plain YAML scalars, the source spelling). `kind()` is the resolved type: YAML plain
-//      scalars resolve like sigs.k8s.io/yaml (go-yaml v2, YAML 1.1): `yes`/`on`/`y` are booleans, `~` is
-//      null, `0x1f` an integer. Quoted scalars are always strings, so `"1"` (kString, quoted) and `1`
-//      (kInt, plain) differ, and a decoder can say "got boolean yes" instead of guessing.
-//  (4) Every node has the 1-based line where it starts in its input (the line of a map's first key for
+//  (3) Scalars keep their text and how they were written. `text()` is the unescaped scalar text
+//  (for JSON
+//      numbers and plain YAML scalars, the source spelling). `kind()` is the resolved type: YAML
+//      plain scalars resolve like sigs.k8s.io/yaml (go-yaml v2, YAML 1.1): `yes`/`on`/`y` are
+//      booleans, `~` is null, `0x1f` an integer. Quoted scalars are always strings, so `"1"`
+//      (kString, quoted) and `1` (kInt, plain) differ, and a decoder can say "got boolean yes"
+//      instead of guessing.
+//  (4) Every node has the 1-based line where it starts in its input (the line of a map's first key
+//  for
 //      block maps, of `{` / `[` for flow maps and sequences and for JSON).
-//  (5) Aliases are resolved when the tree is built: an alias node is a copy of the anchored node and shares
+//  (5) Aliases are resolved when the tree is built: an alias node is a copy of the anchored node
+//  and shares
 //      its children. The tree is therefore a DAG, never cyclic.
-//  (6) Building a tree never aborts on bad input: syntax errors and duplicate keys go to `Diagnostics`.
+//  (6) Building a tree never aborts on bad input: syntax errors and duplicate keys go to
+//  `Diagnostics`.
 //
 // Thread-safety: a finished Stream is immutable and may be read from any number of threads.
 
@@ -35,8 +44,17 @@ namespace corral::doc {
 
 enum class Kind : uint8_t { kNull, kBool, kInt, kFloat, kString, kSequence, kMap };
 
-// How a scalar was written. JSON strings are kDoubleQuoted; JSON numbers, booleans and null are kPlain.
-enum class Style : uint8_t { kPlain, kSingleQuoted, kDoubleQuoted, kLiteral, kFolded, kFlow, kBlock };
+// How a scalar was written. JSON strings are kDoubleQuoted; JSON numbers, booleans and null are
+// kPlain.
+enum class Style : uint8_t {
+  kPlain,
+  kSingleQuoted,
+  kDoubleQuoted,
+  kLiteral,
+  kFolded,
+  kFlow,
+  kBlock
+};
 
 // "null", "boolean", "integer", "float", "string", "sequence", "map".
 std::string_view KindName(Kind k);
@@ -57,12 +75,15 @@ class Node {
   bool plain() const { return style_ == Style::kPlain; }
 
   // Scalar text (see contract 3), e.g. "~" for a null written as `~`. Empty for containers.
-  std::string_view text() const { return is_scalar() ? std::string_view(data_, size_) : std::string_view(); }
+  std::string_view text() const {
+    return is_scalar() ? std::string_view(data_, size_) : std::string_view();
+  }
   // The explicit YAML tag (e.g. "tag:yaml.org,2002:str", "!custom"), or "" when the node had none.
   std::string_view tag() const;
 
-  // REQUIRES: kind() == kBool / kInt / kFloat respectively. Numbers are read from text() on each call
-  // (cheap: they are short), which keeps nodes small; YAML spellings such as 0x1F, 1_000, .inf work.
+  // REQUIRES: kind() == kBool / kInt / kFloat respectively. Numbers are read from text() on each
+  // call (cheap: they are short), which keeps nodes small; YAML spellings such as 0x1F, 1_000, .inf
+  // work.
   bool bool_value() const { return (flags_ & kTrue) != 0; }
   int64_t int_value() const;
   double float_value() const;
@@ -78,22 +99,24 @@ class Node {
   // The value of the first entry whose key text is `key`, or nullptr (also for non-maps).
   const Node* Find(std::string_view key) const;
 
-  // Construction, used by the parsers (and by tests that build trees by hand). Texts (and children) must
-  // outlive the node. Int/Float texts must be spellings that int_value()/float_value() read.
+  // Construction, used by the parsers (and by tests that build trees by hand). Texts (and children)
+  // must outlive the node. Int/Float texts must be spellings that int_value()/float_value() read.
   static Node Null(std::string_view text, uint32_t line, Style style = Style::kPlain);
   static Node Bool(bool v, std::string_view text, uint32_t line, Style style = Style::kPlain);
   static Node Int(std::string_view text, uint32_t line, Style style = Style::kPlain);
   static Node Float(std::string_view text, uint32_t line, Style style = Style::kPlain);
   static Node String(std::string_view text, uint32_t line, Style style);
-  static Node Container(Kind kind, const Node* children, uint32_t count, uint32_t line, Style style);
-  // Returns `n` with an explicit tag. The standard tag of its kind (!!int on an integer, ...) is a flag;
-  // any other tag is stored in `arena` together with a copy of the text or children.
+  static Node Container(Kind kind, const Node* children, uint32_t count, uint32_t line,
+                        Style style);
+  // Returns `n` with an explicit tag. The standard tag of its kind (!!int on an integer, ...) is a
+  // flag; any other tag is stored in `arena` together with a copy of the text or children.
   static Node Tagged(const Node& n, std::string_view tag, class Arena& arena);
 
  private:
-  static constexpr uint8_t kTrue = 1;     // bool value
-  static constexpr uint8_t kTagStd = 2;   // the standard tag of kind()
-  static constexpr uint8_t kTagText = 4;  // a NUL-terminated tag is stored tag_back_ bytes before data_
+  static constexpr uint8_t kTrue = 1;    // bool value
+  static constexpr uint8_t kTagStd = 2;  // the standard tag of kind()
+  static constexpr uint8_t kTagText =
+      4;  // a NUL-terminated tag is stored tag_back_ bytes before data_
   const Node* children() const { return reinterpret_cast<const Node*>(data_); }  // NOLINT
 
   const char* data_ = nullptr;  // scalar text, or the child array of a container
@@ -122,7 +145,8 @@ class Arena {
   size_t bytes_allocated() const { return total_; }
 
  private:
-  // Large blocks are mapped pre-faulted (Linux), which is much cheaper than faulting them in page by page.
+  // Large blocks are mapped pre-faulted (Linux), which is much cheaper than faulting them in page
+  // by page.
   struct BlockDeleter {
     size_t size = 0;
     bool mapped = false;
@@ -163,7 +187,8 @@ class Stream {
   size_t node_count_ = 0;
 };
 
-// A canonical one-line-per-node dump ("<line> <kind> <text>" with indentation), for tests and debugging.
+// A canonical one-line-per-node dump ("<line> <kind> <text>" with indentation), for tests and
+// debugging.
 std::string DebugString(const Node& node);
 
 }  // namespace corral::doc

@@ -59,7 +59,8 @@ bool ParseGoInt(std::string_view s, int64_t* out, bool* overflow) {
       return false;
     }
     if (d >= base) return false;
-    if (v <= (static_cast<Uint128>(1) << 64)) v = v * static_cast<unsigned>(base) + static_cast<unsigned>(d);
+    if (v <= (static_cast<Uint128>(1) << 64))
+      v = v * static_cast<unsigned>(base) + static_cast<unsigned>(d);
     if (v > (static_cast<Uint128>(1) << 64)) *overflow = true;
   }
   const auto limit = static_cast<Uint128>(std::numeric_limits<int64_t>::max()) + (neg ? 1 : 0);

@@ -1,7 +1,5 @@
 // YAML → doc::Stream with libyaml's event API.
 
-#include <yaml.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -13,6 +11,7 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
+#include <yaml.h>
 
 #include "corral/core/int128.h"
 #include "corral/doc/internal/build.h"
@@ -34,12 +33,15 @@ bool OneOf(std::string_view s, std::initializer_list<std::string_view> set) {
   return std::find(set.begin(), set.end(), s) != set.end();
 }
 
-bool IsNullText(std::string_view s) { return OneOf(s, {"", "~", "null", "Null", "NULL"}); }
+bool IsNullText(std::string_view s) {
+  return OneOf(s, {"", "~", "null", "Null", "NULL"});
+}
 
 // go-yaml v2's boolean spellings (YAML 1.1).
 int BoolText(std::string_view s) {
   if (OneOf(s, {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})) return 1;
-  if (OneOf(s, {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"})) return 0;
+  if (OneOf(s, {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"}))
+    return 0;
   return -1;
 }
 
@@ -47,8 +49,8 @@ int BoolText(std::string_view s) {
 Node ResolvePlain(std::string_view text, uint32_t line) {
   if (IsNullText(text)) return Node::Null(text, line);
   if (int b = BoolText(text); b >= 0) return Node::Bool(b == 1, text, line);
-  if (OneOf(text, {".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf",
-                   "-.INF"})) {
+  if (OneOf(text, {".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF",
+                   "-.inf", "-.Inf", "-.INF"})) {
     return Node::Float(text, line);
   }
   char c = text[0];
@@ -56,7 +58,8 @@ Node ResolvePlain(std::string_view text, uint32_t line) {
     int64_t v = 0;
     bool overflow = false;
     if (internal::ParseYamlInt(text, &v, &overflow)) {
-      return overflow ? Node::Float(text, line) : Node::Int(text, line);  // too large: keep the spelling
+      return overflow ? Node::Float(text, line)
+                      : Node::Int(text, line);  // too large: keep the spelling
     }
     if (internal::IsYamlFloat(text)) return Node::Float(text, line);
   }
@@ -65,21 +68,28 @@ Node ResolvePlain(std::string_view text, uint32_t line) {
 
 Style ScalarStyle(yaml_scalar_style_t s) {
   switch (s) {
-    case YAML_SINGLE_QUOTED_SCALAR_STYLE: return Style::kSingleQuoted;
-    case YAML_DOUBLE_QUOTED_SCALAR_STYLE: return Style::kDoubleQuoted;
-    case YAML_LITERAL_SCALAR_STYLE: return Style::kLiteral;
-    case YAML_FOLDED_SCALAR_STYLE: return Style::kFolded;
-    default: return Style::kPlain;
+    case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+      return Style::kSingleQuoted;
+    case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+      return Style::kDoubleQuoted;
+    case YAML_LITERAL_SCALAR_STYLE:
+      return Style::kLiteral;
+    case YAML_FOLDED_SCALAR_STYLE:
+      return Style::kFolded;
+    default:
+      return Style::kPlain;
   }
 }
 
 std::string_view CStr(const yaml_char_t* s) {
-  return s == nullptr ? std::string_view() : std::string_view(reinterpret_cast<const char*>(s));  // NOLINT
+  return s == nullptr ? std::string_view()
+                      : std::string_view(reinterpret_cast<const char*>(s));  // NOLINT
 }
 
 class YamlParser {
  public:
-  YamlParser(InputBuffer input, std::string_view file, Diagnostics& diags, const ParseLimits& limits)
+  YamlParser(InputBuffer input, std::string_view file, Diagnostics& diags,
+             const ParseLimits& limits)
       : b_(file, diags, limits), text_(b_.AdoptInput(std::move(input))) {}
 
   Stream Run() {
@@ -88,7 +98,8 @@ class YamlParser {
       b_.Error(0, "", "cannot initialize the YAML parser");
       return b_.Finish();
     }
-    yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text_.data()),  // NOLINT
+    yaml_parser_set_input_string(&parser,
+                                 reinterpret_cast<const unsigned char*>(text_.data()),  // NOLINT
                                  text_.size());
     bool done = false;
     while (!done) {
@@ -109,25 +120,32 @@ class YamlParser {
   bool Handle(const yaml_event_t& ev) {
     const auto line = static_cast<uint32_t>(ev.start_mark.line + 1);
     switch (ev.type) {
-      case YAML_STREAM_END_EVENT: return true;
+      case YAML_STREAM_END_EVENT:
+        return true;
       case YAML_DOCUMENT_START_EVENT:
         anchors_.clear();
         b_.BeginDocument(line);
         break;
-      case YAML_DOCUMENT_END_EVENT: b_.EndDocument(); break;
-      case YAML_SCALAR_EVENT: Scalar(ev, line); break;
-      case YAML_ALIAS_EVENT: Alias(CStr(ev.data.alias.anchor), line); break;
+      case YAML_DOCUMENT_END_EVENT:
+        b_.EndDocument();
+        break;
+      case YAML_SCALAR_EVENT:
+        Scalar(ev, line);
+        break;
+      case YAML_ALIAS_EVENT:
+        Alias(CStr(ev.data.alias.anchor), line);
+        break;
       case YAML_SEQUENCE_START_EVENT:
-        b_.BeginContainer(Kind::kSequence, line,
-                          ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE ? Style::kFlow
-                                                                                   : Style::kBlock,
-                          TagOf(CStr(ev.data.sequence_start.tag)), CStr(ev.data.sequence_start.anchor));
+        b_.BeginContainer(
+            Kind::kSequence, line,
+            ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE ? Style::kFlow : Style::kBlock,
+            TagOf(CStr(ev.data.sequence_start.tag)), CStr(ev.data.sequence_start.anchor));
         break;
       case YAML_MAPPING_START_EVENT:
-        b_.BeginContainer(Kind::kMap, line,
-                          ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE ? Style::kFlow
-                                                                                 : Style::kBlock,
-                          TagOf(CStr(ev.data.mapping_start.tag)), CStr(ev.data.mapping_start.anchor));
+        b_.BeginContainer(
+            Kind::kMap, line,
+            ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE ? Style::kFlow : Style::kBlock,
+            TagOf(CStr(ev.data.mapping_start.tag)), CStr(ev.data.mapping_start.anchor));
         break;
       case YAML_SEQUENCE_END_EVENT:
       case YAML_MAPPING_END_EVENT: {
@@ -139,14 +157,15 @@ class YamlParser {
         }
         break;
       }
-      default: break;
+      default:
+        break;
     }
     return false;
   }
 
-  // The scalar's text as a view of the input when the input spells it verbatim (plain or quoted without
-  // escapes or line folding, in the ASCII prefix where libyaml's character index equals the byte offset);
-  // otherwise an arena copy.
+  // The scalar's text as a view of the input when the input spells it verbatim (plain or quoted
+  // without escapes or line folding, in the ASCII prefix where libyaml's character index equals the
+  // byte offset); otherwise an arena copy.
   std::string_view InInput(std::string_view value, size_t index, yaml_scalar_style_t style) {
     size_t start = index;
     if (style == YAML_SINGLE_QUOTED_SCALAR_STYLE || style == YAML_DOUBLE_QUOTED_SCALAR_STYLE) {
@@ -181,7 +200,7 @@ class YamlParser {
       if (tag == kTagStr) n = Node::Tagged(n, tag, b_.arena());
     } else if (tag == kTagInt || tag == kTagFloat || tag == kTagBool || tag == kTagNull) {
       Node r = ResolvePlain(text, line);
-      Kind want = tag == kTagInt ? Kind::kInt
+      Kind want = tag == kTagInt     ? Kind::kInt
                   : tag == kTagFloat ? Kind::kFloat
                   : tag == kTagBool  ? Kind::kBool
                                      : Kind::kNull;
@@ -206,11 +225,16 @@ class YamlParser {
 
   static Node Retyped(const Node& n, Style style) {
     switch (n.kind()) {
-      case Kind::kBool: return Node::Bool(n.bool_value(), n.text(), n.line(), style);
-      case Kind::kInt: return Node::Int(n.text(), n.line(), style);
-      case Kind::kFloat: return Node::Float(n.text(), n.line(), style);
-      case Kind::kNull: return Node::Null(n.text(), n.line(), style);
-      default: return n;
+      case Kind::kBool:
+        return Node::Bool(n.bool_value(), n.text(), n.line(), style);
+      case Kind::kInt:
+        return Node::Int(n.text(), n.line(), style);
+      case Kind::kFloat:
+        return Node::Float(n.text(), n.line(), style);
+      case Kind::kNull:
+        return Node::Null(n.text(), n.line(), style);
+      default:
+        return n;
     }
   }
 
@@ -245,7 +269,8 @@ Stream ParseYaml(std::string_view text, std::string_view file, Diagnostics& diag
   return YamlParser(InputBuffer::Copy(text), file, diags, limits).Run();
 }
 
-Stream ParseYamlAdopt(InputBuffer input, std::string_view file, Diagnostics& diags, const ParseLimits& limits) {
+Stream ParseYamlAdopt(InputBuffer input, std::string_view file, Diagnostics& diags,
+                      const ParseLimits& limits) {
   return YamlParser(std::move(input), file, diags, limits).Run();
 }
 

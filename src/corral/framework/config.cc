@@ -9,22 +9,14 @@ Plugins DefaultPlugins(const FeatureGates& gates) {
   Plugins p;
   auto& mp = p.multi_point.enabled;
   mp = {
-      {"SchedulingGates", 0},
-      {"PrioritySort", 0},
-      {"NodeUnschedulable", 0},
-      {"NodeName", 0},
-      {"TaintToleration", 3},
-      {"NodeAffinity", 2},
-      {"NodePorts", 0},
-      {"NodeResourcesFit", 1},
-      {"VolumeRestrictions", 0},
-      {"NodeVolumeLimits", 0},
-      {"VolumeBinding", 0},
-      {"VolumeZone", 0},
-      {"PodTopologySpread", 2},
-      {"InterPodAffinity", 2},
+      {"SchedulingGates", 0},   {"PrioritySort", 0},     {"NodeUnschedulable", 0},
+      {"NodeName", 0},          {"TaintToleration", 3},  {"NodeAffinity", 2},
+      {"NodePorts", 0},         {"NodeResourcesFit", 1}, {"VolumeRestrictions", 0},
+      {"NodeVolumeLimits", 0},  {"VolumeBinding", 0},    {"VolumeZone", 0},
+      {"PodTopologySpread", 2}, {"InterPodAffinity", 2},
   };
-  // DynamicResources joins before DefaultPreemption while the DRA gate is on (GA, locked on in v1.37).
+  // DynamicResources joins before DefaultPreemption while the DRA gate is on (GA, locked on in
+  // v1.37).
   if (gates.Enabled(Feature::kDynamicResourceAllocation)) mp.push_back({"DynamicResources", 0});
   mp.push_back({"DefaultPreemption", 0});
   if (gates.Enabled(Feature::kGenericWorkload)) mp.push_back({"GangScheduling", 0});

@@ -1,7 +1,7 @@
 #pragma once
-// KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) as typed structs, after decoding. Defaults
-// and the merge of a user's profile with the default plugin set follow kube's v1 defaulting
-// (pkg/scheduler/apis/config/v1/{defaults.go,default_plugins.go}).
+// KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) as typed structs, after decoding.
+// Defaults and the merge of a user's profile with the default plugin set follow kube's v1
+// defaulting (pkg/scheduler/apis/config/v1/{defaults.go,default_plugins.go}).
 
 #include <cstdint>
 #include <map>
@@ -27,8 +27,8 @@ struct PluginSet {
 };
 
 struct Plugins {
-  PluginSet pre_enqueue, queue_sort, pre_filter, filter, post_filter, pre_score, score, reserve, permit,
-      pre_bind, bind, post_bind, multi_point;
+  PluginSet pre_enqueue, queue_sort, pre_filter, filter, post_filter, pre_score, score, reserve,
+      permit, pre_bind, bind, post_bind, multi_point;
 };
 
 struct ProfileConfig {
@@ -49,13 +49,13 @@ struct SchedulerConfig {
 
 // kube's v1.37 default plugin set: every default plugin under multiPoint with its score weight.
 Plugins DefaultPlugins(const FeatureGates& gates);
-// kube's mergePlugins: default enabled plugins (minus disabled, replaced in place by custom entries with
-// the same name), then the remaining custom ones; "*" disables all defaults of that point.
+// kube's mergePlugins: default enabled plugins (minus disabled, replaced in place by custom entries
+// with the same name), then the remaining custom ones; "*" disables all defaults of that point.
 Plugins MergePlugins(const Plugins& defaults, const Plugins& custom);
 // A configuration with one default profile ("default-scheduler").
 SchedulerConfig DefaultSchedulerConfig(const FeatureGates& gates);
-// Applies defaulting to a decoded config: at least one profile; each profile's plugins merged with the
-// defaults.
+// Applies defaulting to a decoded config: at least one profile; each profile's plugins merged with
+// the defaults.
 void ApplyDefaults(SchedulerConfig& config, const FeatureGates& gates);
 
 }  // namespace corral::framework

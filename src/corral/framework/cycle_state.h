@@ -1,8 +1,9 @@
 #pragma once
-// CycleState: per-cycle scratch data, keyed by plugin (kube's framework.CycleState). Created empty for each
-// scheduling attempt; plugins write in PreFilter/PreScore and read in Filter/Score. Filter and Score run
-// concurrently across nodes, so reads during those phases must not mutate. Clone() deep-copies every entry
-// (preemption and nominated-pod evaluation mutate clones through PreFilterExtensions).
+// CycleState: per-cycle scratch data, keyed by plugin (kube's framework.CycleState). Created empty
+// for each scheduling attempt; plugins write in PreFilter/PreScore and read in Filter/Score. Filter
+// and Score run concurrently across nodes, so reads during those phases must not mutate. Clone()
+// deep-copies every entry (preemption and nominated-pod evaluation mutate clones through
+// PreFilterExtensions).
 
 #include <memory>
 #include <string_view>
@@ -27,8 +28,8 @@ class CycleState {
   CycleState(CycleState&&) = default;
   CycleState& operator=(CycleState&&) = default;
 
-  // Slots are indexed by the plugin's index in its profile (Framework assigns them), which avoids string
-  // lookups on hot paths.
+  // Slots are indexed by the plugin's index in its profile (Framework assigns them), which avoids
+  // string lookups on hot paths.
   void Write(size_t slot, std::unique_ptr<StateData> data) {
     if (slot >= data_.size()) data_.resize(slot + 1);
     data_[slot] = std::move(data);

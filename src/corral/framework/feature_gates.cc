@@ -8,8 +8,8 @@
 namespace corral::framework {
 
 namespace {
-// Defaults as of kube-scheduler v1.37 (KK pkg/features/kube_features.go). GenericWorkload is beta in
-// v1.37; Corral enables it by default (documented deviation: docs/deviations.md).
+// Defaults as of kube-scheduler v1.37 (KK pkg/features/kube_features.go). GenericWorkload is beta
+// in v1.37; Corral enables it by default (documented deviation: docs/deviations.md).
 constexpr std::array<FeatureSpec, static_cast<size_t>(Feature::kCount)> kSpecs = {{
     {"OpportunisticBatching", true, false},
     {"GenericWorkload", true, false},
@@ -31,7 +31,9 @@ constexpr std::array<FeatureSpec, static_cast<size_t>(Feature::kCount)> kSpecs =
 }};
 }  // namespace
 
-const FeatureSpec& SpecOf(Feature f) { return kSpecs[static_cast<size_t>(f)]; }
+const FeatureSpec& SpecOf(Feature f) {
+  return kSpecs[static_cast<size_t>(f)];
+}
 
 FeatureGates::FeatureGates() {
   values_.reserve(kSpecs.size());
@@ -42,8 +44,8 @@ Result<void> FeatureGates::Set(std::string_view name, bool value) {
   for (size_t i = 0; i < kSpecs.size(); ++i) {
     if (kSpecs[i].name != name) continue;
     if (kSpecs[i].locked && value != kSpecs[i].default_value) {
-      return Error::Invalid(fmt::format("cannot set feature gate {} to {}, feature is locked to {}", name,
-                                        value, kSpecs[i].default_value));
+      return Error::Invalid(fmt::format("cannot set feature gate {} to {}, feature is locked to {}",
+                                        name, value, kSpecs[i].default_value));
     }
     values_[i] = value;
     return {};
@@ -75,8 +77,9 @@ Result<void> FeatureGates::ParseFlag(std::string_view flag) {
                val == "F") {
       b = false;
     } else {
-      return Error::Invalid(fmt::format("invalid value of {}={}, err: strconv.ParseBool: parsing \"{}\": invalid syntax",
-                                        name, val, val));
+      return Error::Invalid(fmt::format(
+          "invalid value of {}={}, err: strconv.ParseBool: parsing \"{}\": invalid syntax", name,
+          val, val));
     }
     Result<void> st = Set(name, b);
     if (!st.ok()) return st;

@@ -31,8 +31,8 @@ void CollectNames(const PluginSet& set, std::vector<std::string>* order,
 
 }  // namespace
 
-Result<std::unique_ptr<Framework>> Framework::New(const ProfileConfig& profile, const Registry& registry,
-                                                  Handle& handle) {
+Result<std::unique_ptr<Framework>> Framework::New(const ProfileConfig& profile,
+                                                  const Registry& registry, Handle& handle) {
   std::unique_ptr<Framework> f(new Framework());
   f->handle_ = &handle;
   f->profile_name_ = profile.scheduler_name;
@@ -47,9 +47,9 @@ Result<void> Framework::Build(const ProfileConfig& profile, const Registry& regi
   // 1. Instantiate every plugin named anywhere, once, in order of first appearance.
   std::vector<std::string> needed;
   absl::flat_hash_set<std::string> seen;
-  for (const PluginSet* set :
-       {&ps.multi_point, &ps.pre_enqueue, &ps.queue_sort, &ps.pre_filter, &ps.filter, &ps.post_filter,
-        &ps.pre_score, &ps.score, &ps.reserve, &ps.permit, &ps.pre_bind, &ps.bind, &ps.post_bind}) {
+  for (const PluginSet* set : {&ps.multi_point, &ps.pre_enqueue, &ps.queue_sort, &ps.pre_filter,
+                               &ps.filter, &ps.post_filter, &ps.pre_score, &ps.score, &ps.reserve,
+                               &ps.permit, &ps.pre_bind, &ps.bind, &ps.post_bind}) {
     CollectNames(*set, &needed, &seen);
   }
   absl::flat_hash_map<std::string, size_t> slot_of;
@@ -57,10 +57,12 @@ Result<void> Framework::Build(const ProfileConfig& profile, const Registry& regi
     const PluginFactory* factory = registry.Find(name);
     if (factory == nullptr) return Error::Invalid(fmt::format("plugin {:?} does not exist", name));
     const PluginArgs* args = nullptr;
-    if (auto it = profile.plugin_args.find(name); it != profile.plugin_args.end()) args = it->second.get();
+    if (auto it = profile.plugin_args.find(name); it != profile.plugin_args.end())
+      args = it->second.get();
     auto plugin = (*factory)(args, *handle_);
     if (!plugin.ok()) {
-      return Error::Invalid(fmt::format("initializing plugin {:?}: {}", name, plugin.error().message));
+      return Error::Invalid(
+          fmt::format("initializing plugin {:?}: {}", name, plugin.error().message));
     }
     slot_of[name] = plugins_.size();
     plugins_.push_back(std::move(plugin).value());
@@ -69,8 +71,10 @@ Result<void> Framework::Build(const ProfileConfig& profile, const Registry& regi
   for (const auto& [name, args] : profile.plugin_args) {
     (void)args;
     if (!slot_of.contains(name)) {
-      // kube accepts pluginConfig for plugins that are not enabled only if they exist in the registry.
-      if (!registry.Has(name)) return Error::Invalid(fmt::format("plugin {:?} does not exist", name));
+      // kube accepts pluginConfig for plugins that are not enabled only if they exist in the
+      // registry.
+      if (!registry.Has(name))
+        return Error::Invalid(fmt::format("plugin {:?} does not exist", name));
     }
   }
 
@@ -82,10 +86,12 @@ Result<void> Framework::Build(const ProfileConfig& profile, const Registry& regi
       size_t slot = slot_of.at(e.name);
       P* p = dynamic_cast<P*>(plugins_[slot].get());
       if (p == nullptr) {
-        return Error::Invalid(fmt::format("plugin {:?} does not extend {} plugin", e.name, type_name));
+        return Error::Invalid(
+            fmt::format("plugin {:?} does not extend {} plugin", e.name, type_name));
       }
       if (!in_list.insert(plugin_names_[slot]).second) {
-        return Error::Invalid(fmt::format("plugin {:?} already registered as {:?}", e.name, type_name));
+        return Error::Invalid(
+            fmt::format("plugin {:?} already registered as {:?}", e.name, type_name));
       }
       list.push_back({p, plugin_names_[slot], slot, e.weight});
     }
@@ -103,7 +109,8 @@ Result<void> Framework::Build(const ProfileConfig& profile, const Registry& regi
         continue;
       }
       if (!multi_names.insert(plugin_names_[slot]).second) {
-        return Error::Invalid(fmt::format("plugin {:?} already registered as {:?}", e.name, type_name));
+        return Error::Invalid(
+            fmt::format("plugin {:?} already registered as {:?}", e.name, type_name));
       }
       multi.push_back({p, plugin_names_[slot], slot, e.weight});
     }
@@ -157,7 +164,8 @@ Result<void> Framework::Build(const ProfileConfig& profile, const Registry& regi
     total += static_cast<int64_t>(e.weight) * kMaxNodeScore;
   }
 
-  // 4. Signatures (KEP-5598): enabled only if every PreFilter/Filter/PreScore/Score plugin can sign.
+  // 4. Signatures (KEP-5598): enabled only if every PreFilter/Filter/PreScore/Score plugin can
+  // sign.
   signatures_enabled_ = handle_->features().Enabled(Feature::kOpportunisticBatching);
   absl::flat_hash_set<size_t> signer_slots;
   auto require_signer = [&](size_t slot) {
@@ -186,7 +194,8 @@ Status Framework::RunPreEnqueuePlugins(const PodInfo& pod) const {
   return {};
 }
 
-Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod, PreFilterResult* result,
+Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
+                                      PreFilterResult* result,
                                       std::vector<std::string_view>* plugins_with_nodes_out) const {
   state.skip_filter().assign(plugins_.size(), false);
   state.skip_score().assign(plugins_.size(), false);
@@ -225,7 +234,8 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod, Pre
         std::string msg =
             plugins_with_nodes.size() == 1
                 ? fmt::format("node(s) didn't satisfy plugin {}", plugins_with_nodes[0])
-                : fmt::format("node(s) didn't satisfy plugin(s) {} simultaneously", GoList(plugins_with_nodes));
+                : fmt::format("node(s) didn't satisfy plugin(s) {} simultaneously",
+                              GoList(plugins_with_nodes));
         return Status::WithOwnedReason(Code::kUnschedulableAndUnresolvable, std::move(msg));
       }
     }
@@ -241,14 +251,16 @@ Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& 
     if (ext == nullptr || state.skip_filter()[e.slot]) continue;
     Status s = ext->AddPod(state, pod, to_add, node);
     if (!s.ok()) {
-      return Status::Error(fmt::format("running AddPod on PreFilter plugin {:?}: {}", e.name, s.Message()));
+      return Status::Error(
+          fmt::format("running AddPod on PreFilter plugin {:?}: {}", e.name, s.Message()));
     }
   }
   return {};
 }
 
 Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod,
-                                                 const PodInfo& to_remove, const NodeInfo& node) const {
+                                                 const PodInfo& to_remove,
+                                                 const NodeInfo& node) const {
   for (const auto& e : pre_filter_) {
     const PreFilterExtensions* ext = e.plugin->Extensions();
     if (ext == nullptr || state.skip_filter()[e.slot]) continue;
@@ -304,7 +316,8 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, con
   return RunFilterPlugins(state, pod, node);
 }
 
-Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod, const NodeToStatus& statuses,
+Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod,
+                                       const NodeToStatus& statuses,
                                        PostFilterResult* result) const {
   std::optional<PostFilterResult> last;
   Status rejected(Code::kUnschedulable, "");
@@ -331,7 +344,8 @@ Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod, co
 
 Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
                                      std::span<const NodeInfo* const> nodes) const {
-  if (state.skip_score().size() < plugins_.size()) state.skip_score().assign(plugins_.size(), false);
+  if (state.skip_score().size() < plugins_.size())
+    state.skip_score().assign(plugins_.size(), false);
   for (const auto& e : pre_score_) {
     Status s = e.plugin->PreScore(state, e.slot, pod, nodes);
     if (s.IsSkip()) {
@@ -420,8 +434,9 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
       for (size_t j = 0; j < n; ++j) normalize_scratch_[j] = {nodes[j]->name(), raw[j]};
       Status s = e.plugin->NormalizeScore(state, e.slot, pod, normalize_scratch_);
       if (!s.ok()) {
-        return Status::Error(fmt::format("running Normalize on Score plugins: plugin {:?} failed with: {}",
-                                         e.name, s.Message()));
+        return Status::Error(
+            fmt::format("running Normalize on Score plugins: plugin {:?} failed with: {}", e.name,
+                        s.Message()));
       }
       for (size_t j = 0; j < n; ++j) norm[j] = normalize_scratch_[j].score;
     } else {
@@ -429,10 +444,11 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
     }
     for (size_t j = 0; j < n; ++j) {
       if (norm[j] > kMaxNodeScore || norm[j] < kMinNodeScore) {
-        return Status::Error(fmt::format(
-            "applying score defaultWeights on Score plugins: plugin {:?} returns an invalid score {}, it "
-            "should in the range of [{}, {}] after normalizing",
-            e.name, norm[j], kMinNodeScore, kMaxNodeScore));
+        return Status::Error(
+            fmt::format("applying score defaultWeights on Score plugins: plugin {:?} returns an "
+                        "invalid score {}, it "
+                        "should in the range of [{}, {}] after normalizing",
+                        e.name, norm[j], kMinNodeScore, kMaxNodeScore));
       }
       out->total[j] += norm[j] * e.weight;
     }
@@ -440,7 +456,8 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
   return {};
 }
 
-Status Framework::RunReservePluginsReserve(CycleState& state, const PodInfo& pod, Symbol node) const {
+Status Framework::RunReservePluginsReserve(CycleState& state, const PodInfo& pod,
+                                           Symbol node) const {
   for (const auto& e : reserve_) {
     Status s = e.plugin->Reserve(state, pod, node);
     if (!s.ok()) {
@@ -452,12 +469,15 @@ Status Framework::RunReservePluginsReserve(CycleState& state, const PodInfo& pod
   return {};
 }
 
-void Framework::RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod, Symbol node) const {
-  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) it->plugin->Unreserve(state, pod, node);
+void Framework::RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod,
+                                           Symbol node) const {
+  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it)
+    it->plugin->Unreserve(state, pod, node);
 }
 
-Status Framework::RunPermitPlugins(CycleState& state, const PodInfo& pod, Symbol node, Duration* timeout,
-                                   std::vector<std::pair<std::string_view, Duration>>* waits) const {
+Status Framework::RunPermitPlugins(
+    CycleState& state, const PodInfo& pod, Symbol node, Duration* timeout,
+    std::vector<std::pair<std::string_view, Duration>>* waits) const {
   bool wait = false;
   Duration min_timeout = kMaxPermitTimeout;
   if (waits != nullptr) waits->clear();
@@ -523,7 +543,8 @@ std::optional<std::string> Framework::SignPod(const PodInfo& pod) const {
     out.clear();
     Status s = e.plugin->Sign(pod, &out);
     if (!s.ok()) return std::nullopt;
-    for (auto& f : out) fragments.emplace(std::move(f.key), std::move(f.value));  // first value wins
+    for (auto& f : out)
+      fragments.emplace(std::move(f.key), std::move(f.value));  // first value wins
   }
   std::string sig;
   for (const auto& [k, v] : fragments) {

@@ -1,7 +1,7 @@
 #pragma once
-// Framework: one profile's plugins, instantiated and ordered per extension point, and the runners that call
-// them with kube's semantics (pkg/scheduler/framework/runtime/framework.go). Built once per profile; the
-// scheduler calls the runners in cycle order.
+// Framework: one profile's plugins, instantiated and ordered per extension point, and the runners
+// that call them with kube's semantics (pkg/scheduler/framework/runtime/framework.go). Built once
+// per profile; the scheduler calls the runners in cycle order.
 
 #include <memory>
 #include <optional>
@@ -19,9 +19,10 @@
 
 namespace corral::framework {
 
-// The scores of one cycle in flat arrays (reused across cycles by the caller; no per-node allocation).
-// For plugin i of `plugins` (indices into Framework::score_plugins(), skipped plugins absent) and node j:
-// raw[i * n + j], normalized[i * n + j]; weighted = normalized × weight; total[j] = Σ weighted.
+// The scores of one cycle in flat arrays (reused across cycles by the caller; no per-node
+// allocation). For plugin i of `plugins` (indices into Framework::score_plugins(), skipped plugins
+// absent) and node j: raw[i * n + j], normalized[i * n + j]; weighted = normalized × weight;
+// total[j] = Σ weighted.
 struct ScoreTable {
   std::vector<const NodeInfo*> nodes;
   std::vector<size_t> plugins;
@@ -33,11 +34,11 @@ struct ScoreTable {
 
 class Framework {
  public:
-  // Instantiates the profile's plugins from `registry` (each once, with its pluginConfig args), expands
-  // multiPoint as kube does, and checks kube's invariants (exactly one QueueSort, at least one Bind, score
-  // weights that cannot overflow). Errors carry kube's messages.
-  static Result<std::unique_ptr<Framework>> New(const ProfileConfig& profile, const Registry& registry,
-                                                Handle& handle);
+  // Instantiates the profile's plugins from `registry` (each once, with its pluginConfig args),
+  // expands multiPoint as kube does, and checks kube's invariants (exactly one QueueSort, at least
+  // one Bind, score weights that cannot overflow). Errors carry kube's messages.
+  static Result<std::unique_ptr<Framework>> New(const ProfileConfig& profile,
+                                                const Registry& registry, Handle& handle);
 
   const std::string& profile_name() const { return profile_name_; }
   std::optional<int32_t> percentage_of_nodes_to_score() const { return percentage_; }
@@ -47,33 +48,36 @@ class Framework {
   struct Entry {
     P* plugin;
     std::string_view name;
-    size_t slot;      // CycleState slot and skip-bitmap index
-    int32_t weight;   // Score only
+    size_t slot;     // CycleState slot and skip-bitmap index
+    int32_t weight;  // Score only
   };
 
   // ---- queueing ----
   Status RunPreEnqueuePlugins(const PodInfo& pod) const;
-  bool Less(const QueuedPodView& a, const QueuedPodView& b) const { return queue_sort_->Less(a, b); }
+  bool Less(const QueuedPodView& a, const QueuedPodView& b) const {
+    return queue_sort_->Less(a, b);
+  }
 
   // ---- scheduling cycle ----
-  // kube RunPreFilterPlugins: UU returns at once; Unschedulable from several plugins is merged; Skip marks
-  // the coupled Filter skipped; PreFilterResults are intersected, an empty intersection is UU
-  // "node(s) didn't satisfy plugin(s) [names]".
-  // `plugins_with_nodes` (optional) receives the plugins that restricted the node set.
+  // kube RunPreFilterPlugins: UU returns at once; Unschedulable from several plugins is merged;
+  // Skip marks the coupled Filter skipped; PreFilterResults are intersected, an empty intersection
+  // is UU "node(s) didn't satisfy plugin(s) [names]". `plugins_with_nodes` (optional) receives the
+  // plugins that restricted the node set.
   Status RunPreFilterPlugins(CycleState& state, const PodInfo& pod, PreFilterResult* result,
                              std::vector<std::string_view>* plugins_with_nodes = nullptr) const;
   Status RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod, const PodInfo& to_add,
                                      const NodeInfo& node) const;
-  Status RunPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod, const PodInfo& to_remove,
-                                        const NodeInfo& node) const;
-  // Runs Filter plugins in order, stopping at the first non-success (tagged with the plugin's name).
+  Status RunPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod,
+                                        const PodInfo& to_remove, const NodeInfo& node) const;
+  // Runs Filter plugins in order, stopping at the first non-success (tagged with the plugin's
+  // name).
   Status RunFilterPlugins(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;
-  // kube RunFilterPluginsWithNominatedPods: with nominated pods of priority ≥ the pod's on the node, the
-  // node must pass both with them added (on copies of state and node) and without them.
+  // kube RunFilterPluginsWithNominatedPods: with nominated pods of priority ≥ the pod's on the
+  // node, the node must pass both with them added (on copies of state and node) and without them.
   Status RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
                                            const NodeInfo& node) const;
-  // kube RunPostFilterPlugins: the first Success, UU or Error wins; otherwise Unschedulable with the
-  // reasons of every plugin, and the last non-noop result.
+  // kube RunPostFilterPlugins: the first Success, UU or Error wins; otherwise Unschedulable with
+  // the reasons of every plugin, and the last non-noop result.
   Status RunPostFilterPlugins(CycleState& state, const PodInfo& pod, const NodeToStatus& statuses,
                               PostFilterResult* result) const;
   Status RunPreScorePlugins(CycleState& state, const PodInfo& pod,
@@ -92,10 +96,12 @@ class Framework {
                          std::span<const NodeInfo* const> nodes, ScoreTable* out) const;
   Status RunReservePluginsReserve(CycleState& state, const PodInfo& pod, Symbol node) const;
   void RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod, Symbol node) const;
-  // Wait is returned with *timeout = the smallest plugin timeout, capped at 15 minutes. `waits` (optional)
-  // receives every plugin that asked to wait with its own (capped) timeout, in plugin order.
-  Status RunPermitPlugins(CycleState& state, const PodInfo& pod, Symbol node, Duration* timeout,
-                          std::vector<std::pair<std::string_view, Duration>>* waits = nullptr) const;
+  // Wait is returned with *timeout = the smallest plugin timeout, capped at 15 minutes. `waits`
+  // (optional) receives every plugin that asked to wait with its own (capped) timeout, in plugin
+  // order.
+  Status RunPermitPlugins(
+      CycleState& state, const PodInfo& pod, Symbol node, Duration* timeout,
+      std::vector<std::pair<std::string_view, Duration>>* waits = nullptr) const;
   Status RunPreBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const;
   Status RunBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const;
   void RunPostBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const;
@@ -115,7 +121,8 @@ class Framework {
   std::vector<std::string> ListPlugins(std::string_view extension_point) const;
   // The instantiated plugin named `name`, or null.
   Plugin* GetPlugin(std::string_view name) const;
-  // Every instantiated plugin that implements `P`, in slot order (looked up once by callers, not per cycle).
+  // Every instantiated plugin that implements `P`, in slot order (looked up once by callers, not
+  // per cycle).
   template <class P>
   std::vector<P*> PluginsImplementing() const {
     std::vector<P*> out;

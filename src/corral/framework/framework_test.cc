@@ -16,14 +16,16 @@ class FakePlugin : public PreFilterPlugin, public FilterPlugin, public ScorePlug
  public:
   explicit FakePlugin(std::string name) : name_(std::move(name)) {}
   std::string_view Name() const override { return name_; }
-  Status PreFilter(CycleState&, size_t, const PodInfo&, const Snapshot&, PreFilterResult* r) override {
+  Status PreFilter(CycleState&, size_t, const PodInfo&, const Snapshot&,
+                   PreFilterResult* r) override {
     if (!prefilter_nodes.empty()) r->node_names = prefilter_nodes;
     return prefilter_status;
   }
   Status Filter(const CycleState&, size_t, const PodInfo&, const NodeInfo& n) const override {
     return reject.contains(n.name()) ? Status::Unschedulable("fake rejects") : Status();
   }
-  Status Score(const CycleState&, size_t, const PodInfo&, const NodeInfo& n, int64_t* s) const override {
+  Status Score(const CycleState&, size_t, const PodInfo&, const NodeInfo& n,
+               int64_t* s) const override {
     auto it = scores.find(n.name());
     *s = it == scores.end() ? 0 : it->second;
     return {};
@@ -53,11 +55,12 @@ struct Fixture {
   std::map<std::string, FakePlugin*> made;
   Fixture() {
     for (std::string name : {"A", "B", "C"}) {
-      (void)reg.Register(name, [this, name](const PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
-        auto p = std::make_unique<FakePlugin>(name);
-        made[name] = p.get();
-        return std::unique_ptr<Plugin>(std::move(p));
-      });
+      (void)reg.Register(
+          name, [this, name](const PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
+            auto p = std::make_unique<FakePlugin>(name);
+            made[name] = p.get();
+            return std::unique_ptr<Plugin>(std::move(p));
+          });
     }
     (void)reg.Register("Sort", [](const PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
       return std::unique_ptr<Plugin>(std::make_unique<QueueSortFake>());
@@ -76,7 +79,8 @@ TEST(FrameworkTest, MultiPointExpandsToImplementedPointsWithWeights) {
   auto fwk = Framework::New(f.Profile({{"A", 3}, {"B", 0}}), f.reg, f.h);
   ASSERT_TRUE(fwk.ok()) << fwk.error().message;
   EXPECT_EQ((*fwk)->ListPlugins("Filter"), (std::vector<std::string>{"A", "B"}));
-  EXPECT_EQ((*fwk)->ListPlugins("Score"), (std::vector<std::string>{"A:3", "B:1"}));  // weight 0 ⇒ 1
+  EXPECT_EQ((*fwk)->ListPlugins("Score"),
+            (std::vector<std::string>{"A:3", "B:1"}));  // weight 0 ⇒ 1
   EXPECT_EQ((*fwk)->ListPlugins("QueueSort"), (std::vector<std::string>{"Sort"}));
   EXPECT_EQ((*fwk)->ListPlugins("Bind"), (std::vector<std::string>{"Sort"}));
 }
@@ -109,7 +113,8 @@ TEST(FrameworkTest, ConfigErrorsUseKubeMessages) {
   auto r3 = Framework::New(no_sort, f.reg, f.h);
   ASSERT_FALSE(r3.ok());
   EXPECT_EQ(r3.error().message,
-            "only one queue sort plugin required for profile with scheduler name \"default-scheduler\", but got 0");
+            "only one queue sort plugin required for profile with scheduler name "
+            "\"default-scheduler\", but got 0");
   ProfileConfig wrong;
   wrong.plugins.queue_sort.enabled = {{"A", 0}};
   auto r4 = Framework::New(wrong, f.reg, f.h);
@@ -202,7 +207,8 @@ TEST(ConfigTest, MergeReplacesDefaultsInPlaceAndStarDisablesAll) {
   Plugins star;
   star.multi_point.disabled = {"*"};
   star.multi_point.enabled = {{"Only", 0}};
-  EXPECT_EQ(MergePlugins(DefaultPlugins(g), star).multi_point.enabled, (std::vector<PluginEntry>{{"Only", 0}}));
+  EXPECT_EQ(MergePlugins(DefaultPlugins(g), star).multi_point.enabled,
+            (std::vector<PluginEntry>{{"Only", 0}}));
 }
 
 }  // namespace

@@ -13,8 +13,8 @@
 #include "corral/core/interner.h"
 #include "corral/core/rng.h"
 #include "corral/framework/feature_gates.h"
-#include "corral/framework/pod_info.h"
 #include "corral/framework/pod_group.h"
+#include "corral/framework/pod_info.h"
 #include "corral/framework/snapshot.h"
 #include "corral/framework/status.h"
 
@@ -36,14 +36,18 @@ class Handle {
   // Cluster objects other than nodes and pods.
   virtual const api::Namespace* GetNamespace(Symbol name) const = 0;
   virtual std::span<const api::SelectorOwner* const> SelectorOwners(Symbol ns) const = 0;
-  virtual std::span<const api::PodDisruptionBudget* const> PodDisruptionBudgets(Symbol ns) const = 0;
+  virtual std::span<const api::PodDisruptionBudget* const> PodDisruptionBudgets(
+      Symbol ns) const = 0;
 
   // Pods nominated to `node` (status.nominatedNodeName) that are not yet bound or assumed.
   virtual std::span<const PodInfo* const> NominatedPodsForNode(Symbol node) const = 0;
-  // The pod's current nominatedNodeName (set by preemption in an earlier cycle, or from its status).
-  virtual Symbol NominatedNodeName(const PodInfo& pod) const { return pod.pod->nominated_node_name; }
-  // Whether the pod is terminating because the scheduler preempted it (kube: a deletionTimestamp and
-  // the DisruptionTarget condition with reason PreemptionByScheduler).
+  // The pod's current nominatedNodeName (set by preemption in an earlier cycle, or from its
+  // status).
+  virtual Symbol NominatedNodeName(const PodInfo& pod) const {
+    return pod.pod->nominated_node_name;
+  }
+  // Whether the pod is terminating because the scheduler preempted it (kube: a deletionTimestamp
+  // and the DisruptionTarget condition with reason PreemptionByScheduler).
   virtual bool IsTerminatingByPreemption(const PodInfo& pod) const {
     (void)pod;
     return false;
@@ -60,7 +64,8 @@ class Handle {
   virtual void Activate(std::span<const PodInfo* const> pods) = 0;
 
   // ---- workloads (GenericWorkload; kube's WorkloadManager / PodGroupManager) ----
-  // The defaults describe a cluster without workload objects, so test fakes need not implement them.
+  // The defaults describe a cluster without workload objects, so test fakes need not implement
+  // them.
   virtual const api::Workload* GetWorkload(Symbol ns, Symbol name) const {
     (void)ns, (void)name;
     return nullptr;
@@ -78,23 +83,24 @@ class Handle {
   // ---- Permit waiting (kube's IterateOverWaitingPods / GetWaitingPod(...).Allow/Reject) ----
   // Pods held at Permit (assumed, binding deferred), in the order they started waiting.
   virtual void IterateWaitingPods(const std::function<void(const PodInfo&)>& fn) const { (void)fn; }
-  // Allows `pod` for `plugin`; once every plugin that asked it to wait has allowed it, the pod is bound
-  // (after the current cycle). False if the pod is not waiting.
+  // Allows `pod` for `plugin`; once every plugin that asked it to wait has allowed it, the pod is
+  // bound (after the current cycle). False if the pod is not waiting.
   virtual bool AllowWaitingPod(const PodInfo& pod, std::string_view plugin) {
     (void)pod, (void)plugin;
     return false;
   }
-  // Rejects a waiting pod: it is unreserved, forgotten and requeued as unschedulable by `plugin` (after
-  // the current cycle). False if the pod is not waiting.
+  // Rejects a waiting pod: it is unreserved, forgotten and requeued as unschedulable by `plugin`
+  // (after the current cycle). False if the pod is not waiting.
   virtual bool RejectWaitingPod(const PodInfo& pod, std::string_view plugin, std::string message) {
     (void)pod, (void)plugin, (void)message;
     return false;
   }
 };
 
-// Resolves the policy of `pod`'s group from the cluster objects the handle knows. Success with `*out` set;
-// UnschedulableAndUnresolvable with kube's PreEnqueue messages when the Workload, its pod group or the
-// PodGroup object does not exist (yet). REQUIRES: the pod belongs to a group (PodGroupKeyOf).
+// Resolves the policy of `pod`'s group from the cluster objects the handle knows. Success with
+// `*out` set; UnschedulableAndUnresolvable with kube's PreEnqueue messages when the Workload, its
+// pod group or the PodGroup object does not exist (yet). REQUIRES: the pod belongs to a group
+// (PodGroupKeyOf).
 inline Status ResolvePodGroup(const Handle& handle, const api::Pod& pod, ResolvedPodGroup* out) {
   const Interner& in = handle.interner();
   if (pod.scheduling_group.has_value()) {
@@ -114,7 +120,8 @@ inline Status ResolvePodGroup(const Handle& handle, const api::Pod& pod, Resolve
   const api::Workload* w = handle.GetWorkload(pod.meta.namespace_, ref.name);
   if (w == nullptr) {
     return Status::WithOwnedReason(Code::kUnschedulableAndUnresolvable,
-                                   "waiting for pods's workload \"" + std::string(in.Str(ref.name)) +
+                                   "waiting for pods's workload \"" +
+                                       std::string(in.Str(ref.name)) +
                                        "\" to appear in scheduling queue");
   }
   for (const auto& g : w->pod_groups) {
@@ -126,12 +133,12 @@ inline Status ResolvePodGroup(const Handle& handle, const api::Pod& pod, Resolve
   }
   return Status::WithOwnedReason(Code::kUnschedulableAndUnresolvable,
                                  "pod group \"" + std::string(in.Str(ref.pod_group)) +
-                                     "\" doesn't exist for a workload \"" + std::string(in.Str(ref.name)) +
-                                     "\"");
+                                     "\" doesn't exist for a workload \"" +
+                                     std::string(in.Str(ref.name)) + "\"");
 }
 
-// Base class of typed plugin arguments (kube's *Args types). A plugin's factory receives its own args
-// type (or null for defaults) and rejects a foreign one.
+// Base class of typed plugin arguments (kube's *Args types). A plugin's factory receives its own
+// args type (or null for defaults) and rejects a foreign one.
 class PluginArgs {
  public:
   virtual ~PluginArgs() = default;

@@ -1,11 +1,12 @@
 #pragma once
-// NodeInfo: a node and the pods on it (bound and assumed), with the aggregates plugins read on hot paths
-// (kube's framework.NodeInfo). Owned and mutated only by the cluster cache between scheduling cycles;
-// plugins see `const NodeInfo&`. Copyable: preemption and nominated-pod evaluation work on copies.
+// NodeInfo: a node and the pods on it (bound and assumed), with the aggregates plugins read on hot
+// paths (kube's framework.NodeInfo). Owned and mutated only by the cluster cache between scheduling
+// cycles; plugins see `const NodeInfo&`. Copyable: preemption and nominated-pod evaluation work on
+// copies.
 //
 // Invariants:
-//   (1) requested == Σ pod.request over pods(); non_zero_requested likewise with the non-zero values.
-//   (2) pods_with_affinity ⊆ pods (pods with any inter-pod affinity or anti-affinity term);
+//   (1) requested == Σ pod.request over pods(); non_zero_requested likewise with the non-zero
+//   values. (2) pods_with_affinity ⊆ pods (pods with any inter-pod affinity or anti-affinity term);
 //       pods_with_required_anti_affinity ⊆ pods_with_affinity.
 //   (3) used_ports holds the host ports of every pod in pods(), with multiplicity.
 

@@ -1,10 +1,10 @@
 #pragma once
 // Plugin interfaces: one small abstract class per extension point (kube's framework/interface.go).
-// A plugin derives from the points it implements; the framework discovers them once when a profile is
-// built. Plugins never throw: every outcome is a Status.
+// A plugin derives from the points it implements; the framework discovers them once when a profile
+// is built. Plugins never throw: every outcome is a Status.
 //
-// Threading: Filter and Score may be called concurrently for different nodes within one cycle and must
-// not mutate plugin or cycle state. Everything else runs on the scheduling thread.
+// Threading: Filter and Score may be called concurrently for different nodes within one cycle and
+// must not mutate plugin or cycle state. Everything else runs on the scheduling thread.
 
 #include <cstdint>
 #include <optional>
@@ -33,7 +33,8 @@ class Plugin {
   virtual std::string_view Name() const = 0;
 };
 
-// ---- queueing -------------------------------------------------------------------------------------------
+// ---- queueing
+// -------------------------------------------------------------------------------------------
 
 class PreEnqueuePlugin : public virtual Plugin {
  public:
@@ -53,7 +54,15 @@ class QueueSortPlugin : public virtual Plugin {
 };
 
 // Cluster events a plugin's rejection may be undone by (kube's EventsToRegister + QueueingHints).
-enum class EventResource : uint8_t { kPod, kAssignedPod, kUnscheduledPod, kNode, kPodGroup, kWorkload, kOther };
+enum class EventResource : uint8_t {
+  kPod,
+  kAssignedPod,
+  kUnscheduledPod,
+  kNode,
+  kPodGroup,
+  kWorkload,
+  kOther
+};
 enum class ActionType : uint8_t { kAdd = 1, kDelete = 2, kUpdate = 4, kAll = 7 };
 struct ClusterEvent {
   EventResource resource;
@@ -65,7 +74,8 @@ class EnqueueExtensions : public virtual Plugin {
  public:
   // The events that may make a pod rejected by this plugin schedulable.
   virtual std::vector<ClusterEvent> EventsToRegister() const = 0;
-  // Whether `event` (about `subject`, e.g. the added/deleted pod or node) may help `pod`. Default: Queue.
+  // Whether `event` (about `subject`, e.g. the added/deleted pod or node) may help `pod`. Default:
+  // Queue.
   virtual QueueingHint Hint(const PodInfo& pod, const ClusterEvent& event,
                             const void* subject) const {
     (void)pod;
@@ -75,7 +85,8 @@ class EnqueueExtensions : public virtual Plugin {
   }
 };
 
-// ---- scheduling cycle -----------------------------------------------------------------------------------
+// ---- scheduling cycle
+// -----------------------------------------------------------------------------------
 
 // A PreFilter may restrict the candidate nodes (kube PreFilterResult). nullopt = all nodes.
 struct PreFilterResult {
@@ -86,8 +97,8 @@ class PreFilterExtensions {
  public:
   virtual ~PreFilterExtensions() = default;
   // Updates `state` as if `pod_to_add` were on `node` (nominated pods, preemption reprieve).
-  virtual Status AddPod(CycleState& state, const PodInfo& pod_to_schedule, const PodInfo& pod_to_add,
-                        const NodeInfo& node) const = 0;
+  virtual Status AddPod(CycleState& state, const PodInfo& pod_to_schedule,
+                        const PodInfo& pod_to_add, const NodeInfo& node) const = 0;
   virtual Status RemovePod(CycleState& state, const PodInfo& pod_to_schedule,
                            const PodInfo& pod_to_remove, const NodeInfo& node) const = 0;
 };
@@ -95,8 +106,8 @@ class PreFilterExtensions {
 class PreFilterPlugin : public virtual Plugin {
  public:
   // `slot` is this plugin's CycleState slot. Skip ⇒ the plugin's Filter is not run this cycle.
-  virtual Status PreFilter(CycleState& state, size_t slot, const PodInfo& pod, const Snapshot& snapshot,
-                           PreFilterResult* result) = 0;
+  virtual Status PreFilter(CycleState& state, size_t slot, const PodInfo& pod,
+                           const Snapshot& snapshot, PreFilterResult* result) = 0;
   virtual const PreFilterExtensions* Extensions() const { return nullptr; }
 };
 
@@ -112,9 +123,10 @@ struct NodeStatus {
   Status status;
 };
 
-// The filter verdict of every node (kube's NodeToStatusReader): the nodes listed explicitly, and one
-// status for all nodes the cycle did not evaluate (excluded by a PreFilterResult, or every node when
-// PreFilter rejected the pod). kube's default for absent nodes is UnschedulableAndUnresolvable.
+// The filter verdict of every node (kube's NodeToStatusReader): the nodes listed explicitly, and
+// one status for all nodes the cycle did not evaluate (excluded by a PreFilterResult, or every node
+// when PreFilter rejected the pod). kube's default for absent nodes is
+// UnschedulableAndUnresolvable.
 struct NodeToStatus {
   std::span<const NodeStatus> nodes;
   Status absent = Status::Unresolvable("");
@@ -127,8 +139,8 @@ struct NodeToStatus {
   }
 };
 
-// kube's NominatingInfo mode: kNoop leaves the pod's nominatedNodeName as it is; kOverride sets it to
-// `nominated_node_name` (empty clears it).
+// kube's NominatingInfo mode: kNoop leaves the pod's nominatedNodeName as it is; kOverride sets it
+// to `nominated_node_name` (empty clears it).
 enum class NominatingMode : uint8_t { kNoop, kOverride };
 
 // A pod to evict so that the preemptor fits; `violates_pdb` when evicting it exceeds a
@@ -149,8 +161,8 @@ struct PostFilterResult {
 
 class PostFilterPlugin : public virtual Plugin {
  public:
-  // Runs only when no node is feasible. Success with a nomination; a rejection otherwise (its message
-  // becomes the post-filter part of the FitError).
+  // Runs only when no node is feasible. Success with a nomination; a rejection otherwise (its
+  // message becomes the post-filter part of the FitError).
   virtual Status PostFilter(CycleState& state, const PodInfo& pod, const NodeToStatus& statuses,
                             PostFilterResult* result) = 0;
 };
@@ -195,10 +207,10 @@ struct NodeScore {
 
 class ScorePlugin : public virtual Plugin {
  public:
-  virtual Status Score(const CycleState& state, size_t slot, const PodInfo& pod, const NodeInfo& node,
-                       int64_t* score) const = 0;
-  // NormalizeScore over the whole feasible list (kube ScoreExtensions). Plugins without normalization
-  // return false from HasNormalize.
+  virtual Status Score(const CycleState& state, size_t slot, const PodInfo& pod,
+                       const NodeInfo& node, int64_t* score) const = 0;
+  // NormalizeScore over the whole feasible list (kube ScoreExtensions). Plugins without
+  // normalization return false from HasNormalize.
   virtual bool HasNormalize() const { return false; }
   virtual Status NormalizeScore(const CycleState& state, size_t slot, const PodInfo& pod,
                                 std::span<NodeScore> scores) const {
@@ -251,10 +263,11 @@ class PermitPlugin : public virtual Plugin {
   virtual Status Permit(CycleState& state, const PodInfo& pod, Symbol node, Duration* timeout) = 0;
 };
 
-// ---- workload scheduling cycle (KEP-4671 beta) ----------------------------------------------------------
+// ---- workload scheduling cycle (KEP-4671 beta)
+// ----------------------------------------------------------
 
-// How far a workload cycle has got: members placed (assumed in this cycle, plus members already assumed or
-// bound before it) and members still to be evaluated.
+// How far a workload cycle has got: members placed (assumed in this cycle, plus members already
+// assumed or bound before it) and members still to be evaluated.
 struct PlacementProgress {
   int32_t scheduled = 0;
   int32_t remaining = 0;
@@ -262,9 +275,9 @@ struct PlacementProgress {
 
 class PlacementFeasiblePlugin : public virtual Plugin {
  public:
-  // Called after each member is evaluated in a workload cycle. kUnschedulable: the group cannot be placed
-  // in this cycle whatever the remaining members do (the cycle stops early); kWait: not yet, keep going;
-  // kSuccess: the group may be committed (and stays so as more members are placed).
+  // Called after each member is evaluated in a workload cycle. kUnschedulable: the group cannot be
+  // placed in this cycle whatever the remaining members do (the cycle stops early); kWait: not yet,
+  // keep going; kSuccess: the group may be committed (and stays so as more members are placed).
   virtual Status PlacementFeasible(const PodGroupState& group, const ResolvedPodGroup& resolved,
                                    const PlacementProgress& progress) = 0;
 };
@@ -285,10 +298,11 @@ class PostBindPlugin : public virtual Plugin {
   virtual void PostBind(CycleState& state, const PodInfo& pod, Symbol node) = 0;
 };
 
-// ---- batching (KEP-5598) --------------------------------------------------------------------------------
+// ---- batching (KEP-5598)
+// --------------------------------------------------------------------------------
 
-// One fragment of a pod signature. Fragments with the same key carry the same value for the same pod; the
-// first value for a key wins.
+// One fragment of a pod signature. Fragments with the same key carry the same value for the same
+// pod; the first value for a key wins.
 struct SignFragment {
   std::string key;
   std::string value;  // canonical encoding of the signed fields
@@ -296,8 +310,8 @@ struct SignFragment {
 
 class SignPlugin : public virtual Plugin {
  public:
-  // Success: the fragments describe everything this plugin's results depend on. Unschedulable: the pod
-  // cannot be signed (not batchable). Error: unexpected failure (not batchable).
+  // Success: the fragments describe everything this plugin's results depend on. Unschedulable: the
+  // pod cannot be signed (not batchable). Error: unexpected failure (not batchable).
   virtual Status Sign(const PodInfo& pod, std::vector<SignFragment>* fragments) const = 0;
 };
 

@@ -1,6 +1,6 @@
 #pragma once
-// Pod groups (gangs) as the scheduler tracks them at run time (kube's workloadmanager podGroupInfo /
-// PodGroupState). One PodGroupState per gang instance:
+// Pod groups (gangs) as the scheduler tracks them at run time (kube's workloadmanager podGroupInfo
+// / PodGroupState). One PodGroupState per gang instance:
 //   v1alpha1  {namespace, workloadRef.name, workloadRef.podGroup, workloadRef.podGroupReplicaKey}
 //   current   {namespace, schedulingGroup.podGroupName} (the standalone PodGroup object)
 // The scheduler owns the states (WorkloadManager) and keeps `all` and `assigned` up to date; the
@@ -24,9 +24,9 @@ namespace corral::framework {
 
 struct PodGroupKey {
   Symbol namespace_;
-  Symbol workload;     // v1alpha1 only
-  Symbol pod_group;    // v1alpha1: workloadRef.podGroup; current: schedulingGroup.podGroupName
-  Symbol replica_key;  // v1alpha1 only
+  Symbol workload;      // v1alpha1 only
+  Symbol pod_group;     // v1alpha1: workloadRef.podGroup; current: schedulingGroup.podGroupName
+  Symbol replica_key;   // v1alpha1 only
   bool legacy = false;  // v1alpha1 workloadRef
 
   bool operator==(const PodGroupKey&) const = default;
@@ -36,10 +36,12 @@ struct PodGroupKey {
   }
 };
 
-// The gang instance a pod belongs to, or nullopt. schedulingGroup wins over a (tombstoned) workloadRef.
+// The gang instance a pod belongs to, or nullopt. schedulingGroup wins over a (tombstoned)
+// workloadRef.
 inline std::optional<PodGroupKey> PodGroupKeyOf(const api::Pod& pod) {
   if (pod.scheduling_group.has_value()) {
-    return PodGroupKey{pod.meta.namespace_, Symbol(), pod.scheduling_group->pod_group_name, Symbol(), false};
+    return PodGroupKey{pod.meta.namespace_, Symbol(), pod.scheduling_group->pod_group_name,
+                       Symbol(), false};
   }
   if (pod.workload_ref.has_value()) {
     return PodGroupKey{pod.meta.namespace_, pod.workload_ref->name, pod.workload_ref->pod_group,
@@ -58,7 +60,8 @@ struct PodGroupState {
   absl::flat_hash_set<const PodInfo*> assigned;  // bound
   // Shared deadline of the current attempt to form the gang (set at the first Permit).
   std::optional<TimePoint> deadline;
-  // The schedulerName of the first member; members that disagree make the whole group unschedulable.
+  // The schedulerName of the first member; members that disagree make the whole group
+  // unschedulable.
   Symbol scheduler_name;
   bool mixed_scheduler_names = false;
   // Set by the workload cycle: why the group's last attempt failed (empty after a success), and the
@@ -77,9 +80,10 @@ struct PodGroupState {
     }
     return out;
   }
-  // The time left until the shared deadline; a new deadline is started when there is none or the old
-  // one has been reached (a new attempt to form the gang after a timeout; kube renews only a deadline
-  // strictly in the past, which on a virtual clock would hand a 0 s timeout to the retry at that instant).
+  // The time left until the shared deadline; a new deadline is started when there is none or the
+  // old one has been reached (a new attempt to form the gang after a timeout; kube renews only a
+  // deadline strictly in the past, which on a virtual clock would hand a 0 s timeout to the retry
+  // at that instant).
   Duration SchedulingTimeout(TimePoint now) {
     if (!deadline.has_value() || *deadline <= now) deadline = now + kDefaultGangSchedulingTimeout;
     return *deadline - now;
@@ -88,7 +92,7 @@ struct PodGroupState {
 
 // The policy of a pod's group and the object that defines it, resolved from the cluster objects.
 struct ResolvedPodGroup {
-  const api::Workload* workload = nullptr;  // v1alpha1 (and the template's Workload when known)
+  const api::Workload* workload = nullptr;   // v1alpha1 (and the template's Workload when known)
   const api::PodGroup* pod_group = nullptr;  // current generation
   api::PodGroupSchedulingPolicy policy;
   bool IsGang() const { return policy.kind == api::PodGroupPolicyKind::kGang; }

@@ -9,8 +9,8 @@ namespace corral::framework {
 
 namespace {
 
-// Exact per-pod aggregation happens on Quantities (as kube sums resource.Quantity values) and is converted
-// to integers once at the end, so sub-milli requests round the way kube rounds them.
+// Exact per-pod aggregation happens on Quantities (as kube sums resource.Quantity values) and is
+// converted to integers once at the end, so sub-milli requests round the way kube rounds them.
 using QList = api::ResourceList;  // kept sorted by symbol
 
 api::Quantity* Slot(QList& list, Symbol name) {
@@ -24,7 +24,8 @@ void AddList(QList& into, const api::ResourceList& add) {
   for (const auto& [name, q] : add) {
     api::Quantity* slot = Slot(into, name);
     auto sum = slot->Add(q);
-    if (sum.ok()) *slot = *sum;  // overflow is impossible for validated inputs; keep the old value if so
+    if (sum.ok())
+      *slot = *sum;  // overflow is impossible for validated inputs; keep the old value if so
   }
 }
 
@@ -161,14 +162,15 @@ void ComputeAffinityTerms(PodInfo& info, const FeatureGates& gates) {
 
 }  // namespace
 
-Resource ComputePodRequest(const api::Pod& pod, const FeatureGates& gates, const Interner* interner) {
+Resource ComputePodRequest(const api::Pod& pod, const FeatureGates& gates,
+                           const Interner* interner) {
   return Resource::FromList(PodRequestList(pod, gates, nullptr, interner));
 }
 
 void ComputeNonZeroRequest(const api::Pod& pod, const FeatureGates& gates, int64_t* milli_cpu,
                            int64_t* memory) {
-  // kube getNonMissingContainerRequests: defaults apply to containers missing a request; with pod-level
-  // requests set, only to resources the pod level leaves unset.
+  // kube getNonMissingContainerRequests: defaults apply to containers missing a request; with
+  // pod-level requests set, only to resources the pod level leaves unset.
   QList defaults;
   bool pod_level = PodLevelRequestsSet(pod, gates);
   auto pod_level_has = [&](Symbol name) {

@@ -1,7 +1,8 @@
 #pragma once
-// PodInfo: a pod plus everything the scheduler derives from it once (kube's framework.PodInfo plus the
-// request computations its plugins would otherwise redo every cycle). Built when the pod becomes known;
-// immutable afterwards, so plugins may cache pointers to it for the duration of a cycle.
+// PodInfo: a pod plus everything the scheduler derives from it once (kube's framework.PodInfo plus
+// the request computations its plugins would otherwise redo every cycle). Built when the pod
+// becomes known; immutable afterwards, so plugins may cache pointers to it for the duration of a
+// cycle.
 
 #include <cstdint>
 #include <optional>
@@ -20,28 +21,29 @@ struct HostPort {
   bool operator==(const HostPort&) const = default;
 };
 
-// An inter-pod (anti-)affinity term with its namespaces resolved and matchLabelKeys/mismatchLabelKeys
-// merged into the selector (kube's framework.AffinityTerm / WeightedAffinityTerm).
+// An inter-pod (anti-)affinity term with its namespaces resolved and
+// matchLabelKeys/mismatchLabelKeys merged into the selector (kube's framework.AffinityTerm /
+// WeightedAffinityTerm).
 struct AffinityTerm {
-  // Sorted, unique. When the API term names no namespaces and has no namespace_selector, this holds the
-  // pod's own namespace (kube resolves it the same way).
+  // Sorted, unique. When the API term names no namespaces and has no namespace_selector, this holds
+  // the pod's own namespace (kube resolves it the same way).
   std::vector<Symbol> namespaces;
   std::optional<api::LabelSelector> selector;  // nullopt ⇒ matches no pod
   Symbol topology_key;
   std::optional<api::LabelSelector> namespace_selector;  // set ⇒ also namespaces whose labels match
-  int32_t weight = 0;  // preferred terms only
+  int32_t weight = 0;                                    // preferred terms only
 };
 
 struct PodInfo {
   const api::Pod* pod = nullptr;
   uint32_t id = 0;  // dense id assigned by the owner (unique among live pods)
 
-  // The request NodeResourcesFit filters on (kube computePodResourceRequest): max(sum of containers,
-  // init-container peaks including restartable sidecars) + overhead; pod-level requests when set and the
-  // PodLevelResources gate is on.
+  // The request NodeResourcesFit filters on (kube computePodResourceRequest): max(sum of
+  // containers, init-container peaks including restartable sidecars) + overhead; pod-level requests
+  // when set and the PodLevelResources gate is on.
   Resource request;
-  // Same, with containers lacking a cpu/memory request counted as 100m / 200Mi (kube NonZero defaults),
-  // for scoring.
+  // Same, with containers lacking a cpu/memory request counted as 100m / 200Mi (kube NonZero
+  // defaults), for scoring.
   int64_t non_zero_milli_cpu = 0;
   int64_t non_zero_memory = 0;
 
@@ -62,8 +64,9 @@ struct PodInfo {
   }
 };
 
-// Computes the derived fields of `info` from info.pod. `interner` (optional) lets pod-level hugepages
-// requests be recognized by name (kube honours hugepages-* at pod level); without it they are ignored.
+// Computes the derived fields of `info` from info.pod. `interner` (optional) lets pod-level
+// hugepages requests be recognized by name (kube honours hugepages-* at pod level); without it they
+// are ignored.
 void ComputePodInfo(PodInfo& info, const FeatureGates& gates, const Interner* interner = nullptr);
 
 // kube's resource helper (k8s.io/component-helpers/resource PodRequests) for one pod.
@@ -73,7 +76,7 @@ Resource ComputePodRequest(const api::Pod& pod, const FeatureGates& gates,
 void ComputeNonZeroRequest(const api::Pod& pod, const FeatureGates& gates, int64_t* milli_cpu,
                            int64_t* memory);
 
-inline constexpr int64_t kDefaultMilliCpuRequest = 100;                 // 0.1 core
+inline constexpr int64_t kDefaultMilliCpuRequest = 100;                // 0.1 core
 inline constexpr int64_t kDefaultMemoryRequest = 200LL * 1024 * 1024;  // 200 MiB
 
 }  // namespace corral::framework

@@ -28,9 +28,13 @@ TEST(PodInfoTest, RequestIsMaxOfContainersAndInitPeaksPlusOverhead) {
 
 TEST(PodInfoTest, SidecarsAddToContainersAndToLaterInitContainers) {
   TestWorld w;
-  // sidecar 1 cpu (restartable), then init 2 cpu ⇒ init peak 1 + 2 = 3; containers 1 + sidecar 1 = 2;
-  // max(2, 3) = 3 cpu.
-  auto& pod = w.Pod("p").InitReq({{"cpu", "1"}}, /*sidecar=*/true).InitReq({{"cpu", "2"}}).Req({{"cpu", "1"}}).Obj();
+  // sidecar 1 cpu (restartable), then init 2 cpu ⇒ init peak 1 + 2 = 3; containers 1 + sidecar 1 =
+  // 2; max(2, 3) = 3 cpu.
+  auto& pod = w.Pod("p")
+                  .InitReq({{"cpu", "1"}}, /*sidecar=*/true)
+                  .InitReq({{"cpu", "2"}})
+                  .Req({{"cpu", "1"}})
+                  .Obj();
   EXPECT_EQ(w.Info(pod).request.milli_cpu, 3000);
 }
 

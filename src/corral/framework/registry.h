@@ -1,7 +1,7 @@
 #pragma once
-// Registry: plugin name → factory (kube's runtime.Registry). In-tree plugins are listed explicitly in
-// plugins/registry.cc (NewInTreeRegistry); out-of-tree plugins are added with Register() from C++ without
-// editing that file.
+// Registry: plugin name → factory (kube's runtime.Registry). In-tree plugins are listed explicitly
+// in plugins/registry.cc (NewInTreeRegistry); out-of-tree plugins are added with Register() from
+// C++ without editing that file.
 
 #include <functional>
 #include <map>

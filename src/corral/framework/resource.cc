@@ -78,7 +78,8 @@ void Resource::SetMaxOf(const Resource& o) {
 }
 
 bool Resource::IsZero() const {
-  if (milli_cpu != 0 || memory != 0 || ephemeral_storage != 0 || allowed_pod_number != 0) return false;
+  if (milli_cpu != 0 || memory != 0 || ephemeral_storage != 0 || allowed_pod_number != 0)
+    return false;
   for (const auto& [k, v] : scalar) {
     if (v != 0) return false;
   }

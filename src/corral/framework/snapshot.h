@@ -1,8 +1,8 @@
 #pragma once
 // Snapshot: the read-only view of the cluster that plugins see during a scheduling cycle (kube's
-// framework.SharedLister / cache.Snapshot). Corral's cache mutates NodeInfos in place between cycles and
-// never during one, so the snapshot is not a copy: it is the cache's state, updated incrementally
-// (assumed pods included) — never rebuilt per cycle.
+// framework.SharedLister / cache.Snapshot). Corral's cache mutates NodeInfos in place between
+// cycles and never during one, so the snapshot is not a copy: it is the cache's state, updated
+// incrementally (assumed pods included) — never rebuilt per cycle.
 
 #include <cstdint>
 #include <vector>

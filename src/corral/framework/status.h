@@ -1,16 +1,19 @@
 #pragma once
-// The outcome of a plugin call (kube's framework.Status). Scheduling outcomes are values, not errors:
-//   kSuccess                       the plugin is satisfied (a default-constructed Status; never allocates)
-//   kError                         an internal failure; the pod is requeued with error backoff
-//   kUnschedulable                 does not fit now; preemption (PostFilter) may help
-//   kUnschedulableAndUnresolvable  does not fit and preemption cannot help; the node is never a candidate
-//   kWait                          Permit: hold the pod until allowed, rejected or timed out
-//   kSkip                          PreFilter/PreScore: skip the coupled Filter/Score plugin this cycle;
+// The outcome of a plugin call (kube's framework.Status). Scheduling outcomes are values, not
+// errors:
+//   kSuccess                       the plugin is satisfied (a default-constructed Status; never
+//   allocates) kError                         an internal failure; the pod is requeued with error
+//   backoff kUnschedulable                 does not fit now; preemption (PostFilter) may help
+//   kUnschedulableAndUnresolvable  does not fit and preemption cannot help; the node is never a
+//   candidate kWait                          Permit: hold the pod until allowed, rejected or timed
+//   out kSkip                          PreFilter/PreScore: skip the coupled Filter/Score plugin
+//   this cycle;
 //                                  Bind: not this plugin's pod
 //   kPending                       stop here and requeue without backoff
 //
 // Reasons are string_views. A reason must outlive the scheduling cycle that produced it: use string
-// literals, strings owned by the plugin or the snapshot, or WithOwnedReason() for text built on the fly.
+// literals, strings owned by the plugin or the snapshot, or WithOwnedReason() for text built on the
+// fly.
 
 #include <cstdint>
 #include <deque>
@@ -78,7 +81,8 @@ class Status {
   Code code_ = Code::kSuccess;
   std::string_view plugin_;
   absl::InlinedVector<std::string_view, 1> reasons_;
-  // Backing storage for owned reasons (rare path). Shared so that copies of a Status stay cheap and valid.
+  // Backing storage for owned reasons (rare path). Shared so that copies of a Status stay cheap and
+  // valid.
   std::shared_ptr<std::deque<std::string>> owned_;
 };
 

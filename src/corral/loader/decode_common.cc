@@ -1,5 +1,5 @@
-// Decoders for the pieces many kinds share: metadata, labels, selectors, resources, taints, tolerations,
-// affinity, topology spread constraints.
+// Decoders for the pieces many kinds share: metadata, labels, selectors, resources, taints,
+// tolerations, affinity, topology spread constraints.
 
 #include <algorithm>
 #include <cerrno>
@@ -14,9 +14,13 @@ namespace corral::loader::internal {
 
 namespace {
 
-Interner& In(Decoder& d) { return *d.interner(); }
+Interner& In(Decoder& d) {
+  return *d.interner();
+}
 
-std::string_view Str(Decoder& d, Symbol s) { return In(d).Str(s); }
+std::string_view Str(Decoder& d, Symbol s) {
+  return In(d).Str(s);
+}
 
 }  // namespace
 
@@ -26,16 +30,19 @@ void CheckQualifiedNameAt(Decoder& d, const Node& at, std::string_view what, std
   }
 }
 
-// ---- metadata -------------------------------------------------------------------------------------------
+// ---- metadata
+// -------------------------------------------------------------------------------------------
 
 namespace {
 
 const doc::Field<api::OwnerReference> kOwnerRefFields[] = {
-    {"apiVersion", [](Decoder& d, const Node& n, api::OwnerReference& o) { d.ReadSymbol(n, o.api_version); }},
+    {"apiVersion",
+     [](Decoder& d, const Node& n, api::OwnerReference& o) { d.ReadSymbol(n, o.api_version); }},
     {"kind", [](Decoder& d, const Node& n, api::OwnerReference& o) { d.ReadSymbol(n, o.kind); }},
     {"name", [](Decoder& d, const Node& n, api::OwnerReference& o) { d.ReadSymbol(n, o.name); }},
     {"uid", [](Decoder& d, const Node& n, api::OwnerReference& o) { d.ReadSymbol(n, o.uid); }},
-    {"controller", [](Decoder& d, const Node& n, api::OwnerReference& o) { d.ReadBool(n, o.controller); }},
+    {"controller",
+     [](Decoder& d, const Node& n, api::OwnerReference& o) { d.ReadBool(n, o.controller); }},
 };
 constexpr std::string_view kOwnerRefIgnored[] = {"blockOwnerDeletion"};
 
@@ -51,7 +58,8 @@ const doc::Field<MetaIn> kMetaFields[] = {
      [](Decoder& d, const Node& n, MetaIn& in) {
        if (d.ReadSymbol(n, in.m->name)) in.name_node = &n;
      }},
-    {"generateName", [](Decoder& d, const Node& n, MetaIn& in) { d.ReadString(n, in.generate_name); }},
+    {"generateName",
+     [](Decoder& d, const Node& n, MetaIn& in) { d.ReadString(n, in.generate_name); }},
     {"namespace",
      [](Decoder& d, const Node& n, MetaIn& in) {
        if (d.ReadSymbol(n, in.m->namespace_)) in.namespace_node = &n;
@@ -86,8 +94,8 @@ const doc::Field<MetaIn> kMetaFields[] = {
 };
 // Set by the API server or controllers; not used for scheduling.
 constexpr std::string_view kMetaIgnored[] = {
-    "selfLink", "resourceVersion", "generation", "deletionGracePeriodSeconds", "finalizers", "managedFields",
-    "clusterName",
+    "selfLink",   "resourceVersion", "generation",  "deletionGracePeriodSeconds",
+    "finalizers", "managedFields",   "clusterName",
 };
 
 constexpr std::string_view kSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
@@ -124,13 +132,20 @@ void DecodeMeta(Decoder& d, const Node& n, api::ObjectMeta& m, const MetaRules& 
     std::string_view name = Str(d, m.name);
     std::string err;
     switch (rules.name) {
-      case NameRule::kDns1123Subdomain: err = CheckDns1123Subdomain(name); break;
-      case NameRule::kDns1123Label: err = CheckDns1123Label(name); break;
-      case NameRule::kDns1035Label: err = CheckDns1035Label(name); break;
+      case NameRule::kDns1123Subdomain:
+        err = CheckDns1123Subdomain(name);
+        break;
+      case NameRule::kDns1123Label:
+        err = CheckDns1123Label(name);
+        break;
+      case NameRule::kDns1035Label:
+        err = CheckDns1035Label(name);
+        break;
     }
     if (!err.empty()) {
       auto s = d.Field("name");
-      d.Error(in.name_node != nullptr ? *in.name_node : n, fmt::format("invalid name {:?}: {}", name, err));
+      d.Error(in.name_node != nullptr ? *in.name_node : n,
+              fmt::format("invalid name {:?}: {}", name, err));
     }
   }
   if (!rules.namespaced) {
@@ -167,7 +182,8 @@ void DecodeLabels(Decoder& d, const Node& n, api::LabelSet& out) {
   out = api::LabelSet(std::move(pairs));
 }
 
-// ---- selectors ------------------------------------------------------------------------------------------
+// ---- selectors
+// ------------------------------------------------------------------------------------------
 
 namespace {
 
@@ -212,26 +228,31 @@ struct SelectorIn {
 };
 
 const doc::Field<SelectorIn> kSelectorFields[] = {
-    {"matchLabels", [](Decoder& d, const Node& n, SelectorIn& in) { DecodeLabels(d, n, in.s.match_labels); }},
+    {"matchLabels",
+     [](Decoder& d, const Node& n, SelectorIn& in) { DecodeLabels(d, n, in.s.match_labels); }},
     {"matchExpressions",
      [](Decoder& d, const Node& n, SelectorIn& in) {
-       d.ReadList(n, in.s.match_expressions, [&](const Node& item, api::LabelSelectorRequirement& r) {
-         LabelReqIn req;
-         d.Struct(item, req, kLabelReqFields);
-         if (!item.is_map()) return;
-         if (req.r.key.empty()) d.Required(item, "key");
-         if (!req.has_op && item.Find("operator") == nullptr) {
-           d.Required(item, "operator", "In, NotIn, Exists, DoesNotExist");
-         } else if (req.has_op) {
-           bool set_op = req.r.op == api::LabelSelectorOp::kIn || req.r.op == api::LabelSelectorOp::kNotIn;
-           if (set_op && req.r.values.empty()) {
-             d.FieldError(item, "values", "must be specified when `operator` is 'In' or 'NotIn'");
-           } else if (!set_op && !req.r.values.empty()) {
-             d.FieldError(item, "values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
-           }
-         }
-         r = std::move(req.r);
-       });
+       d.ReadList(
+           n, in.s.match_expressions, [&](const Node& item, api::LabelSelectorRequirement& r) {
+             LabelReqIn req;
+             d.Struct(item, req, kLabelReqFields);
+             if (!item.is_map()) return;
+             if (req.r.key.empty()) d.Required(item, "key");
+             if (!req.has_op && item.Find("operator") == nullptr) {
+               d.Required(item, "operator", "In, NotIn, Exists, DoesNotExist");
+             } else if (req.has_op) {
+               bool set_op = req.r.op == api::LabelSelectorOp::kIn ||
+                             req.r.op == api::LabelSelectorOp::kNotIn;
+               if (set_op && req.r.values.empty()) {
+                 d.FieldError(item, "values",
+                              "must be specified when `operator` is 'In' or 'NotIn'");
+               } else if (!set_op && !req.r.values.empty()) {
+                 d.FieldError(item, "values",
+                              "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+               }
+             }
+             r = std::move(req.r);
+           });
      }},
 };
 
@@ -252,7 +273,8 @@ void DecodeMapSelector(Decoder& d, const Node& n, std::optional<api::LabelSelect
   out = std::move(s);
 }
 
-// ---- resources ------------------------------------------------------------------------------------------
+// ---- resources
+// ------------------------------------------------------------------------------------------
 
 void DecodeResourceList(Decoder& d, const Node& n, api::ResourceList& out, ResourceListUse use) {
   d.ForEachEntry(n, [&](const Node& key, const Node& value) {
@@ -264,15 +286,19 @@ void DecodeResourceList(Decoder& d, const Node& n, api::ResourceList& out, Resou
     if (use == ResourceListUse::kContainer) {
       if (name.find('/') == std::string_view::npos) {
         if (!IsStandardContainerResourceName(name)) {
-          d.Error(key, fmt::format("invalid resource name {:?}: must be a standard resource for containers "
-                                   "(cpu, memory, ephemeral-storage, hugepages-<size>) or an extended "
-                                   "resource with a domain prefix (e.g. example.com/gpu)",
-                                   name));
+          d.Error(key, fmt::format(
+                           "invalid resource name {:?}: must be a standard resource for containers "
+                           "(cpu, memory, ephemeral-storage, hugepages-<size>) or an extended "
+                           "resource with a domain prefix (e.g. example.com/gpu)",
+                           name));
           return;
         }
-      } else if (name.find("kubernetes.io/") == std::string_view::npos && !IsExtendedResourceName(name)) {
-        d.Error(key, fmt::format("invalid resource name {:?}: doesn't follow extended resource name standard",
-                                 name));
+      } else if (name.find("kubernetes.io/") == std::string_view::npos &&
+                 !IsExtendedResourceName(name)) {
+        d.Error(key,
+                fmt::format(
+                    "invalid resource name {:?}: doesn't follow extended resource name standard",
+                    name));
         return;
       }
     }
@@ -282,7 +308,8 @@ void DecodeResourceList(Decoder& d, const Node& n, api::ResourceList& out, Resou
       return;
     }
     if (q.Sign() < 0) {
-      d.Error(value, fmt::format("invalid value {:?}: must be greater than or equal to 0", value.text()));
+      d.Error(value,
+              fmt::format("invalid value {:?}: must be greater than or equal to 0", value.text()));
       return;
     }
     if (IsExtendedResourceName(name) && q.MilliValue() % 1000 != 0) {
@@ -331,14 +358,17 @@ void DecodeResources(Decoder& d, const Node& n, api::ResourceRequirements& out) 
     auto s2 = d.Key(rn);
     if (lim == nullptr) {
       if (!overcommit) {
-        d.Error(request_line(name), fmt::format("limit must be set for non overcommitable resource {}", rn));
+        d.Error(request_line(name),
+                fmt::format("limit must be set for non overcommitable resource {}", rn));
       }
       continue;
     }
     if (overcommit && req > *lim) {
-      d.Error(request_line(name), fmt::format("must be less than or equal to {} limit of {}", rn, lim->String()));
+      d.Error(request_line(name),
+              fmt::format("must be less than or equal to {} limit of {}", rn, lim->String()));
     } else if (!overcommit && req != *lim) {
-      d.Error(request_line(name), fmt::format("must be equal to {} limit of {}", rn, lim->String()));
+      d.Error(request_line(name),
+              fmt::format("must be equal to {} limit of {}", rn, lim->String()));
     }
   }
   // API defaulting: a limit without a request sets the request.
@@ -355,7 +385,8 @@ void DecodeResources(Decoder& d, const Node& n, api::ResourceRequirements& out) 
   }
 }
 
-// ---- taints and tolerations -----------------------------------------------------------------------------
+// ---- taints and tolerations
+// -----------------------------------------------------------------------------
 
 namespace {
 
@@ -388,7 +419,8 @@ const doc::Field<api::Taint> kTaintFields[] = {
          }
        }
      }},
-    {"effect", [](Decoder& d, const Node& n, api::Taint& t) { d.ReadEnum(n, kTaintEffects, "effect", t.effect); }},
+    {"effect", [](Decoder& d, const Node& n,
+                  api::Taint& t) { d.ReadEnum(n, kTaintEffects, "effect", t.effect); }},
     {"timeAdded",
      [](Decoder& d, const Node& n, api::Taint& t) {
        TimePoint tp;
@@ -399,7 +431,8 @@ const doc::Field<api::Taint> kTaintFields[] = {
 const doc::Field<api::Toleration> kTolerationFields[] = {
     {"key",
      [](Decoder& d, const Node& n, api::Toleration& t) {
-       if (d.ReadSymbol(n, t.key) && !t.key.empty()) CheckQualifiedNameAt(d, n, "toleration key", n.text());
+       if (d.ReadSymbol(n, t.key) && !t.key.empty())
+         CheckQualifiedNameAt(d, n, "toleration key", n.text());
      }},
     {"operator",
      [](Decoder& d, const Node& n, api::Toleration& t) {
@@ -407,10 +440,8 @@ const doc::Field<api::Toleration> kTolerationFields[] = {
        d.ReadEnum(n, kTolerationOps, "operator", t.op);
      }},
     {"value", [](Decoder& d, const Node& n, api::Toleration& t) { d.ReadSymbol(n, t.value); }},
-    {"effect",
-     [](Decoder& d, const Node& n, api::Toleration& t) {
-       d.ReadEnum(n, kTolerationEffects, "effect", t.effect);
-     }},
+    {"effect", [](Decoder& d, const Node& n,
+                  api::Toleration& t) { d.ReadEnum(n, kTolerationEffects, "effect", t.effect); }},
     {"tolerationSeconds",
      [](Decoder& d, const Node& n, api::Toleration& t) {
        int64_t v = 0;
@@ -429,7 +460,8 @@ void DecodeTaint(Decoder& d, const Node& n, api::Taint& out) {
     if (n.Find("effect") == nullptr || n.Find("effect")->is_null()) {
       d.Required(n, "effect", "NoSchedule, PreferNoSchedule, NoExecute");
     }
-    out.effect = api::TaintEffect::kNoSchedule;  // keep the object well-formed; the error rejects it
+    out.effect =
+        api::TaintEffect::kNoSchedule;  // keep the object well-formed; the error rejects it
   }
 }
 
@@ -437,8 +469,9 @@ void DecodeToleration(Decoder& d, const Node& n, api::Toleration& out) {
   d.Struct(n, out, kTolerationFields);
   if (!n.is_map()) return;
   if (out.key.empty() && out.op != api::TolerationOp::kExists) {
-    d.FieldError(n, "operator", "operator must be Exists when `key` is empty, which means \"match all values "
-                                "and all keys\"");
+    d.FieldError(n, "operator",
+                 "operator must be Exists when `key` is empty, which means \"match all values "
+                 "and all keys\"");
   }
   if (out.op == api::TolerationOp::kExists && !out.value.empty()) {
     d.FieldError(n, "value", "value must be empty when `operator` is 'Exists'");
@@ -453,7 +486,8 @@ void DecodeToleration(Decoder& d, const Node& n, api::Toleration& out) {
   }
 }
 
-// ---- node affinity --------------------------------------------------------------------------------------
+// ---- node affinity
+// --------------------------------------------------------------------------------------
 
 namespace {
 
@@ -477,8 +511,8 @@ const doc::Field<NodeReqIn> kNodeReqFields[] = {
     {"values", [](Decoder& d, const Node& n, NodeReqIn& in) { d.ReadSymbolList(n, in.r.values); }},
 };
 
-void DecodeNodeRequirements(Decoder& d, const Node& n, std::vector<api::NodeSelectorRequirement>& out,
-                            bool fields) {
+void DecodeNodeRequirements(Decoder& d, const Node& n,
+                            std::vector<api::NodeSelectorRequirement>& out, bool fields) {
   d.ReadList(n, out, [&](const Node& item, api::NodeSelectorRequirement& r) {
     NodeReqIn in;
     d.Struct(item, in, kNodeReqFields);
@@ -488,13 +522,15 @@ void DecodeNodeRequirements(Decoder& d, const Node& n, std::vector<api::NodeSele
       d.Required(item, "key");
     } else if (fields) {
       if (Str(d, r.key) != "metadata.name") {
-        d.FieldError(item, "key", fmt::format("unsupported field {:?} (want metadata.name)", Str(d, r.key)));
+        d.FieldError(item, "key",
+                     fmt::format("unsupported field {:?} (want metadata.name)", Str(d, r.key)));
       }
     } else if (const Node* k = item.Find("key")) {
       CheckQualifiedNameAt(d, *k, "key", Str(d, r.key));
     }
     if (!in.has_op) {
-      if (item.Find("operator") == nullptr) d.Required(item, "operator", "In, NotIn, Exists, DoesNotExist, Gt, Lt");
+      if (item.Find("operator") == nullptr)
+        d.Required(item, "operator", "In, NotIn, Exists, DoesNotExist, Gt, Lt");
       return;
     }
     switch (r.op) {
@@ -503,24 +539,29 @@ void DecodeNodeRequirements(Decoder& d, const Node& n, std::vector<api::NodeSele
         if (r.values.empty()) {
           d.FieldError(item, "values", "must be specified when `operator` is 'In' or 'NotIn'");
         } else if (fields && r.values.size() != 1) {
-          d.FieldError(item, "values",
-                       "must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
+          d.FieldError(
+              item, "values",
+              "must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
         }
         break;
       case api::NodeSelectorOp::kExists:
       case api::NodeSelectorOp::kDoesNotExist:
         if (fields) {
-          d.FieldError(item, "operator", "not a valid selector operator for node field selectors (want In, NotIn)");
+          d.FieldError(item, "operator",
+                       "not a valid selector operator for node field selectors (want In, NotIn)");
         } else if (!r.values.empty()) {
-          d.FieldError(item, "values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+          d.FieldError(item, "values",
+                       "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
         }
         break;
       case api::NodeSelectorOp::kGt:
       case api::NodeSelectorOp::kLt: {
         if (fields) {
-          d.FieldError(item, "operator", "not a valid selector operator for node field selectors (want In, NotIn)");
+          d.FieldError(item, "operator",
+                       "not a valid selector operator for node field selectors (want In, NotIn)");
         } else if (r.values.size() != 1) {
-          d.FieldError(item, "values", "must be specified single value when `operator` is 'Lt' or 'Gt'");
+          d.FieldError(item, "values",
+                       "must be specified single value when `operator` is 'Lt' or 'Gt'");
         } else {
           std::string_view v = Str(d, r.values[0]);
           char* end = nullptr;
@@ -528,7 +569,8 @@ void DecodeNodeRequirements(Decoder& d, const Node& n, std::vector<api::NodeSele
           errno = 0;
           (void)std::strtoll(buf.c_str(), &end, 10);
           if (buf.empty() || end != buf.c_str() + buf.size() || errno != 0) {
-            d.FieldError(item, "values", fmt::format("invalid value {:?}: must be an integer for 'Lt' or 'Gt'", v));
+            d.FieldError(item, "values",
+                         fmt::format("invalid value {:?}: must be an integer for 'Lt' or 'Gt'", v));
           }
         }
         break;
@@ -543,19 +585,23 @@ const doc::Field<api::NodeSelectorTerm> kNodeSelectorTermFields[] = {
        DecodeNodeRequirements(d, n, t.match_expressions, false);
      }},
     {"matchFields",
-     [](Decoder& d, const Node& n, api::NodeSelectorTerm& t) { DecodeNodeRequirements(d, n, t.match_fields, true); }},
+     [](Decoder& d, const Node& n, api::NodeSelectorTerm& t) {
+       DecodeNodeRequirements(d, n, t.match_fields, true);
+     }},
 };
 
 const doc::Field<api::NodeSelector> kNodeSelectorFields[] = {
     {"nodeSelectorTerms",
      [](Decoder& d, const Node& n, api::NodeSelector& s) {
-       d.ReadList(n, s.node_selector_terms,
-                  [&](const Node& item, api::NodeSelectorTerm& t) { d.Struct(item, t, kNodeSelectorTermFields); });
+       d.ReadList(n, s.node_selector_terms, [&](const Node& item, api::NodeSelectorTerm& t) {
+         d.Struct(item, t, kNodeSelectorTermFields);
+       });
      }},
 };
 
 const doc::Field<api::PreferredSchedulingTerm> kPreferredTermFields[] = {
-    {"weight", [](Decoder& d, const Node& n, api::PreferredSchedulingTerm& t) { d.ReadInt32(n, t.weight, 1, 100); }},
+    {"weight", [](Decoder& d, const Node& n,
+                  api::PreferredSchedulingTerm& t) { d.ReadInt32(n, t.weight, 1, 100); }},
     {"preference",
      [](Decoder& d, const Node& n, api::PreferredSchedulingTerm& t) {
        d.Struct(n, t.preference, kNodeSelectorTermFields);
@@ -582,12 +628,14 @@ const doc::Field<api::NodeAffinity> kNodeAffinityFields[] = {
      }},
 };
 
-// ---- pod affinity ---------------------------------------------------------------------------------------
+// ---- pod affinity
+// ---------------------------------------------------------------------------------------
 
 const doc::Field<api::PodAffinityTerm> kPodAffinityTermFields[] = {
-    {"labelSelector",
-     [](Decoder& d, const Node& n, api::PodAffinityTerm& t) { DecodeLabelSelector(d, n, t.label_selector); }},
-    {"namespaces", [](Decoder& d, const Node& n, api::PodAffinityTerm& t) { d.ReadSymbolList(n, t.namespaces); }},
+    {"labelSelector", [](Decoder& d, const Node& n,
+                         api::PodAffinityTerm& t) { DecodeLabelSelector(d, n, t.label_selector); }},
+    {"namespaces",
+     [](Decoder& d, const Node& n, api::PodAffinityTerm& t) { d.ReadSymbolList(n, t.namespaces); }},
     {"topologyKey",
      [](Decoder& d, const Node& n, api::PodAffinityTerm& t) {
        if (d.ReadSymbol(n, t.topology_key) && !t.topology_key.empty()) {
@@ -595,21 +643,26 @@ const doc::Field<api::PodAffinityTerm> kPodAffinityTermFields[] = {
        }
      }},
     {"namespaceSelector",
-     [](Decoder& d, const Node& n, api::PodAffinityTerm& t) { DecodeLabelSelector(d, n, t.namespace_selector); }},
-    {"matchLabelKeys",
-     [](Decoder& d, const Node& n, api::PodAffinityTerm& t) { d.ReadSymbolList(n, t.match_label_keys); }},
+     [](Decoder& d, const Node& n, api::PodAffinityTerm& t) {
+       DecodeLabelSelector(d, n, t.namespace_selector);
+     }},
+    {"matchLabelKeys", [](Decoder& d, const Node& n,
+                          api::PodAffinityTerm& t) { d.ReadSymbolList(n, t.match_label_keys); }},
     {"mismatchLabelKeys",
-     [](Decoder& d, const Node& n, api::PodAffinityTerm& t) { d.ReadSymbolList(n, t.mismatch_label_keys); }},
+     [](Decoder& d, const Node& n, api::PodAffinityTerm& t) {
+       d.ReadSymbolList(n, t.mismatch_label_keys);
+     }},
 };
 
 void DecodePodAffinityTerm(Decoder& d, const Node& n, api::PodAffinityTerm& t) {
   d.Struct(n, t, kPodAffinityTermFields);
-  if (n.is_map() && t.topology_key.empty()) d.Required(n, "topologyKey", "a node label key, e.g. kubernetes.io/hostname");
+  if (n.is_map() && t.topology_key.empty())
+    d.Required(n, "topologyKey", "a node label key, e.g. kubernetes.io/hostname");
 }
 
 const doc::Field<api::WeightedPodAffinityTerm> kWeightedTermFields[] = {
-    {"weight",
-     [](Decoder& d, const Node& n, api::WeightedPodAffinityTerm& t) { d.ReadInt32(n, t.weight, 1, 100); }},
+    {"weight", [](Decoder& d, const Node& n,
+                  api::WeightedPodAffinityTerm& t) { d.ReadInt32(n, t.weight, 1, 100); }},
     {"podAffinityTerm",
      [](Decoder& d, const Node& n, api::WeightedPodAffinityTerm& t) {
        DecodePodAffinityTerm(d, n, t.pod_affinity_term);
@@ -619,7 +672,9 @@ const doc::Field<api::WeightedPodAffinityTerm> kWeightedTermFields[] = {
 const doc::Field<api::PodAffinity> kPodAffinityFields[] = {
     {"requiredDuringSchedulingIgnoredDuringExecution",
      [](Decoder& d, const Node& n, api::PodAffinity& a) {
-       d.ReadList(n, a.required, [&](const Node& item, api::PodAffinityTerm& t) { DecodePodAffinityTerm(d, item, t); });
+       d.ReadList(n, a.required, [&](const Node& item, api::PodAffinityTerm& t) {
+         DecodePodAffinityTerm(d, item, t);
+       });
      }},
     {"preferredDuringSchedulingIgnoredDuringExecution",
      [](Decoder& d, const Node& n, api::PodAffinity& a) {
@@ -656,7 +711,8 @@ const doc::Field<api::Affinity> kAffinityFields[] = {
      }},
 };
 
-// ---- topology spread ------------------------------------------------------------------------------------
+// ---- topology spread
+// ------------------------------------------------------------------------------------
 
 constexpr doc::EnumName<api::WhenUnsatisfiable> kWhenUnsatisfiable[] = {
     {"DoNotSchedule", api::WhenUnsatisfiable::kDoNotSchedule},
@@ -687,7 +743,9 @@ const doc::Field<api::TopologySpreadConstraint> kTscFields[] = {
        d.ReadEnum(n, kWhenUnsatisfiable, "whenUnsatisfiable", c.when_unsatisfiable);
      }},
     {"labelSelector",
-     [](Decoder& d, const Node& n, api::TopologySpreadConstraint& c) { DecodeLabelSelector(d, n, c.label_selector); }},
+     [](Decoder& d, const Node& n, api::TopologySpreadConstraint& c) {
+       DecodeLabelSelector(d, n, c.label_selector);
+     }},
     {"minDomains",
      [](Decoder& d, const Node& n, api::TopologySpreadConstraint& c) {
        if (n.kind() == doc::Kind::kInt && n.int_value() <= 0) {
@@ -708,14 +766,20 @@ const doc::Field<api::TopologySpreadConstraint> kTscFields[] = {
        if (d.ReadEnum(n, kInclusionPolicies, "nodeTaintsPolicy", p)) c.node_taints_policy = p;
      }},
     {"matchLabelKeys",
-     [](Decoder& d, const Node& n, api::TopologySpreadConstraint& c) { d.ReadSymbolList(n, c.match_label_keys); }},
+     [](Decoder& d, const Node& n, api::TopologySpreadConstraint& c) {
+       d.ReadSymbolList(n, c.match_label_keys);
+     }},
 };
 
 }  // namespace
 
-void DecodeAffinity(Decoder& d, const Node& n, api::Affinity& out) { d.Struct(n, out, kAffinityFields); }
+void DecodeAffinity(Decoder& d, const Node& n, api::Affinity& out) {
+  d.Struct(n, out, kAffinityFields);
+}
 
-void DecodeNodeAffinity(Decoder& d, const Node& n, api::NodeAffinity& out) { d.Struct(n, out, kNodeAffinityFields); }
+void DecodeNodeAffinity(Decoder& d, const Node& n, api::NodeAffinity& out) {
+  d.Struct(n, out, kNodeAffinityFields);
+}
 
 void DecodeTopologySpreadConstraint(Decoder& d, const Node& n, api::TopologySpreadConstraint& out) {
   out.max_skew = 0;
@@ -723,8 +787,10 @@ void DecodeTopologySpreadConstraint(Decoder& d, const Node& n, api::TopologySpre
   if (!n.is_map()) return;
   if (!seen.has("maxSkew")) d.Required(n, "maxSkew", "an integer greater than zero");
   if (out.max_skew <= 0) out.max_skew = 1;
-  if (out.topology_key.empty()) d.Required(n, "topologyKey", "a node label key, e.g. topology.kubernetes.io/zone");
-  if (!seen.has("whenUnsatisfiable")) d.Required(n, "whenUnsatisfiable", "DoNotSchedule, ScheduleAnyway");
+  if (out.topology_key.empty())
+    d.Required(n, "topologyKey", "a node label key, e.g. topology.kubernetes.io/zone");
+  if (!seen.has("whenUnsatisfiable"))
+    d.Required(n, "whenUnsatisfiable", "DoNotSchedule, ScheduleAnyway");
   if (out.min_domains && out.when_unsatisfiable != api::WhenUnsatisfiable::kDoNotSchedule) {
     d.FieldError(n, "minDomains", "can only use minDomains if whenUnsatisfiable=DoNotSchedule");
   }

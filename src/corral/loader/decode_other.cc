@@ -12,14 +12,18 @@ namespace corral::loader::internal {
 
 namespace {
 
-Interner& In(Decoder& d) { return *d.interner(); }
+Interner& In(Decoder& d) {
+  return *d.interner();
+}
 
 constexpr std::string_view kStatus[] = {"status"};
 
-// ---- Node -----------------------------------------------------------------------------------------------
+// ---- Node
+// -----------------------------------------------------------------------------------------------
 
 const doc::Field<api::Node> kNodeSpecFields[] = {
-    {"unschedulable", [](Decoder& d, const Node& n, api::Node& o) { d.ReadBool(n, o.unschedulable); }},
+    {"unschedulable",
+     [](Decoder& d, const Node& n, api::Node& o) { d.ReadBool(n, o.unschedulable); }},
     {"taints",
      [](Decoder& d, const Node& n, api::Node& o) {
        d.ReadList(n, o.taints, [&](const Node& item, api::Taint& t) { DecodeTaint(d, item, t); });
@@ -29,39 +33,47 @@ const doc::Field<api::Node> kNodeSpecFields[] = {
            if (o.taints[i].key == o.taints[j].key && o.taints[i].effect == o.taints[j].effect &&
                !o.taints[i].key.empty()) {
              auto s = d.Index(i);
-             d.Error(n.items()[i], fmt::format("taints must be unique by key and effect pair: {:?} repeats "
-                                               "taints[{}]",
-                                               In(d).Str(o.taints[i].key), j));
+             d.Error(n.items()[i],
+                     fmt::format("taints must be unique by key and effect pair: {:?} repeats "
+                                 "taints[{}]",
+                                 In(d).Str(o.taints[i].key), j));
              break;
            }
          }
        }
      }},
 };
-constexpr std::string_view kNodeSpecIgnored[] = {"podCIDR", "podCIDRs", "providerID", "configSource", "externalID"};
+constexpr std::string_view kNodeSpecIgnored[] = {"podCIDR", "podCIDRs", "providerID",
+                                                 "configSource", "externalID"};
 
 const doc::Field<api::ContainerImage> kImageFields[] = {
-    {"names", [](Decoder& d, const Node& n, api::ContainerImage& i) { d.ReadSymbolList(n, i.names); }},
-    {"sizeBytes", [](Decoder& d, const Node& n, api::ContainerImage& i) { d.ReadInt64(n, i.size_bytes, 0); }},
+    {"names",
+     [](Decoder& d, const Node& n, api::ContainerImage& i) { d.ReadSymbolList(n, i.names); }},
+    {"sizeBytes",
+     [](Decoder& d, const Node& n, api::ContainerImage& i) { d.ReadInt64(n, i.size_bytes, 0); }},
 };
 
 const doc::Field<api::NodeCondition> kNodeConditionFields[] = {
     {"type", [](Decoder& d, const Node& n, api::NodeCondition& c) { d.ReadSymbol(n, c.type); }},
     {"status", [](Decoder& d, const Node& n, api::NodeCondition& c) { d.ReadSymbol(n, c.status); }},
 };
-constexpr std::string_view kNodeConditionIgnored[] = {"lastHeartbeatTime", "lastTransitionTime", "reason",
-                                                      "message"};
+constexpr std::string_view kNodeConditionIgnored[] = {"lastHeartbeatTime", "lastTransitionTime",
+                                                      "reason", "message"};
 
 const doc::Field<api::Node> kNodeStatusFields[] = {
     {"capacity",
-     [](Decoder& d, const Node& n, api::Node& o) { DecodeResourceList(d, n, o.capacity, ResourceListUse::kNode); }},
+     [](Decoder& d, const Node& n, api::Node& o) {
+       DecodeResourceList(d, n, o.capacity, ResourceListUse::kNode);
+     }},
     {"allocatable",
      [](Decoder& d, const Node& n, api::Node& o) {
        DecodeResourceList(d, n, o.allocatable, ResourceListUse::kNode);
      }},
     {"images",
      [](Decoder& d, const Node& n, api::Node& o) {
-       d.ReadList(n, o.images, [&](const Node& item, api::ContainerImage& i) { d.Struct(item, i, kImageFields); });
+       d.ReadList(n, o.images, [&](const Node& item, api::ContainerImage& i) {
+         d.Struct(item, i, kImageFields);
+       });
      }},
     {"conditions",
      [](Decoder& d, const Node& n, api::Node& o) {
@@ -71,20 +83,23 @@ const doc::Field<api::Node> kNodeStatusFields[] = {
      }},
 };
 constexpr std::string_view kNodeStatusIgnored[] = {
-    "phase",   "addresses",       "daemonEndpoints", "nodeInfo", "volumesInUse", "volumesAttached",
-    "config",  "runtimeHandlers", "features",        "declaredFeatures",
+    "phase",           "addresses", "daemonEndpoints", "nodeInfo", "volumesInUse",
+    "volumesAttached", "config",    "runtimeHandlers", "features", "declaredFeatures",
 };
 
 const doc::Field<api::Node> kNodeFields[] = {
     {"apiVersion", [](Decoder&, const Node&, api::Node&) {}},
     {"kind", [](Decoder&, const Node&, api::Node&) {}},
-    {"metadata", [](Decoder& d, const Node& n, api::Node& o) { DecodeMeta(d, n, o.meta, {.namespaced = false}); }},
-    {"spec", [](Decoder& d, const Node& n, api::Node& o) { d.Struct(n, o, kNodeSpecFields, kNodeSpecIgnored); }},
-    {"status",
-     [](Decoder& d, const Node& n, api::Node& o) { d.Struct(n, o, kNodeStatusFields, kNodeStatusIgnored); }},
+    {"metadata", [](Decoder& d, const Node& n,
+                    api::Node& o) { DecodeMeta(d, n, o.meta, {.namespaced = false}); }},
+    {"spec", [](Decoder& d, const Node& n,
+                api::Node& o) { d.Struct(n, o, kNodeSpecFields, kNodeSpecIgnored); }},
+    {"status", [](Decoder& d, const Node& n,
+                  api::Node& o) { d.Struct(n, o, kNodeStatusFields, kNodeStatusIgnored); }},
 };
 
-// ---- Namespace ------------------------------------------------------------------------------------------
+// ---- Namespace
+// ------------------------------------------------------------------------------------------
 
 const doc::Field<api::Namespace> kNamespaceFields[] = {
     {"apiVersion", [](Decoder&, const Node&, api::Namespace&) {}},
@@ -96,23 +111,27 @@ const doc::Field<api::Namespace> kNamespaceFields[] = {
 };
 constexpr std::string_view kNamespaceIgnored[] = {"spec", "status"};
 
-// ---- PriorityClass --------------------------------------------------------------------------------------
+// ---- PriorityClass
+// --------------------------------------------------------------------------------------
 
 const doc::Field<api::PriorityClass> kPriorityClassFields[] = {
     {"apiVersion", [](Decoder&, const Node&, api::PriorityClass&) {}},
     {"kind", [](Decoder&, const Node&, api::PriorityClass&) {}},
-    {"metadata",
-     [](Decoder& d, const Node& n, api::PriorityClass& o) { DecodeMeta(d, n, o.meta, {.namespaced = false}); }},
+    {"metadata", [](Decoder& d, const Node& n,
+                    api::PriorityClass& o) { DecodeMeta(d, n, o.meta, {.namespaced = false}); }},
     {"value", [](Decoder& d, const Node& n, api::PriorityClass& o) { d.ReadInt32(n, o.value); }},
-    {"globalDefault", [](Decoder& d, const Node& n, api::PriorityClass& o) { d.ReadBool(n, o.global_default); }},
-    {"description", [](Decoder& d, const Node& n, api::PriorityClass& o) { d.ReadString(n, o.description); }},
+    {"globalDefault",
+     [](Decoder& d, const Node& n, api::PriorityClass& o) { d.ReadBool(n, o.global_default); }},
+    {"description",
+     [](Decoder& d, const Node& n, api::PriorityClass& o) { d.ReadString(n, o.description); }},
     {"preemptionPolicy",
      [](Decoder& d, const Node& n, api::PriorityClass& o) {
        d.ReadEnum(n, kPreemptionPolicies, "preemptionPolicy", o.preemption_policy);
      }},
 };
 
-// ---- PodDisruptionBudget --------------------------------------------------------------------------------
+// ---- PodDisruptionBudget
+// --------------------------------------------------------------------------------
 
 bool DecodeIntOrPercent(Decoder& d, const Node& n, std::optional<api::IntOrPercent>& out) {
   if (n.is_null()) return false;
@@ -135,9 +154,11 @@ bool DecodeIntOrPercent(Decoder& d, const Node& n, std::optional<api::IntOrPerce
       }
     }
     if (pct < 0) {
-      d.Error(n, fmt::format("invalid value {:?}: a valid percent string must be a numeric string followed by "
-                             "an ending '%' (e.g. '1%', or '93%')",
-                             s));
+      d.Error(n,
+              fmt::format(
+                  "invalid value {:?}: a valid percent string must be a numeric string followed by "
+                  "an ending '%' (e.g. '1%', or '93%')",
+                  s));
       return false;
     }
     if (pct > 100) {
@@ -147,7 +168,8 @@ bool DecodeIntOrPercent(Decoder& d, const Node& n, std::optional<api::IntOrPerce
     v.value = static_cast<int32_t>(pct);
     v.is_percent = true;
   } else {
-    d.Error(n, "expected an integer or a percentage string such as \"50%\", got " + Decoder::Describe(n));
+    d.Error(n, "expected an integer or a percentage string such as \"50%\", got " +
+                   Decoder::Describe(n));
     return false;
   }
   out = v;
@@ -156,11 +178,15 @@ bool DecodeIntOrPercent(Decoder& d, const Node& n, std::optional<api::IntOrPerce
 
 const doc::Field<api::PodDisruptionBudget> kPdbSpecFields[] = {
     {"minAvailable",
-     [](Decoder& d, const Node& n, api::PodDisruptionBudget& o) { DecodeIntOrPercent(d, n, o.min_available); }},
+     [](Decoder& d, const Node& n, api::PodDisruptionBudget& o) {
+       DecodeIntOrPercent(d, n, o.min_available);
+     }},
     {"maxUnavailable",
-     [](Decoder& d, const Node& n, api::PodDisruptionBudget& o) { DecodeIntOrPercent(d, n, o.max_unavailable); }},
-    {"selector",
-     [](Decoder& d, const Node& n, api::PodDisruptionBudget& o) { DecodeLabelSelector(d, n, o.selector); }},
+     [](Decoder& d, const Node& n, api::PodDisruptionBudget& o) {
+       DecodeIntOrPercent(d, n, o.max_unavailable);
+     }},
+    {"selector", [](Decoder& d, const Node& n,
+                    api::PodDisruptionBudget& o) { DecodeLabelSelector(d, n, o.selector); }},
 };
 constexpr std::string_view kPdbSpecIgnored[] = {"unhealthyPodEvictionPolicy"};
 
@@ -168,7 +194,9 @@ const doc::Field<api::PodDisruptionBudget> kPdbFields[] = {
     {"apiVersion", [](Decoder&, const Node&, api::PodDisruptionBudget&) {}},
     {"kind", [](Decoder&, const Node&, api::PodDisruptionBudget&) {}},
     {"metadata",
-     [](Decoder& d, const Node& n, api::PodDisruptionBudget& o) { DecodeMeta(d, n, o.meta, {.namespaced = true}); }},
+     [](Decoder& d, const Node& n, api::PodDisruptionBudget& o) {
+       DecodeMeta(d, n, o.meta, {.namespaced = true});
+     }},
     {"spec",
      [](Decoder& d, const Node& n, api::PodDisruptionBudget& o) {
        d.Struct(n, o, kPdbSpecFields, kPdbSpecIgnored);
@@ -178,35 +206,65 @@ const doc::Field<api::PodDisruptionBudget> kPdbFields[] = {
      }},
 };
 
-// ---- selector owners ------------------------------------------------------------------------------------
+// ---- selector owners
+// ------------------------------------------------------------------------------------
 
 void DecodeOwnerMeta(Decoder& d, const Node& n, api::SelectorOwner& o) {
-  NameRule rule = o.kind == api::SelectorOwnerKind::kService ? NameRule::kDns1035Label : NameRule::kDns1123Subdomain;
+  NameRule rule = o.kind == api::SelectorOwnerKind::kService ? NameRule::kDns1035Label
+                                                             : NameRule::kDns1123Subdomain;
   DecodeMeta(d, n, o.meta, {.namespaced = true, .name = rule});
 }
 
 const doc::Field<api::SelectorOwner> kMapSelectorSpecFields[] = {
-    {"selector", [](Decoder& d, const Node& n, api::SelectorOwner& o) { DecodeMapSelector(d, n, o.selector); }},
+    {"selector",
+     [](Decoder& d, const Node& n, api::SelectorOwner& o) { DecodeMapSelector(d, n, o.selector); }},
 };
 const doc::Field<api::SelectorOwner> kLabelSelectorSpecFields[] = {
-    {"selector", [](Decoder& d, const Node& n, api::SelectorOwner& o) { DecodeLabelSelector(d, n, o.selector); }},
+    {"selector", [](Decoder& d, const Node& n,
+                    api::SelectorOwner& o) { DecodeLabelSelector(d, n, o.selector); }},
 };
 constexpr std::string_view kServiceSpecIgnored[] = {
-    "ports", "clusterIP", "clusterIPs", "type", "externalIPs", "sessionAffinity", "loadBalancerIP",
-    "loadBalancerSourceRanges", "externalName", "externalTrafficPolicy", "healthCheckNodePort",
-    "publishNotReadyAddresses", "sessionAffinityConfig", "ipFamilies", "ipFamilyPolicy",
-    "allocateLoadBalancerNodePorts", "loadBalancerClass", "internalTrafficPolicy", "trafficDistribution",
+    "ports",
+    "clusterIP",
+    "clusterIPs",
+    "type",
+    "externalIPs",
+    "sessionAffinity",
+    "loadBalancerIP",
+    "loadBalancerSourceRanges",
+    "externalName",
+    "externalTrafficPolicy",
+    "healthCheckNodePort",
+    "publishNotReadyAddresses",
+    "sessionAffinityConfig",
+    "ipFamilies",
+    "ipFamilyPolicy",
+    "allocateLoadBalancerNodePorts",
+    "loadBalancerClass",
+    "internalTrafficPolicy",
+    "trafficDistribution",
 };
-constexpr std::string_view kReplicationControllerSpecIgnored[] = {"replicas", "minReadySeconds", "template"};
+constexpr std::string_view kReplicationControllerSpecIgnored[] = {"replicas", "minReadySeconds",
+                                                                  "template"};
 constexpr std::string_view kReplicaSetSpecIgnored[] = {"replicas", "minReadySeconds", "template"};
 constexpr std::string_view kStatefulSetSpecIgnored[] = {
-    "replicas", "template", "volumeClaimTemplates", "serviceName", "podManagementPolicy", "updateStrategy",
-    "revisionHistoryLimit", "minReadySeconds", "persistentVolumeClaimRetentionPolicy", "ordinals",
+    "replicas",
+    "template",
+    "volumeClaimTemplates",
+    "serviceName",
+    "podManagementPolicy",
+    "updateStrategy",
+    "revisionHistoryLimit",
+    "minReadySeconds",
+    "persistentVolumeClaimRetentionPolicy",
+    "ordinals",
 };
 
 void DecodeOwnerSpec(Decoder& d, const Node& n, api::SelectorOwner& o) {
   switch (o.kind) {
-    case api::SelectorOwnerKind::kService: d.Struct(n, o, kMapSelectorSpecFields, kServiceSpecIgnored); break;
+    case api::SelectorOwnerKind::kService:
+      d.Struct(n, o, kMapSelectorSpecFields, kServiceSpecIgnored);
+      break;
     case api::SelectorOwnerKind::kReplicationController:
       d.Struct(n, o, kMapSelectorSpecFields, kReplicationControllerSpecIgnored);
       break;
@@ -231,7 +289,8 @@ const doc::Field<api::SelectorOwner> kOwnerFields[] = {
 void DecodeNode(Decoder& d, const Node& root, api::Node& out) {
   d.Struct(root, out, kNodeFields);
   CheckMetaPresent(d, root, out.meta);
-  // Allocatable defaults to capacity, resource by resource (as a kubelet without reservations reports).
+  // Allocatable defaults to capacity, resource by resource (as a kubelet without reservations
+  // reports).
   bool added = false;
   for (const auto& [name, q] : out.capacity) {
     if (api::FindResource(out.allocatable, name) == nullptr) {
@@ -247,7 +306,8 @@ void DecodeNode(Decoder& d, const Node& root, api::Node& out) {
     const Node* status = root.Find("status");
     auto s = d.Field("status");
     d.Warning(status != nullptr ? *status : root,
-              "node has no \"pods\" in allocatable or capacity: no pod can be scheduled on it (the kubelet "
+              "node has no \"pods\" in allocatable or capacity: no pod can be scheduled on it (the "
+              "kubelet "
               "reports 110 by default)");
   }
 }
@@ -265,15 +325,16 @@ void DecodePriorityClass(Decoder& d, const Node& root, api::PriorityClass& out) 
   if (name.starts_with("system-")) {
     if (name != "system-node-critical" && name != "system-cluster-critical") {
       auto s = d.Field("metadata");
-      d.FieldError(*root.Find("metadata"), "name",
-                   fmt::format("priority class names with 'system-' prefix are reserved: {:?}", name));
+      d.FieldError(
+          *root.Find("metadata"), "name",
+          fmt::format("priority class names with 'system-' prefix are reserved: {:?}", name));
     }
   } else if (out.value > kHighestUserDefinablePriority) {
     const Node* v = root.Find("value");
     auto s = d.Field("value");
     d.Error(v != nullptr ? *v : root,
-            fmt::format("invalid value {}: maximum allowed value of a user defined priority is {}", out.value,
-                        kHighestUserDefinablePriority));
+            fmt::format("invalid value {}: maximum allowed value of a user defined priority is {}",
+                        out.value, kHighestUserDefinablePriority));
   }
 }
 

@@ -11,9 +11,12 @@ namespace corral::loader::internal {
 
 namespace {
 
-Interner& In(Decoder& d) { return *d.interner(); }
+Interner& In(Decoder& d) {
+  return *d.interner();
+}
 
-// ---- containers -----------------------------------------------------------------------------------------
+// ---- containers
+// -----------------------------------------------------------------------------------------
 
 struct ContainerIn {
   api::Container c;
@@ -29,10 +32,14 @@ constexpr doc::EnumName<api::Protocol> kProtocols[] = {
 
 const doc::Field<api::ContainerPort> kPortFields[] = {
     {"name", [](Decoder& d, const Node& n, api::ContainerPort& p) { d.ReadSymbol(n, p.name); }},
-    {"containerPort", [](Decoder& d, const Node& n, api::ContainerPort& p) { d.ReadInt32(n, p.container_port, 1, 65535); }},
-    {"hostPort", [](Decoder& d, const Node& n, api::ContainerPort& p) { d.ReadInt32(n, p.host_port, 0, 65535); }},
-    {"protocol", [](Decoder& d, const Node& n, api::ContainerPort& p) { d.ReadEnum(n, kProtocols, "protocol", p.protocol); }},
-    {"hostIP", [](Decoder& d, const Node& n, api::ContainerPort& p) { d.ReadSymbol(n, p.host_ip); }},
+    {"containerPort", [](Decoder& d, const Node& n,
+                         api::ContainerPort& p) { d.ReadInt32(n, p.container_port, 1, 65535); }},
+    {"hostPort", [](Decoder& d, const Node& n,
+                    api::ContainerPort& p) { d.ReadInt32(n, p.host_port, 0, 65535); }},
+    {"protocol", [](Decoder& d, const Node& n,
+                    api::ContainerPort& p) { d.ReadEnum(n, kProtocols, "protocol", p.protocol); }},
+    {"hostIP",
+     [](Decoder& d, const Node& n, api::ContainerPort& p) { d.ReadSymbol(n, p.host_ip); }},
 };
 
 constexpr doc::EnumName<api::ContainerRestartPolicy> kContainerRestartPolicies[] = {
@@ -44,7 +51,8 @@ constexpr doc::EnumName<api::ContainerRestartPolicy> kContainerRestartPolicies[]
 const doc::Field<ContainerIn> kContainerFields[] = {
     {"name", [](Decoder& d, const Node& n, ContainerIn& c) { d.ReadSymbol(n, c.c.name); }},
     {"image", [](Decoder& d, const Node& n, ContainerIn& c) { d.ReadSymbol(n, c.c.image); }},
-    {"resources", [](Decoder& d, const Node& n, ContainerIn& c) { DecodeResources(d, n, c.c.resources); }},
+    {"resources",
+     [](Decoder& d, const Node& n, ContainerIn& c) { DecodeResources(d, n, c.c.resources); }},
     {"ports",
      [](Decoder& d, const Node& n, ContainerIn& c) {
        d.ReadList(n, c.c.ports, [&](const Node& item, api::ContainerPort& p) {
@@ -56,16 +64,32 @@ const doc::Field<ContainerIn> kContainerFields[] = {
      }},
     {"restartPolicy",
      [](Decoder& d, const Node& n, ContainerIn& c) {
-       if (d.ReadEnum(n, kContainerRestartPolicies, "restartPolicy", c.c.restart_policy)) c.restart_policy = &n;
+       if (d.ReadEnum(n, kContainerRestartPolicies, "restartPolicy", c.c.restart_policy))
+         c.restart_policy = &n;
      }},
 };
 // Container fields that do not affect scheduling.
 constexpr std::string_view kContainerIgnored[] = {
-    "command",        "args",          "workingDir",     "envFrom",        "env",
-    "volumeMounts",   "volumeDevices", "livenessProbe",  "readinessProbe", "startupProbe",
-    "lifecycle",      "terminationMessagePath",          "terminationMessagePolicy",
-    "imagePullPolicy", "securityContext", "stdin",       "stdinOnce",      "tty",
-    "resizePolicy",   "restartPolicyRules",
+    "command",
+    "args",
+    "workingDir",
+    "envFrom",
+    "env",
+    "volumeMounts",
+    "volumeDevices",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "lifecycle",
+    "terminationMessagePath",
+    "terminationMessagePolicy",
+    "imagePullPolicy",
+    "securityContext",
+    "stdin",
+    "stdinOnce",
+    "tty",
+    "resizePolicy",
+    "restartPolicyRules",
 };
 
 void DecodeContainers(Decoder& d, const Node& n, std::vector<api::Container>& out, bool init) {
@@ -79,17 +103,20 @@ void DecodeContainers(Decoder& d, const Node& n, std::vector<api::Container>& ou
       } else if (std::string err = CheckDns1123Label(In(d).Str(in.c.name)); !err.empty()) {
         d.FieldError(item, "name", fmt::format("invalid name {:?}: {}", In(d).Str(in.c.name), err));
       }
-      if (in.restart_policy != nullptr && in.c.restart_policy != api::ContainerRestartPolicy::kAlways && init) {
+      if (in.restart_policy != nullptr &&
+          in.c.restart_policy != api::ContainerRestartPolicy::kAlways && init) {
         auto s = d.Field("restartPolicy");
         d.Error(*in.restart_policy,
-                fmt::format("unsupported value {:?} for an init container (want Always)", in.restart_policy->text()));
+                fmt::format("unsupported value {:?} for an init container (want Always)",
+                            in.restart_policy->text()));
       }
     }
     c = std::move(in.c);
   });
 }
 
-// ---- volumes --------------------------------------------------------------------------------------------
+// ---- volumes
+// --------------------------------------------------------------------------------------------
 
 const doc::Field<api::Volume> kPvcSourceFields[] = {
     {"claimName", [](Decoder& d, const Node& n, api::Volume& v) { d.ReadSymbol(n, v.claim_name); }},
@@ -104,29 +131,57 @@ const doc::Field<api::Volume> kVolumeFields[] = {
        d.Struct(n, v, kPvcSourceFields, kPvcSourceIgnored);
        if (n.is_map() && v.claim_name.empty()) d.Required(n, "claimName");
      }},
-    {"ephemeral", [](Decoder&, const Node&, api::Volume& v) { v.kind = api::VolumeKind::kEphemeral; }},
+    {"ephemeral",
+     [](Decoder&, const Node&, api::Volume& v) { v.kind = api::VolumeKind::kEphemeral; }},
 };
 // Volume sources the scheduler does not look into.
 constexpr std::string_view kVolumeIgnored[] = {
-    "hostPath",  "emptyDir",   "gcePersistentDisk", "awsElasticBlockStore", "gitRepo",   "secret",
-    "nfs",       "iscsi",      "glusterfs",         "rbd",                  "flexVolume", "cinder",
-    "cephfs",    "flocker",    "downwardAPI",       "fc",                   "azureFile", "configMap",
-    "vsphereVolume", "quobyte", "azureDisk",        "photonPersistentDisk", "projected", "portworxVolume",
-    "scaleIO",   "storageos",  "csi",               "image",
+    "hostPath",
+    "emptyDir",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "gitRepo",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "rbd",
+    "flexVolume",
+    "cinder",
+    "cephfs",
+    "flocker",
+    "downwardAPI",
+    "fc",
+    "azureFile",
+    "configMap",
+    "vsphereVolume",
+    "quobyte",
+    "azureDisk",
+    "photonPersistentDisk",
+    "projected",
+    "portworxVolume",
+    "scaleIO",
+    "storageos",
+    "csi",
+    "image",
 };
 
-// ---- spec -----------------------------------------------------------------------------------------------
+// ---- spec
+// -----------------------------------------------------------------------------------------------
 
 const doc::Field<api::WorkloadReference> kWorkloadRefFields[] = {
     {"name", [](Decoder& d, const Node& n, api::WorkloadReference& r) { d.ReadSymbol(n, r.name); }},
-    {"podGroup", [](Decoder& d, const Node& n, api::WorkloadReference& r) { d.ReadSymbol(n, r.pod_group); }},
+    {"podGroup",
+     [](Decoder& d, const Node& n, api::WorkloadReference& r) { d.ReadSymbol(n, r.pod_group); }},
     {"podGroupReplicaKey",
-     [](Decoder& d, const Node& n, api::WorkloadReference& r) { d.ReadSymbol(n, r.pod_group_replica_key); }},
+     [](Decoder& d, const Node& n, api::WorkloadReference& r) {
+       d.ReadSymbol(n, r.pod_group_replica_key);
+     }},
 };
 
 const doc::Field<api::PodSchedulingGroup> kSchedulingGroupFields[] = {
-    {"podGroupName",
-     [](Decoder& d, const Node& n, api::PodSchedulingGroup& g) { d.ReadSymbol(n, g.pod_group_name); }},
+    {"podGroupName", [](Decoder& d, const Node& n,
+                        api::PodSchedulingGroup& g) { d.ReadSymbol(n, g.pod_group_name); }},
 };
 
 const doc::Field<Symbol> kSchedulingGateFields[] = {
@@ -136,11 +191,14 @@ const doc::Field<Symbol> kSchedulingGateFields[] = {
 const doc::Field<Symbol> kResourceClaimFields[] = {
     {"name", [](Decoder& d, const Node& n, Symbol& s) { d.ReadSymbol(n, s); }},
 };
-constexpr std::string_view kResourceClaimIgnored[] = {"resourceClaimName", "resourceClaimTemplateName", "source"};
+constexpr std::string_view kResourceClaimIgnored[] = {"resourceClaimName",
+                                                      "resourceClaimTemplateName", "source"};
 
 const doc::Field<PodInput> kSpecFields[] = {
-    {"initContainers", [](Decoder& d, const Node& n, PodInput& p) { DecodeContainers(d, n, p.pod.init_containers, true); }},
-    {"containers", [](Decoder& d, const Node& n, PodInput& p) { DecodeContainers(d, n, p.pod.containers, false); }},
+    {"initContainers", [](Decoder& d, const Node& n,
+                          PodInput& p) { DecodeContainers(d, n, p.pod.init_containers, true); }},
+    {"containers", [](Decoder& d, const Node& n,
+                      PodInput& p) { DecodeContainers(d, n, p.pod.containers, false); }},
     {"overhead",
      [](Decoder& d, const Node& n, PodInput& p) {
        DecodeResourceList(d, n, p.pod.overhead, ResourceListUse::kPodOverhead);
@@ -152,7 +210,8 @@ const doc::Field<PodInput> kSpecFields[] = {
        DecodeResources(d, n, r);
        p.pod.resources = std::move(r);
      }},
-    {"nodeSelector", [](Decoder& d, const Node& n, PodInput& p) { DecodeLabels(d, n, p.pod.node_selector); }},
+    {"nodeSelector",
+     [](Decoder& d, const Node& n, PodInput& p) { DecodeLabels(d, n, p.pod.node_selector); }},
     {"affinity",
      [](Decoder& d, const Node& n, PodInput& p) {
        if (n.is_null()) return;
@@ -162,13 +221,15 @@ const doc::Field<PodInput> kSpecFields[] = {
      }},
     {"tolerations",
      [](Decoder& d, const Node& n, PodInput& p) {
-       d.ReadList(n, p.pod.tolerations, [&](const Node& item, api::Toleration& t) { DecodeToleration(d, item, t); });
+       d.ReadList(n, p.pod.tolerations,
+                  [&](const Node& item, api::Toleration& t) { DecodeToleration(d, item, t); });
      }},
     {"topologySpreadConstraints",
      [](Decoder& d, const Node& n, PodInput& p) {
-       d.ReadList(n, p.pod.topology_spread_constraints, [&](const Node& item, api::TopologySpreadConstraint& c) {
-         DecodeTopologySpreadConstraint(d, item, c);
-       });
+       d.ReadList(n, p.pod.topology_spread_constraints,
+                  [&](const Node& item, api::TopologySpreadConstraint& c) {
+                    DecodeTopologySpreadConstraint(d, item, c);
+                  });
      }},
     {"nodeName",
      [](Decoder& d, const Node& n, PodInput& p) {
@@ -178,7 +239,8 @@ const doc::Field<PodInput> kSpecFields[] = {
          }
        }
      }},
-    {"schedulerName", [](Decoder& d, const Node& n, PodInput& p) { d.ReadSymbol(n, p.pod.scheduler_name); }},
+    {"schedulerName",
+     [](Decoder& d, const Node& n, PodInput& p) { d.ReadSymbol(n, p.pod.scheduler_name); }},
     {"schedulingGates",
      [](Decoder& d, const Node& n, PodInput& p) {
        d.ReadList(n, p.pod.scheduling_gates, [&](const Node& item, Symbol& s) {
@@ -246,18 +308,38 @@ const doc::Field<PodInput> kSpecFields[] = {
          if (item.is_map() && s.empty()) d.Required(item, "name");
        });
      }},
-    {"hostNetwork", [](Decoder& d, const Node& n, PodInput& p) { d.ReadBool(n, p.pod.host_network); }},
+    {"hostNetwork",
+     [](Decoder& d, const Node& n, PodInput& p) { d.ReadBool(n, p.pod.host_network); }},
 };
 // PodSpec fields that do not affect scheduling decisions.
 constexpr std::string_view kSpecIgnored[] = {
-    "ephemeralContainers", "restartPolicy", "activeDeadlineSeconds", "dnsPolicy", "serviceAccountName",
-    "serviceAccount", "automountServiceAccountToken", "hostPID", "hostIPC", "shareProcessNamespace",
-    "securityContext", "imagePullSecrets", "hostname", "subdomain", "hostAliases", "dnsConfig",
-    "readinessGates", "runtimeClassName", "enableServiceLinks", "setHostnameAsFQDN", "os", "hostUsers",
+    "ephemeralContainers",
+    "restartPolicy",
+    "activeDeadlineSeconds",
+    "dnsPolicy",
+    "serviceAccountName",
+    "serviceAccount",
+    "automountServiceAccountToken",
+    "hostPID",
+    "hostIPC",
+    "shareProcessNamespace",
+    "securityContext",
+    "imagePullSecrets",
+    "hostname",
+    "subdomain",
+    "hostAliases",
+    "dnsConfig",
+    "readinessGates",
+    "runtimeClassName",
+    "enableServiceLinks",
+    "setHostnameAsFQDN",
+    "os",
+    "hostUsers",
     "hostnameOverride",
 };
 
-// ---- status ---------------------------------------------------------------------------------------------
+// ---- status
+// ---------------------------------------------------------------------------------------------
 
 constexpr doc::EnumName<api::PodPhase> kPhases[] = {
     {"Pending", api::PodPhase::kPending},     {"Running", api::PodPhase::kRunning},
@@ -274,8 +356,10 @@ constexpr std::string_view kConditionIgnored[] = {"lastProbeTime", "lastTransiti
                                                   "observedGeneration"};
 
 const doc::Field<api::Pod> kStatusFields[] = {
-    {"phase", [](Decoder& d, const Node& n, api::Pod& p) { d.ReadEnum(n, kPhases, "phase", p.phase); }},
-    {"nominatedNodeName", [](Decoder& d, const Node& n, api::Pod& p) { d.ReadSymbol(n, p.nominated_node_name); }},
+    {"phase",
+     [](Decoder& d, const Node& n, api::Pod& p) { d.ReadEnum(n, kPhases, "phase", p.phase); }},
+    {"nominatedNodeName",
+     [](Decoder& d, const Node& n, api::Pod& p) { d.ReadSymbol(n, p.nominated_node_name); }},
     {"startTime",
      [](Decoder& d, const Node& n, api::Pod& p) {
        TimePoint t;
@@ -290,20 +374,36 @@ const doc::Field<api::Pod> kStatusFields[] = {
 };
 // PodStatus fields written by the kubelet that the scheduler does not read.
 constexpr std::string_view kStatusIgnored[] = {
-    "observedGeneration", "message", "reason", "hostIP", "hostIPs", "podIP", "podIPs",
-    "initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses", "qosClass", "resize",
-    "resourceClaimStatuses", "extendedResourceClaimStatus", "allocatedResources", "resources",
+    "observedGeneration",
+    "message",
+    "reason",
+    "hostIP",
+    "hostIPs",
+    "podIP",
+    "podIPs",
+    "initContainerStatuses",
+    "containerStatuses",
+    "ephemeralContainerStatuses",
+    "qosClass",
+    "resize",
+    "resourceClaimStatuses",
+    "extendedResourceClaimStatus",
+    "allocatedResources",
+    "resources",
 };
 
-// ---- object ---------------------------------------------------------------------------------------------
+// ---- object
+// ---------------------------------------------------------------------------------------------
 
 const doc::Field<PodInput> kPodFields[] = {
     {"apiVersion", [](Decoder&, const Node&, PodInput&) {}},
     {"kind", [](Decoder&, const Node&, PodInput&) {}},
-    {"metadata",
-     [](Decoder& d, const Node& n, PodInput& p) { DecodeMeta(d, n, p.pod.meta, {.namespaced = true}); }},
-    {"spec", [](Decoder& d, const Node& n, PodInput& p) { d.Struct(n, p, kSpecFields, kSpecIgnored); }},
-    {"status", [](Decoder& d, const Node& n, PodInput& p) { d.Struct(n, p.pod, kStatusFields, kStatusIgnored); }},
+    {"metadata", [](Decoder& d, const Node& n,
+                    PodInput& p) { DecodeMeta(d, n, p.pod.meta, {.namespaced = true}); }},
+    {"spec",
+     [](Decoder& d, const Node& n, PodInput& p) { d.Struct(n, p, kSpecFields, kSpecIgnored); }},
+    {"status", [](Decoder& d, const Node& n,
+                  PodInput& p) { d.Struct(n, p.pod, kStatusFields, kStatusIgnored); }},
 };
 
 void DefaultHostNetworkPorts(std::vector<api::Container>& containers) {
@@ -335,8 +435,9 @@ void DecodePod(Decoder& d, const Node& root, PodInput& out) {
           const Node* list = spec->Find(field);
           auto f = d.Field(field);
           auto idx = d.Index(i);
-          d.Error(list != nullptr && list->is_sequence() && i < list->size() ? list->items()[i] : *spec,
-                  fmt::format("duplicate container name {:?}", In(d).Str(cs[i].name)));
+          d.Error(
+              list != nullptr && list->is_sequence() && i < list->size() ? list->items()[i] : *spec,
+              fmt::format("duplicate container name {:?}", In(d).Str(cs[i].name)));
         }
         names.push_back(cs[i].name);
       }
@@ -344,7 +445,8 @@ void DecodePod(Decoder& d, const Node& root, PodInput& out) {
     check(pod.init_containers, "initContainers");
     check(pod.containers, "containers");
   }
-  if (out.prio.class_name_line == 0) out.prio.class_name_line = spec != nullptr ? spec->line() : root.line();
+  if (out.prio.class_name_line == 0)
+    out.prio.class_name_line = spec != nullptr ? spec->line() : root.line();
 
   // API server defaulting (SetDefaults_Pod / SetDefaults_PodSpec).
   if (pod.scheduler_name.empty()) pod.scheduler_name = d.Intern("default-scheduler");

@@ -1,5 +1,5 @@
-// scheduling.k8s.io Workload (v1alpha1: spec.podGroups; v1alpha2/v1beta1: spec.podGroupTemplates) and
-// PodGroup (v1alpha2/v1beta1).
+// scheduling.k8s.io Workload (v1alpha1: spec.podGroups; v1alpha2/v1beta1: spec.podGroupTemplates)
+// and PodGroup (v1alpha2/v1beta1).
 
 #include <fmt/format.h>
 
@@ -10,11 +10,14 @@ namespace corral::loader::internal {
 
 namespace {
 
-Interner& In(Decoder& d) { return *d.interner(); }
+Interner& In(Decoder& d) {
+  return *d.interner();
+}
 
 constexpr size_t kMaxPodGroups = 8;
 
-// ---- scheduling policy ----------------------------------------------------------------------------------
+// ---- scheduling policy
+// ----------------------------------------------------------------------------------
 
 struct PolicyIn {
   api::PodGroupSchedulingPolicy p;
@@ -22,7 +25,8 @@ struct PolicyIn {
 };
 
 const doc::Field<PolicyIn> kGangFields[] = {
-    {"minCount", [](Decoder& d, const Node& n, PolicyIn& in) { d.ReadInt32(n, in.p.min_count, 1); }},
+    {"minCount",
+     [](Decoder& d, const Node& n, PolicyIn& in) { d.ReadInt32(n, in.p.min_count, 1); }},
 };
 
 const doc::Field<PolicyIn> kPolicyFields[] = {
@@ -43,11 +47,13 @@ const doc::Field<PolicyIn> kPolicyFields[] = {
        ++in.set;
        in.p.kind = api::PodGroupPolicyKind::kGang;
        auto seen = d.Struct(n, in, kGangFields);
-       if (n.is_map() && !seen.has("minCount")) d.Required(n, "minCount", "an integer of at least 1");
+       if (n.is_map() && !seen.has("minCount"))
+         d.Required(n, "minCount", "an integer of at least 1");
      }},
 };
 
-// Decodes a PodGroupSchedulingPolicy / PodGroupPolicy oneOf at `n`; reports when not exactly one is set.
+// Decodes a PodGroupSchedulingPolicy / PodGroupPolicy oneOf at `n`; reports when not exactly one is
+// set.
 api::PodGroupSchedulingPolicy DecodePolicy(Decoder& d, const Node& n) {
   PolicyIn in;
   d.Struct(n, in, kPolicyFields);
@@ -59,12 +65,16 @@ api::PodGroupSchedulingPolicy DecodePolicy(Decoder& d, const Node& n) {
   return in.p;
 }
 
-// ---- Workload -------------------------------------------------------------------------------------------
+// ---- Workload
+// -------------------------------------------------------------------------------------------
 
 const doc::Field<api::TypedLocalObjectReference> kControllerRefFields[] = {
-    {"apiGroup", [](Decoder& d, const Node& n, api::TypedLocalObjectReference& r) { d.ReadSymbol(n, r.api_group); }},
-    {"kind", [](Decoder& d, const Node& n, api::TypedLocalObjectReference& r) { d.ReadSymbol(n, r.kind); }},
-    {"name", [](Decoder& d, const Node& n, api::TypedLocalObjectReference& r) { d.ReadSymbol(n, r.name); }},
+    {"apiGroup", [](Decoder& d, const Node& n,
+                    api::TypedLocalObjectReference& r) { d.ReadSymbol(n, r.api_group); }},
+    {"kind",
+     [](Decoder& d, const Node& n, api::TypedLocalObjectReference& r) { d.ReadSymbol(n, r.kind); }},
+    {"name",
+     [](Decoder& d, const Node& n, api::TypedLocalObjectReference& r) { d.ReadSymbol(n, r.name); }},
 };
 
 void DecodeControllerRef(Decoder& d, const Node& n, api::Workload& w) {
@@ -101,9 +111,11 @@ const doc::Field<GroupIn> kTemplateFields[] = {
        in.g.policy = DecodePolicy(d, n);
      }},
 };
-// Template fields that the controller copies into each PodGroup; the PodGroup's copy is what counts.
-constexpr std::string_view kTemplateIgnored[] = {"schedulingConstraints", "resourceClaims", "disruptionMode",
-                                                 "priorityClassName", "priority", "preemptionPolicy"};
+// Template fields that the controller copies into each PodGroup; the PodGroup's copy is what
+// counts.
+constexpr std::string_view kTemplateIgnored[] = {
+    "schedulingConstraints", "resourceClaims", "disruptionMode",
+    "priorityClassName",     "priority",       "preemptionPolicy"};
 
 void DecodeGroups(Decoder& d, const Node& n, api::Workload& w, bool alpha) {
   std::string_view policy_field = alpha ? "policy" : "schedulingPolicy";
@@ -131,7 +143,8 @@ void DecodeGroups(Decoder& d, const Node& n, api::Workload& w, bool alpha) {
         }
       }
     }
-    if (in.policy == nullptr || in.policy->is_null()) d.Required(item, policy_field, "basic: {} or gang: {minCount: N}");
+    if (in.policy == nullptr || in.policy->is_null())
+      d.Required(item, policy_field, "basic: {} or gang: {minCount: N}");
     w.pod_groups.push_back(in.g);
   });
 }
@@ -157,7 +170,8 @@ const doc::Field<api::Workload> kCurrentSpecFields[] = {
 const doc::Field<api::Workload> kWorkloadFields[] = {
     {"apiVersion", [](Decoder&, const Node&, api::Workload&) {}},
     {"kind", [](Decoder&, const Node&, api::Workload&) {}},
-    {"metadata", [](Decoder& d, const Node& n, api::Workload& w) { DecodeMeta(d, n, w.meta, {.namespaced = true}); }},
+    {"metadata", [](Decoder& d, const Node& n,
+                    api::Workload& w) { DecodeMeta(d, n, w.meta, {.namespaced = true}); }},
     {"spec",
      [](Decoder& d, const Node& n, api::Workload& w) {
        if (w.generation == api::WorkloadApiGeneration::kV1Alpha1) {
@@ -168,12 +182,15 @@ const doc::Field<api::Workload> kWorkloadFields[] = {
      }},
 };
 
-// ---- PodGroup -------------------------------------------------------------------------------------------
+// ---- PodGroup
+// -------------------------------------------------------------------------------------------
 
 // v1alpha2: spec.podGroupTemplateRef.workload{workloadName, podGroupTemplateName}.
 const doc::Field<api::PodGroup> kTemplateWorkloadRefFields[] = {
-    {"workloadName", [](Decoder& d, const Node& n, api::PodGroup& g) { d.ReadSymbol(n, g.template_workload_name); }},
-    {"podGroupTemplateName", [](Decoder& d, const Node& n, api::PodGroup& g) { d.ReadSymbol(n, g.template_name); }},
+    {"workloadName", [](Decoder& d, const Node& n,
+                        api::PodGroup& g) { d.ReadSymbol(n, g.template_workload_name); }},
+    {"podGroupTemplateName",
+     [](Decoder& d, const Node& n, api::PodGroup& g) { d.ReadSymbol(n, g.template_name); }},
 };
 const doc::Field<api::PodGroup> kTemplateRefFields[] = {
     {"workload",
@@ -186,11 +203,14 @@ const doc::Field<api::PodGroup> kTemplateRefFields[] = {
 };
 // v1beta1: spec.workloadRef{workloadName, templateName}.
 const doc::Field<api::PodGroup> kWorkloadRefFields[] = {
-    {"workloadName", [](Decoder& d, const Node& n, api::PodGroup& g) { d.ReadSymbol(n, g.template_workload_name); }},
-    {"templateName", [](Decoder& d, const Node& n, api::PodGroup& g) { d.ReadSymbol(n, g.template_name); }},
+    {"workloadName", [](Decoder& d, const Node& n,
+                        api::PodGroup& g) { d.ReadSymbol(n, g.template_workload_name); }},
+    {"templateName",
+     [](Decoder& d, const Node& n, api::PodGroup& g) { d.ReadSymbol(n, g.template_name); }},
 };
 
-// spec.schedulingConstraints.topology[].key (v1beta1) or .topologyConstraints[].topologyKey (early v1alpha2).
+// spec.schedulingConstraints.topology[].key (v1beta1) or .topologyConstraints[].topologyKey (early
+// v1alpha2).
 const doc::Field<Symbol> kTopologyFields[] = {
     {"key", [](Decoder& d, const Node& n, Symbol& s) { d.ReadSymbol(n, s); }},
 };
@@ -222,8 +242,10 @@ void DecodeTopologyList(Decoder& d, const Node& n, api::PodGroup& g, bool old_fo
 }
 
 const doc::Field<api::PodGroup> kConstraintsFields[] = {
-    {"topology", [](Decoder& d, const Node& n, api::PodGroup& g) { DecodeTopologyList(d, n, g, false); }},
-    {"topologyConstraints", [](Decoder& d, const Node& n, api::PodGroup& g) { DecodeTopologyList(d, n, g, true); }},
+    {"topology",
+     [](Decoder& d, const Node& n, api::PodGroup& g) { DecodeTopologyList(d, n, g, false); }},
+    {"topologyConstraints",
+     [](Decoder& d, const Node& n, api::PodGroup& g) { DecodeTopologyList(d, n, g, true); }},
 };
 
 struct DisruptionIn {
@@ -246,8 +268,8 @@ const doc::Field<DisruptionIn> kDisruptionFields[] = {
 };
 
 const doc::Field<PodGroupInput> kPodGroupSpecFields[] = {
-    {"podGroupTemplateRef",
-     [](Decoder& d, const Node& n, PodGroupInput& in) { d.Struct(n, in.group, kTemplateRefFields); }},
+    {"podGroupTemplateRef", [](Decoder& d, const Node& n,
+                               PodGroupInput& in) { d.Struct(n, in.group, kTemplateRefFields); }},
     {"workloadRef",
      [](Decoder& d, const Node& n, PodGroupInput& in) {
        d.Struct(n, in.group, kWorkloadRefFields);
@@ -255,9 +277,10 @@ const doc::Field<PodGroupInput> kPodGroupSpecFields[] = {
        if (in.group.template_workload_name.empty()) d.Required(n, "workloadName");
        if (in.group.template_name.empty()) d.Required(n, "templateName");
      }},
-    {"schedulingPolicy", [](Decoder& d, const Node& n, PodGroupInput& in) { in.group.policy = DecodePolicy(d, n); }},
-    {"schedulingConstraints",
-     [](Decoder& d, const Node& n, PodGroupInput& in) { d.Struct(n, in.group, kConstraintsFields); }},
+    {"schedulingPolicy",
+     [](Decoder& d, const Node& n, PodGroupInput& in) { in.group.policy = DecodePolicy(d, n); }},
+    {"schedulingConstraints", [](Decoder& d, const Node& n,
+                                 PodGroupInput& in) { d.Struct(n, in.group, kConstraintsFields); }},
     {"disruptionMode",
      [](Decoder& d, const Node& n, PodGroupInput& in) {
        DisruptionIn dm;
@@ -282,8 +305,8 @@ constexpr std::string_view kPodGroupSpecIgnored[] = {"preemptionPolicy", "resour
 const doc::Field<PodGroupInput> kPodGroupFields[] = {
     {"apiVersion", [](Decoder&, const Node&, PodGroupInput&) {}},
     {"kind", [](Decoder&, const Node&, PodGroupInput&) {}},
-    {"metadata",
-     [](Decoder& d, const Node& n, PodGroupInput& in) { DecodeMeta(d, n, in.group.meta, {.namespaced = true}); }},
+    {"metadata", [](Decoder& d, const Node& n,
+                    PodGroupInput& in) { DecodeMeta(d, n, in.group.meta, {.namespaced = true}); }},
     {"spec",
      [](Decoder& d, const Node& n, PodGroupInput& in) {
        auto seen = d.Struct(n, in, kPodGroupSpecFields, kPodGroupSpecIgnored);
@@ -296,8 +319,10 @@ const doc::Field<PodGroupInput> kPodGroupFields[] = {
          d.FieldError(n, "workloadRef", "podGroupTemplateRef and workloadRef cannot both be set");
        }
        if (in.group.disruption_mode == api::DisruptionMode::kAll &&
-           in.group.policy.kind == api::PodGroupPolicyKind::kBasic && policy != nullptr && !policy->is_null()) {
-         d.FieldError(n, "disruptionMode", "disruptionMode all is not allowed with the basic scheduling policy");
+           in.group.policy.kind == api::PodGroupPolicyKind::kBasic && policy != nullptr &&
+           !policy->is_null()) {
+         d.FieldError(n, "disruptionMode",
+                      "disruptionMode all is not allowed with the basic scheduling policy");
        }
        if (in.prio.class_name_line == 0) in.prio.class_name_line = n.line();
      }},
@@ -315,7 +340,8 @@ void DecodeWorkload(Decoder& d, const Node& root, api::Workload& out) {
     return;
   }
   if (!spec->is_map()) return;
-  std::string_view groups = out.generation == api::WorkloadApiGeneration::kV1Alpha1 ? "podGroups" : "podGroupTemplates";
+  std::string_view groups =
+      out.generation == api::WorkloadApiGeneration::kV1Alpha1 ? "podGroups" : "podGroupTemplates";
   const Node* g = spec->Find(groups);
   if (g == nullptr || g->is_null() || (g->is_sequence() && g->empty())) {
     auto s = d.Field("spec");

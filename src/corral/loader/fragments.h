@@ -1,7 +1,7 @@
 #pragma once
-// Decoders for Kubernetes API fragments embedded in other inputs (KubeSchedulerConfiguration plugin args,
-// simulator scenario templates), with the same validation and messages as the manifest loader. The
-// decoder's current path is the fragment's path.
+// Decoders for Kubernetes API fragments embedded in other inputs (KubeSchedulerConfiguration plugin
+// args, simulator scenario templates), with the same validation and messages as the manifest
+// loader. The decoder's current path is the fragment's path.
 
 #include "corral/api/types.h"
 #include "corral/doc/decoder.h"

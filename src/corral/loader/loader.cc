@@ -151,7 +151,8 @@ struct Origin {
 
 class Loader::Impl {
  public:
-  Impl(Interner& interner, LoadOptions opts) : in_(interner), opts_(opts), default_ns_(in_.Intern("default")) {}
+  Impl(Interner& interner, LoadOptions opts)
+      : in_(interner), opts_(opts), default_ns_(in_.Intern("default")) {}
 
   void AddPath(const std::string& path) {
     std::error_code ec;
@@ -176,7 +177,8 @@ class Loader::Impl {
         break;
       }
       const fs::path& p = it->path();
-      if (p.filename().string().starts_with(".")) {  // hidden files and directories (.git, editor files)
+      if (p.filename().string().starts_with(
+              ".")) {  // hidden files and directories (.git, editor files)
         if (it->is_directory(ec)) it.disable_recursion_pending();
         continue;
       }
@@ -215,14 +217,17 @@ class Loader::Impl {
 
   void AddContent(doc::InputBuffer content, std::string_view filename, Format format) {
     ++result_.counts.files;
-    if (content.text().starts_with("\xEF\xBB\xBF")) content.RemovePrefix(3);  // UTF-8 byte order mark
+    if (content.text().starts_with("\xEF\xBB\xBF"))
+      content.RemovePrefix(3);  // UTF-8 byte order mark
     if (format == Format::kAuto) {
-      format = HasExtension(fs::path(filename), {".json"}) || doc::LooksLikeJson(content.text()) ? Format::kJson
-                                                                                          : Format::kYaml;
+      format = HasExtension(fs::path(filename), {".json"}) || doc::LooksLikeJson(content.text())
+                   ? Format::kJson
+                   : Format::kYaml;
     }
-    doc::Stream stream = format == Format::kJson
-                             ? doc::ParseJsonAdopt(std::move(content), filename, Diags(), {.drop = kDropRules})
-                             : doc::ParseYamlAdopt(std::move(content), filename, Diags());
+    doc::Stream stream =
+        format == Format::kJson
+            ? doc::ParseJsonAdopt(std::move(content), filename, Diags(), {.drop = kDropRules})
+            : doc::ParseYamlAdopt(std::move(content), filename, Diags());
     Decoder d(filename, Diags(), &in_, {.strict = opts_.strict});
     file_sym_ = in_.Intern(filename);
     for (const Node& root : stream.documents()) {
@@ -246,7 +251,8 @@ class Loader::Impl {
     for (auto& r : rejected_) {  // already rejected: only report what admission would say too
       int32_t priority = 0;
       api::PreemptionPolicy policy{};
-      Admit(r.admission, r.class_name, priority, r.kind == "Pod" ? &policy : nullptr, r.kind, r.ns, r.name);
+      Admit(r.admission, r.class_name, priority, r.kind == "Pod" ? &policy : nullptr, r.kind, r.ns,
+            r.name);
     }
     result_.counts.objects = 0;
     for (const auto& [kind, n] : result_.counts.per_kind) result_.counts.objects += n;
@@ -257,8 +263,8 @@ class Loader::Impl {
  private:
   Diagnostics& Diags() { return result_.diagnostics; }
 
-  // Groups diagnostics by file (in load order) and orders each file's by line, so that checks that run
-  // after all files were read (admission, duplicates) appear next to the file's other messages.
+  // Groups diagnostics by file (in load order) and orders each file's by line, so that checks that
+  // run after all files were read (admission, duplicates) appear next to the file's other messages.
   void SortDiagnostics() {
     const auto& items = result_.diagnostics.items();
     absl::flat_hash_map<std::string_view, size_t> file_rank;
@@ -281,11 +287,14 @@ class Loader::Impl {
     result_.diagnostics = std::move(sorted);
   }
 
-  static std::string_view TextOf(const Node* n) { return n != nullptr && n->is_string() ? n->text() : ""; }
+  static std::string_view TextOf(const Node* n) {
+    return n != nullptr && n->is_string() ? n->text() : "";
+  }
 
-  // Decodes one object (or a List) at `root`. `default_version`/`default_kind` apply to List items that
-  // omit them (typed lists such as NodeList).
-  void DecodeObject(Decoder& d, const Node& root, std::string_view default_version, std::string_view default_kind) {
+  // Decodes one object (or a List) at `root`. `default_version`/`default_kind` apply to List items
+  // that omit them (typed lists such as NodeList).
+  void DecodeObject(Decoder& d, const Node& root, std::string_view default_version,
+                    std::string_view default_kind) {
     const Node* version_node = root.Find("apiVersion");
     const Node* kind_node = root.Find("kind");
     std::string_view api_version = TextOf(version_node);
@@ -305,12 +314,14 @@ class Loader::Impl {
       ++result_.counts.rejected;
       return;
     }
-    if (kind == "List" || (kind.ends_with("List") && kind.size() > 4 && root.Find("items") != nullptr)) {
+    if (kind == "List" ||
+        (kind.ends_with("List") && kind.size() > 4 && root.Find("items") != nullptr)) {
       DecodeList(d, root, api_version, kind);
       return;
     }
     if (api_version.empty()) {
-      d.Required(root, "apiVersion", SupportedVersions(kind).empty() ? "" : SupportedVersions(kind));
+      d.Required(root, "apiVersion",
+                 SupportedVersions(kind).empty() ? "" : SupportedVersions(kind));
       ++result_.counts.rejected;
       return;
     }
@@ -324,11 +335,13 @@ class Loader::Impl {
       const Node& at = supported.empty() ? (kind_node != nullptr ? *kind_node : root)
                                          : (version_node != nullptr ? *version_node : root);
       if (!supported.empty()) {
-        d.Error(at, fmt::format("apiVersion {:?} is not supported for {} (want {})", api_version, kind, supported));
+        d.Error(at, fmt::format("apiVersion {:?} is not supported for {} (want {})", api_version,
+                                kind, supported));
         ++result_.counts.rejected;
       } else {
-        d.Warning(at, fmt::format("unknown kind {:?} (apiVersion {:?}): not used by Corral, skipped", kind,
-                                  api_version));
+        d.Warning(at,
+                  fmt::format("unknown kind {:?} (apiVersion {:?}): not used by Corral, skipped",
+                              kind, api_version));
         ++result_.counts.skipped_kinds[fmt::format("{} {}", api_version, kind)];
       }
       return;
@@ -348,11 +361,14 @@ class Loader::Impl {
         internal::DecodePod(d, root, in);
         bool decoded = ok();
         Symbol class_name = in.pod.priority_class_name;
-        Symbol ns = in.pod.meta.namespace_.empty() ? default_ns_ : in.pod.meta.namespace_, name = in.pod.meta.name;
-        if (Add(d, decoded, in.pod.meta, "Pod", true, origin, result_.objects.pods, std::move(in.pod))) {
+        Symbol ns = in.pod.meta.namespace_.empty() ? default_ns_ : in.pod.meta.namespace_,
+               name = in.pod.meta.name;
+        if (Add(d, decoded, in.pod.meta, "Pod", true, origin, result_.objects.pods,
+                std::move(in.pod))) {
           pod_prio_.push_back({in.prio, std::move(origin)});
         } else if (!decoded) {
-          // Still check its priority class at the end, so that all mistakes of the object are reported.
+          // Still check its priority class at the end, so that all mistakes of the object are
+          // reported.
           rejected_.push_back({{in.prio, std::move(origin)}, class_name, "Pod", ns, name});
         }
         break;
@@ -368,18 +384,21 @@ class Loader::Impl {
       case KindId::kReplicaSet:
       case KindId::kStatefulSet: {
         api::SelectorOwner o;
-        o.kind = entry->id == KindId::kService                 ? api::SelectorOwnerKind::kService
-                 : entry->id == KindId::kReplicationController ? api::SelectorOwnerKind::kReplicationController
-                 : entry->id == KindId::kReplicaSet            ? api::SelectorOwnerKind::kReplicaSet
-                                                               : api::SelectorOwnerKind::kStatefulSet;
+        o.kind = entry->id == KindId::kService ? api::SelectorOwnerKind::kService
+                 : entry->id == KindId::kReplicationController
+                     ? api::SelectorOwnerKind::kReplicationController
+                 : entry->id == KindId::kReplicaSet ? api::SelectorOwnerKind::kReplicaSet
+                                                    : api::SelectorOwnerKind::kStatefulSet;
         internal::DecodeSelectorOwner(d, root, o);
-        Add(d, ok(), o.meta, entry->kind, true, origin, result_.objects.selector_owners, std::move(o));
+        Add(d, ok(), o.meta, entry->kind, true, origin, result_.objects.selector_owners,
+            std::move(o));
         break;
       }
       case KindId::kPriorityClass: {
         api::PriorityClass o;
         internal::DecodePriorityClass(d, root, o);
-        if (Add(d, ok(), o.meta, "PriorityClass", false, origin, result_.objects.priority_classes, std::move(o))) {
+        if (Add(d, ok(), o.meta, "PriorityClass", false, origin, result_.objects.priority_classes,
+                std::move(o))) {
           pc_origin_.push_back(std::move(origin));
         }
         break;
@@ -387,15 +406,16 @@ class Loader::Impl {
       case KindId::kPodDisruptionBudget: {
         api::PodDisruptionBudget o;
         internal::DecodePodDisruptionBudget(d, root, o);
-        Add(d, ok(), o.meta, "PodDisruptionBudget", true, origin, result_.objects.pod_disruption_budgets,
-            std::move(o));
+        Add(d, ok(), o.meta, "PodDisruptionBudget", true, origin,
+            result_.objects.pod_disruption_budgets, std::move(o));
         break;
       }
       case KindId::kWorkloadV1Alpha1:
       case KindId::kWorkload: {
         api::Workload o;
-        o.generation = entry->id == KindId::kWorkloadV1Alpha1 ? api::WorkloadApiGeneration::kV1Alpha1
-                                                              : api::WorkloadApiGeneration::kCurrent;
+        o.generation = entry->id == KindId::kWorkloadV1Alpha1
+                           ? api::WorkloadApiGeneration::kV1Alpha1
+                           : api::WorkloadApiGeneration::kCurrent;
         internal::DecodeWorkload(d, root, o);
         Add(d, ok(), o.meta, "Workload", true, origin, result_.objects.workloads, std::move(o));
         break;
@@ -418,14 +438,17 @@ class Loader::Impl {
     }
   }
 
-  void DecodeList(Decoder& d, const Node& root, std::string_view api_version, std::string_view kind) {
-    std::string_view item_kind = kind == "List" ? std::string_view() : kind.substr(0, kind.size() - 4);
+  void DecodeList(Decoder& d, const Node& root, std::string_view api_version,
+                  std::string_view kind) {
+    std::string_view item_kind =
+        kind == "List" ? std::string_view() : kind.substr(0, kind.size() - 4);
     std::string_view item_version = kind == "List" ? std::string_view() : api_version;
     for (size_t i = 0; i < root.size(); ++i) {
       std::string_view key = root.key(i).text();
       if (key == "apiVersion" || key == "kind" || key == "metadata") continue;
       if (key != "items") {
-        d.UnknownField(root.key(i), std::initializer_list<std::string_view>{"apiVersion", "kind", "metadata", "items"});
+        d.UnknownField(root.key(i), std::initializer_list<std::string_view>{"apiVersion", "kind",
+                                                                            "metadata", "items"});
         continue;
       }
       const Node& items = root.value(i);
@@ -455,11 +478,12 @@ class Loader::Impl {
     auto [it, inserted] = seen_.try_emplace(std::make_tuple(kind, meta.namespace_, meta.name),
                                             Origin{origin.file, origin.line, {}});
     if (!inserted) {
-      std::string what = namespaced ? fmt::format("{} {}/{}", kind, in_.Str(meta.namespace_), in_.Str(meta.name))
-                                    : fmt::format("{} {}", kind, in_.Str(meta.name));
+      std::string what =
+          namespaced ? fmt::format("{} {}/{}", kind, in_.Str(meta.namespace_), in_.Str(meta.name))
+                     : fmt::format("{} {}", kind, in_.Str(meta.name));
       Diags().Error(std::string(origin.file), origin.line, origin.path,
-                    fmt::format("duplicate object: {} is already defined at {}:{}", what, it->second.file,
-                                it->second.line));
+                    fmt::format("duplicate object: {} is already defined at {}:{}", what,
+                                it->second.file, it->second.line));
       ++result_.counts.rejected;
       (void)d;
       return false;
@@ -469,7 +493,8 @@ class Loader::Impl {
     return true;
   }
 
-  // ---- priority admission ---------------------------------------------------------------------------------
+  // ---- priority admission
+  // ---------------------------------------------------------------------------------
 
   void AdmitPriorityClasses() {
     auto& pcs = result_.objects.priority_classes;
@@ -479,19 +504,25 @@ class Loader::Impl {
       const auto& pc = pcs[i];
       std::string_view name = in_.Str(pc.meta.name);
       if (name == "system-node-critical" || name == "system-cluster-critical") {
-        int32_t want = name == "system-node-critical" ? kSystemNodeCritical : kSystemClusterCritical;
+        int32_t want =
+            name == "system-node-critical" ? kSystemNodeCritical : kSystemClusterCritical;
         if (pc.value != want) {
-          Diags().Error(std::string(pc_origin_[i].file), pc_origin_[i].line, pc_origin_[i].Field("value"),
-                        fmt::format("{} is a built-in priority class with value {}, got {}", name, want, pc.value));
+          Diags().Error(std::string(pc_origin_[i].file), pc_origin_[i].line,
+                        pc_origin_[i].Field("value"),
+                        fmt::format("{} is a built-in priority class with value {}, got {}", name,
+                                    want, pc.value));
         }
       }
       if (pc.global_default) {
         if (defaults != nullptr) {
-          Diags().Error(std::string(pc_origin_[i].file), pc_origin_[i].line, pc_origin_[i].Field("globalDefault"),
-                        fmt::format("PriorityClass {:?} is already marked as default (at {}:{}); only one default "
-                                    "can exist",
-                                    in_.Str(defaults->meta.name), pc_origin_[default_idx].file,
-                                    pc_origin_[default_idx].line));
+          Diags().Error(
+              std::string(pc_origin_[i].file), pc_origin_[i].line,
+              pc_origin_[i].Field("globalDefault"),
+              fmt::format(
+                  "PriorityClass {:?} is already marked as default (at {}:{}); only one default "
+                  "can exist",
+                  in_.Str(defaults->meta.name), pc_origin_[default_idx].file,
+                  pc_origin_[default_idx].line));
           if (pc.value < defaults->value) {  // kube uses the lowest of several defaults
             defaults = &pc;
             default_idx = i;
@@ -503,13 +534,16 @@ class Loader::Impl {
       }
     }
     for (auto [name, value, desc] :
-         {std::tuple{"system-node-critical", kSystemNodeCritical,
-                     "Used for system critical pods that must not be moved from their current node."},
+         {std::tuple{
+              "system-node-critical", kSystemNodeCritical,
+              "Used for system critical pods that must not be moved from their current node."},
           std::tuple{"system-cluster-critical", kSystemClusterCritical,
-                     "Used for system critical pods that must run in the cluster, but can be moved to another node "
+                     "Used for system critical pods that must run in the cluster, but can be moved "
+                     "to another node "
                      "if necessary."}}) {
       Symbol sym = in_.Intern(name);
-      bool present = std::any_of(pcs.begin(), pcs.end(), [&](const auto& pc) { return pc.meta.name == sym; });
+      bool present =
+          std::any_of(pcs.begin(), pcs.end(), [&](const auto& pc) { return pc.meta.name == sym; });
       if (!present) {
         api::PriorityClass pc;
         pc.meta.name = sym;
@@ -519,7 +553,8 @@ class Loader::Impl {
         pcs.push_back(std::move(pc));
       }
     }
-    // Pointers into `pcs` are invalid after the push_backs above: look the default up again by name.
+    // Pointers into `pcs` are invalid after the push_backs above: look the default up again by
+    // name.
     if (defaults != nullptr) default_name_ = pcs[default_idx].meta.name;
     for (size_t i = 0; i < pcs.size(); ++i) by_name_.emplace(pcs[i].meta.name, i);
   }
@@ -559,44 +594,52 @@ class Loader::Impl {
     Origin origin;
   };
 
-  // Applies kube's Priority admission plugin to one object; returns false when it rejects the object.
-  bool Admit(const Admission& a, Symbol& class_name, int32_t& priority, api::PreemptionPolicy* preemption,
-             std::string_view kind, Symbol ns, Symbol name) {
+  // Applies kube's Priority admission plugin to one object; returns false when it rejects the
+  // object.
+  bool Admit(const Admission& a, Symbol& class_name, int32_t& priority,
+             api::PreemptionPolicy* preemption, std::string_view kind, Symbol ns, Symbol name) {
     const Origin& o = a.origin;
     Computed c = Compute(class_name);
     if (!c.found) {
       if (a.prio.priority) {
-        std::string msg = fmt::format("no PriorityClass with name {} was found; keeping spec.priority {} from the input",
-                                      in_.Str(class_name), *a.prio.priority);
+        std::string msg = fmt::format(
+            "no PriorityClass with name {} was found; keeping spec.priority {} from the input",
+            in_.Str(class_name), *a.prio.priority);
         if (opts_.strict) {
-          Diags().Error(std::string(o.file), a.prio.class_name_line, o.Field("spec.priorityClassName"), std::move(msg));
+          Diags().Error(std::string(o.file), a.prio.class_name_line,
+                        o.Field("spec.priorityClassName"), std::move(msg));
           return false;
         }
-        Diags().Warning(std::string(o.file), a.prio.class_name_line, o.Field("spec.priorityClassName"), std::move(msg));
+        Diags().Warning(std::string(o.file), a.prio.class_name_line,
+                        o.Field("spec.priorityClassName"), std::move(msg));
         priority = *a.prio.priority;
         if (preemption != nullptr && a.prio.preemption) *preemption = *a.prio.preemption;
         return true;
       }
       Diags().Error(std::string(o.file), a.prio.class_name_line, o.Field("spec.priorityClassName"),
-                    fmt::format("{} {}/{} rejected: no PriorityClass with name {} was found", kind, in_.Str(ns),
-                                in_.Str(name), in_.Str(class_name)));
+                    fmt::format("{} {}/{} rejected: no PriorityClass with name {} was found", kind,
+                                in_.Str(ns), in_.Str(name), in_.Str(class_name)));
       return false;
     }
     if (a.prio.priority && *a.prio.priority != c.priority) {
-      Diags().Error(std::string(o.file), a.prio.class_name_line, o.Field("spec.priority"),
-                    fmt::format("the integer value of priority ({}) must not be provided in {} spec; priority "
-                                "admission controller computed {} from the given PriorityClass name",
-                                *a.prio.priority, kind == "Pod" ? "pod" : "pod group", c.priority));
+      Diags().Error(
+          std::string(o.file), a.prio.class_name_line, o.Field("spec.priority"),
+          fmt::format(
+              "the integer value of priority ({}) must not be provided in {} spec; priority "
+              "admission controller computed {} from the given PriorityClass name",
+              *a.prio.priority, kind == "Pod" ? "pod" : "pod group", c.priority));
       return false;
     }
-    if (c.preemption && a.prio.preemption && *a.prio.preemption != *c.preemption && preemption != nullptr) {
+    if (c.preemption && a.prio.preemption && *a.prio.preemption != *c.preemption &&
+        preemption != nullptr) {
       auto policy_name = [](api::PreemptionPolicy p) {
         return p == api::PreemptionPolicy::kNever ? "Never" : "PreemptLowerPriority";
       };
-      Diags().Error(std::string(o.file), a.prio.class_name_line, o.Field("spec.preemptionPolicy"),
-                    fmt::format("the string value of PreemptionPolicy ({}) must not be provided in pod spec; "
-                                "priority admission controller computed {} from the given PriorityClass name",
-                                policy_name(*a.prio.preemption), policy_name(*c.preemption)));
+      Diags().Error(
+          std::string(o.file), a.prio.class_name_line, o.Field("spec.preemptionPolicy"),
+          fmt::format("the string value of PreemptionPolicy ({}) must not be provided in pod spec; "
+                      "priority admission controller computed {} from the given PriorityClass name",
+                      policy_name(*a.prio.preemption), policy_name(*c.preemption)));
       return false;
     }
     class_name = c.class_name;
@@ -617,8 +660,8 @@ class Loader::Impl {
     bool any_rejected = false;
     for (size_t i = 0; i < pods.size(); ++i) {
       api::Pod& p = pods[i];
-      if (!Admit(pod_prio_[i], p.priority_class_name, p.priority, &p.preemption_policy, "Pod", p.meta.namespace_,
-                 p.meta.name)) {
+      if (!Admit(pod_prio_[i], p.priority_class_name, p.priority, &p.preemption_policy, "Pod",
+                 p.meta.namespace_, p.meta.name)) {
         if (!any_rejected) {
           kept.reserve(pods.size());
           for (size_t j = 0; j < i; ++j) kept.push_back(std::move(pods[j]));
@@ -641,8 +684,8 @@ class Loader::Impl {
       api::PodGroup& g = groups[i];
       int32_t priority = 0;
       bool has_class = !g.priority_class_name.empty() || !default_name_.empty();
-      if (!Admit(group_prio_[i], g.priority_class_name, priority, nullptr, "PodGroup", g.meta.namespace_,
-                 g.meta.name)) {
+      if (!Admit(group_prio_[i], g.priority_class_name, priority, nullptr, "PodGroup",
+                 g.meta.namespace_, g.meta.name)) {
         ++result_.counts.rejected;
         --result_.counts.per_kind["PodGroup"];
         continue;
@@ -668,22 +711,28 @@ class Loader::Impl {
     std::string_view kind;
     Symbol ns, name;
   };
-  std::vector<Rejected> rejected_;     // objects with decode errors, for the admission messages
-  std::vector<Origin> pc_origin_;      // parallel to the input priority classes
+  std::vector<Rejected> rejected_;  // objects with decode errors, for the admission messages
+  std::vector<Origin> pc_origin_;   // parallel to the input priority classes
   std::vector<size_t> builtin_;
   absl::flat_hash_map<Symbol, size_t> by_name_;
   Symbol default_name_;
 };
 
-Loader::Loader(Interner& interner, LoadOptions opts) : impl_(std::make_unique<Impl>(interner, opts)) {}
+Loader::Loader(Interner& interner, LoadOptions opts)
+    : impl_(std::make_unique<Impl>(interner, opts)) {}
 Loader::~Loader() = default;
-void Loader::AddPath(const std::string& path) { impl_->AddPath(path); }
+void Loader::AddPath(const std::string& path) {
+  impl_->AddPath(path);
+}
 void Loader::AddString(std::string_view content, std::string_view filename, Format format) {
   impl_->AddString(content, filename, format);
 }
-LoadResult Loader::Finish() { return impl_->Finish(); }
+LoadResult Loader::Finish() {
+  return impl_->Finish();
+}
 
-LoadResult LoadPaths(std::span<const std::string> paths, Interner& interner, const LoadOptions& opts) {
+LoadResult LoadPaths(std::span<const std::string> paths, Interner& interner,
+                     const LoadOptions& opts) {
   Loader l(interner, opts);
   for (const auto& p : paths) l.AddPath(p);
   return l.Finish();

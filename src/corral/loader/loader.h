@@ -1,24 +1,28 @@
 #pragma once
 // The manifest loader: Kubernetes YAML/JSON files in, validated and defaulted api::ObjectSet out.
 //
-// Inputs: files and directories (recursive, sorted by path); `.yaml`, `.yml`, `.json` (other extensions in
-// a directory are skipped with a note; a file named explicitly is sniffed); multi-document YAML; single
-// objects, `kind: List` and typed lists (NodeList, PodList, ...) as `kubectl get -o yaml|json` prints them.
+// Inputs: files and directories (recursive, sorted by path); `.yaml`, `.yml`, `.json` (other
+// extensions in a directory are skipped with a note; a file named explicitly is sniffed);
+// multi-document YAML; single objects, `kind: List` and typed lists (NodeList, PodList, ...) as
+// `kubectl get -o yaml|json` prints them.
 //
 // Kinds: v1 Node, Pod, Namespace, Service, ReplicationController; apps/v1 ReplicaSet, StatefulSet;
-// scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; scheduling.k8s.io/v1alpha1 Workload;
-// scheduling.k8s.io/v1alpha2|v1beta1 Workload and PodGroup. docs/formats.md lists every field.
+// scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; scheduling.k8s.io/v1alpha1
+// Workload; scheduling.k8s.io/v1alpha2|v1beta1 Workload and PodGroup. docs/formats.md lists every
+// field.
 //
 // Contract:
-//  (1) Every problem becomes a Diagnostic with file, line and field path; all problems of all files are
-//      reported. An object with an error is left out of the ObjectSet (and the error says why); nothing
-//      is dropped without a diagnostic.
-//  (2) Unknown kinds and unknown fields are warnings naming them; with `strict` they are errors. Fields
-//      of real objects that Corral does not model (status.containerStatuses, metadata.managedFields, ...)
-//      are accepted silently.
+//  (1) Every problem becomes a Diagnostic with file, line and field path; all problems of all files
+//  are
+//      reported. An object with an error is left out of the ObjectSet (and the error says why);
+//      nothing is dropped without a diagnostic.
+//  (2) Unknown kinds and unknown fields are warnings naming them; with `strict` they are errors.
+//  Fields
+//      of real objects that Corral does not model (status.containerStatuses,
+//      metadata.managedFields, ...) are accepted silently.
 //  (3) Defaults are those the API server applies (namespace "default", schedulerName, requests from
-//      limits, terminationGracePeriodSeconds 30, ...), and priority admission runs after all inputs are
-//      read, so the result does not depend on file order.
+//      limits, terminationGracePeriodSeconds 30, ...), and priority admission runs after all inputs
+//      are read, so the result does not depend on file order.
 //  (4) Every Symbol is interned in the caller's Interner, which must outlive the ObjectSet.
 //  (5) The result is deterministic: same inputs, same objects in the same order, same diagnostics.
 
@@ -71,7 +75,8 @@ class Loader {
   void AddPath(const std::string& path);
   // In-memory content; `filename` names it in messages and picks the format when `format` is kAuto
   // (".json" → JSON, else sniffed: `{`/`[` → JSON, otherwise YAML).
-  void AddString(std::string_view content, std::string_view filename, Format format = Format::kAuto);
+  void AddString(std::string_view content, std::string_view filename,
+                 Format format = Format::kAuto);
 
   // REQUIRES: called once.
   LoadResult Finish();
@@ -81,7 +86,8 @@ class Loader {
   std::unique_ptr<Impl> impl_;
 };
 
-LoadResult LoadPaths(std::span<const std::string> paths, Interner& interner, const LoadOptions& opts = {});
+LoadResult LoadPaths(std::span<const std::string> paths, Interner& interner,
+                     const LoadOptions& opts = {});
 LoadResult LoadString(std::string_view content, std::string_view filename, Interner& interner,
                       const LoadOptions& opts = {}, Format format = Format::kAuto);
 

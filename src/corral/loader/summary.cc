@@ -22,7 +22,8 @@ int ResourceRank(std::string_view name) {
 // An aligned text table: two spaces between columns, numbers right-aligned.
 class Table {
  public:
-  explicit Table(std::vector<std::string> header, std::vector<bool> right) : right_(std::move(right)) {
+  explicit Table(std::vector<std::string> header, std::vector<bool> right)
+      : right_(std::move(right)) {
     rows_.push_back(std::move(header));
   }
   void Row(std::vector<std::string> r) { rows_.push_back(std::move(r)); }
@@ -54,8 +55,8 @@ class Table {
   std::vector<bool> right_;
 };
 
-// A quantity for people: memory-like sizes in the largest binary unit with one decimal ("93.9Gi"), CPU in
-// cores ("219.03"), everything else in kube's canonical form.
+// A quantity for people: memory-like sizes in the largest binary unit with one decimal ("93.9Gi"),
+// CPU in cores ("219.03"), everything else in kube's canonical form.
 std::string Human(std::string_view name, const api::Quantity& q) {
   bool bytes = name == "memory" || name == "ephemeral-storage" || name.starts_with("hugepages-") ||
                q.format() == api::Quantity::Format::kBinarySI;
@@ -132,8 +133,10 @@ Summary Summarize(const LoadResult& result, const Interner& in) {
       if (!p.scheduling_gates.empty()) ++s.gated;
     }
     ++pods_per_class[std::string(in.Str(p.priority_class_name))];
-    if (p.workload_ref) ++alpha_members[{p.meta.namespace_, p.workload_ref->name, p.workload_ref->pod_group}];
-    if (p.scheduling_group) ++group_members[{p.meta.namespace_, p.scheduling_group->pod_group_name}];
+    if (p.workload_ref)
+      ++alpha_members[{p.meta.namespace_, p.workload_ref->name, p.workload_ref->pod_group}];
+    if (p.scheduling_group)
+      ++group_members[{p.meta.namespace_, p.scheduling_group->pod_group_name}];
   }
 
   for (const auto& pc : o.priority_classes) {
@@ -147,7 +150,9 @@ Summary Summarize(const LoadResult& result, const Interner& in) {
     s.priority_classes.push_back(std::move(row));
   }
   std::stable_sort(s.priority_classes.begin(), s.priority_classes.end(),
-                   [](const auto& a, const auto& b) { return std::tie(b.value, a.name) < std::tie(a.value, b.name); });
+                   [](const auto& a, const auto& b) {
+                     return std::tie(b.value, a.name) < std::tie(a.value, b.name);
+                   });
   s.pods_without_class = pods_per_class.count("") ? pods_per_class.at("") : 0;
 
   for (const auto& w : o.workloads) {
@@ -177,9 +182,10 @@ Summary Summarize(const LoadResult& result, const Interner& in) {
   for (const auto& pg : o.pod_groups) {
     Summary::Group row;
     row.workload = fmt::format("{}/{}", in.Str(pg.meta.namespace_), in.Str(pg.meta.name));
-    row.api = pg.template_workload_name.empty()
-                  ? ""
-                  : fmt::format("{}/{}", in.Str(pg.template_workload_name), in.Str(pg.template_name));
+    row.api =
+        pg.template_workload_name.empty()
+            ? ""
+            : fmt::format("{}/{}", in.Str(pg.template_workload_name), in.Str(pg.template_name));
     row.policy = PolicyName(pg.policy);
     row.min_count = pg.policy.min_count;
     auto it = group_members.find({pg.meta.namespace_, pg.meta.name});
@@ -194,7 +200,8 @@ std::string RenderTable(const Summary& s) {
   out += fmt::format("{} files, {} documents, {} objects; {} errors, {} warnings\n", s.counts.files,
                      s.counts.documents, s.counts.objects, s.errors, s.warnings);
   if (s.counts.unknown_fields > 0) {
-    out += fmt::format("{} unknown fields ignored (named in the warnings)\n", s.counts.unknown_fields);
+    out +=
+        fmt::format("{} unknown fields ignored (named in the warnings)\n", s.counts.unknown_fields);
   }
 
   Table kinds({"KIND", "COUNT"}, {false, true});
@@ -227,17 +234,19 @@ std::string RenderTable(const Summary& s) {
 
   Table pcs({"PRIORITY CLASS", "VALUE", "DEFAULT", "PODS"}, {false, true, false, true});
   for (const auto& pc : s.priority_classes) {
-    pcs.Row({pc.builtin ? pc.name + " (built-in)" : pc.name, std::to_string(pc.value), pc.global_default ? "yes" : "",
-             std::to_string(pc.pods)});
+    pcs.Row({pc.builtin ? pc.name + " (built-in)" : pc.name, std::to_string(pc.value),
+             pc.global_default ? "yes" : "", std::to_string(pc.pods)});
   }
-  if (s.pods_without_class > 0) pcs.Row({"(none: priority 0)", "0", "", std::to_string(s.pods_without_class)});
+  if (s.pods_without_class > 0)
+    pcs.Row({"(none: priority 0)", "0", "", std::to_string(s.pods_without_class)});
   out += '\n' + pcs.Render();
 
   if (!s.workload_groups.empty()) {
-    Table w({"WORKLOAD", "API", "POD GROUP", "POLICY", "MIN", "PODS"}, {false, false, false, false, true, true});
+    Table w({"WORKLOAD", "API", "POD GROUP", "POLICY", "MIN", "PODS"},
+            {false, false, false, false, true, true});
     for (const auto& g : s.workload_groups) {
-      w.Row({g.workload, g.api, g.group, g.policy, g.policy == "gang" ? std::to_string(g.min_count) : "-",
-             std::to_string(g.pods)});
+      w.Row({g.workload, g.api, g.group, g.policy,
+             g.policy == "gang" ? std::to_string(g.min_count) : "-", std::to_string(g.pods)});
     }
     out += '\n' + w.Render();
   }
@@ -276,8 +285,8 @@ std::string RenderJson(const Summary& s, const Diagnostics& diags) {
   nodes["allocatable"] = Json::object();
   for (const auto& r : s.allocatable) nodes["allocatable"][r.name] = r.allocatable.String();
   j["nodes"] = nodes;
-  j["pods"] = {{"count", s.pods},       {"bound", s.bound},       {"pending", s.pending},
-               {"gated", s.gated},      {"finished", s.finished}, {"terminating", s.terminating}};
+  j["pods"] = {{"count", s.pods},  {"bound", s.bound},       {"pending", s.pending},
+               {"gated", s.gated}, {"finished", s.finished}, {"terminating", s.terminating}};
   j["podsWithoutPriorityClass"] = s.pods_without_class;
   j["priorityClasses"] = Json::array();
   for (const auto& pc : s.priority_classes) {

@@ -1,6 +1,6 @@
 #pragma once
-// What `corral validate` prints: a summary of a LoadResult as an aligned table or as JSON (schema in
-// docs/formats.md, "corral validate -o json"). Deterministic for a given LoadResult.
+// What `corral validate` prints: a summary of a LoadResult as an aligned table or as JSON (schema
+// in docs/formats.md, "corral validate -o json"). Deterministic for a given LoadResult.
 
 #include <cstddef>
 #include <string>
@@ -45,9 +45,10 @@ struct Summary {
 
   struct Group {
     std::string workload;  // "namespace/name" (Workload rows) or "namespace/name" of the PodGroup
-    std::string api;       // "v1alpha1" or "current" (Workload rows); template "workload/template" (PodGroup)
-    std::string group;     // pod group (template) name (Workload rows)
-    std::string policy;    // "gang" or "basic"
+    std::string
+        api;  // "v1alpha1" or "current" (Workload rows); template "workload/template" (PodGroup)
+    std::string group;   // pod group (template) name (Workload rows)
+    std::string policy;  // "gang" or "basic"
     int32_t min_count = 0;
     size_t pods = 0;  // pods that reference the group
   };

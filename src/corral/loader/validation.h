@@ -1,6 +1,6 @@
 #pragma once
-// Kubernetes name and label validation (k8s.io/apimachinery/pkg/util/validation). Each check returns ""
-// when the value is valid, or the reason it is not, phrased like kube's messages.
+// Kubernetes name and label validation (k8s.io/apimachinery/pkg/util/validation). Each check
+// returns "" when the value is valid, or the reason it is not, phrased like kube's messages.
 
 #include <string>
 #include <string_view>

@@ -28,16 +28,18 @@ void Histogram::Observe(double v) {
 
 Counter& Registry::GetCounter(std::string_view name, std::string_view help, const Labels& labels) {
   auto it = families_.find(name);
-  if (it == families_.end()) it = families_.emplace(std::string(name), Family{false, std::string(help), {}, {}, {}}).first;
+  if (it == families_.end())
+    it = families_.emplace(std::string(name), Family{false, std::string(help), {}, {}, {}}).first;
   CORRAL_CHECK_MSG(!it->second.histogram, "metric used as counter and histogram");
   return it->second.counters[labels];
 }
 
-Histogram& Registry::GetHistogram(std::string_view name, std::string_view help, const std::vector<double>& buckets,
-                                  const Labels& labels) {
+Histogram& Registry::GetHistogram(std::string_view name, std::string_view help,
+                                  const std::vector<double>& buckets, const Labels& labels) {
   auto it = families_.find(name);
   if (it == families_.end()) {
-    it = families_.emplace(std::string(name), Family{true, std::string(help), buckets, {}, {}}).first;
+    it = families_.emplace(std::string(name), Family{true, std::string(help), buckets, {}, {}})
+             .first;
   }
   Family& f = it->second;
   CORRAL_CHECK_MSG(f.histogram, "metric used as counter and histogram");
@@ -98,17 +100,20 @@ std::string Num(double v) {
 std::string Registry::PrometheusText() const {
   std::string out;
   for (const auto& [name, f] : families_) {
-    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, f.help, name, f.histogram ? "histogram" : "counter");
+    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, f.help, name,
+                       f.histogram ? "histogram" : "counter");
     if (!f.histogram) {
-      for (const auto& [labels, c] : f.counters) out += fmt::format("{}{} {}\n", name, LabelText(labels), Num(c.value()));
+      for (const auto& [labels, c] : f.counters)
+        out += fmt::format("{}{} {}\n", name, LabelText(labels), Num(c.value()));
       continue;
     }
     for (const auto& [labels, h] : f.histograms) {
       uint64_t cumulative = 0;
       for (size_t i = 0; i < f.buckets.size(); ++i) {
         cumulative += h.bucket_counts()[i];
-        out += fmt::format("{}_bucket{} {}\n", name, LabelText(labels, fmt::format("le=\"{}\"", Num(f.buckets[i]))),
-                           cumulative);
+        out +=
+            fmt::format("{}_bucket{} {}\n", name,
+                        LabelText(labels, fmt::format("le=\"{}\"", Num(f.buckets[i]))), cumulative);
       }
       out += fmt::format("{}_bucket{} {}\n", name, LabelText(labels, "le=\"+Inf\""), h.count());
       out += fmt::format("{}_sum{} {}\n", name, LabelText(labels), Num(h.sum()));
@@ -128,7 +133,8 @@ nlohmann::ordered_json Registry::ToJson() const {
       return l;
     };
     if (!f.histogram) {
-      for (const auto& [labels, c] : f.counters) arr.push_back({{"labels", labels_json(labels)}, {"value", c.value()}});
+      for (const auto& [labels, c] : f.counters)
+        arr.push_back({{"labels", labels_json(labels)}, {"value", c.value()}});
       continue;
     }
     for (const auto& [labels, h] : f.histograms) {
@@ -138,7 +144,10 @@ nlohmann::ordered_json Registry::ToJson() const {
         cumulative += h.bucket_counts()[i];
         b[Num(f.buckets[i])] = cumulative;
       }
-      arr.push_back({{"labels", labels_json(labels)}, {"count", h.count()}, {"sum", h.sum()}, {"buckets", b}});
+      arr.push_back({{"labels", labels_json(labels)},
+                     {"count", h.count()},
+                     {"sum", h.sum()},
+                     {"buckets", b}});
     }
   }
   return j;

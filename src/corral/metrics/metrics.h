@@ -1,7 +1,8 @@
 #pragma once
-// Metrics with kube-scheduler's names and labels (pkg/scheduler/metrics), kept in a Registry owned by
-// whoever produces them (a Scheduler, a simulation) — never global. Output is deterministic: families
-// sorted by name, series by label values. Exposed as Prometheus text (`--metrics FILE`) and JSON.
+// Metrics with kube-scheduler's names and labels (pkg/scheduler/metrics), kept in a Registry owned
+// by whoever produces them (a Scheduler, a simulation) — never global. Output is deterministic:
+// families sorted by name, series by label values. Exposed as Prometheus text (`--metrics FILE`)
+// and JSON.
 //
 // Counters and histograms only; a series is created on first use. Not thread-safe (the scheduling
 // thread records).
@@ -33,7 +34,8 @@ class Counter {
 
 class Histogram {
  public:
-  explicit Histogram(const std::vector<double>* buckets) : buckets_(buckets), counts_(buckets->size(), 0) {}
+  explicit Histogram(const std::vector<double>* buckets)
+      : buckets_(buckets), counts_(buckets->size(), 0) {}
   void Observe(double v);
   uint64_t count() const { return count_; }
   double sum() const { return sum_; }
@@ -52,14 +54,15 @@ class Registry {
   // Returns the series of `name` with `labels`, creating the family (with `help`) on first use.
   // REQUIRES: a name is always used with the same kind and label names.
   Counter& GetCounter(std::string_view name, std::string_view help, const Labels& labels = {});
-  Histogram& GetHistogram(std::string_view name, std::string_view help, const std::vector<double>& buckets,
-                          const Labels& labels = {});
+  Histogram& GetHistogram(std::string_view name, std::string_view help,
+                          const std::vector<double>& buckets, const Labels& labels = {});
 
   // Sum of a counter family's series whose labels include every pair of `match` (0 if absent).
   double CounterSum(std::string_view name, const Labels& match = {}) const;
 
   std::string PrometheusText() const;
-  // {"name": [{"labels": {...}, "value": v} | {"labels": {...}, "count": n, "sum": s, "buckets": {...}}]}
+  // {"name": [{"labels": {...}, "value": v} | {"labels": {...}, "count": n, "sum": s, "buckets":
+  // {...}}]}
   nlohmann::ordered_json ToJson() const;
 
  private:

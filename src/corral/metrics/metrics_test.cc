@@ -7,9 +7,15 @@ namespace {
 
 TEST(MetricsTest, CountersAndHistogramsInPrometheusText) {
   Registry r;
-  r.GetCounter("scheduler_schedule_attempts_total", "Number of attempts", {{"profile", "p"}, {"result", "scheduled"}}).Inc();
-  r.GetCounter("scheduler_schedule_attempts_total", "Number of attempts", {{"profile", "p"}, {"result", "scheduled"}}).Inc(2);
-  r.GetCounter("scheduler_schedule_attempts_total", "Number of attempts", {{"profile", "p"}, {"result", "error"}}).Inc();
+  r.GetCounter("scheduler_schedule_attempts_total", "Number of attempts",
+               {{"profile", "p"}, {"result", "scheduled"}})
+      .Inc();
+  r.GetCounter("scheduler_schedule_attempts_total", "Number of attempts",
+               {{"profile", "p"}, {"result", "scheduled"}})
+      .Inc(2);
+  r.GetCounter("scheduler_schedule_attempts_total", "Number of attempts",
+               {{"profile", "p"}, {"result", "error"}})
+      .Inc();
   auto& h = r.GetHistogram("d_seconds", "Durations", ExponentialBuckets(0.001, 2, 3));
   h.Observe(0.0005);  // le 0.001
   h.Observe(0.003);   // le 0.004

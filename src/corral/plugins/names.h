@@ -15,7 +15,8 @@ inline constexpr std::string_view kInterPodAffinity = "InterPodAffinity";
 inline constexpr std::string_view kNodeAffinity = "NodeAffinity";
 inline constexpr std::string_view kNodeName = "NodeName";
 inline constexpr std::string_view kNodePorts = "NodePorts";
-inline constexpr std::string_view kNodeResourcesBalancedAllocation = "NodeResourcesBalancedAllocation";
+inline constexpr std::string_view kNodeResourcesBalancedAllocation =
+    "NodeResourcesBalancedAllocation";
 inline constexpr std::string_view kNodeResourcesFit = "NodeResourcesFit";
 inline constexpr std::string_view kNodeUnschedulable = "NodeUnschedulable";
 inline constexpr std::string_view kNodeVolumeLimits = "NodeVolumeLimits";

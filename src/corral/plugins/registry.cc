@@ -4,8 +4,8 @@
 #include "corral/plugins/names.h"
 // Plugin headers (one per in-tree plugin), alphabetical.
 #include "corral/plugins/default_binder/default_binder.h"
-#include "corral/plugins/dynamic_resources/dynamic_resources.h"
 #include "corral/plugins/default_preemption/default_preemption.h"
+#include "corral/plugins/dynamic_resources/dynamic_resources.h"
 #include "corral/plugins/gang_scheduling/gang_scheduling.h"
 #include "corral/plugins/image_locality/image_locality.h"
 #include "corral/plugins/inter_pod_affinity/inter_pod_affinity.h"

@@ -74,7 +74,8 @@ std::vector<std::pair<Symbol, int64_t>> OpportunisticBatch::SortedForTest() cons
   return out;
 }
 
-// ---- extremes -------------------------------------------------------------------------------------------
+// ---- extremes
+// -------------------------------------------------------------------------------------------
 
 void OpportunisticBatch::RecomputeExtremes() {
   const size_t np = plugins_.size();
@@ -143,13 +144,14 @@ bool OpportunisticBatch::AddToExtremes(uint32_t row) {
   return changed;
 }
 
-// ---- normalization --------------------------------------------------------------------------------------
+// ---- normalization
+// --------------------------------------------------------------------------------------
 
 namespace {
 Status CheckRange(std::string_view plugin, int64_t v) {
   if (v > framework::kMaxNodeScore || v < framework::kMinNodeScore) {
-    return Status::Error(std::string("plugin ") + std::string(plugin) + " returns an invalid score " +
-                         std::to_string(v));
+    return Status::Error(std::string("plugin ") + std::string(plugin) +
+                         " returns an invalid score " + std::to_string(v));
   }
   return {};
 }
@@ -163,7 +165,8 @@ Status OpportunisticBatch::Renormalize(const CycleState& state, const PodInfo& p
     const auto& pe = plugins[plugins_[p]];
     if (normalizes_[p]) {
       ns_.resize(heap_.size());
-      for (size_t j = 0; j < heap_.size(); ++j) ns_[j] = {names_[heap_[j].row], raw_[heap_[j].row * np + p]};
+      for (size_t j = 0; j < heap_.size(); ++j)
+        ns_[j] = {names_[heap_[j].row], raw_[heap_[j].row * np + p]};
       Status s = pe.plugin->NormalizeScore(state, pe.slot, pod, ns_);
       if (!s.ok()) return s;
       for (size_t j = 0; j < heap_.size(); ++j) norm_[heap_[j].row * np + p] = ns_[j].score;
@@ -253,7 +256,8 @@ void OpportunisticBatch::Materialize(const PodInfo& pod) {
   }
 }
 
-// ---- GetNodeHint ----------------------------------------------------------------------------------------
+// ---- GetNodeHint
+// ----------------------------------------------------------------------------------------
 
 void OpportunisticBatch::BeginRescore() {
   if (rescore_attempts_ == nullptr) {
@@ -478,13 +482,15 @@ bool OpportunisticBatch::Compatible(CycleState& state, const PodInfo& pod,
     if (!CrossNodeRescore(state, pod, *last, snapshot, fresh)) return false;
     return !heap_.empty();
   }
-  // The last chosen node: infeasible ⇒ it stays out of the list; still feasible ⇒ rescored in place.
-  // (Rows are only re-used for the node popped last; a node chosen by a full cycle is not in the list.)
+  // The last chosen node: infeasible ⇒ it stays out of the list; still feasible ⇒ rescored in
+  // place. (Rows are only re-used for the node popped last; a node chosen by a full cycle is not in
+  // the list.)
   if (names_[popped_row_] == last_chosen_ && fwk_.RunFilterPlugins(state, pod, *last).ok()) {
     if (!Rescore(state, pod, *last)) return false;
   }
   if (dirty_) {
-    if (Status s = fwk_.RunPreScorePlugins(state, pod, std::span<const NodeInfo* const>(&last, 1)); !s.ok()) {
+    if (Status s = fwk_.RunPreScorePlugins(state, pod, std::span<const NodeInfo* const>(&last, 1));
+        !s.ok()) {
       Flush(batch_flush::kPreScoreError);
       return false;
     }
@@ -519,15 +525,17 @@ Symbol OpportunisticBatch::GetNodeHint(CycleState& state, const PodInfo& pod,
   }
   if (wall_clock_ != nullptr) {
     metrics_
-        .GetHistogram("scheduler_get_node_hint_duration_seconds", "Duration of GetNodeHint in seconds.",
-                      DurationBuckets(),
-                      {{"hinted", hint.empty() ? "no_hint" : "hint"}, {"profile", fwk_.profile_name()}})
+        .GetHistogram(
+            "scheduler_get_node_hint_duration_seconds", "Duration of GetNodeHint in seconds.",
+            DurationBuckets(),
+            {{"hinted", hint.empty() ? "no_hint" : "hint"}, {"profile", fwk_.profile_name()}})
         .Observe(std::chrono::duration<double>(wall_clock_->Now() - start).count());
   }
   return hint;
 }
 
-// ---- StoreScheduleResults -------------------------------------------------------------------------------
+// ---- StoreScheduleResults
+// -------------------------------------------------------------------------------
 
 void OpportunisticBatch::CycleFailed(int64_t cycle) {
   last_cycle_ = cycle;
@@ -563,13 +571,15 @@ void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& 
   if (!hinted.empty()) Attempt("hint_not_used");
   const size_t n = scores == nullptr ? 0 : scores->n();
   if (!signature.has_value() || n < 2) {
-    Flush(!signature.has_value() && n >= 2 ? batch_flush::kPodNotBatchable : batch_flush::kEmptyList);
+    Flush(!signature.has_value() && n >= 2 ? batch_flush::kPodNotBatchable
+                                           : batch_flush::kEmptyList);
     done();
     return;
   }
-  // A new batch: every scored node but the chosen one. The table is taken over (swapped, O(1)) and only
-  // turned into the sorted list when a pod with the same signature asks for a hint (Materialize), so a
-  // batch that is flushed right away (alternating signatures) costs almost nothing.
+  // A new batch: every scored node but the chosen one. The table is taken over (swapped, O(1)) and
+  // only turned into the sorted list when a pod with the same signature asks for a hint
+  // (Materialize), so a batch that is flushed right away (alternating signatures) costs almost
+  // nothing.
   has_state_ = true;
   materialized_ = false;
   cross_node_ = false;

@@ -1,36 +1,40 @@
 #pragma once
-// Opportunistic batching (KEP-5598; kube's pkg/scheduler/framework/runtime/batch.go with rescoring).
+// Opportunistic batching (KEP-5598; kube's pkg/scheduler/framework/runtime/batch.go with
+// rescoring).
 //
-// One OpportunisticBatch per profile. A successful full cycle of a signed pod leaves the scored node list
-// (the chosen node popped) as the batch; the next pod with the same signature, scheduled in the very next
-// cycle, gets the top of that list as a hint. If the hinted node passes every filter it is the only
-// feasible node and nothing is scored.
+// One OpportunisticBatch per profile. A successful full cycle of a signed pod leaves the scored
+// node list (the chosen node popped) as the batch; the next pod with the same signature, scheduled
+// in the very next cycle, gets the top of that list as a hint. If the hinted node passes every
+// filter it is the only feasible node and nothing is scored.
 //
 //   GetNodeHint           kube's checks in kube's order: cycle continuity (pod_skipped), last cycle
-//                         succeeded (pod_failed), pod not nominated (pod_nominated), signature equal
-//                         (pod_incompatible), age ≤ 500 ms on the injected clock (expired), last chosen
-//                         node present (node_missing); then the last chosen node is filtered: still
-//                         feasible ⇒ rescored (prescore_error, rescore_error, normalize_error); then pop.
+//                         succeeded (pod_failed), pod not nominated (pod_nominated), signature
+//                         equal (pod_incompatible), age ≤ 500 ms on the injected clock (expired),
+//                         last chosen node present (node_missing); then the last chosen node is
+//                         filtered: still feasible ⇒ rescored (prescore_error, rescore_error,
+//                         normalize_error); then pop.
 //   StoreScheduleResults  hint used ⇒ keep the batch; otherwise a new batch from the cycle's scores
 //                         (pod_not_batchable, empty_list).
 //
 // The list is a binary heap of (TotalScore desc, Randomizer desc) entries, each with its raw and
 // normalized per-plugin scores, so rescoring re-normalizes every plugin over the cached raw scores.
 //
-// Corral keeps the batch exact (docs/deviations.md, "Opportunistic batching"): kube leaves the cached
-// normalized scores untouched when a node is popped, so a full cycle (which normalizes over the remaining
-// nodes only) can order them differently. Corral tracks each normalizing plugin's max and min raw score
-// over the list with their counts and re-normalizes the list only when a pop or rescore moves one of them.
-// This relies on every normalizer depending on the list only through its max and min raw scores, which is
-// true of every in-tree plugin (DefaultNormalizeScore, TaintToleration, NodeAffinity, InterPodAffinity,
-// PodTopologySpread); the node's own normalized score is computed over {node, max, min}.
+// Corral keeps the batch exact (docs/deviations.md, "Opportunistic batching"): kube leaves the
+// cached normalized scores untouched when a node is popped, so a full cycle (which normalizes over
+// the remaining nodes only) can order them differently. Corral tracks each normalizing plugin's max
+// and min raw score over the list with their counts and re-normalizes the list only when a pop or
+// rescore moves one of them. This relies on every normalizer depending on the list only through its
+// max and min raw scores, which is true of every in-tree plugin (DefaultNormalizeScore,
+// TaintToleration, NodeAffinity, InterPodAffinity, PodTopologySpread); the node's own normalized
+// score is computed over {node, max, min}.
 
 // Beyond kube (docs/deviations.md): a batch whose pods have cross-node scores (a Score plugin's
-// RescoreExtension::CrossNode, gate CorralBatchingRescoreHook) rescores after every placement on node A:
-// PreScore over the list plus A if still feasible (incrementally through PreScoreExtensions::AddPod when
-// the last bind is the only cluster event since, gate CorralIncrementalPreScore), A rescored by the
-// node-local plugins, the cached nodes the Rescore hooks report changed updated, then every plugin
-// re-normalized over the list and the list re-sorted.
+// RescoreExtension::CrossNode, gate CorralBatchingRescoreHook) rescores after every placement on
+// node A: PreScore over the list plus A if still feasible (incrementally through
+// PreScoreExtensions::AddPod when the last bind is the only cluster event since, gate
+// CorralIncrementalPreScore), A rescored by the node-local plugins, the cached nodes the Rescore
+// hooks report changed updated, then every plugin re-normalized over the list and the list
+// re-sorted.
 
 #include <cstdint>
 #include <optional>
@@ -145,8 +149,10 @@ class OpportunisticBatch {
   void BeginRescore();
   void EndRescore();
   // Re-inserts the last chosen node with fresh scores. False ⇒ flushed.
-  bool Rescore(framework::CycleState& state, const framework::PodInfo& pod, const framework::NodeInfo& node);
-  // Removes row's raw scores from the extremes; returns true if a normalizing plugin's max/min vanished.
+  bool Rescore(framework::CycleState& state, const framework::PodInfo& pod,
+               const framework::NodeInfo& node);
+  // Removes row's raw scores from the extremes; returns true if a normalizing plugin's max/min
+  // vanished.
   bool RemoveFromExtremes(uint32_t row);
   // Adds row's raw scores; returns true if a normalizing plugin's max/min changed.
   bool AddToExtremes(uint32_t row);
@@ -171,19 +177,20 @@ class OpportunisticBatch {
   // Batch state.
   bool has_state_ = false;
   bool materialized_ = false;
-  framework::ScoreTable table_;     // the creating cycle's scores, until materialized
+  framework::ScoreTable table_;  // the creating cycle's scores, until materialized
   std::string signature_;
   TimePoint creation_;
-  std::vector<size_t> plugins_;     // score plugin indices (Framework::score_plugins) of the cached scores
-  std::vector<Symbol> names_;       // row → node
-  std::vector<int64_t> raw_;        // row * P + p
-  std::vector<int64_t> norm_;       // row * P + p
+  std::vector<size_t>
+      plugins_;  // score plugin indices (Framework::score_plugins) of the cached scores
+  std::vector<Symbol> names_;  // row → node
+  std::vector<int64_t> raw_;   // row * P + p
+  std::vector<int64_t> norm_;  // row * P + p
   std::vector<Entry> heap_;
   std::vector<Extremes> extremes_;  // per plugin (normalizing plugins only are meaningful)
   std::vector<bool> normalizes_;    // per plugin
   bool any_normalize_ = false;
-  bool dirty_ = false;              // a normalizing plugin's max/min left the list: re-normalize
-  uint32_t popped_row_ = 0;         // row of the last hinted node (re-used on rescore)
+  bool dirty_ = false;       // a normalizing plugin's max/min left the list: re-normalize
+  uint32_t popped_row_ = 0;  // row of the last hinted node (re-used on rescore)
 
   // Last cycle.
   int64_t last_cycle_ = -1;
@@ -193,9 +200,9 @@ class OpportunisticBatch {
   int64_t batched_pods_ = 0;
   std::vector<std::pair<std::string_view, metrics::Counter*>> attempts_;  // cached series by result
   metrics::Counter* rescore_attempts_ = nullptr;
-  std::vector<std::pair<std::string_view, metrics::Counter*>> flushes_;   // cached series by reason
+  std::vector<std::pair<std::string_view, metrics::Counter*>> flushes_;  // cached series by reason
   std::vector<std::string_view> rescore_steps_;
-  std::vector<framework::NodeScore> ns_;   // scratch: normalize
+  std::vector<framework::NodeScore> ns_;  // scratch: normalize
   std::vector<uint32_t> rows_scratch_;
 
   // Cross-node rescoring. Row r's NodeInfo is table_.nodes[r] (valid while `fresh`; re-looked-up

@@ -1,5 +1,5 @@
-// Opportunistic batching (batch.h) through the Scheduler: each GetNodeHint check and flush reason, the
-// rescoring steps in order, and the metrics.
+// Opportunistic batching (batch.h) through the Scheduler: each GetNodeHint check and flush reason,
+// the rescoring steps in order, and the metrics.
 
 #include "corral/scheduler/batch.h"
 
@@ -45,7 +45,8 @@ class FaultPlugin final : public framework::PreScorePlugin,
                                    std::span<framework::NodeScore>) const override {
     return g_faults.normalize ? framework::Status::Error("normalize fault") : framework::Status();
   }
-  framework::Status Sign(const framework::PodInfo&, std::vector<framework::SignFragment>*) const override {
+  framework::Status Sign(const framework::PodInfo&,
+                         std::vector<framework::SignFragment>*) const override {
     return {};
   }
 };
@@ -53,7 +54,8 @@ class FaultPlugin final : public framework::PreScorePlugin,
 class Env {
  public:
   explicit Env(int num_nodes, bool fault_plugin = false, int cpu_per_node = 4000,
-               std::vector<std::pair<std::string, bool>> gates = {}, std::vector<int> zone_of = {}) {
+               std::vector<std::pair<std::string, bool>> gates = {},
+               std::vector<int> zone_of = {}) {
     zone_of_ = std::move(zone_of);
     g_faults = {};
     registry_ = plugins::NewInTreeRegistry();
@@ -67,7 +69,8 @@ class Env {
                       .Register("Fault",
                                 [](const framework::PluginArgs*, framework::Handle&)
                                     -> Result<std::unique_ptr<framework::Plugin>> {
-                                  return std::unique_ptr<framework::Plugin>(std::make_unique<FaultPlugin>());
+                                  return std::unique_ptr<framework::Plugin>(
+                                      std::make_unique<FaultPlugin>());
                                 })
                       .ok());
       a.plugins.multi_point.enabled.push_back({"Fault", 1});
@@ -98,7 +101,8 @@ class Env {
     n.capacity = {{api::wk::kCpu, api::Quantity::FromMilli(cpu_milli)},
                   {api::wk::kMemory, api::Quantity::FromInt(int64_t{32} << 30)},
                   {api::wk::kPods, api::Quantity::FromInt(110)}};
-    std::sort(n.capacity.begin(), n.capacity.end(), [](auto& x, auto& y) { return x.first < y.first; });
+    std::sort(n.capacity.begin(), n.capacity.end(),
+              [](auto& x, auto& y) { return x.first < y.first; });
     n.allocatable = n.capacity;
     s_->AddNode(&n);
     return n.meta.name;
@@ -188,10 +192,12 @@ class Env {
   }
 
   double Flushed(std::string_view reason) const {
-    return s_->metrics().CounterSum("scheduler_batch_cache_flushed_total", {{"reason", std::string(reason)}});
+    return s_->metrics().CounterSum("scheduler_batch_cache_flushed_total",
+                                    {{"reason", std::string(reason)}});
   }
   double Attempts(std::string_view result) const {
-    return s_->metrics().CounterSum("scheduler_batch_attempts_total", {{"result", std::string(result)}});
+    return s_->metrics().CounterSum("scheduler_batch_attempts_total",
+                                    {{"result", std::string(result)}});
   }
   const OpportunisticBatch& batch() { return *s_->batch("a"); }
 
@@ -306,7 +312,8 @@ TEST(BatchTest, HintNotUsedWhenTheHintedNodeNoLongerFits) {
   Env e(2, false, 4000);
   Symbol first = e.Schedule(3000);
   // Fill the other node behind the batch's back (a bound pod).
-  Symbol other = first == e.in().Intern("node-0") ? e.in().Intern("node-1") : e.in().Intern("node-0");
+  Symbol other =
+      first == e.in().Intern("node-0") ? e.in().Intern("node-1") : e.in().Intern("node-0");
   api::Pod bound;
   bound.meta.name = e.in().Intern("bound");
   bound.meta.namespace_ = api::wk::kDefaultNamespace;
@@ -457,9 +464,9 @@ namespace corral::scheduler {
 namespace {
 
 TEST(BatchTest, ZoneSpreadCountsFollowEveryBatchedPod) {
-  // Three nodes in zone 0, one in zone 1: the zone spread sends every other pod to the lone node, which
-  // LeastAllocated alone would not. Batched pods must see the zone counts of the pods batched before them
-  // (incremental PreScore adds each one).
+  // Three nodes in zone 0, one in zone 1: the zone spread sends every other pod to the lone node,
+  // which LeastAllocated alone would not. Batched pods must see the zone counts of the pods batched
+  // before them (incremental PreScore adds each one).
   const std::vector<int> zones = {0, 0, 0, 1};
   Env e(4, false, 8000, {}, zones);
   std::vector<Symbol> on = PlaceCross(e, Env::Cross::kZoneSpread, 10);

@@ -1,6 +1,7 @@
-// The scheduler's side of gang scheduling (issue 5): Permit waiting (pods held assumed until allowed,
-// rejected or timed out), the deferred binding cycle, the Handle methods plugins use to reach waiting pods
-// and pod groups, and the PreEnqueue retry of gated members once their group's quorum is known.
+// The scheduler's side of gang scheduling (issue 5): Permit waiting (pods held assumed until
+// allowed, rejected or timed out), the deferred binding cycle, the Handle methods plugins use to
+// reach waiting pods and pod groups, and the PreEnqueue retry of gated members once their group's
+// quorum is known.
 
 #include <fmt/format.h>
 
@@ -12,17 +13,25 @@ using framework::Code;
 using framework::PodInfo;
 using framework::Status;
 
-const api::Workload* Scheduler::GetWorkload(Symbol ns, Symbol name) const { return wm_.GetWorkload(ns, name); }
+const api::Workload* Scheduler::GetWorkload(Symbol ns, Symbol name) const {
+  return wm_.GetWorkload(ns, name);
+}
 
-const api::PodGroup* Scheduler::GetPodGroup(Symbol ns, Symbol name) const { return wm_.GetPodGroup(ns, name); }
+const api::PodGroup* Scheduler::GetPodGroup(Symbol ns, Symbol name) const {
+  return wm_.GetPodGroup(ns, name);
+}
 
-framework::PodGroupState* Scheduler::GetPodGroupState(const PodInfo& pod) { return wm_.GroupOf(pod); }
+framework::PodGroupState* Scheduler::GetPodGroupState(const PodInfo& pod) {
+  return wm_.GroupOf(pod);
+}
 
 void Scheduler::IterateWaitingPods(const std::function<void(const PodInfo&)>& fn) const {
   waiting_.ForEachWaiting(fn);
 }
 
-bool Scheduler::AllowWaitingPod(const PodInfo& pod, std::string_view plugin) { return waiting_.Allow(&pod, plugin); }
+bool Scheduler::AllowWaitingPod(const PodInfo& pod, std::string_view plugin) {
+  return waiting_.Allow(&pod, plugin);
+}
 
 bool Scheduler::RejectWaitingPod(const PodInfo& pod, std::string_view plugin, std::string message) {
   return waiting_.Reject(&pod, plugin, std::move(message));
@@ -33,7 +42,9 @@ bool Scheduler::IsWaitingOnPermit(const api::Pod* pod) const {
   return it != pods_.end() && waiting_.Contains(&it->second->info);
 }
 
-std::optional<TimePoint> Scheduler::NextTimerDeadline() const { return waiting_.NextDeadline(); }
+std::optional<TimePoint> Scheduler::NextTimerDeadline() const {
+  return waiting_.NextDeadline();
+}
 
 std::optional<Duration> Scheduler::PendingBackoff(const api::Pod* pod) const {
   auto it = pods_.find(pod);
@@ -51,19 +62,23 @@ void Scheduler::FireTimers() {
 
 void Scheduler::OnGroupMemberAdded(framework::PodGroupState& group) {
   // kube requeues gated members on UnscheduledPod/Add through GangScheduling's hint; Corral re-runs
-  // PreEnqueue for the gated members of this group only, when the member count reaches the quorum (or
-  // the group just became unschedulable as a whole), which is when their PreEnqueue can change.
+  // PreEnqueue for the gated members of this group only, when the member count reaches the quorum
+  // (or the group just became unschedulable as a whole), which is when their PreEnqueue can change.
   framework::ResolvedPodGroup resolved;
-  if (group.all.empty() || !framework::ResolvePodGroup(*this, *group.all.front()->pod, &resolved).ok()) return;
-  if (group.all.size() != static_cast<size_t>(resolved.MinCount()) && !group.mixed_scheduler_names) return;
+  if (group.all.empty() ||
+      !framework::ResolvePodGroup(*this, *group.all.front()->pod, &resolved).ok())
+    return;
+  if (group.all.size() != static_cast<size_t>(resolved.MinCount()) && !group.mixed_scheduler_names)
+    return;
   for (const PodInfo* p : group.all) {
     auto it = pods_.find(p->pod);
-    if (it != pods_.end() && it->second->where == QueueLocation::kGated) queue_->RetryGated(it->second.get());
+    if (it != pods_.end() && it->second->where == QueueLocation::kGated)
+      queue_->RetryGated(it->second.get());
   }
 }
 
-bool Scheduler::BindAssumed(QueuedPod* qp, framework::Framework& fwk, framework::CycleState& state, Symbol node,
-                            TimePoint wall_start) {
+bool Scheduler::BindAssumed(QueuedPod* qp, framework::Framework& fwk, framework::CycleState& state,
+                            Symbol node, TimePoint wall_start) {
   const PodInfo& pod = qp->info;
   Status pb = fwk.RunPreBindPlugins(state, pod, node);
   if (pb.ok()) pb = fwk.RunBindPlugins(state, pod, node);
@@ -72,7 +87,8 @@ bool Scheduler::BindAssumed(QueuedPod* qp, framework::Framework& fwk, framework:
     return false;
   }
   cache_.ConfirmPod(&qp->info);
-  nominator_.Delete(&qp->info);  // a bound pod is no longer nominated (workload-cycle members keep theirs until now)
+  nominator_.Delete(&qp->info);  // a bound pod is no longer nominated (workload-cycle members keep
+                                 // theirs until now)
   wm_.MarkBound(&qp->info);
   fwk.RunPostBindPlugins(state, pod, node);
   ++stats_.scheduled;
@@ -87,13 +103,14 @@ bool Scheduler::BindAssumed(QueuedPod* qp, framework::Framework& fwk, framework:
   return true;
 }
 
-void Scheduler::ForgetAndRequeue(QueuedPod* qp, framework::Framework& fwk, framework::CycleState& state, Symbol node,
-                                 Code code, std::string message, std::string_view plugin) {
+void Scheduler::ForgetAndRequeue(QueuedPod* qp, framework::Framework& fwk,
+                                 framework::CycleState& state, Symbol node, Code code,
+                                 std::string message, std::string_view plugin) {
   fwk.RunReservePluginsUnreserve(state, qp->info, node);
   if (cache_.RemovePod(&qp->info)) {
-    // kube: MoveAllToActiveOrBackoffQueue(AssignedPodDelete): the freed capacity may help other pods.
-    // kube's event carries the assumed copy (with its nodeName); Corral's pod objects are immutable, so
-    // the event has no subject, which every hint treats as "may help".
+    // kube: MoveAllToActiveOrBackoffQueue(AssignedPodDelete): the freed capacity may help other
+    // pods. kube's event carries the assumed copy (with its nodeName); Corral's pod objects are
+    // immutable, so the event has no subject, which every hint treats as "may help".
     FireEvent({framework::EventResource::kAssignedPod, framework::ActionType::kDelete}, nullptr);
   }
   if (code == Code::kError) {
@@ -110,7 +127,8 @@ void Scheduler::ForgetAndRequeue(QueuedPod* qp, framework::Framework& fwk, frame
   queue_->Requeue(qp, code, /*event_during_attempt=*/false);
 }
 
-void Scheduler::PermitAndBind(QueuedPod* qp, framework::CycleState state, Symbol node, TimePoint wall_start) {
+void Scheduler::PermitAndBind(QueuedPod* qp, framework::CycleState state, Symbol node,
+                              TimePoint wall_start) {
   framework::Framework& fwk = *qp->fwk;
   Duration timeout{};
   std::vector<std::pair<std::string_view, Duration>> waits;
@@ -129,7 +147,8 @@ void Scheduler::PermitAndBind(QueuedPod* qp, framework::CycleState state, Symbol
     return;
   }
   if (!perm.ok()) {
-    ForgetAndRequeue(qp, fwk, state, node, perm.code() == Code::kError ? Code::kError : Code::kUnschedulable,
+    ForgetAndRequeue(qp, fwk, state, node,
+                     perm.code() == Code::kError ? Code::kError : Code::kUnschedulable,
                      perm.Message(), perm.plugin());
     return;
   }
@@ -146,8 +165,8 @@ void Scheduler::ProcessWaitingOutcomes() {
       if (wp->outcome == WaitingPod::Outcome::kAllowed) {
         BindAssumed(wp->qp, *wp->fwk, wp->state, wp->node, wp->wall_start);
       } else {
-        ForgetAndRequeue(wp->qp, *wp->fwk, wp->state, wp->node, Code::kUnschedulable, wp->reject_message,
-                         wp->reject_plugin);
+        ForgetAndRequeue(wp->qp, *wp->fwk, wp->state, wp->node, Code::kUnschedulable,
+                         wp->reject_message, wp->reject_plugin);
       }
     }
   }

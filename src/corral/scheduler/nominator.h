@@ -1,15 +1,15 @@
 #pragma once
-// Nominator: which pending pods are nominated to which node (kube's backend/queue nominator). A pod is
-// nominated when preemption made room for it on a node (status.nominatedNodeName), or when it arrives
-// with a nominatedNodeName in its status. Nominated pods are honoured by later cycles: filters of
-// pods of equal or lower priority run with them added to their node
+// Nominator: which pending pods are nominated to which node (kube's backend/queue nominator). A pod
+// is nominated when preemption made room for it on a node (status.nominatedNodeName), or when it
+// arrives with a nominatedNodeName in its status. Nominated pods are honoured by later cycles:
+// filters of pods of equal or lower priority run with them added to their node
 // (Framework::RunFilterPluginsWithNominatedPods), and the nominated pod evaluates its node first.
 //
 // Invariants:
 //   (1) node_of_[p] == n  ⇔  p ∈ pods_[n]; each pod is nominated to at most one node.
 //   (2) pods_[n] keeps nomination order (kube appends).
-// The scheduler keeps it in sync: nominations end when the pod is assumed, bound or deleted, or when a
-// higher-priority preemptor clears them.
+// The scheduler keeps it in sync: nominations end when the pod is assumed, bound or deleted, or
+// when a higher-priority preemptor clears them.
 
 #include <span>
 #include <vector>

@@ -1,15 +1,17 @@
 #pragma once
 // The default placement scorer of topology-aware workload scheduling (KEP-5732): kube's
-// PlacementBinPacking (noderesources/placement_bin_packing.go, the NodeResourcesFit placement scorer,
-// "tightest fit") with the default MostAllocated strategy over cpu and memory, weight 1 each.
+// PlacementBinPacking (noderesources/placement_bin_packing.go, the NodeResourcesFit placement
+// scorer, "tightest fit") with the default MostAllocated strategy over cpu and memory, weight 1
+// each.
 
 #include <algorithm>
 #include <cstdint>
 
 namespace corral::scheduler {
 
-// The resources of one candidate placement (a topology domain), summed over its nodes. `requested` is the
-// committed non-zero request (kube NonZeroRequested) including the pod group members placed there.
+// The resources of one candidate placement (a topology domain), summed over its nodes. `requested`
+// is the committed non-zero request (kube NonZeroRequested) including the pod group members placed
+// there.
 struct PlacementResources {
   int64_t requested_milli_cpu = 0;
   int64_t allocatable_milli_cpu = 0;
@@ -23,8 +25,8 @@ inline int64_t PlacementMostRequestedScore(int64_t requested, int64_t capacity) 
   return std::min(requested, capacity) * 100 / capacity;
 }
 
-// Σ score_r * weight_r / Σ weight_r over cpu and memory (weight 1), skipping a resource with no allocatable
-// capacity; integer division as kube. In [0, 100], higher is a tighter fit.
+// Σ score_r * weight_r / Σ weight_r over cpu and memory (weight 1), skipping a resource with no
+// allocatable capacity; integer division as kube. In [0, 100], higher is a tighter fit.
 inline int64_t PlacementBinPackingScore(const PlacementResources& r) {
   int64_t score = 0, weights = 0;
   if (r.allocatable_milli_cpu > 0) {

@@ -1,5 +1,6 @@
-// kube's PlacementBinPacking placement scorer (default MostAllocated, cpu + memory weight 1), checked against
-// the cases of kube's placement_bin_packing_test.go that apply to the default strategy.
+// kube's PlacementBinPacking placement scorer (default MostAllocated, cpu + memory weight 1),
+// checked against the cases of kube's placement_bin_packing_test.go that apply to the default
+// strategy.
 
 #include "corral/scheduler/placement_score.h"
 
@@ -30,7 +31,8 @@ TEST(PlacementBinPackingScoreTest, MeanOfPerResourceUtilizationOverTheDomain) {
 }
 
 TEST(PlacementBinPackingScoreTest, IntegerArithmeticClampAndSkippedResources) {
-  // Per-resource scores truncate before the mean: cpu 1/3 → 33, memory 2/3 → 66; (33 + 66) / 2 = 49.
+  // Per-resource scores truncate before the mean: cpu 1/3 → 33, memory 2/3 → 66; (33 + 66) / 2
+  // = 49.
   EXPECT_EQ(PlacementBinPackingScore({.requested_milli_cpu = 1,
                                       .allocatable_milli_cpu = 3,
                                       .requested_memory = 2,
@@ -39,7 +41,8 @@ TEST(PlacementBinPackingScoreTest, IntegerArithmeticClampAndSkippedResources) {
   // Requests above capacity (non-zero defaults) count as full.
   EXPECT_EQ(PlacementMostRequestedScore(5000, 4000), 100);
   // A resource without capacity is skipped, not scored 0.
-  EXPECT_EQ(PlacementBinPackingScore({.requested_milli_cpu = 500, .allocatable_milli_cpu = 1000}), 50);
+  EXPECT_EQ(PlacementBinPackingScore({.requested_milli_cpu = 500, .allocatable_milli_cpu = 1000}),
+            50);
   EXPECT_EQ(PlacementBinPackingScore({}), 0);
 }
 

@@ -7,8 +7,8 @@ namespace corral::scheduler {
 using framework::Code;
 
 bool SchedulingQueue::ActiveLess::operator()(const QueuedPod* a, const QueuedPod* b) const {
-  if ((a->gang_activation != 0 || b->gang_activation != 0) && a->info.priority() == b->info.priority() &&
-      a->gang_activation != b->gang_activation) {
+  if ((a->gang_activation != 0 || b->gang_activation != 0) &&
+      a->info.priority() == b->info.priority() && a->gang_activation != b->gang_activation) {
     if (a->gang_activation == 0) return false;
     if (b->gang_activation == 0) return true;
     return a->gang_activation < b->gang_activation;
@@ -44,11 +44,18 @@ Duration SchedulingQueue::BackoffDuration(const QueuedPod& pod) const {
 
 void SchedulingQueue::Unlink(QueuedPod* pod) {
   switch (pod->where) {
-    case QueueLocation::kActive: active_.erase(pod); break;
-    case QueueLocation::kBackoff: backoff_.erase(pod); break;
+    case QueueLocation::kActive:
+      active_.erase(pod);
+      break;
+    case QueueLocation::kBackoff:
+      backoff_.erase(pod);
+      break;
     case QueueLocation::kUnschedulable:
-    case QueueLocation::kGated: unschedulable_.erase(pod); break;
-    default: break;
+    case QueueLocation::kGated:
+      unschedulable_.erase(pod);
+      break;
+    default:
+      break;
   }
   pod->where = QueueLocation::kNone;
 }
@@ -91,7 +98,9 @@ void SchedulingQueue::Add(QueuedPod* pod) {
   ToActive(pod);
 }
 
-void SchedulingQueue::Delete(QueuedPod* pod) { Unlink(pod); }
+void SchedulingQueue::Delete(QueuedPod* pod) {
+  Unlink(pod);
+}
 
 void SchedulingQueue::FlushBackoffCompleted() {
   TimePoint now = clock_.Now();
@@ -158,7 +167,8 @@ void SchedulingQueue::OnEvent(
   std::vector<QueuedPod*> pods = UnschedulablePods();
   for (QueuedPod* pod : pods) {
     if (pod->where == QueueLocation::kGated) {
-      // Re-run PreEnqueue (kube re-evaluates gated pods on events their PreEnqueue plugins registered).
+      // Re-run PreEnqueue (kube re-evaluates gated pods on events their PreEnqueue plugins
+      // registered).
       framework::Status s = pod->fwk->RunPreEnqueuePlugins(pod->info);
       if (s.ok()) {
         pod->gated_message.clear();
@@ -194,14 +204,16 @@ void SchedulingQueue::OnEvent(
 }
 
 void SchedulingQueue::Activate(QueuedPod* pod, bool gang_first) {
-  if (gang_first && (pod->where == QueueLocation::kActive || pod->where == QueueLocation::kBackoff ||
-                     pod->where == QueueLocation::kUnschedulable)) {
+  if (gang_first &&
+      (pod->where == QueueLocation::kActive || pod->where == QueueLocation::kBackoff ||
+       pod->where == QueueLocation::kUnschedulable)) {
     Unlink(pod);
     pod->gang_activation = ++gang_activations_;
     ToActive(pod);
     return;
   }
-  if (pod->where == QueueLocation::kBackoff || pod->where == QueueLocation::kUnschedulable) ToActive(pod);
+  if (pod->where == QueueLocation::kBackoff || pod->where == QueueLocation::kUnschedulable)
+    ToActive(pod);
 }
 
 bool SchedulingQueue::TakeForGroup(QueuedPod* pod) {
@@ -249,7 +261,8 @@ void SchedulingQueue::FlushUnschedulableLeftover(Duration max_wait) {
 
 std::vector<QueuedPod*> SchedulingQueue::UnschedulablePods() const {
   std::vector<QueuedPod*> out(unschedulable_.begin(), unschedulable_.end());
-  std::sort(out.begin(), out.end(), [](const QueuedPod* a, const QueuedPod* b) { return a->seq < b->seq; });
+  std::sort(out.begin(), out.end(),
+            [](const QueuedPod* a, const QueuedPod* b) { return a->seq < b->seq; });
   return out;
 }
 

@@ -1,13 +1,15 @@
 #pragma once
 // SchedulingQueue: kube's PriorityQueue (pkg/scheduler/backend/queue) on an injected clock.
 //   activeQ        ordered by the QueueSort plugin (priority desc, then queue timestamp)
-//   backoffQ       pods rejected by plugins, until their backoff expires: initial << (count − 1) capped
-//                  at max (× backoff_scale for members of a failed pod group cycle), count = unschedulable
-//                  attempts (or consecutive errors if any)
-//   unschedulable  pods that failed and wait for a cluster event that may help (QueueingHints: only the
+//   backoffQ       pods rejected by plugins, until their backoff expires: initial << (count − 1)
+//   capped
+//                  at max (× backoff_scale for members of a failed pod group cycle), count =
+//                  unschedulable attempts (or consecutive errors if any)
+//   unschedulable  pods that failed and wait for a cluster event that may help (QueueingHints: only
+//   the
 //                  plugins that rejected the pod are consulted), and pods gated by PreEnqueue
-// Pop takes the head of activeQ; with SchedulerPopFromBackoffQ (default on) an empty activeQ pops the
-// head of backoffQ instead of waiting.
+// Pop takes the head of activeQ; with SchedulerPopFromBackoffQ (default on) an empty activeQ pops
+// the head of backoffQ instead of waiting.
 
 #include <cstdint>
 #include <functional>
@@ -39,15 +41,17 @@ struct QueuedPod {
   absl::flat_hash_set<std::string> unschedulable_plugins;
   absl::flat_hash_set<std::string> pending_plugins;
   std::optional<std::string> signature;  // KEP-5598, computed once at enqueue
-  std::string gated_message;              // PreEnqueue rejection, when gated
+  std::string gated_message;             // PreEnqueue rejection, when gated
   QueueLocation where = QueueLocation::kNone;
   TimePoint backoff_expiry;
   // Set when a waiting gang member activated this pod (GangScheduling Permit): among pods of equal
-  // priority, activated pods are popped first, in activation order (docs/deviations.md). Cleared on pop.
+  // priority, activated pods are popped first, in activation order (docs/deviations.md). Cleared on
+  // pop.
   uint64_t gang_activation = 0;
-  // Members of a pod group whose workload cycle failed back off together, with the backoff cap scaled by
-  // this factor (√ of the group size; 1 for pods outside a failed group cycle). Corral's choice: kube's
-  // KEP-4671 applies the pod backoff to groups and notes the 10 s cap may be too low (docs/deviations.md).
+  // Members of a pod group whose workload cycle failed back off together, with the backoff cap
+  // scaled by this factor (√ of the group size; 1 for pods outside a failed group cycle). Corral's
+  // choice: kube's KEP-4671 applies the pod backoff to groups and notes the 10 s cap may be too low
+  // (docs/deviations.md).
   double backoff_scale = 1.0;
   uint64_t seq = 0;  // insertion sequence, final tie-break for deterministic ordering
 };
@@ -67,26 +71,28 @@ class SchedulingQueue {
   void Delete(QueuedPod* pod);
   // The next pod to schedule, or null. Moves completed backoffs first.
   QueuedPod* Pop();
-  // After a failed attempt: kUnschedulable/UU/Pending ⇒ unschedulable pool (or active/backoff if an event
-  // arrived during the attempt that may help); kError ⇒ backoff.
+  // After a failed attempt: kUnschedulable/UU/Pending ⇒ unschedulable pool (or active/backoff if an
+  // event arrived during the attempt that may help); kError ⇒ backoff.
   void Requeue(QueuedPod* pod, framework::Code code, bool event_during_attempt);
-  // A cluster event: consult the rejecting plugins of every unschedulable pod; move those that may now
-  // fit to activeQ (or backoffQ if still backing off). Gated pods re-run PreEnqueue.
-  void OnEvent(const framework::ClusterEvent& event, const void* subject,
-               const std::function<framework::QueueingHint(QueuedPod*, const std::string& plugin)>& hint);
+  // A cluster event: consult the rejecting plugins of every unschedulable pod; move those that may
+  // now fit to activeQ (or backoffQ if still backing off). Gated pods re-run PreEnqueue.
+  void OnEvent(
+      const framework::ClusterEvent& event, const void* subject,
+      const std::function<framework::QueueingHint(QueuedPod*, const std::string& plugin)>& hint);
   // Moves the given pods to activeQ (Handle::Activate). `gang_first`: the pod goes ahead of pods of
   // equal priority (a forming gang completes before another starts).
   void Activate(QueuedPod* pod, bool gang_first = false);
   // Takes a queued (not gated) member out of the queue for its group's workload cycle, as Pop does.
   // False if the pod is not in activeQ, backoffQ or the unschedulable pool.
   bool TakeForGroup(QueuedPod* pod);
-  // Re-runs PreEnqueue for a gated pod (its group's quorum may now be known); admitted pods go to activeQ.
+  // Re-runs PreEnqueue for a gated pod (its group's quorum may now be known); admitted pods go to
+  // activeQ.
   void RetryGated(QueuedPod* pod);
   // Moves every unschedulable pod (not gated) to active/backoff (wildcard events such as
   // UnschedulableTimeout / ForceActivate).
   void MoveAllUnschedulable();
-  // kube flushUnschedulablePodsLeftover: pods that have waited in the unschedulable pool longer than
-  // `max_wait` (kube: 5 minutes) move to active/backoff.
+  // kube flushUnschedulablePodsLeftover: pods that have waited in the unschedulable pool longer
+  // than `max_wait` (kube: 5 minutes) move to active/backoff.
   void FlushUnschedulableLeftover(Duration max_wait);
 
   size_t ActiveSize() const { return active_.size(); }

@@ -1,6 +1,7 @@
 // The scheduling cycle of one pod (kube's pkg/scheduler/schedule_one.go), split into kube's steps:
-//   ScheduleCycle       orchestration: snapshot, SchedulePod, then assume/reserve/permit/bind or failure
-//   SchedulePod         PreFilter → FindNodesThatPassFilters → (one feasible node: done) → Prioritize →
+//   ScheduleCycle       orchestration: snapshot, SchedulePod, then assume/reserve/permit/bind or
+//   failure SchedulePod         PreFilter → FindNodesThatPassFilters → (one feasible node: done) →
+//   Prioritize →
 //                       SelectHost
 //   HandleFailure       FitError message, explain, requeue with the rejecting plugins
 // Hook points for later features are marked "HOOK(...)".
@@ -52,14 +53,15 @@ struct Scheduler::CycleContext {
   Symbol nominated;  // the pod's nominated node at the start of the cycle (preemption), if any
   bool explain = false;
   CycleExplain ex;
-  // Opportunistic batching: the batch of the pod's profile (null when off), the hinted node, whether the
-  // cycle scored (its score table is then the next batch).
+  // Opportunistic batching: the batch of the pod's profile (null when off), the hinted node,
+  // whether the cycle scored (its score table is then the next batch).
   OpportunisticBatch* batch = nullptr;
   Symbol hint;
   bool scored = false;
 };
 
-int32_t Scheduler::NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const {
+int32_t Scheduler::NumFeasibleNodesToFind(const framework::Framework& fwk,
+                                          int32_t num_nodes) const {
   if (num_nodes < kMinFeasibleNodesToFind) return num_nodes;
   int32_t pct = 0;
   if (fwk.percentage_of_nodes_to_score().has_value()) {
@@ -87,7 +89,8 @@ std::string Scheduler::FitErrorMessage(size_t num_nodes, const Diagnosis& d,
       for (std::string_view r : ns.status.reasons()) ++reasons[r];
     }
     if (d.absent_status.has_value() && d.num_absent > 0) {
-      for (std::string_view r : d.absent_status->reasons()) reasons[r] += static_cast<int64_t>(d.num_absent);
+      for (std::string_view r : d.absent_status->reasons())
+        reasons[r] += static_cast<int64_t>(d.num_absent);
     }
     std::vector<std::string> parts;
     for (const auto& [r, n] : reasons) parts.push_back(fmt::format("{} {}", n, r));
@@ -107,15 +110,18 @@ std::string Scheduler::FitErrorMessage(size_t num_nodes, const Diagnosis& d,
 
 void Scheduler::RecordAttempt(const framework::Framework& fwk, std::string_view result) {
   metrics::Labels labels = {{"profile", fwk.profile_name()}, {"result", std::string(result)}};
-  metrics_.GetCounter("scheduler_schedule_attempts_total",
-                      "Number of attempts to schedule pods, by the result.", labels)
+  metrics_
+      .GetCounter("scheduler_schedule_attempts_total",
+                  "Number of attempts to schedule pods, by the result.", labels)
       .Inc();
   if (options_.wall_clock != nullptr) {
     static const std::vector<double> kBuckets = metrics::ExponentialBuckets(0.001, 2, 15);
-    double seconds = std::chrono::duration<double>(options_.wall_clock->Now() - cycle_start_).count();
-    metrics_.GetHistogram("scheduler_scheduling_attempt_duration_seconds",
-                          "Scheduling attempt latency in seconds (scheduling algorithm + binding)", kBuckets,
-                          {{"profile", fwk.profile_name()}, {"result", std::string(result)}})
+    double seconds =
+        std::chrono::duration<double>(options_.wall_clock->Now() - cycle_start_).count();
+    metrics_
+        .GetHistogram("scheduler_scheduling_attempt_duration_seconds",
+                      "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
+                      kBuckets, {{"profile", fwk.profile_name()}, {"result", std::string(result)}})
         .Observe(seconds);
   }
 }
@@ -149,8 +155,8 @@ bool Scheduler::ScheduleCycle(QueuedPod* qp) {
   }
   if (!s.ok()) {
     if (s.code() == Code::kError) return HandleFailure(c, Code::kError, s.Message());
-    // HOOK(preemption): PostFilter (DefaultPreemption) may evict victims and nominate the pod; the pod is
-    // still unschedulable in this cycle and retries once the victims are gone (kube).
+    // HOOK(preemption): PostFilter (DefaultPreemption) may evict victims and nominate the pod; the
+    // pod is still unschedulable in this cycle and retries once the victims are gone (kube).
     std::string post_filter_msg = c.fwk->HasPostFilterPlugins() ? RunPostFilter(c) : std::string();
     return HandleFailure(c, Code::kUnschedulable,
                          FitErrorMessage(snapshot_->NumNodes(), c.diag, post_filter_msg));
@@ -199,8 +205,8 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
                                            std::vector<std::string_view>& restricting) {
   const auto& all = snapshot_->nodes();
   const size_t num_all = all.size();
-  // Candidate nodes: all, or those named by the PreFilterResult (in snapshot order; kube iterates a Go
-  // map here, which is random).
+  // Candidate nodes: all, or those named by the PreFilterResult (in snapshot order; kube iterates a
+  // Go map here, which is random).
   std::span<const NodeInfo* const> candidates(all);
   restricted_.clear();
   if (pre.node_names.has_value() || member_domain_ != nullptr) {
@@ -219,8 +225,9 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
         fmt::format("node(s) didn't satisfy plugin(s) {}", GoList(restricting)));
   }
   // HOOK(nominated node / batching hint): kube asks the batch for a hint right after PreFilter (a
-  // nominated pod flushes it with pod_nominated), then evaluates the nominated node (set by an earlier
-  // preemption) and, when it does not pass, the hinted node. A node that passes is the only feasible one.
+  // nominated pod flushes it with pod_nominated), then evaluates the nominated node (set by an
+  // earlier preemption) and, when it does not pass, the hinted node. A node that passes is the only
+  // feasible one.
   c.nominated = nominator_.NodeOf(&c.qp->info);
   if (c.batch != nullptr) {
     c.hint = c.batch->GetNodeHint(c.state, *c.pod, c.qp->signature, !c.nominated.empty(),
@@ -247,7 +254,8 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
   if (num_candidates > 0) {
     if (!c.fwk->HasFilterPlugins()) {
       for (int32_t i = 0; i < num_to_find; ++i) {
-        feasible_.push_back(candidates[(next_start_node_index_ + static_cast<size_t>(i)) % candidates.size()]);
+        feasible_.push_back(
+            candidates[(next_start_node_index_ + static_cast<size_t>(i)) % candidates.size()]);
       }
       processed = feasible_.size();
     } else {
@@ -285,8 +293,8 @@ Status Scheduler::PrioritizeAndSelect(CycleContext& c, const NodeInfo** selected
   if (!ss.ok()) return ss;
   if (!c.fwk->HasScorePlugins()) std::fill(scores_.total.begin(), scores_.total.end(), 1);
   c.scored = true;
-  // kube's heap order: TotalScore desc, then the node's Randomizer desc (the rest of that order is the
-  // batch list).
+  // kube's heap order: TotalScore desc, then the node's Randomizer desc (the rest of that order is
+  // the batch list).
   int64_t best = INT64_MIN;
   uint64_t best_rnd = 0;
   for (size_t j = 0; j < feasible_.size(); ++j) {
@@ -332,8 +340,8 @@ bool Scheduler::AssumeAndBind(CycleContext& c, Symbol node_name) {
   std::vector<std::pair<std::string_view, Duration>> waits;
   Status perm = fwk.RunPermitPlugins(c.state, pod, node_name, &timeout, &waits);
   if (perm.code() == Code::kWait) {
-    // HOOK(gang): the pod stays assumed and waits at Permit until every waiting plugin allows it, one
-    // rejects it, or a timeout passes (waiting_pods.cc). Binding is deferred until then.
+    // HOOK(gang): the pod stays assumed and waits at Permit until every waiting plugin allows it,
+    // one rejects it, or a timeout passes (waiting_pods.cc). Binding is deferred until then.
     auto wp = std::make_unique<WaitingPod>();
     wp->qp = c.qp;
     wp->fwk = c.fwk;
@@ -351,7 +359,8 @@ bool Scheduler::AssumeAndBind(CycleContext& c, Symbol node_name) {
   if (!perm.ok()) {
     fwk.RunReservePluginsUnreserve(c.state, pod, node_name);
     cache_.RemovePod(&c.qp->info);
-    return HandleFailure(c, perm.code() == Code::kError ? Code::kError : Code::kUnschedulable, perm.Message());
+    return HandleFailure(c, perm.code() == Code::kError ? Code::kError : Code::kUnschedulable,
+                         perm.Message());
   }
   in_cycle_ = false;
   if (c.explain && observer_ != nullptr) observer_->OnExplain(*pod.pod, c.ex);
@@ -374,7 +383,8 @@ bool Scheduler::HandleFailure(CycleContext& c, Code code, std::string message) {
   return false;
 }
 
-// ---- preemption ------------------------------------------------------------------------------------------
+// ---- preemption
+// ------------------------------------------------------------------------------------------
 
 std::string Scheduler::RunPostFilter(CycleContext& c) {
   framework::NodeToStatus statuses;
@@ -382,17 +392,22 @@ std::string Scheduler::RunPostFilter(CycleContext& c) {
   if (c.diag.absent_status.has_value()) statuses.absent = *c.diag.absent_status;
   framework::PostFilterResult r;
   Status ps = c.fwk->RunPostFilterPlugins(c.state, *c.pod, statuses, &r);
-  metrics_.GetCounter("scheduler_preemption_attempts_total", "Total preemption attempts in the cluster till now")
+  metrics_
+      .GetCounter("scheduler_preemption_attempts_total",
+                  "Total preemption attempts in the cluster till now")
       .Inc();
   if (ps.ok() && !r.nominated_node_name.empty()) ExecutePreemption(c, r);
   // kube handleSchedulingFailure: ModeOverride replaces the nomination (empty clears it).
-  if (r.mode == framework::NominatingMode::kOverride) nominator_.Add(&c.qp->info, r.nominated_node_name);
+  if (r.mode == framework::NominatingMode::kOverride)
+    nominator_.Add(&c.qp->info, r.nominated_node_name);
   return ps.ok() ? std::string() : ps.Message();
 }
 
 void Scheduler::ExecutePreemption(CycleContext& c, const framework::PostFilterResult& r) {
   static const std::vector<double> kVictimBuckets = metrics::ExponentialBuckets(1, 2, 7);
-  metrics_.GetHistogram("scheduler_preemption_victims", "Number of selected preemption victims", kVictimBuckets, {})
+  metrics_
+      .GetHistogram("scheduler_preemption_victims", "Number of selected preemption victims",
+                    kVictimBuckets, {})
       .Observe(static_cast<double>(r.victims.size()));
   PreemptionRecord rec;
   rec.preemptor = c.pod->pod;
@@ -400,7 +415,8 @@ void Scheduler::ExecutePreemption(CycleContext& c, const framework::PostFilterRe
   rec.num_pdb_violations = r.num_pdb_violations;
   rec.priority = c.pod->priority();
   for (const auto& v : r.victims) {
-    rec.victims.push_back({v.pod->pod, v.violates_pdb, r.nominated_node_name, v.pod->priority(), {}});
+    rec.victims.push_back(
+        {v.pod->pod, v.violates_pdb, r.nominated_node_name, v.pod->priority(), {}});
   }
   // Lower-priority pods nominated to this node may no longer fit there: clear their nominations and
   // let them retry now (kube patches their status, which requeues them).
@@ -413,7 +429,8 @@ void Scheduler::ExecutePreemption(CycleContext& c, const framework::PostFilterRe
     if (auto it = pods_.find(p->pod); it != pods_.end()) queue_->Activate(it->second.get());
   }
   if (observer_ != nullptr) observer_->OnPreempted(rec);
-  // Evict. A victim already terminating is not deleted twice (kube skips pods with a deletionTimestamp).
+  // Evict. A victim already terminating is not deleted twice (kube skips pods with a
+  // deletionTimestamp).
   for (const auto& v : r.victims) {
     if (terminating_victims_.contains(v.pod)) continue;
     if (options_.delete_victims_immediately) {
@@ -424,10 +441,10 @@ void Scheduler::ExecutePreemption(CycleContext& c, const framework::PostFilterRe
   }
 }
 
-// HOOK(gang): one member of a workload cycle (workload_cycle.cc): the pod's scheduling algorithm as in
-// ScheduleCycle, without assume, PostFilter or failure handling.
-bool Scheduler::ScheduleMember(QueuedPod* qp, CycleState& state, const PlacementDomain* domain, Symbol* node,
-                               std::string* failure, bool* hinted) {
+// HOOK(gang): one member of a workload cycle (workload_cycle.cc): the pod's scheduling algorithm as
+// in ScheduleCycle, without assume, PostFilter or failure handling.
+bool Scheduler::ScheduleMember(QueuedPod* qp, CycleState& state, const PlacementDomain* domain,
+                               Symbol* node, std::string* failure, bool* hinted) {
   CycleContext c;
   c.qp = qp;
   c.fwk = qp->fwk;
@@ -437,8 +454,8 @@ bool Scheduler::ScheduleMember(QueuedPod* qp, CycleState& state, const Placement
   c.explain = options_.explain && options_.explain(*c.pod->pod);
   qp->unschedulable_plugins.clear();
   qp->pending_plugins.clear();
-  // Members use opportunistic-batching hints as pod cycles do (kube: "using the OB hint where possible");
-  // a rolled-back placement invalidates the batch (RollBack).
+  // Members use opportunistic-batching hints as pod cycles do (kube: "using the OB hint where
+  // possible"); a rolled-back placement invalidates the batch (RollBack).
   if (auto it = batches_.find(c.fwk); it != batches_.end()) c.batch = it->second.get();
   member_domain_ = domain;
   const NodeInfo* selected = nullptr;
@@ -455,7 +472,8 @@ bool Scheduler::ScheduleMember(QueuedPod* qp, CycleState& state, const Placement
   }
   if (c.explain && observer_ != nullptr) observer_->OnExplain(*c.pod->pod, c.ex);
   if (!s.ok()) {
-    *failure = s.code() == Code::kError ? s.Message() : FitErrorMessage(snapshot_->NumNodes(), c.diag, "");
+    *failure =
+        s.code() == Code::kError ? s.Message() : FitErrorMessage(snapshot_->NumNodes(), c.diag, "");
     return false;
   }
   *node = selected->name();

@@ -20,7 +20,8 @@ Scheduler::Scheduler(Interner& interner, const Clock& clock, Options options)
 
 Scheduler::~Scheduler() = default;
 
-Result<std::unique_ptr<Scheduler>> Scheduler::New(Interner& interner, const Clock& clock, Options options,
+Result<std::unique_ptr<Scheduler>> Scheduler::New(Interner& interner, const Clock& clock,
+                                                  Options options,
                                                   const framework::Registry& registry) {
   framework::ApplyDefaults(options.config, options.gates);
   std::unique_ptr<Scheduler> s(new Scheduler(interner, clock, std::move(options)));
@@ -36,10 +37,12 @@ Result<std::unique_ptr<Scheduler>> Scheduler::New(Interner& interner, const Cloc
     s->by_scheduler_name_[name] = fwk->get();
     s->frameworks_.push_back(std::move(fwk).value());
     if (s->options_.gates.Enabled(framework::Feature::kOpportunisticBatching)) {
-      auto b = std::make_unique<OpportunisticBatch>(*s->frameworks_.back(), clock, s->options_.wall_clock,
-                                                    s->metrics_);
+      auto b = std::make_unique<OpportunisticBatch>(*s->frameworks_.back(), clock,
+                                                    s->options_.wall_clock, s->metrics_);
       b->set_randomizer(
-          [](const void* ctx, Symbol node) { return static_cast<const Scheduler*>(ctx)->NodeRandomizer(node); },
+          [](const void* ctx, Symbol node) {
+            return static_cast<const Scheduler*>(ctx)->NodeRandomizer(node);
+          },
           s.get());
       s->batches_[s->frameworks_.back().get()] = std::move(b);
     }
@@ -100,12 +103,13 @@ Symbol Scheduler::NominatedNodeOf(const api::Pod* pod) const {
 }
 
 std::span<const PodInfo* const> Scheduler::NominatedPodsForNode(Symbol node) const {
-  // Contract (Handle): not yet bound or assumed. Members of a workload cycle stay nominated while they
-  // are assumed (the cycle may roll back), so assumed ones are filtered out here. Other pods lose their
-  // nomination when they are assumed, so only group members need the cache lookup.
+  // Contract (Handle): not yet bound or assumed. Members of a workload cycle stay nominated while
+  // they are assumed (the cycle may roll back), so assumed ones are filtered out here. Other pods
+  // lose their nomination when they are assumed, so only group members need the cache lookup.
   std::span<const PodInfo* const> pods = nominator_.PodsForNode(node);
   auto assumed = [&](const PodInfo* p) {
-    return (p->pod->scheduling_group.has_value() || p->pod->workload_ref.has_value()) && cache_.Contains(p);
+    return (p->pod->scheduling_group.has_value() || p->pod->workload_ref.has_value()) &&
+           cache_.Contains(p);
   };
   size_t i = 0;
   while (i < pods.size() && !assumed(pods[i])) ++i;
@@ -148,7 +152,8 @@ bool Scheduler::AddPod(const api::Pod* pod) {
   qp->info.id = static_cast<uint32_t>(pods_.size() + 1);
   framework::ComputePodInfo(qp->info, options_.gates, &interner_);
   if (pod->scheduling_group.has_value()) {
-    const api::PodGroup* pg = wm_.GetPodGroup(pod->meta.namespace_, pod->scheduling_group->pod_group_name);
+    const api::PodGroup* pg =
+        wm_.GetPodGroup(pod->meta.namespace_, pod->scheduling_group->pod_group_name);
     if (pg != nullptr) qp->info.group_priority = pg->priority;
   }
   QueuedPod* raw = qp.get();
@@ -187,8 +192,8 @@ void Scheduler::DeletePod(const api::Pod* pod) {
     wp->fwk->RunReservePluginsUnreserve(wp->state, qp->info, wp->node);
   }
   wm_.DeletePod(&qp->info);
-  // Queueing hints see the deleted pod as kube's informer last saw it: on the node the scheduler bound
-  // it to (the input object of a pod bound during this run has no nodeName).
+  // Queueing hints see the deleted pod as kube's informer last saw it: on the node the scheduler
+  // bound it to (the input object of a pod bound during this run has no nodeName).
   std::optional<api::Pod> last;
   if (Symbol node = cache_.NodeOf(&qp->info); !node.empty() && node != pod->node_name) {
     last = *pod;
@@ -213,13 +218,13 @@ void Scheduler::FireEvent(const framework::ClusterEvent& event, const void* subj
   queue_->OnEvent(event, subject, [&](QueuedPod* pod, const std::string& plugin_name) {
     framework::Plugin* plugin = pod->fwk->GetPlugin(plugin_name);
     auto* ext = dynamic_cast<framework::EnqueueExtensions*>(plugin);
-    if (ext == nullptr) return framework::QueueingHint::kQueue;  // no registration: every event may help
+    if (ext == nullptr)
+      return framework::QueueingHint::kQueue;  // no registration: every event may help
     for (const auto& reg : ext->EventsToRegister()) {
-      bool resource_match =
-          reg.resource == event.resource ||
-          (reg.resource == framework::EventResource::kPod &&
-           (event.resource == framework::EventResource::kAssignedPod ||
-            event.resource == framework::EventResource::kUnscheduledPod));
+      bool resource_match = reg.resource == event.resource ||
+                            (reg.resource == framework::EventResource::kPod &&
+                             (event.resource == framework::EventResource::kAssignedPod ||
+                              event.resource == framework::EventResource::kUnscheduledPod));
       if (!resource_match) continue;
       if ((static_cast<uint8_t>(reg.action) & static_cast<uint8_t>(event.action)) == 0) continue;
       return ext->Hint(pod->info, event, subject);
@@ -250,7 +255,8 @@ void Scheduler::RunUntilIdle() {
 
 Status Scheduler::Evaluate(const api::Pod& pod, Symbol node_name) {
   auto it = by_scheduler_name_.find(pod.scheduler_name);
-  if (it == by_scheduler_name_.end()) return Status::Error("no profile for the pod's schedulerName");
+  if (it == by_scheduler_name_.end())
+    return Status::Error("no profile for the pod's schedulerName");
   const framework::Framework& fwk = *it->second;
   PodInfo info;
   info.pod = &pod;
@@ -280,7 +286,8 @@ std::vector<std::pair<const api::Pod*, std::string>> Scheduler::PendingPods() co
   std::vector<std::pair<const api::Pod*, std::string>> out;
   for (QueuedPod* qp : queue_->UnschedulablePods()) {
     std::string msg = qp->where == QueueLocation::kGated ? qp->gated_message : "";
-    if (auto it = last_failure_.find(qp->info.pod); it != last_failure_.end() && msg.empty()) msg = it->second;
+    if (auto it = last_failure_.find(qp->info.pod); it != last_failure_.end() && msg.empty())
+      msg = it->second;
     out.emplace_back(qp->info.pod, msg);
   }
   return out;

@@ -1,13 +1,13 @@
 #pragma once
 // Scheduler: the queue, the cache and one Framework per profile, driving kube's scheduling cycle
-// (pkg/scheduler/schedule_one.go) one pod at a time. Events in (nodes and pods added/removed), decisions
-// out (through SchedulerObserver). Time comes from the injected Clock; randomness from a seeded Rng, so
-// the same inputs and seed give the same decisions.
+// (pkg/scheduler/schedule_one.go) one pod at a time. Events in (nodes and pods added/removed),
+// decisions out (through SchedulerObserver). Time comes from the injected Clock; randomness from a
+// seeded Rng, so the same inputs and seed give the same decisions.
 //
-// Deviations from kube (docs/deviations.md): the feasible-node search is serial, so exactly the first
-// numFeasibleNodesToFind feasible nodes from the round-robin start are found (kube's parallel search may
-// find a slightly different set); ties between top-scored nodes are broken by a per-node random key
-// drawn from the seeded Rng.
+// Deviations from kube (docs/deviations.md): the feasible-node search is serial, so exactly the
+// first numFeasibleNodesToFind feasible nodes from the round-robin start are found (kube's parallel
+// search may find a slightly different set); ties between top-scored nodes are broken by a per-node
+// random key drawn from the seeded Rng.
 
 #include <functional>
 #include <memory>
@@ -49,15 +49,15 @@ struct NodeExplain {
   std::optional<int64_t> total;
 };
 struct CycleExplain {
-  Symbol selected;                   // empty when unschedulable
+  Symbol selected;                              // empty when unschedulable
   std::optional<framework::Status> pre_filter;  // set when PreFilter rejected the pod
-  std::vector<NodeExplain> nodes;    // every node the cycle evaluated, in evaluation order
+  std::vector<NodeExplain> nodes;  // every node the cycle evaluated, in evaluation order
 };
 
-// One preemption, executed: either DefaultPreemption's PostFilter result for one pod (the preemptor is
-// nominated to `node`), or a workload-aware preemption for a pod group (KEP-5710: `group` is set, every
-// member in `nominations` is nominated to its node; `preemptor`/`node` are the first of them). The victims
-// are evicted (most important first).
+// One preemption, executed: either DefaultPreemption's PostFilter result for one pod (the preemptor
+// is nominated to `node`), or a workload-aware preemption for a pod group (KEP-5710: `group` is
+// set, every member in `nominations` is nominated to its node; `preemptor`/`node` are the first of
+// them). The victims are evicted (most important first).
 struct PreemptionRecord {
   const api::Pod* preemptor = nullptr;
   Symbol node;
@@ -65,15 +65,16 @@ struct PreemptionRecord {
     const api::Pod* pod = nullptr;
     bool violates_pdb = false;  // evicting it exceeds a PodDisruptionBudget
     Symbol node;                // the node it runs on
-    int32_t priority = 0;       // its priority as preemption saw it (a pod group's priority for members)
-    std::string unit;           // "ns/name" of its disruptionMode-all pod group (evicted whole), or empty
+    int32_t priority = 0;  // its priority as preemption saw it (a pod group's priority for members)
+    std::string unit;  // "ns/name" of its disruptionMode-all pod group (evicted whole), or empty
   };
   std::vector<Victim> victims;
   int32_t num_pdb_violations = 0;
   // Pod-group preemptions only.
   std::string group;     // the preemptor group ("ns/name", or "ns/workload/podGroup[/replica]")
   int32_t priority = 0;  // the preemptor's priority (the pod's, or the group's)
-  std::vector<std::pair<const api::Pod*, Symbol>> nominations;  // every nominated member and its node
+  std::vector<std::pair<const api::Pod*, Symbol>>
+      nominations;  // every nominated member and its node
   int32_t min_count = 0;
 };
 
@@ -86,10 +87,12 @@ class SchedulerObserver {
   virtual void OnUnschedulable(const api::Pod& pod, const std::string& message) {
     (void)pod, (void)message;
   }
-  virtual void OnExplain(const api::Pod& pod, const CycleExplain& explain) { (void)pod, (void)explain; }
-  // A preemption, reported before its victims are deleted (with delete_victims_immediately) or marked
-  // terminating (without: the driver deletes each victim with DeletePod after its termination grace
-  // period, e.g. on the simulator's virtual clock).
+  virtual void OnExplain(const api::Pod& pod, const CycleExplain& explain) {
+    (void)pod, (void)explain;
+  }
+  // A preemption, reported before its victims are deleted (with delete_victims_immediately) or
+  // marked terminating (without: the driver deletes each victim with DeletePod after its
+  // termination grace period, e.g. on the simulator's virtual clock).
   virtual void OnPreempted(const PreemptionRecord& preemption) { (void)preemption; }
 };
 
@@ -109,33 +112,38 @@ class Scheduler final : public framework::Handle {
     uint64_t seed = 1;
     // Pods for which a CycleExplain is produced.
     std::function<bool(const api::Pod&)> explain;
-    // Wall clock for duration metrics (the scheduler's own speed). Null ⇒ duration histograms are not
-    // recorded, which keeps every output deterministic.
+    // Wall clock for duration metrics (the scheduler's own speed). Null ⇒ duration histograms are
+    // not recorded, which keeps every output deterministic.
     const Clock* wall_clock = nullptr;
-    // Gangs: schedule a pod group as one entity in kube's beta workload scheduling cycle (one attempt
-    // places the members all-or-nothing, workload_cycle.cc). False: kube's alpha Permit-only mode, where
-    // members are scheduled one by one and held at Permit until the quorum is assumed.
+    // Gangs: schedule a pod group as one entity in kube's beta workload scheduling cycle (one
+    // attempt places the members all-or-nothing, workload_cycle.cc). False: kube's alpha
+    // Permit-only mode, where members are scheduled one by one and held at Permit until the quorum
+    // is assumed.
     bool workload_cycle = true;
-    // Preemption victims are deleted as soon as they are chosen (`corral schedule`). When false they
-    // stay on their nodes, terminating, until the driver calls DeletePod (after their grace period).
+    // Preemption victims are deleted as soon as they are chosen (`corral schedule`). When false
+    // they stay on their nodes, terminating, until the driver calls DeletePod (after their grace
+    // period).
     bool delete_victims_immediately = true;
   };
 
-  static Result<std::unique_ptr<Scheduler>> New(Interner& interner, const Clock& clock, Options options,
+  static Result<std::unique_ptr<Scheduler>> New(Interner& interner, const Clock& clock,
+                                                Options options,
                                                 const framework::Registry& registry);
   ~Scheduler() override;
 
   void set_observer(SchedulerObserver* o) { observer_ = o; }
 
-  // Cluster objects other than nodes and pods (namespaces, selectors, PDBs). Must outlive the scheduler.
+  // Cluster objects other than nodes and pods (namespaces, selectors, PDBs). Must outlive the
+  // scheduler.
   void SetClusterObjects(const api::ObjectSet* objects);
 
   // ---- events in ----
   void AddNode(const api::Node* node);
   void RemoveNode(Symbol name);
-  // A pod with spec.nodeName is recorded as bound; otherwise it is queued for the profile named by its
-  // schedulerName. Returns false for a pending pod whose schedulerName matches no profile: kube's
-  // informer filter leaves such pods to another scheduler, and so does Corral (callers report them).
+  // A pod with spec.nodeName is recorded as bound; otherwise it is queued for the profile named by
+  // its schedulerName. Returns false for a pending pod whose schedulerName matches no profile:
+  // kube's informer filter leaves such pods to another scheduler, and so does Corral (callers
+  // report them).
   bool AddPod(const api::Pod* pod);
   void DeletePod(const api::Pod* pod);
 
@@ -144,30 +152,31 @@ class Scheduler final : public framework::Handle {
   bool ScheduleOne();
   // Schedules until no pod can make progress.
   void RunUntilIdle();
-  // Permit timers (gangs waiting for their quorum) run on the injected clock. The earliest deadline of a
-  // pod waiting at Permit, if any; drivers with virtual time advance their clock to it when nothing else
-  // can progress, then call FireTimers, which rejects every waiting pod whose timeout has passed
-  // (unreserved, forgotten, requeued with kube's timeout message).
+  // Permit timers (gangs waiting for their quorum) run on the injected clock. The earliest deadline
+  // of a pod waiting at Permit, if any; drivers with virtual time advance their clock to it when
+  // nothing else can progress, then call FireTimers, which rejects every waiting pod whose timeout
+  // has passed (unreserved, forgotten, requeued with kube's timeout message).
   std::optional<TimePoint> NextTimerDeadline() const;
   void FireTimers();
   // Pod groups known to the scheduler (gang instances), and whether a pod is held at Permit.
   const WorkloadManager& workloads() const { return wm_; }
   bool IsWaitingOnPermit(const api::Pod* pod) const;
   size_t NumWaitingOnPermit() const { return waiting_.size(); }
-  // kube's periodic queue maintenance, to be called by the driver on its clock: pods unschedulable for
-  // longer than 5 minutes are retried (kube runs this every 30 s).
+  // kube's periodic queue maintenance, to be called by the driver on its clock: pods unschedulable
+  // for longer than 5 minutes are retried (kube runs this every 30 s).
   void FlushUnschedulableLeftover();
   static constexpr Duration kPodMaxInUnschedulablePodsDuration = std::chrono::minutes(5);
   static constexpr Duration kUnschedulableFlushInterval = std::chrono::seconds(30);
   // Number of pods waiting in activeQ/backoffQ/unschedulable (gated included).
   size_t NumPendingPods() const;
   // The backoff the queue applies to a pending pod after its failed attempts (kube
-  // calculateBackoffDuration; members of a failed pod group cycle back off longer), or nullopt for a pod
-  // that is not pending.
+  // calculateBackoffDuration; members of a failed pod group cycle back off longer), or nullopt for
+  // a pod that is not pending.
   std::optional<Duration> PendingBackoff(const api::Pod* pod) const;
 
-  // Runs the pod's profile's PreFilter and Filter plugins (with nominated pods) against `node` in the
-  // current state, without changing anything: "would this pod pass every filter on that node now?".
+  // Runs the pod's profile's PreFilter and Filter plugins (with nominated pods) against `node` in
+  // the current state, without changing anything: "would this pod pass every filter on that node
+  // now?".
   framework::Status Evaluate(const api::Pod& pod, Symbol node);
 
   // The node `pod` is nominated to (by preemption, or from its status), or empty.
@@ -176,8 +185,8 @@ class Scheduler final : public framework::Handle {
   // Pods still pending with the last failure message (in queue order).
   std::vector<std::pair<const api::Pod*, std::string>> PendingPods() const;
   const SchedulerStats& stats() const { return stats_; }
-  // kube's scheduler metrics (scheduler_schedule_attempts_total, ...), deterministic unless a wall clock
-  // was given.
+  // kube's scheduler metrics (scheduler_schedule_attempts_total, ...), deterministic unless a wall
+  // clock was given.
   const metrics::Registry& metrics() const { return metrics_; }
   metrics::Registry& mutable_metrics() { return metrics_; }
   const framework::Framework* profile(std::string_view scheduler_name) const;
@@ -194,7 +203,9 @@ class Scheduler final : public framework::Handle {
   std::span<const api::SelectorOwner* const> SelectorOwners(Symbol ns) const override;
   std::span<const api::PodDisruptionBudget* const> PodDisruptionBudgets(Symbol ns) const override;
   std::span<const framework::PodInfo* const> NominatedPodsForNode(Symbol node) const override;
-  Symbol NominatedNodeName(const framework::PodInfo& pod) const override { return nominator_.NodeOf(&pod); }
+  Symbol NominatedNodeName(const framework::PodInfo& pod) const override {
+    return nominator_.NodeOf(&pod);
+  }
   bool IsTerminatingByPreemption(const framework::PodInfo& pod) const override {
     return terminating_victims_.contains(&pod);
   }
@@ -205,7 +216,8 @@ class Scheduler final : public framework::Handle {
   framework::PodGroupState* GetPodGroupState(const framework::PodInfo& pod) override;
   void IterateWaitingPods(const std::function<void(const framework::PodInfo&)>& fn) const override;
   bool AllowWaitingPod(const framework::PodInfo& pod, std::string_view plugin) override;
-  bool RejectWaitingPod(const framework::PodInfo& pod, std::string_view plugin, std::string message) override;
+  bool RejectWaitingPod(const framework::PodInfo& pod, std::string_view plugin,
+                        std::string message) override;
 
  private:
   Scheduler(Interner& interner, const Clock& clock, Options options);
@@ -220,16 +232,18 @@ class Scheduler final : public framework::Handle {
   framework::Status PrioritizeAndSelect(CycleContext& c, const framework::NodeInfo** selected);
   bool AssumeAndBind(CycleContext& c, Symbol node);
   // ---- gangs (waiting_pods.cc) ----
-  // Binds a pod that is assumed in the cache (PreBind, Bind, confirm, PostBind, report). False (and the
-  // pod requeued) if binding failed.
-  bool BindAssumed(QueuedPod* qp, framework::Framework& fwk, framework::CycleState& state, Symbol node,
-                   TimePoint wall_start);
+  // Binds a pod that is assumed in the cache (PreBind, Bind, confirm, PostBind, report). False (and
+  // the pod requeued) if binding failed.
+  bool BindAssumed(QueuedPod* qp, framework::Framework& fwk, framework::CycleState& state,
+                   Symbol node, TimePoint wall_start);
   // Unreserves and forgets an assumed pod, then requeues it as `code` with `message` (rejected by
   // `plugin`, if any).
-  void ForgetAndRequeue(QueuedPod* qp, framework::Framework& fwk, framework::CycleState& state, Symbol node,
-                        framework::Code code, std::string message, std::string_view plugin);
+  void ForgetAndRequeue(QueuedPod* qp, framework::Framework& fwk, framework::CycleState& state,
+                        Symbol node, framework::Code code, std::string message,
+                        std::string_view plugin);
   // ---- the workload scheduling cycle (workload_cycle.cc) ----
-  // One member's outcome in a workload cycle (also used by workload-aware preemption's trial placements).
+  // One member's outcome in a workload cycle (also used by workload-aware preemption's trial
+  // placements).
   struct MemberResult {
     QueuedPod* qp = nullptr;
     bool placed = false;
@@ -238,31 +252,36 @@ class Scheduler final : public framework::Handle {
     std::string failure;  // FitError (or Reserve rejection) when evaluated and not placed
     bool hinted = false;  // placed on the opportunistic-batching hint
   };
-  // A candidate placement of topology-aware scheduling (KEP-5732): the nodes that carry one value of the
-  // topology key. Invariant: `nodes` is in snapshot order and holds exactly the NodeInfos named by `names`.
+  // A candidate placement of topology-aware scheduling (KEP-5732): the nodes that carry one value
+  // of the topology key. Invariant: `nodes` is in snapshot order and holds exactly the NodeInfos
+  // named by `names`.
   struct PlacementDomain {
     std::string_view value;  // the label value (interned)
     std::vector<const framework::NodeInfo*> nodes;
     absl::flat_hash_set<Symbol> names;
   };
-  // The placements of topology key `key`, in value order; built on first use and kept until a node is
-  // added, updated or removed (which is also when the snapshot order changes).
+  // The placements of topology key `key`, in value order; built on first use and kept until a node
+  // is added, updated or removed (which is also when the snapshot order changes).
   const std::vector<PlacementDomain>& TopologyDomains(Symbol key);
-  // One member's scheduling algorithm inside a workload cycle (schedule_one.cc): PreFilter, Filter (with
-  // batching hints), Score, restricted to `domain` when given; no assume, no failure handling. `*hinted`:
-  // the node came from the batching hint (counted in stats().batched only when the group commits).
-  bool ScheduleMember(QueuedPod* qp, framework::CycleState& state, const PlacementDomain* domain, Symbol* node,
-                      std::string* failure, bool* hinted);
+  // One member's scheduling algorithm inside a workload cycle (schedule_one.cc): PreFilter, Filter
+  // (with batching hints), Score, restricted to `domain` when given; no assume, no failure
+  // handling. `*hinted`: the node came from the batching hint (counted in stats().batched only when
+  // the group commits).
+  bool ScheduleMember(QueuedPod* qp, framework::CycleState& state, const PlacementDomain* domain,
+                      Symbol* node, std::string* failure, bool* hinted);
   // Schedules `qp`'s whole group (every pending member) in one attempt. REQUIRES: qp was popped.
-  void ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group, const framework::ResolvedPodGroup& resolved);
-  // Places the pending `members` (inside `domain` when given); members that fit are assumed and reserved.
-  // Returns the number placed; `results` gets one entry per member.
+  void ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
+                     const framework::ResolvedPodGroup& resolved);
+  // Places the pending `members` (inside `domain` when given); members that fit are assumed and
+  // reserved. Returns the number placed; `results` gets one entry per member.
   int32_t PlaceMembers(const std::vector<QueuedPod*>& members, framework::PodGroupState& group,
                        const framework::ResolvedPodGroup& resolved, const PlacementDomain* domain,
                        std::vector<MemberResult>& results);
   void RollBack(std::vector<MemberResult>& results);
-  void RecordGroupAttempt(const framework::Framework& fwk, std::string_view result, TimePoint wall_start);
-  // Binds allowed waiting pods and requeues rejected ones, in the order their outcomes were reached.
+  void RecordGroupAttempt(const framework::Framework& fwk, std::string_view result,
+                          TimePoint wall_start);
+  // Binds allowed waiting pods and requeues rejected ones, in the order their outcomes were
+  // reached.
   void ProcessWaitingOutcomes();
   // A pending member was added: re-runs PreEnqueue for gated siblings once the quorum is known.
   void OnGroupMemberAdded(framework::PodGroupState& group);
@@ -271,27 +290,32 @@ class Scheduler final : public framework::Handle {
   // Runs PostFilter after a FitError; executes a preemption it proposes and updates the pod's
   // nomination. Returns the post-filter message for the FitError.
   std::string RunPostFilter(CycleContext& c);
-  // kube's prepareCandidate: clears lower-priority nominations on the node, then evicts the victims.
+  // kube's prepareCandidate: clears lower-priority nominations on the node, then evicts the
+  // victims.
   void ExecutePreemption(CycleContext& c, const framework::PostFilterResult& r);
   // ---- workload-aware preemption (KEP-5710, workload_preemption.cc) ----
   struct PreemptionUnit;
-  // Called when a gang's workload cycle failed (its placements already rolled back): searches the whole
-  // cluster for lower-priority victims, and when evicting them lets ≥ minCount members fit, nominates
-  // those members, evicts the victims and returns "" (the members retry once the victims are gone).
-  // Otherwise returns kube's "preemption: …" part of the failure message and clears every nomination of
-  // the group. While the group's earlier victims are still terminating it starts no new preemption.
-  std::string PreemptForGroup(const std::vector<QueuedPod*>& members, framework::PodGroupState& group,
+  // Called when a gang's workload cycle failed (its placements already rolled back): searches the
+  // whole cluster for lower-priority victims, and when evicting them lets ≥ minCount members fit,
+  // nominates those members, evicts the victims and returns "" (the members retry once the victims
+  // are gone). Otherwise returns kube's "preemption: …" part of the failure message and clears
+  // every nomination of the group. While the group's earlier victims are still terminating it
+  // starts no new preemption.
+  std::string PreemptForGroup(const std::vector<QueuedPod*>& members,
+                              framework::PodGroupState& group,
                               const framework::ResolvedPodGroup& resolved);
-  // `message` followed by kube's "preemption: …" part (as a FitError joins them: ". " unless `message`
-  // already ends with a period); `message` alone when `preemption` is empty.
+  // `message` followed by kube's "preemption: …" part (as a FitError joins them: ". " unless
+  // `message` already ends with a period); `message` alone when `preemption` is empty.
   static std::string WithPreemption(const std::string& message, const std::string& preemption);
-  // The priority preemption uses for a pod: its PodGroup's spec.priority when set (KEP-5710), else its own.
+  // The priority preemption uses for a pod: its PodGroup's spec.priority when set (KEP-5710), else
+  // its own.
   int32_t EffectivePriority(const framework::PodInfo& pod) const;
   // Puts an evicted-for-trial unit back if every pod still passes its own filters on its node.
   bool TryReprieve(PreemptionUnit& unit, bool check);
   int32_t NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const;
   void FireEvent(const framework::ClusterEvent& event, const void* subject);
-  std::string FitErrorMessage(size_t num_nodes, const Diagnosis& d, const std::string& post_filter_msg) const;
+  std::string FitErrorMessage(size_t num_nodes, const Diagnosis& d,
+                              const std::string& post_filter_msg) const;
 
   Interner& interner_;
   const Clock& clock_;
@@ -313,7 +337,8 @@ class Scheduler final : public framework::Handle {
   bool in_cycle_ = false;
   bool event_during_cycle_ = false;
 
-  // Preemption (issue 6): nominated pods, and victims still terminating (delete_victims_immediately off).
+  // Preemption (issue 6): nominated pods, and victims still terminating (delete_victims_immediately
+  // off).
   Nominator nominator_;
   absl::flat_hash_set<const framework::PodInfo*> terminating_victims_;
   mutable std::vector<const framework::PodInfo*> nominated_scratch_;  // NominatedPodsForNode
@@ -322,7 +347,8 @@ class Scheduler final : public framework::Handle {
   WorkloadManager wm_;
   WaitingPods waiting_;
   const PlacementDomain* member_domain_ = nullptr;  // set while a member is placed in a domain
-  absl::flat_hash_map<Symbol, std::vector<PlacementDomain>> topology_domains_;  // cache of TopologyDomains
+  absl::flat_hash_map<Symbol, std::vector<PlacementDomain>>
+      topology_domains_;  // cache of TopologyDomains
   absl::flat_hash_map<const framework::Framework*, std::vector<framework::PlacementFeasiblePlugin*>>
       placement_feasible_;  // per profile, looked up once
   // Runs Permit for an assumed pod and then binds it, holds it waiting, or forgets and requeues it.
@@ -339,8 +365,8 @@ class Scheduler final : public framework::Handle {
   framework::ScoreTable scores_;
   std::vector<uint64_t> tie_keys_;
 
-  // Opportunistic batching (batch.h): one batch per profile; kube's per-node Randomizer, drawn once per
-  // node from the seeded Rng when the node is added (docs/deviations.md).
+  // Opportunistic batching (batch.h): one batch per profile; kube's per-node Randomizer, drawn once
+  // per node from the seeded Rng when the node is added (docs/deviations.md).
   absl::flat_hash_map<const framework::Framework*, std::unique_ptr<OpportunisticBatch>> batches_;
   // Cluster events fired so far (FireEvent); batches compare it across cycles (OpportunisticBatch).
   uint64_t cluster_epoch_ = 0;

@@ -36,7 +36,8 @@ bool WaitingPods::Allow(const framework::PodInfo* pod, std::string_view plugin) 
   WaitingPod* wp = Get(pod);
   if (wp == nullptr || wp->outcome != WaitingPod::Outcome::kWaiting) return false;
   auto& p = wp->pending;
-  p.erase(std::remove_if(p.begin(), p.end(), [&](const WaitingPod::Pending& x) { return x.plugin == plugin; }),
+  p.erase(std::remove_if(p.begin(), p.end(),
+                         [&](const WaitingPod::Pending& x) { return x.plugin == plugin; }),
           p.end());
   if (p.empty()) {
     wp->outcome = WaitingPod::Outcome::kAllowed;
@@ -45,7 +46,8 @@ bool WaitingPods::Allow(const framework::PodInfo* pod, std::string_view plugin) 
   return true;
 }
 
-bool WaitingPods::Reject(const framework::PodInfo* pod, std::string_view plugin, std::string message) {
+bool WaitingPods::Reject(const framework::PodInfo* pod, std::string_view plugin,
+                         std::string message) {
   WaitingPod* wp = Get(pod);
   if (wp == nullptr || wp->outcome != WaitingPod::Outcome::kWaiting) return false;
   wp->outcome = WaitingPod::Outcome::kRejected;
@@ -69,7 +71,8 @@ void WaitingPods::ExpireUntil(TimePoint now) {
   }
   for (auto [pod, p] : expired) {
     Reject(pod, p->plugin,
-           fmt::format("rejected due to timeout after waiting {} at plugin {}", GoDuration(p->timeout), p->plugin));
+           fmt::format("rejected due to timeout after waiting {} at plugin {}",
+                       GoDuration(p->timeout), p->plugin));
   }
 }
 

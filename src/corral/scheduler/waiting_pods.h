@@ -1,9 +1,9 @@
 #pragma once
-// WaitingPods: pods held at Permit (kube's framework/runtime/waiting_pods_map.go). A waiting pod stays
-// assumed in the cache with its CycleState; its binding is deferred until every plugin that asked it to
-// wait has allowed it, one of them rejects it, or a plugin's timeout passes on the injected clock.
-// Outcomes are recorded here and acted on by the scheduler between cycles (ProcessWaitingOutcomes), so a
-// plugin may Allow/Reject from inside another pod's Permit.
+// WaitingPods: pods held at Permit (kube's framework/runtime/waiting_pods_map.go). A waiting pod
+// stays assumed in the cache with its CycleState; its binding is deferred until every plugin that
+// asked it to wait has allowed it, one of them rejects it, or a plugin's timeout passes on the
+// injected clock. Outcomes are recorded here and acted on by the scheduler between cycles
+// (ProcessWaitingOutcomes), so a plugin may Allow/Reject from inside another pod's Permit.
 
 #include <cstdint>
 #include <map>
@@ -30,7 +30,8 @@ struct WaitingPod {
   framework::Framework* fwk = nullptr;
   framework::CycleState state;
   Symbol node;
-  // Plugins still to allow, each with its own deadline and the timeout it asked for (for the message).
+  // Plugins still to allow, each with its own deadline and the timeout it asked for (for the
+  // message).
   struct Pending {
     std::string_view plugin;
     TimePoint deadline;
@@ -58,7 +59,8 @@ class WaitingPods {
   bool Allow(const framework::PodInfo* pod, std::string_view plugin);
   // Rejects (first outcome wins). False if not waiting.
   bool Reject(const framework::PodInfo* pod, std::string_view plugin, std::string message);
-  // Rejects every still-waiting pod whose earliest pending deadline is ≤ now, with kube's timeout message.
+  // Rejects every still-waiting pod whose earliest pending deadline is ≤ now, with kube's timeout
+  // message.
   void ExpireUntil(TimePoint now);
   // The earliest deadline of a still-waiting pod.
   std::optional<TimePoint> NextDeadline() const;

@@ -1,22 +1,27 @@
 // The workload scheduling cycle (kube's beta design, KEP-4671 §Scheduler Changes for Beta) and
 // topology-aware placement (KEP-5732):
-//   1. Popping any member of a pod group pops the group: every pending member of the same profile is taken
+//   1. Popping any member of a pod group pops the group: every pending member of the same profile
+//   is taken
 //      out of the queue (gated members stay gated).
-//   2. Members are ordered in homogeneous sub-groups (same KEP-5598 signature, first-seen order, arrival
-//      order within), then placed one by one on the live snapshot: PreFilter/Filter/Score as a pod cycle
-//      (batching hints apply), then assume + Reserve. A member whose signature already failed in this cycle
-//      fails without evaluation (same filters, less capacity).
-//   3. PlacementFeasible (GangScheduling) is asked after each member and stops the cycle early when the
+//   2. Members are ordered in homogeneous sub-groups (same KEP-5598 signature, first-seen order,
+//   arrival
+//      order within), then placed one by one on the live snapshot: PreFilter/Filter/Score as a pod
+//      cycle (batching hints apply), then assume + Reserve. A member whose signature already failed
+//      in this cycle fails without evaluation (same filters, less capacity).
+//   3. PlacementFeasible (GangScheduling) is asked after each member and stops the cycle early when
+//   the
 //      quorum is out of reach.
-//   4. A group commits only if members already assumed/bound + members placed ≥ minCount (1 for basic
-//      groups, which therefore commit whatever fits); otherwise every placement of this cycle is rolled
-//      back (invariant: no reservation of a failed cycle survives) and the group backs off as a whole.
+//   4. A group commits only if members already assumed/bound + members placed ≥ minCount (1 for
+//   basic
+//      groups, which therefore commit whatever fits); otherwise every placement of this cycle is
+//      rolled back (invariant: no reservation of a failed cycle survives) and the group backs off
+//      as a whole.
 //   5. Committed members go through Permit and bind; members that did not fit are requeued.
-// With `schedulingConstraints.topology[].key` (and TopologyAwareWorkloadScheduling), step 2–4 run once per
-// domain (one candidate placement per value of the key; a running group keeps its domain); feasible
-// placements are scored by kube's PlacementBinPacking (MostAllocated over the domain's cpu and memory once
-// the members are assumed; highest wins, ties to the first domain by value) and the members are placed in
-// the winner.
+// With `schedulingConstraints.topology[].key` (and TopologyAwareWorkloadScheduling), step 2–4 run
+// once per domain (one candidate placement per value of the key; a running group keeps its domain);
+// feasible placements are scored by kube's PlacementBinPacking (MostAllocated over the domain's cpu
+// and memory once the members are assumed; highest wins, ties to the first domain by value) and the
+// members are placed in the winner.
 
 #include <algorithm>
 #include <cmath>
@@ -36,8 +41,8 @@ using framework::Status;
 namespace {
 
 // kube's PlacementBinPacking score of a domain (placement_score.h): the domain's committed non-zero
-// requests, with the members of this candidate placement assumed in the snapshot (kube adds their requests
-// to the nodes' allocated amounts: the same sum), against its allocatable capacity.
+// requests, with the members of this candidate placement assumed in the snapshot (kube adds their
+// requests to the nodes' allocated amounts: the same sum), against its allocatable capacity.
 int64_t ScoreDomain(const std::vector<const framework::NodeInfo*>& nodes) {
   PlacementResources r;
   for (const framework::NodeInfo* n : nodes) {
@@ -54,7 +59,8 @@ int64_t ScoreDomain(const std::vector<const framework::NodeInfo*>& nodes) {
 const std::vector<Scheduler::PlacementDomain>& Scheduler::TopologyDomains(Symbol key) {
   auto [it, inserted] = topology_domains_.try_emplace(key);
   if (!inserted) return it->second;
-  // One placement per distinct value of the label, in value order (deterministic); nodes in snapshot order.
+  // One placement per distinct value of the label, in value order (deterministic); nodes in
+  // snapshot order.
   std::map<std::string_view, PlacementDomain> by_value;
   for (const framework::NodeInfo* n : cache_.snapshot().nodes()) {
     const Symbol* v = n->node()->meta.labels.Find(key);
@@ -71,22 +77,27 @@ const std::vector<Scheduler::PlacementDomain>& Scheduler::TopologyDomains(Symbol
   return it->second;
 }
 
-void Scheduler::RecordGroupAttempt(const framework::Framework& fwk, std::string_view result, TimePoint wall_start) {
+void Scheduler::RecordGroupAttempt(const framework::Framework& fwk, std::string_view result,
+                                   TimePoint wall_start) {
   metrics::Labels labels = {{"profile", fwk.profile_name()}, {"result", std::string(result)}};
-  metrics_.GetCounter("scheduler_podgroup_schedule_attempts_total",
-                      "Number of attempts to schedule pod groups, by the result.", labels)
+  metrics_
+      .GetCounter("scheduler_podgroup_schedule_attempts_total",
+                  "Number of attempts to schedule pod groups, by the result.", labels)
       .Inc();
   if (options_.wall_clock != nullptr) {
     static const std::vector<double> kBuckets = metrics::ExponentialBuckets(0.001, 2, 15);
     double seconds = std::chrono::duration<double>(options_.wall_clock->Now() - wall_start).count();
-    metrics_.GetHistogram("scheduler_podgroup_scheduling_attempt_duration_seconds",
-                          "Pod group scheduling attempt latency in seconds (scheduling algorithm + binding)",
-                          kBuckets, labels)
+    metrics_
+        .GetHistogram(
+            "scheduler_podgroup_scheduling_attempt_duration_seconds",
+            "Pod group scheduling attempt latency in seconds (scheduling algorithm + binding)",
+            kBuckets, labels)
         .Observe(seconds);
   }
 }
 
-int32_t Scheduler::PlaceMembers(const std::vector<QueuedPod*>& members, framework::PodGroupState& group,
+int32_t Scheduler::PlaceMembers(const std::vector<QueuedPod*>& members,
+                                framework::PodGroupState& group,
                                 const framework::ResolvedPodGroup& resolved,
                                 const PlacementDomain* domain, std::vector<MemberResult>& results) {
   results.clear();
@@ -96,7 +107,9 @@ int32_t Scheduler::PlaceMembers(const std::vector<QueuedPod*>& members, framewor
   framework::Framework& fwk = *members.front()->fwk;
   auto pf = placement_feasible_.find(&fwk);
   if (pf == placement_feasible_.end()) {
-    pf = placement_feasible_.emplace(&fwk, fwk.PluginsImplementing<framework::PlacementFeasiblePlugin>()).first;
+    pf = placement_feasible_
+             .emplace(&fwk, fwk.PluginsImplementing<framework::PlacementFeasiblePlugin>())
+             .first;
   }
   const auto already = static_cast<int32_t>(group.assumed.size() + group.assigned.size());
   int32_t placed = 0;
@@ -135,12 +148,13 @@ int32_t Scheduler::PlaceMembers(const std::vector<QueuedPod*>& members, framewor
       }
       if (!r.placed && qp->signature.has_value()) failed.emplace(*qp->signature, &r);
     }
-    const framework::PlacementProgress progress{.scheduled = already + placed,
-                                                .remaining = static_cast<int32_t>(members.size() - i - 1)};
+    const framework::PlacementProgress progress{
+        .scheduled = already + placed, .remaining = static_cast<int32_t>(members.size() - i - 1)};
     bool stop = false;
     for (framework::PlacementFeasiblePlugin* p : pf->second) {
       Status st = p->PlacementFeasible(group, resolved, progress);
-      if (st.code() == Code::kUnschedulable || st.code() == Code::kUnschedulableAndUnresolvable) stop = true;
+      if (st.code() == Code::kUnschedulable || st.code() == Code::kUnschedulableAndUnresolvable)
+        stop = true;
     }
     if (stop && resolved.IsGang()) break;
   }
@@ -148,11 +162,13 @@ int32_t Scheduler::PlaceMembers(const std::vector<QueuedPod*>& members, framewor
 }
 
 void Scheduler::RollBack(std::vector<MemberResult>& results) {
-  // Reverse order, as Unreserve runs in reverse; nothing was bound, so no event is fired. Scores cached by
-  // the batch were computed with these placements assumed: the next pod starts from a full evaluation.
+  // Reverse order, as Unreserve runs in reverse; nothing was bound, so no event is fired. Scores
+  // cached by the batch were computed with these placements assumed: the next pod starts from a
+  // full evaluation.
   for (auto it = results.rbegin(); it != results.rend(); ++it) {
     if (!it->placed) continue;
-    if (auto b = batches_.find(it->qp->fwk); b != batches_.end()) b->second->CycleFailed(stats_.cycles);
+    if (auto b = batches_.find(it->qp->fwk); b != batches_.end())
+      b->second->CycleFailed(stats_.cycles);
     it->qp->fwk->RunReservePluginsUnreserve(it->state, it->qp->info, it->node);
     cache_.RemovePod(&it->qp->info);
     it->placed = false;
@@ -161,7 +177,8 @@ void Scheduler::RollBack(std::vector<MemberResult>& results) {
 
 void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
                               const framework::ResolvedPodGroup& resolved) {
-  const TimePoint wall_start = options_.wall_clock != nullptr ? options_.wall_clock->Now() : TimePoint{};
+  const TimePoint wall_start =
+      options_.wall_clock != nullptr ? options_.wall_clock->Now() : TimePoint{};
   cycle_start_ = wall_start;
   framework::Framework& fwk = *qp->fwk;
   in_cycle_ = true;
@@ -179,23 +196,26 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
     if (it == pods_.end() || it->second->fwk != &fwk) continue;
     if (queue_->TakeForGroup(it->second.get())) members.push_back(it->second.get());
   }
-  // 2. Homogeneous sub-groups: by signature, in first-seen order (unsignable pods each on their own).
+  // 2. Homogeneous sub-groups: by signature, in first-seen order (unsignable pods each on their
+  // own).
   {
     absl::flat_hash_map<std::string, size_t> rank;
     std::vector<std::pair<size_t, QueuedPod*>> keyed;
     for (size_t i = 0; i < members.size(); ++i) {
       size_t r = i + members.size();
-      if (members[i]->signature.has_value()) r = rank.emplace(*members[i]->signature, i).first->second;
+      if (members[i]->signature.has_value())
+        r = rank.emplace(*members[i]->signature, i).first->second;
       keyed.emplace_back(r, members[i]);
     }
-    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(keyed.begin(), keyed.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     for (size_t i = 0; i < keyed.size(); ++i) members[i] = keyed[i].second;
   }
 
   const auto already = static_cast<int32_t>(group.assumed.size() + group.assigned.size());
   const int32_t need = resolved.MinCount();
-  // kube's PlacementFeasible rule: members already assumed or bound count towards minCount (1 for basic
-  // groups), so a running group commits whatever of its later members fits.
+  // kube's PlacementFeasible rule: members already assumed or bound count towards minCount (1 for
+  // basic groups), so a running group commits whatever of its later members fits.
   auto feasible = [&](int32_t placed) { return already + placed >= need; };
   const std::string key = WorkloadManager::KeyString(interner_, group.key);
 
@@ -212,7 +232,8 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
     const std::string prefix = fmt::format("{}=", interner_.Str(tkey));
     // A running group keeps its domain.
     std::string_view kept;
-    if (group.domain.size() > prefix.size()) kept = std::string_view(group.domain).substr(prefix.size());
+    if (group.domain.size() > prefix.size())
+      kept = std::string_view(group.domain).substr(prefix.size());
     const PlacementDomain* best = nullptr;
     int64_t best_score = -1;
     int32_t best_fit = 0;
@@ -237,15 +258,16 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
       results.resize(members.size());
       for (size_t i = 0; i < members.size(); ++i) results[i].qp = members[i];
       failure = fmt::format("{} {}: {}/{} members fit in one {} domain, minCount {}",
-                            resolved.IsGang() ? "gang" : "group", key, already + best_fit, group.all.size(),
-                            interner_.Str(tkey), need);
+                            resolved.IsGang() ? "gang" : "group", key, already + best_fit,
+                            group.all.size(), interner_.Str(tkey), need);
     }
   } else {
     placed = PlaceMembers(members, group, resolved, nullptr, results);
   }
   if (failure.empty() && !feasible(placed)) {
-    failure = fmt::format("{} {}: {}/{} members fit, minCount {}", resolved.IsGang() ? "gang" : "group", key,
-                          already + placed, group.all.size(), need);
+    failure =
+        fmt::format("{} {}: {}/{} members fit, minCount {}", resolved.IsGang() ? "gang" : "group",
+                    key, already + placed, group.all.size(), need);
   }
 
   if (!failure.empty()) {
@@ -253,7 +275,8 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
     RollBack(results);
     // HOOK(preemption): KEP-5710 workload-aware preemption (workload_preemption.cc).
     std::string preemption;
-    if (resolved.IsGang() && fwk.HasPostFilterPlugins()) preemption = PreemptForGroup(members, group, resolved);
+    if (resolved.IsGang() && fwk.HasPostFilterPlugins())
+      preemption = PreemptForGroup(members, group, resolved);
     failure = WithPreemption(failure, preemption);
     group.failure = failure;
     const double scale = std::sqrt(static_cast<double>(std::max<size_t>(group.all.size(), 1)));
@@ -272,13 +295,15 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
     return;
   }
 
-  // Commit: placed members go through Permit and bind; the others are requeued (old timestamps kept).
+  // Commit: placed members go through Permit and bind; the others are requeued (old timestamps
+  // kept).
   group.failure.clear();
   in_cycle_ = false;
   std::vector<MemberResult*> unplaced;
   for (MemberResult& r : results) {
     if (r.placed) {
-      if (r.hinted) ++stats_.batched;  // batching hits count placements that stand, not rolled-back ones
+      if (r.hinted)
+        ++stats_.batched;  // batching hits count placements that stand, not rolled-back ones
       r.qp->backoff_scale = 1.0;
       PermitAndBind(r.qp, std::move(r.state), r.node, wall_start);
     } else {
@@ -286,7 +311,8 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
     }
   }
   for (MemberResult* r : unplaced) {
-    const std::string msg = r->failure.empty() ? std::string("not evaluated in the pod group's cycle") : r->failure;
+    const std::string msg =
+        r->failure.empty() ? std::string("not evaluated in the pod group's cycle") : r->failure;
     ++stats_.unschedulable_attempts;
     RecordAttempt(fwk, "unschedulable");
     last_failure_[r->qp->info.pod] = msg;

@@ -34,7 +34,8 @@ framework::PodGroupState* WorkloadManager::GroupOf(const framework::PodInfo& pod
   return key.has_value() ? Get(*key) : nullptr;
 }
 
-framework::PodGroupState& WorkloadManager::GetOrCreate(const framework::PodGroupKey& key, Symbol scheduler_name) {
+framework::PodGroupState& WorkloadManager::GetOrCreate(const framework::PodGroupKey& key,
+                                                       Symbol scheduler_name) {
   framework::PodGroupState*& g = by_key_[key];
   if (g == nullptr) {
     groups_.push_back(std::make_unique<framework::PodGroupState>());
@@ -76,7 +77,8 @@ void WorkloadManager::MarkBound(const framework::PodInfo* pod) {
 
 std::string WorkloadManager::KeyString(const Interner& in, const framework::PodGroupKey& key) {
   if (!key.legacy) return fmt::format("{}/{}", in.Str(key.namespace_), in.Str(key.pod_group));
-  std::string s = fmt::format("{}/{}/{}", in.Str(key.namespace_), in.Str(key.workload), in.Str(key.pod_group));
+  std::string s =
+      fmt::format("{}/{}/{}", in.Str(key.namespace_), in.Str(key.workload), in.Str(key.pod_group));
   if (!key.replica_key.empty()) s += fmt::format("/{}", in.Str(key.replica_key));
   return s;
 }

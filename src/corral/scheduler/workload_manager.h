@@ -1,7 +1,7 @@
 #pragma once
 // WorkloadManager: the scheduler's registry of pod groups (kube's backend/workloadmanager): one
-// PodGroupState per gang instance, fed by pod add/delete/bind, plus the Workload and PodGroup objects the
-// groups refer to. Groups are kept in first-seen order so reports are deterministic.
+// PodGroupState per gang instance, fed by pod add/delete/bind, plus the Workload and PodGroup
+// objects the groups refer to. Groups are kept in first-seen order so reports are deterministic.
 
 #include <memory>
 #include <optional>
@@ -22,7 +22,8 @@ class WorkloadManager {
   const api::Workload* GetWorkload(Symbol ns, Symbol name) const;
   const api::PodGroup* GetPodGroup(Symbol ns, Symbol name) const;
 
-  // Records a member (pending, or bound when `bound`). Returns its group, or null if the pod has none.
+  // Records a member (pending, or bound when `bound`). Returns its group, or null if the pod has
+  // none.
   framework::PodGroupState* AddPod(const framework::PodInfo* pod, bool bound);
   // A pending member of another scheduler (not tracked otherwise): only its schedulerName counts.
   void NoteForeignMember(const framework::PodGroupKey& key, Symbol scheduler_name);

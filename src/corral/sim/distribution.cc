@@ -68,7 +68,8 @@ std::string FormatGoDuration(int64_t ns) {
   auto frac = [](uint64_t whole, uint64_t rem, uint64_t scale) {
     std::string s = std::to_string(whole);
     if (rem == 0) return s;
-    std::string f = fmt::format("{:0{}}", rem, static_cast<int>(std::log10(static_cast<double>(scale)) + 0.5));
+    std::string f =
+        fmt::format("{:0{}}", rem, static_cast<int>(std::log10(static_cast<double>(scale)) + 0.5));
     while (!f.empty() && f.back() == '0') f.pop_back();
     return s + "." + f;
   };
@@ -167,7 +168,8 @@ const doc::Field<DistIn> kDistFields[] = {
        auto seen = d.Struct(n, o, kUniformFields);
        if (n.is_map() && !seen.has("min")) d.Required(n, "min");
        if (n.is_map() && !seen.has("max")) d.Required(n, "max");
-       if (seen.has("min") && seen.has("max") && o.dist.b < o.dist.a) d.Error(n, "max must not be below min");
+       if (seen.has("min") && seen.has("max") && o.dist.b < o.dist.a)
+         d.Error(n, "max must not be below min");
      }},
     {"exponential",
      [](doc::Decoder& d, const doc::Node& n, DistIn& o) {
@@ -224,8 +226,9 @@ bool DecodeDistribution(doc::Decoder& d, const doc::Node& n, Distribution& out) 
   d.Struct(n, in, kDistFields);
   if (!n.is_map()) return false;
   if (in.kinds != 1) {
-    d.Error(n, in.kinds == 0 ? "want one of fixed, uniform, exponential, lognormal, normal"
-                             : "give exactly one of fixed, uniform, exponential, lognormal, normal");
+    d.Error(n, in.kinds == 0
+                   ? "want one of fixed, uniform, exponential, lognormal, normal"
+                   : "give exactly one of fixed, uniform, exponential, lognormal, normal");
     return false;
   }
   if (in.dist.min > in.dist.max) {

@@ -2,11 +2,13 @@
 // Distribution: a duration drawn per use (pod run time, inter-arrival gap, binding latency).
 //
 // Contract:
-//  (1) Sampling is deterministic: it draws only from the Rng passed in, with fully specified arithmetic
-//      (Box-Muller for normal/lognormal, inversion for exponential), so the same seed gives the same
-//      durations on every platform.
+//  (1) Sampling is deterministic: it draws only from the Rng passed in, with fully specified
+//  arithmetic
+//      (Box-Muller for normal/lognormal, inversion for exponential), so the same seed gives the
+//      same durations on every platform.
 //  (2) Samples are clamped to [min, max] and are never negative. kForever samples kForeverNs.
-//  (3) Parse accepts the scenario spellings (see docs/scenarios.md): a Go duration ("30m"), "forever",
+//  (3) Parse accepts the scenario spellings (see docs/scenarios.md): a Go duration ("30m"),
+//  "forever",
 //      or a map {fixed|uniform|exponential|lognormal|normal: ...}; problems go to the Decoder.
 
 #include <cstdint>
@@ -25,8 +27,8 @@ struct Distribution {
   enum class Kind : uint8_t { kFixed, kUniform, kExponential, kLogNormal, kNormal, kForever };
   Kind kind = Kind::kFixed;
   // Parameters in nanoseconds (sigma is dimensionless):
-  //   kFixed: a;  kUniform: [a, b];  kExponential: mean a;  kLogNormal: median a, sigma;  kNormal: mean a,
-  //   stddev b.
+  //   kFixed: a;  kUniform: [a, b];  kExponential: mean a;  kLogNormal: median a, sigma;  kNormal:
+  //   mean a, stddev b.
   double a = 0;
   double b = 0;
   double sigma = 0;

@@ -124,14 +124,22 @@ bool IsRealEvent(EventKind k) {
   }
 }
 
-int64_t ResourceValue(const api::Quantity& q, bool milli) { return milli ? q.MilliValue() : q.Value(); }
+int64_t ResourceValue(const api::Quantity& q, bool milli) {
+  return milli ? q.MilliValue() : q.Value();
+}
 
 }  // namespace
 
 class Engine::Impl : public scheduler::SchedulerObserver {
  public:
-  Impl(const SimSpec& spec, Interner& in, scheduler::Scheduler& sched, ManualClock& clock, EngineOptions opts)
-      : spec_(spec), in_(in), sched_(sched), clock_(clock), opts_(std::move(opts)), rng_(spec.seed) {
+  Impl(const SimSpec& spec, Interner& in, scheduler::Scheduler& sched, ManualClock& clock,
+       EngineOptions opts)
+      : spec_(spec),
+        in_(in),
+        sched_(sched),
+        clock_(clock),
+        opts_(std::move(opts)),
+        rng_(spec.seed) {
     start_ = clock_.Now();
   }
 
@@ -143,8 +151,11 @@ class Engine::Impl : public scheduler::SchedulerObserver {
     decisions_.push_back({Decision::Kind::kScheduled, SlotOf(pod), node, {}, {}});
   }
   void OnUnschedulable(const api::Pod& pod, const std::string& message) override {
-    decisions_.push_back(
-        {Decision::Kind::kUnschedulable, SlotOf(pod), Symbol{}, opts_.log != nullptr ? message : std::string(), {}});
+    decisions_.push_back({Decision::Kind::kUnschedulable,
+                          SlotOf(pod),
+                          Symbol{},
+                          opts_.log != nullptr ? message : std::string(),
+                          {}});
   }
   void OnPreempted(const scheduler::PreemptionRecord& rec) override {
     Decision d{Decision::Kind::kPreempted, SlotOf(*rec.preemptor), rec.node, {}, {}};
@@ -333,7 +344,8 @@ void Engine::Impl::SetupResources() {
   auto scan = [&](const api::Node& n) {
     for (const auto& [name, q] : n.allocatable) {
       std::string_view s = in_.Str(name);
-      if (s.find('/') != std::string_view::npos && !s.starts_with("hugepages-")) extended.emplace(s, name);
+      if (s.find('/') != std::string_view::npos && !s.starts_with("hugepages-"))
+        extended.emplace(s, name);
     }
   };
   for (const auto& n : spec_.initial_nodes) scan(n);
@@ -354,7 +366,8 @@ void Engine::Impl::SetupResources() {
   pods_res_ = tracked_.size();
   tracked_.push_back({"pods", api::wk::kPods, false, "pods", 1});
   for (const auto& t : tracked_) {
-    if (t.sym != api::wk::kPods && res_.heat_resources.size() < 3) res_.heat_resources.push_back(t.name);
+    if (t.sym != api::wk::kPods && res_.heat_resources.size() < 3)
+      res_.heat_resources.push_back(t.name);
   }
 }
 
@@ -376,7 +389,8 @@ uint32_t Engine::Impl::AllocPod() {
     return i;
   }
   uint32_t i = pod_slots_++;
-  if ((i >> kChunkBits) >= pod_chunks_.size()) pod_chunks_.push_back(std::make_unique<PodSlot[]>(kChunkSize));
+  if ((i >> kChunkBits) >= pod_chunks_.size())
+    pod_chunks_.push_back(std::make_unique<PodSlot[]>(kChunkSize));
   slot_of_[&Pod(i).pod] = i;
   return i;
 }
@@ -424,13 +438,15 @@ void Engine::Impl::CreateNode(uint32_t pool_idx) {
   api::Node& n = ns.node;
   if (!pool.render || n.meta.name.empty()) n.meta.name = NextName(pool.name_prefix);
   if (node_by_name_.contains(n.meta.name)) {
-    Fail(fmt::format("node pool {:?}: node name {:?} is already in use (a template that renders a fixed "
-                     "name can only be created once)",
-                     pool.name, in_.Str(n.meta.name)));
+    Fail(fmt::format(
+        "node pool {:?}: node name {:?} is already in use (a template that renders a fixed "
+        "name can only be created once)",
+        pool.name, in_.Str(n.meta.name)));
     free_nodes_.push_back(idx);
     return;
   }
-  if (!n.meta.labels.Has(api::wk::kHostnameLabel)) n.meta.labels.Set(api::wk::kHostnameLabel, n.meta.name);
+  if (!n.meta.labels.Has(api::wk::kHostnameLabel))
+    n.meta.labels.Set(api::wk::kHostnameLabel, n.meta.name);
   if (!pool.zones.empty()) {
     const size_t nz = pool.zones.size();
     Symbol zone = pool.zones[static_cast<size_t>(index) % nz];
@@ -444,10 +460,12 @@ void Engine::Impl::CreateNode(uint32_t pool_idx) {
   for (const auto& rule : pool.label_rules) {
     switch (rule.mode) {
       case LabelRule::Mode::kCycle:
-        if (!rule.values.empty()) n.meta.labels.Set(rule.key, rule.values[static_cast<size_t>(index) % rule.values.size()]);
+        if (!rule.values.empty())
+          n.meta.labels.Set(rule.key, rule.values[static_cast<size_t>(index) % rule.values.size()]);
         break;
       case LabelRule::Mode::kRandom:
-        if (!rule.values.empty()) n.meta.labels.Set(rule.key, rule.values[rng_.Uniform(rule.values.size())]);
+        if (!rule.values.empty())
+          n.meta.labels.Set(rule.key, rule.values[rng_.Uniform(rule.values.size())]);
         break;
       case LabelRule::Mode::kUnique:
         n.meta.labels.Set(rule.key, in_.Intern(fmt::format("{}{}", rule.prefix, index)));
@@ -475,7 +493,8 @@ void Engine::Impl::CreateNode(uint32_t pool_idx) {
   sched_idle_ = false;
   if (opts_.log != nullptr) {
     std::string detail = fmt::format("{} pool={}", in_.Str(n.meta.name), pool.name);
-    if (const Symbol* z = n.meta.labels.Find(api::wk::kZoneLabel)) detail += fmt::format(" zone={}", in_.Str(*z));
+    if (const Symbol* z = n.meta.labels.Find(api::wk::kZoneLabel))
+      detail += fmt::format(" zone={}", in_.Str(*z));
     Log("node-add", detail);
   }
 }
@@ -521,7 +540,8 @@ void Engine::Impl::SetCordon(uint32_t idx, bool cordon) {
 }
 
 // want: 0 = any alive, 1 = schedulable, 2 = cordoned.
-std::vector<uint32_t> Engine::Impl::PickNodes(uint32_t pool, int64_t count, bool newest_first, int want) {
+std::vector<uint32_t> Engine::Impl::PickNodes(uint32_t pool, int64_t count, bool newest_first,
+                                              int want) {
   std::vector<uint32_t> out;
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
     const NodeSlot& ns = *nodes_[i];
@@ -531,7 +551,8 @@ std::vector<uint32_t> Engine::Impl::PickNodes(uint32_t pool, int64_t count, bool
     out.push_back(i);
   }
   std::sort(out.begin(), out.end(), [&](uint32_t a, uint32_t b) {
-    return newest_first ? nodes_[a]->serial > nodes_[b]->serial : nodes_[a]->serial < nodes_[b]->serial;
+    return newest_first ? nodes_[a]->serial > nodes_[b]->serial
+                        : nodes_[a]->serial < nodes_[b]->serial;
   });
   if (count >= 0 && static_cast<size_t>(count) < out.size()) out.resize(static_cast<size_t>(count));
   return out;
@@ -560,13 +581,15 @@ uint32_t Engine::Impl::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, 
     s.pod.meta.name = name;
   } else if (group != kNone) {
     name_buf_.clear();
-    fmt::format_to(std::back_inserter(name_buf_), "{}-{}", in_.Str(groups_[group].name), groups_[group].next_pod++);
+    fmt::format_to(std::back_inserter(name_buf_), "{}-{}", in_.Str(groups_[group].name),
+                   groups_[group].next_pod++);
     s.pod.meta.name = in_.Intern(name_buf_);
   } else if (!(tmpl.render && tmpl.keep_rendered_name)) {
     s.pod.meta.name = NextName(tmpl.name_prefix);
   }
   if (!priority_override_.empty() && !s.pod.priority_class_name.empty()) {
-    if (auto it = priority_override_.find(s.pod.priority_class_name); it != priority_override_.end()) {
+    if (auto it = priority_override_.find(s.pod.priority_class_name);
+        it != priority_override_.end()) {
       s.pod.priority = it->second;
     }
   }
@@ -583,7 +606,8 @@ uint32_t Engine::Impl::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, 
     const bool milli = tracked_[r].milli;
     int64_t sum = 0, init_max = 0;
     for (const auto& c : s.pod.containers) {
-      if (const api::Quantity* q = api::FindResource(c.resources.requests, sym)) sum += ResourceValue(*q, milli);
+      if (const api::Quantity* q = api::FindResource(c.resources.requests, sym))
+        sum += ResourceValue(*q, milli);
     }
     for (const auto& c : s.pod.init_containers) {
       if (const api::Quantity* q = api::FindResource(c.resources.requests, sym)) {
@@ -591,7 +615,8 @@ uint32_t Engine::Impl::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, 
       }
     }
     int64_t v = std::max(sum, init_max);
-    if (const api::Quantity* q = api::FindResource(s.pod.overhead, sym)) v += ResourceValue(*q, milli);
+    if (const api::Quantity* q = api::FindResource(s.pod.overhead, sym))
+      v += ResourceValue(*q, milli);
     s.req[r] = v;
   }
   s.arrival_ns = now_;
@@ -628,10 +653,12 @@ uint32_t Engine::Impl::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, 
   s.state = PodState::kPending;
   ++pending_pods_;
   if (!sched_.AddPod(&s.pod)) {
-    // No profile serves its schedulerName: kube leaves it to another scheduler, and so does the simulator.
+    // No profile serves its schedulerName: kube leaves it to another scheduler, and so does the
+    // simulator.
     --pending_pods_;
     ++res_.pods_ignored;
-    Log("ignored", fmt::format("{} schedulerName={} (no profile)", PodKey(s.pod), in_.Str(s.pod.scheduler_name)));
+    Log("ignored", fmt::format("{} schedulerName={} (no profile)", PodKey(s.pod),
+                               in_.Str(s.pod.scheduler_name)));
     FreePod(i);
     return kNone;
   }
@@ -689,8 +716,8 @@ void Engine::Impl::StartRunning(uint32_t slot) {
         res_.gang_wait.Add(gwait);
         if (first) ++res_.gangs_complete;
         if (res_.gang_waits.size() < 100000) res_.gang_waits.emplace_back(g.arrival_ns, gwait);
-        Log("gang-ready", fmt::format("{}/{} size={} wait={}", in_.Str(s.pod.meta.namespace_), in_.Str(g.name),
-                                      g.size, FormatGoDuration(gwait)));
+        Log("gang-ready", fmt::format("{}/{} size={} wait={}", in_.Str(s.pod.meta.namespace_),
+                                      in_.Str(g.name), g.size, FormatGoDuration(gwait)));
       }
     }
   }
@@ -704,7 +731,8 @@ void Engine::Impl::PodDone(uint32_t slot, uint32_t gen) {
   PodSlot& s = Pod(slot);
   if (s.gen != gen || s.state != PodState::kRunning) return;
   Log("complete", fmt::format("{} node={}", PodKey(s.pod),
-                              s.node == kNone ? std::string_view("-") : in_.Str(nodes_[s.node]->node.meta.name)));
+                              s.node == kNone ? std::string_view("-")
+                                              : in_.Str(nodes_[s.node]->node.meta.name)));
   sched_.DeletePod(&s.pod);
   Unplace(slot);
   --running_pods_;
@@ -753,22 +781,25 @@ void Engine::Impl::Evict(uint32_t slot, std::string_view reason, bool recreate) 
   }
   if (recreate && spec_.workloads[w].recreate_on_evict) {
     CreatePod(w, group, tmpl, duration, Symbol{});
-    // A gang restarts as a whole, as its training controller would: its other bound members go too, and
-    // the gang waits again for all of its pods.
+    // A gang restarts as a whole, as its training controller would: its other bound members go too,
+    // and the gang waits again for all of its pods.
     if (group != kNone && spec_.workloads[w].kind == WorkloadKind::kGang && !restarting_gang_) {
       restarting_gang_ = true;
       std::vector<uint32_t> others = groups_[group].members;
       for (uint32_t m : others) {
         PodSlot& o = Pod(m);
-        if (o.state == PodState::kRunning || o.state == PodState::kBinding) Evict(m, "gang-restart", true);
+        if (o.state == PodState::kRunning || o.state == PodState::kBinding)
+          Evict(m, "gang-restart", true);
       }
       restarting_gang_ = false;
       GroupSlot& g = groups_[group];
       if (g.complete) ++res_.gang_restarts;
       g.complete = false;
       g.arrival_ns = now_;
-      Log("gang-restart", fmt::format("{}/{} after {}", in_.Str(Pod(groups_[group].members.front()).pod.meta.namespace_),
-                                      in_.Str(g.name), reason));
+      Log("gang-restart",
+          fmt::format("{}/{} after {}",
+                      in_.Str(Pod(groups_[group].members.front()).pod.meta.namespace_),
+                      in_.Str(g.name), reason));
     }
   } else if (group != kNone) {
     GroupSlot& g = groups_[group];
@@ -824,8 +855,8 @@ void Engine::Impl::ApplyDecision(const Decision& d, int64_t cost_ns) {
       int64_t grace = s.pod.termination_grace_period_seconds.value_or(30) * kSecond;
       Push(now_ + grace, EventKind::kVictimGone, v, s.gen);
       if (opts_.log != nullptr) {
-        Log("preempt", fmt::format("{} by {} node={} grace={}", PodKey(s.pod), PodKey(pre.pod), in_.Str(d.node),
-                                   FormatGoDuration(grace)));
+        Log("preempt", fmt::format("{} by {} node={} grace={}", PodKey(s.pod), PodKey(pre.pod),
+                                   in_.Str(d.node), FormatGoDuration(grace)));
       }
     }
     if (fresh > 0) ++res_.preemptions;
@@ -844,7 +875,8 @@ void Engine::Impl::ApplyDecision(const Decision& d, int64_t cost_ns) {
       ArmRetry();
     }
     s.fail_epoch = epoch_;
-    if (opts_.log != nullptr) Log("unschedulable", fmt::format("{} {:?}", PodKey(s.pod), d.message));
+    if (opts_.log != nullptr)
+      Log("unschedulable", fmt::format("{} {:?}", PodKey(s.pod), d.message));
     return;
   }
   auto it = node_by_name_.find(d.node);
@@ -867,7 +899,8 @@ void Engine::Impl::ApplyDecision(const Decision& d, int64_t cost_ns) {
   ++epoch_;
   last_progress_ns_ = now_;
   retry_backoff_ns_ = kSecond;
-  Log("bind", fmt::format("{} node={} wait={}", PodKey(s.pod), in_.Str(d.node), FormatGoDuration(now_ - s.arrival_ns)));
+  Log("bind", fmt::format("{} node={} wait={}", PodKey(s.pod), in_.Str(d.node),
+                          FormatGoDuration(now_ - s.arrival_ns)));
   int64_t lat = spec_.bind_latency.is_zero() ? 0 : spec_.bind_latency.SampleNs(rng_);
   if (lat > 0 && lat != kForeverNs) {
     Push(now_ + lat, EventKind::kBindDone, d.slot, s.gen);
@@ -947,8 +980,9 @@ void Engine::Impl::Arrive(uint32_t w) {
         AddPodGroup(group, wk, spec_.pod_templates[tmpl].pod);
       }
     }
-    // A gang's members run for one sampled duration (the workers of one training job end together), so
-    // a gang never has completed members next to running ones that a restart would have to bring back.
+    // A gang's members run for one sampled duration (the workers of one training job end together),
+    // so a gang never has completed members next to running ones that a restart would have to bring
+    // back.
     const int64_t gang_d =
         wk.kind == WorkloadKind::kGang && duration == -1 ? wk.duration.SampleNs(ws.rng) : duration;
     for (int32_t k = 0; k < n; ++k) {
@@ -965,8 +999,8 @@ void Engine::Impl::Arrive(uint32_t w) {
       return;
     }
     case Arrival::Kind::kExplicit:
-      while (ws.cursor < wk.explicit_arrivals.size() && wk.explicit_arrivals[ws.cursor].time_ns <= now_ &&
-             error_.empty()) {
+      while (ws.cursor < wk.explicit_arrivals.size() &&
+             wk.explicit_arrivals[ws.cursor].time_ns <= now_ && error_.empty()) {
         const ExplicitArrival& ex = wk.explicit_arrivals[ws.cursor++];
         one(ex.duration_ns, ex.tmpl, ex.name);
       }
@@ -1002,7 +1036,8 @@ void Engine::Impl::ExecuteOp(const Op& op) {
       for (int64_t i = 0; i < op.count && error_.empty(); ++i) CreateNode(op.pool);
       break;
     case Op::Kind::kDeleteNodes:
-      for (uint32_t idx : PickNodes(op.pool, op.count, /*newest_first=*/true, 0)) RemoveNode(idx, "delete");
+      for (uint32_t idx : PickNodes(op.pool, op.count, /*newest_first=*/true, 0))
+        RemoveNode(idx, "delete");
       break;
     case Op::Kind::kCordon:
       for (uint32_t idx : PickNodes(op.pool, op.count, false, 1)) SetCordon(idx, true);
@@ -1046,8 +1081,10 @@ void Engine::Impl::ExecuteOp(const Op& op) {
       c.spec = &op.churn;
       c.active = true;
       size_t n = op.churn.node_pools.size() + op.churn.workloads.size();
-      c.ring.assign(n, std::vector<uint32_t>(static_cast<size_t>(std::max<int64_t>(1, op.churn.number)), kNone));
-      c.ring_gen.assign(n, std::vector<uint32_t>(static_cast<size_t>(std::max<int64_t>(1, op.churn.number)), 0));
+      c.ring.assign(n, std::vector<uint32_t>(
+                           static_cast<size_t>(std::max<int64_t>(1, op.churn.number)), kNone));
+      c.ring_gen.assign(
+          n, std::vector<uint32_t>(static_cast<size_t>(std::max<int64_t>(1, op.churn.number)), 0));
       churns_.push_back(std::move(c));
       auto ci = static_cast<uint32_t>(churns_.size() - 1);
       if (op.churn.mode == ChurnSpec::Mode::kRecreate) {
@@ -1061,16 +1098,17 @@ void Engine::Impl::ExecuteOp(const Op& op) {
       for (uint32_t i = 0; i < pod_slots_; ++i) {
         const PodSlot& s = Pod(i);
         if (s.state == PodState::kFree) continue;
-        if (!op.namespaces.empty() &&
-            std::find(op.namespaces.begin(), op.namespaces.end(), s.pod.meta.namespace_) == op.namespaces.end()) {
+        if (!op.namespaces.empty() && std::find(op.namespaces.begin(), op.namespaces.end(),
+                                                s.pod.meta.namespace_) == op.namespaces.end()) {
           continue;
         }
         if (op.selector.has_value() && !api::Matches(*op.selector, s.pod.meta.labels)) continue;
         del.pods.emplace_back(i, s.gen);
       }
       std::sort(del.pods.begin(), del.pods.end(), [&](const auto& a, const auto& b) {
-        return Pod(a.first).arrival_ns != Pod(b.first).arrival_ns ? Pod(a.first).arrival_ns < Pod(b.first).arrival_ns
-                                                                  : a.first < b.first;
+        return Pod(a.first).arrival_ns != Pod(b.first).arrival_ns
+                   ? Pod(a.first).arrival_ns < Pod(b.first).arrival_ns
+                   : a.first < b.first;
       });
       if (op.rate_per_s <= 0) {
         for (const auto& [slot, gen] : del.pods) {
@@ -1082,7 +1120,8 @@ void Engine::Impl::ExecuteOp(const Op& op) {
       del.interval_ns = static_cast<int64_t>(1e9 / op.rate_per_s);
       deleters_.push_back(std::move(del));
       op_deleter_ = deleters_.size() - 1;
-      Push(now_ + deleters_.back().interval_ns, EventKind::kDeleteTick, static_cast<uint32_t>(op_deleter_));
+      Push(now_ + deleters_.back().interval_ns, EventKind::kDeleteTick,
+           static_cast<uint32_t>(op_deleter_));
       break;
     }
     case Op::Kind::kSetPriority:
@@ -1101,8 +1140,8 @@ bool Engine::Impl::BarrierMet(const Op& op) {
   for (uint32_t i = 0; i < pod_slots_; ++i) {
     const PodSlot& s = Pod(i);
     if (s.state != PodState::kPending) continue;
-    if (!op.namespaces.empty() &&
-        std::find(op.namespaces.begin(), op.namespaces.end(), s.pod.meta.namespace_) == op.namespaces.end()) {
+    if (!op.namespaces.empty() && std::find(op.namespaces.begin(), op.namespaces.end(),
+                                            s.pod.meta.namespace_) == op.namespaces.end()) {
       continue;
     }
     if (op.selector.has_value() && !api::Matches(*op.selector, s.pod.meta.labels)) continue;
@@ -1157,7 +1196,8 @@ void Engine::Impl::AdvanceProgram() {
   }
   if (pc_ >= spec_.program.size() && !program_done_) {
     program_done_ = true;
-    // Churn runs until the workload ends (kube), or to its stop time or the end of a run with a duration.
+    // Churn runs until the workload ends (kube), or to its stop time or the end of a run with a
+    // duration.
     for (auto& c : churns_) {
       if (c.spec->stop_ns == kForeverNs && spec_.duration_ns == 0) c.active = false;
     }
@@ -1175,7 +1215,8 @@ void Engine::Impl::ChurnTick(uint32_t ci) {
     for (uint32_t p : cs.node_pools) CreateNode(p);
     for (uint32_t w : cs.workloads) {
       wl_[w].active = true;
-      CreatePod(w, kNone, spec_.workloads[w].tmpl, spec_.workloads[w].duration.SampleNs(wl_[w].rng), Symbol{});
+      CreatePod(w, kNone, spec_.workloads[w].tmpl, spec_.workloads[w].duration.SampleNs(wl_[w].rng),
+                Symbol{});
     }
     return;
   }
@@ -1185,7 +1226,8 @@ void Engine::Impl::ChurnTick(uint32_t ci) {
     uint32_t& cur = c.ring[t][k];
     uint32_t& gen = c.ring_gen[t][k];
     if (t < n_nodes) {
-      if (cur != kNone && nodes_[cur]->alive && nodes_[cur]->serial == gen) RemoveNode(cur, "churn");
+      if (cur != kNone && nodes_[cur]->alive && nodes_[cur]->serial == gen)
+        RemoveNode(cur, "churn");
       CreateNode(cs.node_pools[t]);
       // The newest node of the pool is the one just created.
       uint32_t newest = kNone;
@@ -1199,7 +1241,8 @@ void Engine::Impl::ChurnTick(uint32_t ci) {
       gen = newest == kNone ? 0 : static_cast<uint32_t>(nodes_[newest]->serial);
     } else {
       uint32_t w = cs.workloads[t - n_nodes];
-      if (cur != kNone && Pod(cur).gen == gen && Pod(cur).state != PodState::kFree) Evict(cur, "churn", false);
+      if (cur != kNone && Pod(cur).gen == gen && Pod(cur).state != PodState::kFree)
+        Evict(cur, "churn", false);
       wl_[w].active = true;
       cur = CreatePod(w, kNone, spec_.workloads[w].tmpl, kForeverNs, Symbol{});
       gen = cur == kNone ? 0 : Pod(cur).gen;
@@ -1250,8 +1293,8 @@ void Engine::Impl::Handle(const Event& e) {
       Push(now_ + kFlushIntervalNs, EventKind::kFlushTick);
       break;
     case EventKind::kSampleTick:
-      // Taken once the scheduler has caught up with everything that happened at this instant, so that a
-      // completion and the binding it makes possible do not show up as a dip.
+      // Taken once the scheduler has caught up with everything that happened at this instant, so
+      // that a completion and the binding it makes possible do not show up as a dip.
       sample_due_ = true;
       next_sample_ = now_ + sample_interval_;
       Push(next_sample_, EventKind::kSampleTick);
@@ -1307,7 +1350,8 @@ void Engine::Impl::StepScheduler() {
   }
   if (!did) {
     sched_idle_ = true;
-    if (pending_pods_ > 0 && !spec_.gates.Enabled(framework::Feature::kSchedulerPopFromBackoffQ)) ArmRetry();
+    if (pending_pods_ > 0 && !spec_.gates.Enabled(framework::Feature::kSchedulerPopFromBackoffQ))
+      ArmRetry();
     return;
   }
   ++cycles_;
@@ -1329,7 +1373,8 @@ void Engine::Impl::StepScheduler() {
       TakeSample();
     }
   }
-  for (const Decision& d : decisions_) ApplyDecision(d, timing && spec_.cost.mode != CostModel::Mode::kFixed ? wall_ns : cost);
+  for (const Decision& d : decisions_)
+    ApplyDecision(d, timing && spec_.cost.mode != CostModel::Mode::kFixed ? wall_ns : cost);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1349,7 +1394,8 @@ void Engine::Impl::TakeSample() {
   s.cycles = cycles_;
   s.preempted = res_.pods_preempted;
   s.batched = sched_.stats().batched;
-  s.batch_flushes = static_cast<int64_t>(sched_.metrics().CounterSum("scheduler_batch_cache_flushed_total"));
+  s.batch_flushes =
+      static_cast<int64_t>(sched_.metrics().CounterSum("scheduler_batch_cache_flushed_total"));
   for (size_t r = 0; r < tracked_.size(); ++r) {
     s.util[r] = alloc_total_[r] > 0 ? static_cast<float>(static_cast<double>(req_total_[r]) /
                                                          static_cast<double>(alloc_total_[r]))
@@ -1464,20 +1510,25 @@ void Engine::Impl::Finish(RunResult& r) {
   AdvanceOverall(now_);
   r.throughput = overall_.Summarize();
   r.pods_preempted = res_.pods_preempted;
-  r.preemption = {true, "victims are deleted after their termination grace period on the virtual clock and, "
-                        "like evicted pods, recreated by their workload"};
+  r.preemption = {
+      true,
+      "victims are deleted after their termination grace period on the virtual clock and, "
+      "like evicted pods, recreated by their workload"};
   r.batched = sched_.stats().batched;
   if (spec_.gates.Enabled(framework::Feature::kOpportunisticBatching)) {
-    r.batching = {true, "opportunistic batching (KEP-5598): pods placed on the previous pod's cached node "
-                        "list; flushes by kube's reasons"};
+    r.batching = {
+        true,
+        "opportunistic batching (KEP-5598): pods placed on the previous pod's cached node "
+        "list; flushes by kube's reasons"};
     for (std::string_view reason :
          {scheduler::batch_flush::kPodSkipped, scheduler::batch_flush::kPodFailed,
           scheduler::batch_flush::kPodNominated, scheduler::batch_flush::kPodIncompatible,
-          scheduler::batch_flush::kExpired, scheduler::batch_flush::kNodeMissing, scheduler::batch_flush::kEmptyList,
-          scheduler::batch_flush::kPodNotBatchable, scheduler::batch_flush::kPreScoreError,
-          scheduler::batch_flush::kRescoreError, scheduler::batch_flush::kNormalizeError}) {
-      auto n = static_cast<int64_t>(
-          sched_.metrics().CounterSum("scheduler_batch_cache_flushed_total", {{"reason", std::string(reason)}}));
+          scheduler::batch_flush::kExpired, scheduler::batch_flush::kNodeMissing,
+          scheduler::batch_flush::kEmptyList, scheduler::batch_flush::kPodNotBatchable,
+          scheduler::batch_flush::kPreScoreError, scheduler::batch_flush::kRescoreError,
+          scheduler::batch_flush::kNormalizeError}) {
+      auto n = static_cast<int64_t>(sched_.metrics().CounterSum(
+          "scheduler_batch_cache_flushed_total", {{"reason", std::string(reason)}}));
       if (n > 0) r.batch_flushes.emplace_back(std::string(reason), n);
     }
   } else {
@@ -1486,19 +1537,23 @@ void Engine::Impl::Finish(RunResult& r) {
   const framework::Framework* fwk = sched_.profile("default-scheduler");
   const bool gang_plugin = fwk != nullptr && fwk->GetPlugin("GangScheduling") != nullptr;
   if (gang_plugin) {
-    r.gang_scheduling = {true, spec_.gang_workload_cycle
-                                   ? "gangs are scheduled all-or-nothing in kube's workload scheduling cycle; "
-                                     "wait = arrival until every pod is bound"
-                                   : "gangs are held at Permit until their quorum is assumed (kube's alpha "
-                                     "mode); wait = arrival until every pod is bound"};
+    r.gang_scheduling = {
+        true, spec_.gang_workload_cycle
+                  ? "gangs are scheduled all-or-nothing in kube's workload scheduling cycle; "
+                    "wait = arrival until every pod is bound"
+                  : "gangs are held at Permit until their quorum is assumed (kube's alpha "
+                    "mode); wait = arrival until every pod is bound"};
   } else {
-    r.gang_scheduling = {false, "GangScheduling is not in the profile (GenericWorkload gate off or disabled in "
-                                "the configuration): gang pods are scheduled one by one"};
+    r.gang_scheduling = {
+        false,
+        "GangScheduling is not in the profile (GenericWorkload gate off or disabled in "
+        "the configuration): gang pods are scheduled one by one"};
   }
   if (r.pods_ignored > 0) {
-    r.notes.push_back(fmt::format("{} pods name a schedulerName that no profile serves; they were left to "
-                                  "another scheduler",
-                                  r.pods_ignored));
+    r.notes.push_back(
+        fmt::format("{} pods name a schedulerName that no profile serves; they were left to "
+                    "another scheduler",
+                    r.pods_ignored));
   }
   r.scheduler_metrics = sched_.metrics().PrometheusText();
   for (const auto& n : spec_.notes) r.notes.push_back(n);
@@ -1523,7 +1578,8 @@ Result<RunResult> Engine::Impl::Run() {
 
   sample_interval_ = spec_.sample_interval_ns;
   if (sample_interval_ <= 0) {
-    sample_interval_ = spec_.duration_ns > 0 ? std::max<int64_t>(kSecond, spec_.duration_ns / 720) : 10 * kSecond;
+    sample_interval_ =
+        spec_.duration_ns > 0 ? std::max<int64_t>(kSecond, spec_.duration_ns / 720) : 10 * kSecond;
   }
   SetNow(0);
   // Initial nodes and pods (manifests).
@@ -1554,12 +1610,13 @@ Result<RunResult> Engine::Impl::Run() {
   bool stalled = false;
   for (;;) {
     if (!error_.empty()) break;
-    while (!events_.empty() && events_.Top().time_ns <= now_ && error_.empty()) Handle(events_.Pop());
+    while (!events_.empty() && events_.Top().time_ns <= now_ && error_.empty())
+      Handle(events_.Pop());
     if (!error_.empty()) break;
     if (!program_done_ && program_epoch_ != epoch_) AdvanceProgram();
     if (opts_.progress && (++steps & 4095) == 0) {
-      opts_.progress({now_, spec_.duration_ns, pc_, spec_.program.size(), res_.pods_arrived, res_.pods_scheduled,
-                      pending_pods_});
+      opts_.progress({now_, spec_.duration_ns, pc_, spec_.program.size(), res_.pods_arrived,
+                      res_.pods_scheduled, pending_pods_});
     }
     if (!sched_idle_) {
       StepScheduler();
@@ -1596,14 +1653,15 @@ Result<RunResult> Engine::Impl::Run() {
   if (!error_.empty()) return Error::Invalid(error_);
   if (stalled) {
     const Op& op = spec_.program[pc_];
-    res_.failure = fmt::format("op {} ({}) never completed: {} pods still pending with no event left that could "
-                               "help",
-                               pc_ + 1, op.describe, pending_pods_);
+    res_.failure = fmt::format(
+        "op {} ({}) never completed: {} pods still pending with no event left that could "
+        "help",
+        pc_ + 1, op.describe, pending_pods_);
   }
   StopCollecting();
   if (opts_.progress) {
-    opts_.progress({now_, spec_.duration_ns, pc_, spec_.program.size(), res_.pods_arrived, res_.pods_scheduled,
-                    pending_pods_});
+    opts_.progress({now_, spec_.duration_ns, pc_, spec_.program.size(), res_.pods_arrived,
+                    res_.pods_scheduled, pending_pods_});
   }
   RunResult r;
   Finish(r);
@@ -1613,11 +1671,15 @@ Result<RunResult> Engine::Impl::Run() {
 
 // ---------------------------------------------------------------------------------------------------------
 
-Engine::Engine(const SimSpec& spec, Interner& interner, scheduler::Scheduler& sched, ManualClock& clock,
-               EngineOptions opts)
+Engine::Engine(const SimSpec& spec, Interner& interner, scheduler::Scheduler& sched,
+               ManualClock& clock, EngineOptions opts)
     : impl_(std::make_unique<Impl>(spec, interner, sched, clock, std::move(opts))) {}
 Engine::~Engine() = default;
-Result<RunResult> Engine::Run() { return impl_->Run(); }
-const PerfWindow& Engine::perf() const { return impl_->perf(); }
+Result<RunResult> Engine::Run() {
+  return impl_->Run();
+}
+const PerfWindow& Engine::perf() const {
+  return impl_->perf();
+}
 
 }  // namespace corral::sim

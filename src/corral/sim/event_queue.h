@@ -1,11 +1,12 @@
 #pragma once
-// EventQueue: the discrete-event simulator's agenda. A binary min-heap of plain 32-byte events keyed by
-// (time, seq); seq is the insertion counter, so events at the same virtual time run in the order they were
-// scheduled, which makes every run deterministic.
+// EventQueue: the discrete-event simulator's agenda. A binary min-heap of plain 32-byte events
+// keyed by (time, seq); seq is the insertion counter, so events at the same virtual time run in the
+// order they were scheduled, which makes every run deterministic.
 //
-// Contract: Push and Pop are O(log n) and do not allocate once the heap's capacity covers the number of
-// pending events (the vector only grows). Events are values; stale events (for a pod that has since gone)
-// are recognized by the receiver through a generation number carried in the payload.
+// Contract: Push and Pop are O(log n) and do not allocate once the heap's capacity covers the
+// number of pending events (the vector only grows). Events are values; stale events (for a pod that
+// has since gone) are recognized by the receiver through a generation number carried in the
+// payload.
 
 #include <cstdint>
 #include <vector>

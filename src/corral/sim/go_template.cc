@@ -26,7 +26,17 @@ using NodePtr = std::shared_ptr<GoTemplate::Node>;
 using Kind = GoTemplate::Node::Kind;
 
 struct Token {
-  enum class T : uint8_t { kField, kDollar, kIdent, kNumber, kString, kLParen, kRParen, kPipe, kEnd };
+  enum class T : uint8_t {
+    kField,
+    kDollar,
+    kIdent,
+    kNumber,
+    kString,
+    kLParen,
+    kRParen,
+    kPipe,
+    kEnd
+  };
   T t = T::kEnd;
   std::string text;
 };
@@ -54,7 +64,9 @@ class Lexer {
         ++pos_;
       } else if (c == '.') {
         size_t j = pos_ + 1;
-        while (j < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[j])) || s_[j] == '_' || s_[j] == '.')) ++j;
+        while (j < s_.size() &&
+               (std::isalnum(static_cast<unsigned char>(s_[j])) || s_[j] == '_' || s_[j] == '.'))
+          ++j;
         if (j == pos_ + 1) return Error::Invalid("bad character '.': a field name must follow");
         out.push_back({Token::T::kField, std::string(s_.substr(pos_ + 1, j - pos_ - 1))});
         pos_ = j;
@@ -82,12 +94,14 @@ class Lexer {
         pos_ = j;
       } else if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+') {
         size_t j = pos_ + 1;
-        while (j < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[j])) || s_[j] == '.')) ++j;
+        while (j < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[j])) || s_[j] == '.'))
+          ++j;
         out.push_back({Token::T::kNumber, std::string(s_.substr(pos_, j - pos_))});
         pos_ = j;
       } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
         size_t j = pos_ + 1;
-        while (j < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[j])) || s_[j] == '_')) ++j;
+        while (j < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[j])) || s_[j] == '_'))
+          ++j;
         out.push_back({Token::T::kIdent, std::string(s_.substr(pos_, j - pos_))});
         pos_ = j;
       } else {
@@ -150,7 +164,8 @@ class Parser {
         } else {
           double fv = 0;
           auto [fp, fec] = std::from_chars(s.data(), s.data() + s.size(), fv);
-          if (fec != std::errc() || fp != s.data() + s.size()) return Error::Invalid(fmt::format("bad number syntax: {:?}", s));
+          if (fec != std::errc() || fp != s.data() + s.size())
+            return Error::Invalid(fmt::format("bad number syntax: {:?}", s));
           n->kind = Kind::kFloat;
           n->f = fv;
         }
@@ -166,23 +181,26 @@ class Parser {
         return inner;
       }
       default:
-        return Error::Invalid(fmt::format("unexpected {:?} in operand", tok.text.empty() ? "end of action" : tok.text));
+        return Error::Invalid(fmt::format("unexpected {:?} in operand",
+                                          tok.text.empty() ? "end of action" : tok.text));
     }
   }
 
   Result<NodePtr> Command() {
     const Token& tok = t_[p_];
     if (tok.t == Token::T::kIdent) {
-      static constexpr std::string_view kControl[] = {"if", "else", "end", "range", "with", "define", "template",
-                                                      "block", "break", "continue"};
+      static constexpr std::string_view kControl[] = {
+          "if", "else", "end", "range", "with", "define", "template", "block", "break", "continue"};
       if (std::find(std::begin(kControl), std::end(kControl), tok.text) != std::end(kControl)) {
-        return Error::Invalid(fmt::format("{:?} actions are not supported by corral's template subset", tok.text));
+        return Error::Invalid(
+            fmt::format("{:?} actions are not supported by corral's template subset", tok.text));
       }
       auto call = std::make_shared<GoTemplate::Node>();
       call->kind = Kind::kCall;
       call->name = tok.text;
       ++p_;
-      while (t_[p_].t != Token::T::kPipe && t_[p_].t != Token::T::kRParen && t_[p_].t != Token::T::kEnd) {
+      while (t_[p_].t != Token::T::kPipe && t_[p_].t != Token::T::kRParen &&
+             t_[p_].t != Token::T::kEnd) {
         auto a = Operand();
         if (!a.ok()) return a;
         call->args.push_back(*a);
@@ -191,7 +209,8 @@ class Parser {
     }
     auto op = Operand();
     if (!op.ok()) return op;
-    if (t_[p_].t != Token::T::kPipe && t_[p_].t != Token::T::kRParen && t_[p_].t != Token::T::kEnd) {
+    if (t_[p_].t != Token::T::kPipe && t_[p_].t != Token::T::kRParen &&
+        t_[p_].t != Token::T::kEnd) {
       return Error::Invalid(fmt::format("can't give argument to non-function {:?}", t_[p_].text));
     }
     return op;
@@ -202,13 +221,16 @@ class Parser {
 };
 
 std::string TypeName(const TemplateValue& v) {
-  return std::holds_alternative<int64_t>(v) ? "int" : std::holds_alternative<double>(v) ? "float64" : "string";
+  return std::holds_alternative<int64_t>(v)  ? "int"
+         : std::holds_alternative<double>(v) ? "float64"
+                                             : "string";
 }
 
 std::string Print(const TemplateValue& v) {
   if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
   if (const auto* d = std::get_if<double>(&v)) {
-    if (std::isfinite(*d) && *d == std::floor(*d) && std::fabs(*d) < 1e21) return fmt::format("{}", static_cast<int64_t>(*d));
+    if (std::isfinite(*d) && *d == std::floor(*d) && std::fabs(*d) < 1e21)
+      return fmt::format("{}", static_cast<int64_t>(*d));
     return fmt::format("{}", *d);
   }
   return std::get<std::string>(v);
@@ -240,12 +262,14 @@ Result<std::string> Printf(const std::vector<TemplateValue>& args) {
       ++k;
     }
     int width = 0;
-    while (k < f.size() && std::isdigit(static_cast<unsigned char>(f[k]))) width = width * 10 + (f[k++] - '0');
+    while (k < f.size() && std::isdigit(static_cast<unsigned char>(f[k])))
+      width = width * 10 + (f[k++] - '0');
     int prec = -1;
     if (k < f.size() && f[k] == '.') {
       prec = 0;
       ++k;
-      while (k < f.size() && std::isdigit(static_cast<unsigned char>(f[k]))) prec = prec * 10 + (f[k++] - '0');
+      while (k < f.size() && std::isdigit(static_cast<unsigned char>(f[k])))
+        prec = prec * 10 + (f[k++] - '0');
     }
     if (k >= f.size()) break;
     char verb = f[k];
@@ -257,19 +281,20 @@ Result<std::string> Printf(const std::vector<TemplateValue>& args) {
     std::string body;
     switch (verb) {
       case 'd':
-        if (!std::holds_alternative<int64_t>(a)) return Error::Invalid(fmt::format("printf: %d of {}", TypeName(a)));
+        if (!std::holds_alternative<int64_t>(a))
+          return Error::Invalid(fmt::format("printf: %d of {}", TypeName(a)));
         body = std::to_string(std::get<int64_t>(a));
         break;
       case 'x':
-        if (!std::holds_alternative<int64_t>(a)) return Error::Invalid(fmt::format("printf: %x of {}", TypeName(a)));
+        if (!std::holds_alternative<int64_t>(a))
+          return Error::Invalid(fmt::format("printf: %x of {}", TypeName(a)));
         body = fmt::format("{:x}", std::get<int64_t>(a));
         break;
       case 'f':
       case 'g': {
-        double d = std::holds_alternative<int64_t>(a) ? static_cast<double>(std::get<int64_t>(a))
-                   : std::holds_alternative<double>(a)
-                       ? std::get<double>(a)
-                       : std::nan("");
+        double d = std::holds_alternative<int64_t>(a)  ? static_cast<double>(std::get<int64_t>(a))
+                   : std::holds_alternative<double>(a) ? std::get<double>(a)
+                                                       : std::nan("");
         if (std::isnan(d) && std::holds_alternative<std::string>(a)) {
           return Error::Invalid(fmt::format("printf: %{} of string", verb));
         }
@@ -279,7 +304,8 @@ Result<std::string> Printf(const std::vector<TemplateValue>& args) {
       case 's':
       case 'v':
         body = Print(a);
-        if (prec >= 0 && verb == 's' && static_cast<size_t>(prec) < body.size()) body.resize(static_cast<size_t>(prec));
+        if (prec >= 0 && verb == 's' && static_cast<size_t>(prec) < body.size())
+          body.resize(static_cast<size_t>(prec));
         break;
       case 'q':
         body = fmt::format("{:?}", Print(a));
@@ -306,12 +332,14 @@ Result<std::string> Printf(const std::vector<TemplateValue>& args) {
 Result<TemplateValue> Call(const std::string& name, const std::vector<TemplateValue>& args) {
   auto ints = [&](size_t n) -> Result<std::vector<int64_t>> {
     if (args.size() != n) {
-      return Error::Invalid(fmt::format("wrong number of args for {}: want {} got {}", name, n, args.size()));
+      return Error::Invalid(
+          fmt::format("wrong number of args for {}: want {} got {}", name, n, args.size()));
     }
     std::vector<int64_t> v;
     for (const auto& a : args) {
       if (!std::holds_alternative<int64_t>(a)) {
-        return Error::Invalid(fmt::format("{}: wrong type for value; expected int; got {}", name, TypeName(a)));
+        return Error::Invalid(
+            fmt::format("{}: wrong type for value; expected int; got {}", name, TypeName(a)));
       }
       v.push_back(std::get<int64_t>(a));
     }
@@ -319,19 +347,22 @@ Result<TemplateValue> Call(const std::string& name, const std::vector<TemplateVa
   };
   auto floats = [&](size_t n) -> Result<std::vector<double>> {
     if (args.size() != n) {
-      return Error::Invalid(fmt::format("wrong number of args for {}: want {} got {}", name, n, args.size()));
+      return Error::Invalid(
+          fmt::format("wrong number of args for {}: want {} got {}", name, n, args.size()));
     }
     std::vector<double> v;
     for (const auto& a : args) {
       if (std::holds_alternative<std::string>(a)) {
-        return Error::Invalid(fmt::format("{}: wrong type for value; expected float64; got string", name));
+        return Error::Invalid(
+            fmt::format("{}: wrong type for value; expected float64; got string", name));
       }
-      v.push_back(std::holds_alternative<int64_t>(a) ? static_cast<double>(std::get<int64_t>(a)) : std::get<double>(a));
+      v.push_back(std::holds_alternative<int64_t>(a) ? static_cast<double>(std::get<int64_t>(a))
+                                                     : std::get<double>(a));
     }
     return v;
   };
-  if (name == "AddInt" || name == "SubtractInt" || name == "MultiplyInt" || name == "DivideInt" || name == "Mod" ||
-      name == "div" || name == "MaxInt" || name == "MinInt") {
+  if (name == "AddInt" || name == "SubtractInt" || name == "MultiplyInt" || name == "DivideInt" ||
+      name == "Mod" || name == "div" || name == "MaxInt" || name == "MinInt") {
     auto v = ints(2);
     if (!v.ok()) return v.error();
     int64_t a = (*v)[0], b = (*v)[1];
@@ -346,7 +377,8 @@ Result<TemplateValue> Call(const std::string& name, const std::vector<TemplateVa
     if (name == "MaxInt") return TemplateValue{std::max(a, b)};
     return TemplateValue{std::min(a, b)};
   }
-  if (name == "AddFloat" || name == "SubtractFloat" || name == "MultiplyFloat" || name == "DivideFloat") {
+  if (name == "AddFloat" || name == "SubtractFloat" || name == "MultiplyFloat" ||
+      name == "DivideFloat") {
     auto v = floats(2);
     if (!v.ok()) return v.error();
     double a = (*v)[0], b = (*v)[1];
@@ -372,7 +404,8 @@ Result<TemplateValue> Call(const std::string& name, const std::vector<TemplateVa
     std::string s;
     for (size_t k = 0; k < args.size(); ++k) {
       // Go's Sprint adds spaces between operands when neither is a string.
-      if (k > 0 && !std::holds_alternative<std::string>(args[k]) && !std::holds_alternative<std::string>(args[k - 1])) {
+      if (k > 0 && !std::holds_alternative<std::string>(args[k]) &&
+          !std::holds_alternative<std::string>(args[k - 1])) {
         s += ' ';
       }
       s += Print(args[k]);
@@ -380,17 +413,20 @@ Result<TemplateValue> Call(const std::string& name, const std::vector<TemplateVa
     return TemplateValue{s};
   }
   if (name == "len") {
-    if (args.size() != 1 || !std::holds_alternative<std::string>(args[0])) return Error::Invalid("len: want a string");
+    if (args.size() != 1 || !std::holds_alternative<std::string>(args[0]))
+      return Error::Invalid("len: want a string");
     return TemplateValue{static_cast<int64_t>(std::get<std::string>(args[0]).size())};
   }
   return Error::Invalid(fmt::format("function {:?} not defined", name));
 }
 
-Result<TemplateValue> Eval(const GoTemplate::Node& n, const TemplateData& data, const TemplateValue* piped) {
+Result<TemplateValue> Eval(const GoTemplate::Node& n, const TemplateData& data,
+                           const TemplateValue* piped) {
   switch (n.kind) {
     case Kind::kField: {
       auto it = data.find(n.name);
-      if (it == data.end()) return Error::Invalid(fmt::format("map has no entry for key {:?}", n.name));
+      if (it == data.end())
+        return Error::Invalid(fmt::format("map has no entry for key {:?}", n.name));
       return it->second;
     }
     case Kind::kData:
@@ -415,7 +451,8 @@ Result<TemplateValue> Eval(const GoTemplate::Node& n, const TemplateData& data, 
       std::optional<TemplateValue> cur;
       for (size_t k = 0; k < n.args.size(); ++k) {
         const auto& cmd = *n.args[k];
-        if (k > 0 && cmd.kind != Kind::kCall) return Error::Invalid("can't pipe into a non-function");
+        if (k > 0 && cmd.kind != Kind::kCall)
+          return Error::Invalid("can't pipe into a non-function");
         auto v = Eval(cmd, data, cur ? &*cur : nullptr);
         if (!v.ok()) return v;
         cur = std::move(v).value();
@@ -449,14 +486,17 @@ Result<GoTemplate> GoTemplate::Parse(std::string_view text) {
       return Error::Invalid(fmt::format("line {}: unclosed action", line + count_lines(lit)));
     }
     std::string_view inner = text.substr(open + 2, close - open - 2);
-    bool trim_left = inner.size() >= 2 && inner[0] == '-' && (inner[1] == ' ' || inner[1] == '\t' || inner[1] == '\n');
+    bool trim_left = inner.size() >= 2 && inner[0] == '-' &&
+                     (inner[1] == ' ' || inner[1] == '\t' || inner[1] == '\n');
     bool trim_right = inner.size() >= 2 && inner.back() == '-' &&
-                      (inner[inner.size() - 2] == ' ' || inner[inner.size() - 2] == '\t' || inner[inner.size() - 2] == '\n');
+                      (inner[inner.size() - 2] == ' ' || inner[inner.size() - 2] == '\t' ||
+                       inner[inner.size() - 2] == '\n');
     if (trim_left) inner.remove_prefix(1);
     if (trim_right) inner.remove_suffix(1);
     std::string lit_s(lit);
     if (trim_left) {
-      while (!lit_s.empty() && std::isspace(static_cast<unsigned char>(lit_s.back()))) lit_s.pop_back();
+      while (!lit_s.empty() && std::isspace(static_cast<unsigned char>(lit_s.back())))
+        lit_s.pop_back();
     }
     const uint32_t action_line = line + count_lines(lit);
     line = action_line + count_lines(text.substr(open, close + 2 - open));
@@ -469,22 +509,29 @@ Result<GoTemplate> GoTemplate::Parse(std::string_view text) {
       }
     }
     std::string_view body = inner;
-    while (!body.empty() && std::isspace(static_cast<unsigned char>(body.front()))) body.remove_prefix(1);
-    while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back()))) body.remove_suffix(1);
+    while (!body.empty() && std::isspace(static_cast<unsigned char>(body.front())))
+      body.remove_prefix(1);
+    while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back())))
+      body.remove_suffix(1);
     if (body.starts_with("/*")) {
-      if (!body.ends_with("*/")) return Error::Invalid(fmt::format("line {}: unclosed comment", action_line));
+      if (!body.ends_with("*/"))
+        return Error::Invalid(fmt::format("line {}: unclosed comment", action_line));
       continue;
     }
     if (!pending.empty()) t.pieces_.push_back({std::move(pending), nullptr, 0});
     pending.clear();
     auto toks = Lexer(body).Run();
-    if (!toks.ok()) return Error::Invalid(fmt::format("line {}: {}", action_line, toks.error().message));
-    if (toks->size() == 1) return Error::Invalid(fmt::format("line {}: missing value for command", action_line));
+    if (!toks.ok())
+      return Error::Invalid(fmt::format("line {}: {}", action_line, toks.error().message));
+    if (toks->size() == 1)
+      return Error::Invalid(fmt::format("line {}: missing value for command", action_line));
     Parser p(std::move(toks).value());
     auto node = p.Pipeline();
-    if (!node.ok()) return Error::Invalid(fmt::format("line {}: {}", action_line, node.error().message));
+    if (!node.ok())
+      return Error::Invalid(fmt::format("line {}: {}", action_line, node.error().message));
     if (!p.AtEnd()) {
-      return Error::Invalid(fmt::format("line {}: unexpected {:?} in action", action_line, p.Peek().text));
+      return Error::Invalid(
+          fmt::format("line {}: unexpected {:?} in action", action_line, p.Peek().text));
     }
     t.pieces_.push_back({"", *node, action_line});
     t.has_actions_ = true;

@@ -16,7 +16,8 @@ void AddManifestPods(const std::vector<const api::Pod*>& pods, Interner& interne
   std::optional<TimePoint> earliest;
   for (const api::Pod* p : pods) {
     if (p->IsBound() || !p->meta.creation_timestamp.has_value()) continue;
-    if (!earliest || *p->meta.creation_timestamp < *earliest) earliest = *p->meta.creation_timestamp;
+    if (!earliest || *p->meta.creation_timestamp < *earliest)
+      earliest = *p->meta.creation_timestamp;
   }
   const Symbol key = interner.Intern(kDurationAnnotation);
   Workload wk;
@@ -33,9 +34,11 @@ void AddManifestPods(const std::vector<const api::Pod*>& pods, Interner& interne
     if (const std::string* d = p->meta.Annotation(key)) {
       Duration v{};
       if (!doc::ParseGoDuration(*d, v) || v.count() < 0) {
-        diags.Error(std::string(interner.Str(p->meta.source.file)), p->meta.source.line,
-                    fmt::format("metadata.annotations[{}]", kDurationAnnotation),
-                    fmt::format("invalid duration {:?} (want a Go duration such as \"30m\" or \"1h30m\")", *d));
+        diags.Error(
+            std::string(interner.Str(p->meta.source.file)), p->meta.source.line,
+            fmt::format("metadata.annotations[{}]", kDurationAnnotation),
+            fmt::format("invalid duration {:?} (want a Go duration such as \"30m\" or \"1h30m\")",
+                        *d));
       } else {
         a.duration_ns = v.count();
       }
@@ -47,8 +50,9 @@ void AddManifestPods(const std::vector<const api::Pod*>& pods, Interner& interne
     spec.pod_templates.push_back(std::move(t));
     wk.explicit_arrivals.push_back(a);
   }
-  std::stable_sort(wk.explicit_arrivals.begin(), wk.explicit_arrivals.end(),
-                   [](const ExplicitArrival& x, const ExplicitArrival& y) { return x.time_ns < y.time_ns; });
+  std::stable_sort(
+      wk.explicit_arrivals.begin(), wk.explicit_arrivals.end(),
+      [](const ExplicitArrival& x, const ExplicitArrival& y) { return x.time_ns < y.time_ns; });
   if (!wk.explicit_arrivals.empty()) wk.tmpl = wk.explicit_arrivals.front().tmpl;
   spec.workloads.push_back(std::move(wk));
   Op op;
@@ -58,8 +62,8 @@ void AddManifestPods(const std::vector<const api::Pod*>& pods, Interner& interne
   spec.program.insert(spec.program.begin(), std::move(op));
 }
 
-Result<SimSpec> LoadManifestsSpec(const std::vector<std::string>& paths, Interner& interner, Diagnostics& diags,
-                                  bool strict) {
+Result<SimSpec> LoadManifestsSpec(const std::vector<std::string>& paths, Interner& interner,
+                                  Diagnostics& diags, bool strict) {
   loader::LoadResult loaded = loader::LoadPaths(paths, interner, {.strict = strict});
   diags.Merge(loaded.diagnostics);
   if (!loaded.ok()) return Error::Invalid(DiagnosticsMessage(diags));

@@ -96,7 +96,9 @@ void ThroughputCollector::Tick(int64_t now_ns, int64_t scheduled) {
   last_time_ = now_ns;
 }
 
-ThroughputCollector::Summary ThroughputCollector::Summarize() const { return SummarizeSamples(samples_); }
+ThroughputCollector::Summary ThroughputCollector::Summarize() const {
+  return SummarizeSamples(samples_);
+}
 
 ThroughputCollector::Summary ThroughputCollector::SummarizeSamples(std::vector<double> s) {
   Summary out;

@@ -1,19 +1,22 @@
 #pragma once
 // What a simulation run measures (RunResult) and the two measuring instruments it is built from:
 //
-//  - LogHistogram: counts of non-negative int64 values (nanoseconds) in log buckets with 32 sub-buckets per
-//    power of two (resolution about 3%), exact for 0..31. Constant memory (15 KiB), no allocation per Add.
-//    Percentiles use the nearest-rank rule and report the bucket's midpoint, clamped to the observed
-//    min/max, so they are deterministic and within 1.6% of the true value.
-//  - ThroughputCollector: kube scheduler_perf's SchedulingThroughput (test/integration/scheduler_perf
-//    util.go throughputCollector) on the virtual clock: a sample every interval (1 s); no sampling until at
-//    least one pod is scheduled; the first sample is skipped; an interval with no newly scheduled pod is
-//    merged into the next non-empty one, which is then recorded once per merged interval. Summaries are
-//    Average and Perc50/90/95/99 with kube's index rule ceil(n·p/100) − 1 over the sorted samples.
+//  - LogHistogram: counts of non-negative int64 values (nanoseconds) in log buckets with 32
+//  sub-buckets per
+//    power of two (resolution about 3%), exact for 0..31. Constant memory (15 KiB), no allocation
+//    per Add. Percentiles use the nearest-rank rule and report the bucket's midpoint, clamped to
+//    the observed min/max, so they are deterministic and within 1.6% of the true value.
+//  - ThroughputCollector: kube scheduler_perf's SchedulingThroughput
+//  (test/integration/scheduler_perf
+//    util.go throughputCollector) on the virtual clock: a sample every interval (1 s); no sampling
+//    until at least one pod is scheduled; the first sample is skipped; an interval with no newly
+//    scheduled pod is merged into the next non-empty one, which is then recorded once per merged
+//    interval. Summaries are Average and Perc50/90/95/99 with kube's index rule ceil(n·p/100) − 1
+//    over the sorted samples.
 //
-// RunResult holds every output of a run; the formatters (output.h, report.h) only read it. Fields for
-// features the scheduler does not expose yet (preemption, batching, gang scheduling) are present with
-// `available = false`, never filled with made-up numbers.
+// RunResult holds every output of a run; the formatters (output.h, report.h) only read it. Fields
+// for features the scheduler does not expose yet (preemption, batching, gang scheduling) are
+// present with `available = false`, never filled with made-up numbers.
 
 #include <array>
 #include <cstdint>
@@ -86,8 +89,8 @@ class ThroughputCollector {
 struct ResourceTrack {
   std::string name;  // "cpu", "memory", "pods", "nvidia.com/gpu", ...
   Symbol sym;
-  bool milli = false;  // cpu: quantities are tracked in milli-units
-  std::string unit;    // "cores", "GiB", "pods", "" (count)
+  bool milli = false;        // cpu: quantities are tracked in milli-units
+  std::string unit;          // "cores", "GiB", "pods", "" (count)
   double display_scale = 1;  // tracked value × scale = display value
 };
 
@@ -102,18 +105,19 @@ struct Sample {
   int64_t arrived = 0, scheduled = 0, completed = 0, evicted = 0;  // cumulative
   int64_t unschedulable_attempts = 0, cycles = 0;                  // cumulative
   int64_t preempted = 0;                                           // cumulative victims
-  int64_t batched = 0, batch_flushes = 0;                          // cumulative (opportunistic batching)
-  std::array<float, kMaxTracked> util{};  // per tracked resource, 0..1
+  int64_t batched = 0, batch_flushes = 0;  // cumulative (opportunistic batching)
+  std::array<float, kMaxTracked> util{};   // per tracked resource, 0..1
 };
 
 struct WorkloadStats {
   std::string name;
-  std::string kind;  // "pods", "job", "gang"
+  std::string kind;      // "pods", "job", "gang"
   int64_t arrivals = 0;  // arrival events (jobs/gangs count once)
-  int64_t pods_arrived = 0, pods_scheduled = 0, pods_completed = 0, pods_evicted = 0, pods_preempted = 0;
+  int64_t pods_arrived = 0, pods_scheduled = 0, pods_completed = 0, pods_evicted = 0,
+          pods_preempted = 0;
   int64_t pods_pending_end = 0;
-  LogHistogram latency;     // arrival → bound, per pod
-  LogHistogram group_wait;  // arrival → every pod of the job/gang bound
+  LogHistogram latency;         // arrival → bound, per pod
+  LogHistogram group_wait;      // arrival → every pod of the job/gang bound
   int64_t groups_complete = 0;  // all pods bound
 };
 
@@ -139,23 +143,26 @@ struct RunResult {
   int64_t pods_pending_end = 0;        // still in the scheduler's queue at the end
   int64_t pods_unschedulable_end = 0;  // of those, pods that failed at least one attempt
   int64_t pods_running_end = 0;
-  int64_t pods_preempted = 0;  // preemption victims (deleted after their grace period, recreated as evicted pods are)
-  int64_t preemptions = 0;     // preemptors that evicted at least one victim
-  int64_t pods_ignored = 0;    // pods whose schedulerName no profile serves (left to another scheduler)
-  int64_t batched = 0;         // pods placed on an opportunistic-batching hint
+  int64_t pods_preempted =
+      0;  // preemption victims (deleted after their grace period, recreated as evicted pods are)
+  int64_t preemptions = 0;  // preemptors that evicted at least one victim
+  int64_t pods_ignored =
+      0;                // pods whose schedulerName no profile serves (left to another scheduler)
+  int64_t batched = 0;  // pods placed on an opportunistic-batching hint
   std::vector<std::pair<std::string, int64_t>> batch_flushes;  // reason → count (kube's reasons)
   std::string scheduler_metrics;  // the scheduler's own registry, Prometheus text (kube's names)
   int64_t cycles = 0, unschedulable_attempts = 0, errors = 0;
-  LogHistogram latency;     // arrival → bound
-  LogHistogram gang_wait;   // gang arrival → all pods bound
+  LogHistogram latency;    // arrival → bound
+  LogHistogram gang_wait;  // gang arrival → all pods bound
   int64_t gangs_arrived = 0, gangs_complete = 0, gang_restarts = 0;
-  std::vector<std::pair<int64_t, int64_t>> gang_waits;  // (arrival, wait) of completed gangs, ≤ 100000
+  std::vector<std::pair<int64_t, int64_t>>
+      gang_waits;  // (arrival, wait) of completed gangs, ≤ 100000
 
   std::vector<ResourceTrack> resources;
   std::vector<Sample> samples;
-  // Node heat map: per sample, one byte per node slot (0..200 = utilization·200, 254 = the node has none of
-  // the resource, 255 = no node), for the
-  // first min(3, resources) tracked resources other than pods.
+  // Node heat map: per sample, one byte per node slot (0..200 = utilization·200, 254 = the node has
+  // none of the resource, 255 = no node), for the first min(3, resources) tracked resources other
+  // than pods.
   std::vector<std::string> heat_resources;
   std::vector<std::vector<uint8_t>> heat[3];  // heat[r][sample][slot]
   std::vector<std::string> slot_names;        // last node name per slot
@@ -165,13 +172,16 @@ struct RunResult {
   std::array<double, kMaxTracked> mean_util{};
   std::array<double, kMaxTracked> peak_util{};
 
-  ThroughputCollector::Summary throughput;  // scheduled pods per virtual second (1 s samples, kube rules)
+  ThroughputCollector::Summary
+      throughput;  // scheduled pods per virtual second (1 s samples, kube rules)
   std::vector<WorkloadStats> workloads;
-  std::vector<std::pair<std::string, int64_t>> pending_reasons;  // message → pods, most frequent first
+  std::vector<std::pair<std::string, int64_t>>
+      pending_reasons;  // message → pods, most frequent first
 
   FeatureStatus preemption, batching, gang_scheduling;
   std::vector<std::string> notes;
-  std::string failure;  // set when a blocking op could never complete (e.g. a barrier on hopeless pods)
+  std::string
+      failure;  // set when a blocking op could never complete (e.g. a barrier on hopeless pods)
 
   // Non-deterministic (wall clock); only for stderr and --timing.
   double wall_seconds = 0;

@@ -19,7 +19,8 @@ void Report(Diagnostics& diags, Diagnostic d) {
     diags.Warning(std::move(d.file), d.line, std::move(d.path), std::move(d.message));
   }
 }
-// Embedded pieces are named "\x1fobject-<k>" for the loader; the marker cannot occur in a real path.
+// Embedded pieces are named "\x1fobject-<k>" for the loader; the marker cannot occur in a real
+// path.
 constexpr std::string_view kMarker = "\x1fobject-";
 }  // namespace
 
@@ -145,17 +146,19 @@ class ObjectBuilder::Impl {
   Impl(Interner& in, std::string file, bool strict)
       : loader_(in, loader::LoadOptions{.strict = strict}), file_(std::move(file)) {}
 
-  size_t Add(std::string json, std::vector<PathMapping> mappings, uint32_t fallback_line, std::string internal = {},
-             std::string display = {}) {
+  size_t Add(std::string json, std::vector<PathMapping> mappings, uint32_t fallback_line,
+             std::string internal = {}, std::string display = {}) {
     std::string name = fmt::format("{}{}", kMarker, pieces_.size());
-    pieces_.push_back({std::move(mappings), fallback_line, std::move(internal), std::move(display)});
+    pieces_.push_back(
+        {std::move(mappings), fallback_line, std::move(internal), std::move(display)});
     loader_.AddString(json, name, loader::Format::kJson);
     return pieces_.size() - 1;
   }
 
   api::ObjectSet Finish(Diagnostics& diags) {
     loader::LoadResult r = loader_.Finish();
-    std::set<std::tuple<std::string, uint32_t, std::string, std::string>> seen;  // one report per problem
+    std::set<std::tuple<std::string, uint32_t, std::string, std::string>>
+        seen;  // one report per problem
     for (const Diagnostic& d : r.diagnostics.items()) {
       if (!std::string_view(d.file).starts_with(kMarker)) {
         Report(diags, d);
@@ -167,8 +170,9 @@ class ObjectBuilder::Impl {
       const PathMapping* best = nullptr;
       for (const auto& m : p.mappings) {
         const std::string& pre = m.json_prefix;
-        bool match = pre.empty() || d.path == pre ||
-                     (d.path.starts_with(pre) && (d.path[pre.size()] == '.' || d.path[pre.size()] == '['));
+        bool match =
+            pre.empty() || d.path == pre ||
+            (d.path.starts_with(pre) && (d.path[pre.size()] == '.' || d.path[pre.size()] == '['));
         if (match && (best == nullptr || pre.size() > best->json_prefix.size())) best = &m;
       }
       Diagnostic out = d;
@@ -207,22 +211,28 @@ class ObjectBuilder::Impl {
 ObjectBuilder::ObjectBuilder(Interner& interner, std::string file, bool strict)
     : impl_(std::make_unique<Impl>(interner, std::move(file), strict)) {}
 ObjectBuilder::~ObjectBuilder() = default;
-size_t ObjectBuilder::Add(std::string json, std::vector<PathMapping> mappings, uint32_t fallback_line) {
+size_t ObjectBuilder::Add(std::string json, std::vector<PathMapping> mappings,
+                          uint32_t fallback_line) {
   return impl_->Add(std::move(json), std::move(mappings), fallback_line);
 }
-size_t ObjectBuilder::Add(std::string json, std::vector<PathMapping> mappings, uint32_t fallback_line,
-                          std::string internal_name, std::string display) {
+size_t ObjectBuilder::Add(std::string json, std::vector<PathMapping> mappings,
+                          uint32_t fallback_line, std::string internal_name, std::string display) {
   return impl_->Add(std::move(json), std::move(mappings), fallback_line, std::move(internal_name),
                     std::move(display));
 }
-std::optional<size_t> ObjectBuilder::PieceOf(const Interner& interner, const api::ObjectMeta& meta) {
+std::optional<size_t> ObjectBuilder::PieceOf(const Interner& interner,
+                                             const api::ObjectMeta& meta) {
   std::string_view f = interner.Str(meta.source.file);
   if (!f.starts_with(kMarker)) return std::nullopt;
   size_t k = 0;
   for (char c : f.substr(kMarker.size())) k = k * 10 + static_cast<size_t>(c - '0');
   return k;
 }
-void ObjectBuilder::AddPath(const std::string& path) { impl_->loader_.AddPath(path); }
-api::ObjectSet ObjectBuilder::Finish(Diagnostics& diags) { return impl_->Finish(diags); }
+void ObjectBuilder::AddPath(const std::string& path) {
+  impl_->loader_.AddPath(path);
+}
+api::ObjectSet ObjectBuilder::Finish(Diagnostics& diags) {
+  return impl_->Finish(diags);
+}
 
 }  // namespace corral::sim

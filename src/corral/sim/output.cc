@@ -39,7 +39,9 @@ std::string HumanDuration(int64_t ns) {
 
 namespace {
 
-std::string Pct(double v) { return fmt::format("{:.1f}%", v * 100.0); }
+std::string Pct(double v) {
+  return fmt::format("{:.1f}%", v * 100.0);
+}
 
 std::string Table(const std::vector<std::vector<std::string>>& rows, size_t indent,
                   const std::vector<bool>& right = {}) {
@@ -73,16 +75,16 @@ std::string Table(const std::vector<std::vector<std::string>>& rows, size_t inde
 std::string LatencyLine(const LogHistogram& h) {
   if (h.empty()) return "—";
   return fmt::format("p50 {}  p90 {}  p99 {}  max {}  mean {}", HumanDuration(h.Percentile(50)),
-                     HumanDuration(h.Percentile(90)), HumanDuration(h.Percentile(99)), HumanDuration(h.max()),
-                     HumanDuration(static_cast<int64_t>(h.mean())));
+                     HumanDuration(h.Percentile(90)), HumanDuration(h.Percentile(99)),
+                     HumanDuration(h.max()), HumanDuration(static_cast<int64_t>(h.mean())));
 }
 
 }  // namespace
 
 std::string FormatSummary(const RunResult& r) {
   std::string s;
-  s += fmt::format("corral simulate: {} — {} nodes (max {}), {} simulated, seed {}\n", r.name, Thousands(r.nodes_end),
-                   Thousands(r.nodes_max), HumanDuration(r.end_ns), r.seed);
+  s += fmt::format("corral simulate: {} — {} nodes (max {}), {} simulated, seed {}\n", r.name,
+                   Thousands(r.nodes_end), Thousands(r.nodes_max), HumanDuration(r.end_ns), r.seed);
   if (!r.description.empty()) s += fmt::format("{}\n", r.description);
   if (!r.failure.empty()) s += fmt::format("\nFAILED: {}\n", r.failure);
 
@@ -90,18 +92,20 @@ std::string FormatSummary(const RunResult& r) {
   std::vector<std::vector<std::string>> rows = {
       {"arrived", Thousands(r.pods_arrived), ""},
       {"scheduled", Thousands(r.pods_scheduled),
-       fmt::format("{} scheduling cycles, {} unschedulable attempts, {} errors", Thousands(r.cycles),
-                   Thousands(r.unschedulable_attempts), Thousands(r.errors))},
+       fmt::format("{} scheduling cycles, {} unschedulable attempts, {} errors",
+                   Thousands(r.cycles), Thousands(r.unschedulable_attempts), Thousands(r.errors))},
       {"completed", Thousands(r.pods_completed), ""},
-      {"evicted", Thousands(r.pods_evicted), "drained or removed nodes; recreated unless the workload says not"},
+      {"evicted", Thousands(r.pods_evicted),
+       "drained or removed nodes; recreated unless the workload says not"},
       {"running at end", Thousands(r.pods_running_end), ""},
       {"pending at end", Thousands(r.pods_pending_end),
        fmt::format("{} of them failed at least one attempt", Thousands(r.pods_unschedulable_end))},
       {"preempted", r.preemption.available ? Thousands(r.pods_preempted) : "—",
-       r.preemption.available ? fmt::format("victims of {} preemptions; deleted after their grace period, "
-                                            "recreated unless the workload says not",
-                                            Thousands(r.preemptions))
-                              : r.preemption.note},
+       r.preemption.available
+           ? fmt::format("victims of {} preemptions; deleted after their grace period, "
+                         "recreated unless the workload says not",
+                         Thousands(r.preemptions))
+           : r.preemption.note},
   };
   s += Table(rows, 2, {false, true, false});
 
@@ -117,15 +121,18 @@ std::string FormatSummary(const RunResult& r) {
   s += "  " + LatencyLine(r.latency) + "\n";
 
   s += "\nWORKLOADS\n";
-  rows = {{"name", "kind", "arrivals", "pods", "scheduled", "completed", "evicted", "preempted", "pending", "wait p50",
-           "wait p99", "group wait p99"}};
+  rows = {{"name", "kind", "arrivals", "pods", "scheduled", "completed", "evicted", "preempted",
+           "pending", "wait p50", "wait p99", "group wait p99"}};
   for (const auto& w : r.workloads) {
-    rows.push_back({w.name, w.kind, Thousands(w.arrivals), Thousands(w.pods_arrived), Thousands(w.pods_scheduled),
-                    Thousands(w.pods_completed), Thousands(w.pods_evicted), Thousands(w.pods_preempted),
-                    Thousands(w.pods_pending_end),
-                    w.latency.empty() ? "—" : HumanDuration(w.latency.Percentile(50)),
-                    w.latency.empty() ? "—" : HumanDuration(w.latency.Percentile(99)),
-                    w.kind == "pods" ? "" : (w.group_wait.empty() ? "—" : HumanDuration(w.group_wait.Percentile(99)))});
+    rows.push_back(
+        {w.name, w.kind, Thousands(w.arrivals), Thousands(w.pods_arrived),
+         Thousands(w.pods_scheduled), Thousands(w.pods_completed), Thousands(w.pods_evicted),
+         Thousands(w.pods_preempted), Thousands(w.pods_pending_end),
+         w.latency.empty() ? "—" : HumanDuration(w.latency.Percentile(50)),
+         w.latency.empty() ? "—" : HumanDuration(w.latency.Percentile(99)),
+         w.kind == "pods"
+             ? ""
+             : (w.group_wait.empty() ? "—" : HumanDuration(w.group_wait.Percentile(99)))});
   }
   s += Table(rows, 2, {false, false, true, true, true, true, true, true, true, true, true, true});
 
@@ -133,38 +140,45 @@ std::string FormatSummary(const RunResult& r) {
   if (r.gangs_arrived == 0) {
     s += "  no gang workloads\n";
   } else {
-    s += fmt::format("  arrived {}  complete {}  restarted {}  wait {}\n", Thousands(r.gangs_arrived),
-                     Thousands(r.gangs_complete), Thousands(r.gang_restarts), LatencyLine(r.gang_wait));
+    s += fmt::format("  arrived {}  complete {}  restarted {}  wait {}\n",
+                     Thousands(r.gangs_arrived), Thousands(r.gangs_complete),
+                     Thousands(r.gang_restarts), LatencyLine(r.gang_wait));
   }
   if (!r.gang_scheduling.available) s += fmt::format("  note: {}\n", r.gang_scheduling.note);
 
   s += "\nBATCHING (opportunistic batching, KEP-5598)\n";
   if (r.batching.available) {
-    double rate = r.pods_scheduled > 0 ? static_cast<double>(r.batched) / static_cast<double>(r.pods_scheduled) : 0;
+    double rate = r.pods_scheduled > 0
+                      ? static_cast<double>(r.batched) / static_cast<double>(r.pods_scheduled)
+                      : 0;
     s += fmt::format("  hits {} ({:.1f}% of bindings)", Thousands(r.batched), rate * 100);
     int64_t flushes = 0;
     for (const auto& [reason, n] : r.batch_flushes) flushes += n;
     s += fmt::format("  flushes {}", Thousands(flushes));
     if (!r.batch_flushes.empty()) {
       s += ":";
-      for (const auto& [reason, n] : r.batch_flushes) s += fmt::format(" {} {}", reason, Thousands(n));
+      for (const auto& [reason, n] : r.batch_flushes)
+        s += fmt::format(" {} {}", reason, Thousands(n));
     }
     s += "\n";
   } else {
     s += fmt::format("  hit rate —  ({})\n", r.batching.note);
   }
 
-  s += "\nTHROUGHPUT (scheduled pods per virtual second; kube's collector: 1 s samples, first skipped, idle merged)\n";
+  s += "\nTHROUGHPUT (scheduled pods per virtual second; kube's collector: 1 s samples, first "
+       "skipped, idle merged)\n";
   if (r.throughput.has_samples) {
-    s += fmt::format("  average {:.2f}  p50 {:.2f}  p90 {:.2f}  p99 {:.2f}  ({} samples)\n", r.throughput.average,
-                     r.throughput.perc50, r.throughput.perc90, r.throughput.perc99, r.throughput.samples);
+    s += fmt::format("  average {:.2f}  p50 {:.2f}  p90 {:.2f}  p99 {:.2f}  ({} samples)\n",
+                     r.throughput.average, r.throughput.perc50, r.throughput.perc90,
+                     r.throughput.perc99, r.throughput.samples);
   } else {
     s += "  — (fewer than two 1 s samples with scheduled pods)\n";
   }
   s += fmt::format("  scheduling cost: {}{}\n", r.cost_model,
-                   r.cost_model == "instant" ? " (virtual throughput follows arrivals; use --scheduling-cost measured "
-                                               "or `corral perf` to measure the scheduler)"
-                                             : "");
+                   r.cost_model == "instant"
+                       ? " (virtual throughput follows arrivals; use --scheduling-cost measured "
+                         "or `corral perf` to measure the scheduler)"
+                       : "");
 
   if (!r.pending_reasons.empty()) {
     s += "\nPENDING AT END (most frequent reasons)\n";
@@ -197,7 +211,9 @@ json Hist(const LogHistogram& h, double scale = 1e-9) {
               {"mean", h.mean() * scale}};
 }
 
-double Round6(double v) { return std::round(v * 1e6) / 1e6; }
+double Round6(double v) {
+  return std::round(v * 1e6) / 1e6;
+}
 }  // namespace
 
 std::string FormatJson(const RunResult& r) {
@@ -221,12 +237,15 @@ std::string FormatJson(const RunResult& r) {
                {"pending_end", r.pods_pending_end},
                {"unschedulable_end", r.pods_unschedulable_end},
                {"preempted", r.preemption.available ? json(r.pods_preempted) : json(nullptr)}};
-  j["scheduler"] = {{"cycles", r.cycles}, {"unschedulable_attempts", r.unschedulable_attempts}, {"errors", r.errors}};
+  j["scheduler"] = {{"cycles", r.cycles},
+                    {"unschedulable_attempts", r.unschedulable_attempts},
+                    {"errors", r.errors}};
   json util = json::object();
   for (size_t k = 0; k < r.resources.size(); ++k) {
-    util[r.resources[k].name] = {{"mean", Round6(r.mean_util[k])},
-                                 {"peak", Round6(r.peak_util[k])},
-                                 {"end", r.samples.empty() ? 0.0 : Round6(r.samples.back().util[k])}};
+    util[r.resources[k].name] = {
+        {"mean", Round6(r.mean_util[k])},
+        {"peak", Round6(r.peak_util[k])},
+        {"end", r.samples.empty() ? 0.0 : Round6(r.samples.back().util[k])}};
   }
   j["utilization"] = util;
   j["latency_seconds"] = Hist(r.latency);
@@ -238,7 +257,8 @@ std::string FormatJson(const RunResult& r) {
                 {"wait_seconds", Hist(r.gang_wait)}};
   json waits = json::array();
   for (const auto& [arrival, wait] : r.gang_waits) {
-    waits.push_back(json::array({static_cast<double>(arrival) / 1e9, static_cast<double>(wait) / 1e9}));
+    waits.push_back(
+        json::array({static_cast<double>(arrival) / 1e9, static_cast<double>(wait) / 1e9}));
   }
   j["gangs"]["waits"] = std::move(waits);
   j["preemption"] = {{"available", r.preemption.available},
@@ -248,15 +268,19 @@ std::string FormatJson(const RunResult& r) {
   if (r.batching.available) {
     json flushes = json::object();
     for (const auto& [reason, n] : r.batch_flushes) flushes[reason] = n;
-    j["batching"] = {{"available", true},
-                     {"note", r.batching.note},
-                     {"hits", r.batched},
-                     {"hit_rate", r.pods_scheduled > 0 ? Round6(static_cast<double>(r.batched) /
-                                                                static_cast<double>(r.pods_scheduled))
-                                                       : 0.0},
-                     {"flushes", std::move(flushes)}};
+    j["batching"] = {
+        {"available", true},
+        {"note", r.batching.note},
+        {"hits", r.batched},
+        {"hit_rate", r.pods_scheduled > 0 ? Round6(static_cast<double>(r.batched) /
+                                                   static_cast<double>(r.pods_scheduled))
+                                          : 0.0},
+        {"flushes", std::move(flushes)}};
   } else {
-    j["batching"] = {{"available", false}, {"note", r.batching.note}, {"hits", nullptr}, {"hit_rate", nullptr},
+    j["batching"] = {{"available", false},
+                     {"note", r.batching.note},
+                     {"hits", nullptr},
+                     {"hit_rate", nullptr},
                      {"flushes", nullptr}};
   }
   if (r.pods_ignored > 0) j["pods"]["ignored"] = r.pods_ignored;
@@ -325,8 +349,9 @@ std::string FormatCsv(const RunResult& r) {
   for (const auto& res : r.resources) s += ",util_" + res.name;
   s += "\n";
   for (const auto& x : r.samples) {
-    s += fmt::format("{:.3f},{},{},{},{},{},{},{},{},{},{},{},{},{}", static_cast<double>(x.t_ns) / 1e9, x.nodes,
-                     x.nodes_schedulable, x.pending, x.running, x.arrived, x.scheduled, x.completed, x.evicted,
+    s += fmt::format("{:.3f},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                     static_cast<double>(x.t_ns) / 1e9, x.nodes, x.nodes_schedulable, x.pending,
+                     x.running, x.arrived, x.scheduled, x.completed, x.evicted,
                      x.unschedulable_attempts, x.cycles, x.preempted, x.batched, x.batch_flushes);
     for (size_t k = 0; k < r.resources.size(); ++k) s += fmt::format(",{:.6f}", x.util[k]);
     s += "\n";
@@ -356,45 +381,50 @@ void Summary(std::string& s, std::string_view name, std::string_view help, const
                      static_cast<double>(h.Percentile(q * 100)) / 1e9);
   }
   std::string lb = labels.empty() ? "" : fmt::format("{{{}}}", labels);
-  s += fmt::format("{}_sum{} {}\n{}_count{} {}\n", name, lb, h.mean() * static_cast<double>(h.count()) / 1e9, name, lb,
-                   h.count());
+  s += fmt::format("{}_sum{} {}\n{}_count{} {}\n", name, lb,
+                   h.mean() * static_cast<double>(h.count()) / 1e9, name, lb, h.count());
 }
 }  // namespace
 
 std::string FormatPrometheus(const RunResult& r) {
   std::string s;
-  s += "# HELP corral_sim_pods_total Pods by lifecycle event over the run.\n# TYPE corral_sim_pods_total counter\n";
+  s += "# HELP corral_sim_pods_total Pods by lifecycle event over the run.\n# TYPE "
+       "corral_sim_pods_total counter\n";
   for (auto [ev, v] : {std::pair<const char*, int64_t>{"arrived", r.pods_arrived},
                        {"scheduled", r.pods_scheduled},
                        {"completed", r.pods_completed},
                        {"evicted", r.pods_evicted}}) {
     s += fmt::format("corral_sim_pods_total{{event=\"{}\"}} {}\n", ev, v);
   }
-  s += "# HELP corral_sim_pods Pods by state at the end of the run.\n# TYPE corral_sim_pods gauge\n";
+  s +=
+      "# HELP corral_sim_pods Pods by state at the end of the run.\n# TYPE corral_sim_pods gauge\n";
   s += fmt::format("corral_sim_pods{{state=\"running\"}} {}\n", r.pods_running_end);
   s += fmt::format("corral_sim_pods{{state=\"pending\"}} {}\n", r.pods_pending_end);
   s += fmt::format("corral_sim_pods{{state=\"unschedulable\"}} {}\n", r.pods_unschedulable_end);
   s += "# HELP corral_sim_nodes Nodes at the end of the run.\n# TYPE corral_sim_nodes gauge\n";
   s += fmt::format("corral_sim_nodes {}\n", r.nodes_end);
-  s += "# HELP corral_sim_virtual_seconds Virtual time simulated.\n# TYPE corral_sim_virtual_seconds gauge\n";
+  s += "# HELP corral_sim_virtual_seconds Virtual time simulated.\n# TYPE "
+       "corral_sim_virtual_seconds gauge\n";
   s += fmt::format("corral_sim_virtual_seconds {}\n", static_cast<double>(r.end_ns) / 1e9);
   s += "# HELP corral_sim_preemption_victims_total Pods evicted by preemption.\n"
        "# TYPE corral_sim_preemption_victims_total counter\n";
   s += fmt::format("corral_sim_preemption_victims_total {}\n", r.pods_preempted);
-  s += "# HELP corral_sim_utilization_ratio Requested over allocatable, by resource and statistic.\n"
-       "# TYPE corral_sim_utilization_ratio gauge\n";
+  s +=
+      "# HELP corral_sim_utilization_ratio Requested over allocatable, by resource and statistic.\n"
+      "# TYPE corral_sim_utilization_ratio gauge\n";
   for (size_t k = 0; k < r.resources.size(); ++k) {
     double end = r.samples.empty() ? 0 : r.samples.back().util[k];
-    for (auto [stat, v] : {std::pair<const char*, double>{"mean", r.mean_util[k]}, {"peak", r.peak_util[k]},
+    for (auto [stat, v] : {std::pair<const char*, double>{"mean", r.mean_util[k]},
+                           {"peak", r.peak_util[k]},
                            {"end", end}}) {
-      s += fmt::format("corral_sim_utilization_ratio{{resource=\"{}\",stat=\"{}\"}} {:.6f}\n", Esc(r.resources[k].name),
-                       stat, v);
+      s += fmt::format("corral_sim_utilization_ratio{{resource=\"{}\",stat=\"{}\"}} {:.6f}\n",
+                       Esc(r.resources[k].name), stat, v);
     }
   }
-  Summary(s, "corral_sim_pod_scheduling_latency_seconds", "Virtual time from a pod's arrival until it is bound.",
-          r.latency);
-  Summary(s, "corral_sim_gang_wait_seconds", "Virtual time from a gang's arrival until all its pods are bound.",
-          r.gang_wait);
+  Summary(s, "corral_sim_pod_scheduling_latency_seconds",
+          "Virtual time from a pod's arrival until it is bound.", r.latency);
+  Summary(s, "corral_sim_gang_wait_seconds",
+          "Virtual time from a gang's arrival until all its pods are bound.", r.gang_wait);
   s += "# HELP corral_sim_workload_pods_total Pods by workload and lifecycle event.\n"
        "# TYPE corral_sim_workload_pods_total counter\n";
   for (const auto& w : r.workloads) {
@@ -402,7 +432,8 @@ std::string FormatPrometheus(const RunResult& r) {
                          {"scheduled", w.pods_scheduled},
                          {"completed", w.pods_completed},
                          {"evicted", w.pods_evicted}}) {
-      s += fmt::format("corral_sim_workload_pods_total{{workload=\"{}\",event=\"{}\"}} {}\n", Esc(w.name), ev, v);
+      s += fmt::format("corral_sim_workload_pods_total{{workload=\"{}\",event=\"{}\"}} {}\n",
+                       Esc(w.name), ev, v);
     }
   }
   s += "# HELP corral_sim_preemptions_total Preemptors that evicted at least one victim.\n"
@@ -420,14 +451,17 @@ std::string FormatPrometheus(const RunResult& r) {
     s += fmt::format("corral_sim_batched_pods_total {}\n", r.batched);
   }
   if (r.throughput.has_samples) {
-    s += "# HELP corral_sim_scheduling_throughput_pods_per_second Scheduled pods per virtual second (kube's "
-         "scheduler_perf collector).\n# TYPE corral_sim_scheduling_throughput_pods_per_second gauge\n";
+    s += "# HELP corral_sim_scheduling_throughput_pods_per_second Scheduled pods per virtual "
+         "second (kube's "
+         "scheduler_perf collector).\n# TYPE corral_sim_scheduling_throughput_pods_per_second "
+         "gauge\n";
     for (auto [stat, v] : {std::pair<const char*, double>{"Average", r.throughput.average},
                            {"Perc50", r.throughput.perc50},
                            {"Perc90", r.throughput.perc90},
                            {"Perc95", r.throughput.perc95},
                            {"Perc99", r.throughput.perc99}}) {
-      s += fmt::format("corral_sim_scheduling_throughput_pods_per_second{{stat=\"{}\"}} {:.6f}\n", stat, v);
+      s += fmt::format("corral_sim_scheduling_throughput_pods_per_second{{stat=\"{}\"}} {:.6f}\n",
+                       stat, v);
     }
   }
   if (!r.batching.available) s += "# scheduler_batch_*: " + r.batching.note + "\n";

@@ -1,6 +1,6 @@
 #pragma once
-// Text outputs of a simulation run, all pure functions of a RunResult (and therefore deterministic: no
-// wall-clock figure appears in any of them):
+// Text outputs of a simulation run, all pure functions of a RunResult (and therefore deterministic:
+// no wall-clock figure appears in any of them):
 //  - FormatSummary: the table printed at the end of every run;
 //  - FormatJson: `-o json`, the full result with the timeline (schema in docs/output-schema.md);
 //  - FormatCsv: the time series, one row per sample (`--csv FILE`);

@@ -39,7 +39,9 @@ double Bucket(const ThroughputCollector::Summary& s, const std::string& b, bool*
   return 0;
 }
 
-double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+double Ms(int64_t ns) {
+  return static_cast<double>(ns) / 1e6;
+}
 
 double AttemptBucket(const LogHistogram& h, const std::string& b, bool* ok) {
   *ok = true;
@@ -121,7 +123,8 @@ PerfResult RunPerfWorkload(const PerfConfig& config, const PerfWorkloadRef& ref,
   }
   if (!ok) {
     out.status = PerfResult::Status::kNoThreshold;
-    out.message = fmt::format("threshold on {} {} is not measured by corral perf; not checked", t.metric, t.bucket);
+    out.message = fmt::format("threshold on {} {} is not measured by corral perf; not checked",
+                              t.metric, t.bucket);
     return out;
   }
   out.compared = value;
@@ -133,18 +136,23 @@ PerfResult RunPerfWorkload(const PerfConfig& config, const PerfWorkloadRef& ref,
 }
 
 std::string FormatPerfTable(const std::vector<PerfResult>& results) {
-  std::vector<std::vector<std::string>> rows = {{"WORKLOAD", "PODS", "AVERAGE", "PERC50", "PERC90", "PERC95", "PERC99",
-                                                 "ATTEMPT P99", "THRESHOLD", "RESULT"}};
+  std::vector<std::vector<std::string>> rows = {{"WORKLOAD", "PODS", "AVERAGE", "PERC50", "PERC90",
+                                                 "PERC95", "PERC99", "ATTEMPT P99", "THRESHOLD",
+                                                 "RESULT"}};
   for (const auto& r : results) {
     if (r.status == PerfResult::Status::kSkipped || r.status == PerfResult::Status::kError) {
       rows.push_back({r.name, "", "", "", "", "", "", "", "", PerfStatusName(r.status)});
       continue;
     }
-    auto f = [&](double v) { return r.throughput.has_samples ? fmt::format("{:.1f}", v) : std::string("—"); };
-    rows.push_back({r.name, Thousands(r.measured_scheduled), f(r.throughput.average) + (r.single_window ? "*" : ""),
-                    f(r.throughput.perc50), f(r.throughput.perc90), f(r.throughput.perc95), f(r.throughput.perc99),
-                    r.attempt_ns.empty() ? "—" : fmt::format("{:.3f}ms", Ms(r.attempt_ns.Percentile(99))),
-                    r.threshold.set ? fmt::format("{:g}", r.threshold.value) : "—", PerfStatusName(r.status)});
+    auto f = [&](double v) {
+      return r.throughput.has_samples ? fmt::format("{:.1f}", v) : std::string("—");
+    };
+    rows.push_back(
+        {r.name, Thousands(r.measured_scheduled),
+         f(r.throughput.average) + (r.single_window ? "*" : ""), f(r.throughput.perc50),
+         f(r.throughput.perc90), f(r.throughput.perc95), f(r.throughput.perc99),
+         r.attempt_ns.empty() ? "—" : fmt::format("{:.3f}ms", Ms(r.attempt_ns.Percentile(99))),
+         r.threshold.set ? fmt::format("{:g}", r.threshold.value) : "—", PerfStatusName(r.status)});
   }
   std::vector<size_t> w(rows[0].size(), 0);
   for (const auto& row : rows) {
@@ -169,14 +177,17 @@ std::string FormatPerfTable(const std::vector<PerfResult>& results) {
     star = star || r.single_window;
   }
   if (star) {
-    s += "* the measured window was shorter than two 1 s samples (kube skips the first sample): one sample over the "
+    s += "* the measured window was shorter than two 1 s samples (kube skips the first sample): "
+         "one sample over the "
          "whole window\n";
   }
   std::string cost = results.empty() ? "measured" : results.front().cost_model;
   if (cost == "measured" || cost.empty()) {
-    s += "throughput in pods/s of scheduler time (each scheduling cycle is charged its measured wall time)\n";
+    s += "throughput in pods/s of scheduler time (each scheduling cycle is charged its measured "
+         "wall time)\n";
   } else {
-    s += fmt::format("throughput in pods/s of virtual time (each scheduling cycle is charged {})\n", cost);
+    s += fmt::format("throughput in pods/s of virtual time (each scheduling cycle is charged {})\n",
+                     cost);
   }
   return s;
 }
@@ -185,7 +196,8 @@ std::string FormatPerfJson(const std::vector<PerfResult>& results) {
   using json = nlohmann::ordered_json;
   json items = json::array();
   for (const auto& r : results) {
-    if (r.status == PerfResult::Status::kSkipped || r.status == PerfResult::Status::kError) continue;
+    if (r.status == PerfResult::Status::kSkipped || r.status == PerfResult::Status::kError)
+      continue;
     if (r.throughput.has_samples) {
       items.push_back({{"data",
                         {{"Average", r.throughput.average},
@@ -197,14 +209,16 @@ std::string FormatPerfJson(const std::vector<PerfResult>& results) {
                        {"labels", {{"Name", r.name}, {"Metric", "SchedulingThroughput"}}}});
     }
     if (!r.attempt_ns.empty()) {
-      items.push_back({{"data",
-                        {{"Average", r.attempt_ns.mean() / 1e6},
-                         {"Perc50", Ms(r.attempt_ns.Percentile(50))},
-                         {"Perc90", Ms(r.attempt_ns.Percentile(90))},
-                         {"Perc95", Ms(r.attempt_ns.Percentile(95))},
-                         {"Perc99", Ms(r.attempt_ns.Percentile(99))}}},
-                       {"unit", "ms"},
-                       {"labels", {{"Name", r.name}, {"Metric", "scheduler_scheduling_attempt_duration_seconds"}}}});
+      items.push_back(
+          {{"data",
+            {{"Average", r.attempt_ns.mean() / 1e6},
+             {"Perc50", Ms(r.attempt_ns.Percentile(50))},
+             {"Perc90", Ms(r.attempt_ns.Percentile(90))},
+             {"Perc95", Ms(r.attempt_ns.Percentile(95))},
+             {"Perc99", Ms(r.attempt_ns.Percentile(99))}}},
+           {"unit", "ms"},
+           {"labels",
+            {{"Name", r.name}, {"Metric", "scheduler_scheduling_attempt_duration_seconds"}}}});
     }
   }
   json j = {{"version", "v1"}, {"dataItems", std::move(items)}};

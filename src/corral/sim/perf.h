@@ -1,15 +1,15 @@
 #pragma once
 // `corral perf`: runs scheduler_perf workloads (perf_config.h) on the simulator and reports kube's
-// SchedulingThroughput (metrics.h ThroughputCollector) plus the scheduling attempt duration, checked
-// against each workload's threshold (kube's rule: Average pods/s must not be below it; with
+// SchedulingThroughput (metrics.h ThroughputCollector) plus the scheduling attempt duration,
+// checked against each workload's threshold (kube's rule: Average pods/s must not be below it; with
 // thresholdMetricSelector.expectLower the metric must not be above it).
 //
 // By default the scheduling cost charged to the virtual clock is the measured wall time of each
 // ScheduleOne call, so virtual seconds are the scheduler's real seconds and the throughput is the
-// scheduler's own (object creation, API calls and informers cost nothing here, unlike kube's harness).
-// When the measured window is shorter than two sampling intervals, kube's collector yields no sample; the
-// result then falls back to one sample over the whole window (measured pods / window length), flagged in
-// PerfResult::single_window.
+// scheduler's own (object creation, API calls and informers cost nothing here, unlike kube's
+// harness). When the measured window is shorter than two sampling intervals, kube's collector
+// yields no sample; the result then falls back to one sample over the whole window (measured pods /
+// window length), flagged in PerfResult::single_window.
 
 #include <functional>
 #include <optional>

@@ -77,7 +77,10 @@ constexpr std::string_view kSelectorIgnored[] = {"labels"};
 const doc::Field<WorkloadIn> kWorkloadFields[] = {
     {"name", [](Decoder& d, const Node& n, WorkloadIn& o) { d.ReadString(n, o.name); }},
     {"labels", [](Decoder& d, const Node& n, WorkloadIn& o) { ReadStringList(d, n, o.labels); }},
-    {"featureGates", [](Decoder& d, const Node& n, WorkloadIn& o) { if (d.ExpectMap(n)) o.gates = &n; }},
+    {"featureGates",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
+       if (d.ExpectMap(n)) o.gates = &n;
+     }},
     {"params",
      [](Decoder& d, const Node& n, WorkloadIn& o) {
        d.ForEachEntry(n, [&](const Node& key, const Node& v) {
@@ -97,7 +100,8 @@ const doc::Field<WorkloadIn> kWorkloadFields[] = {
     {"threshold",
      [](Decoder& d, const Node& n, WorkloadIn& o) {
        if (n.kind() == doc::Kind::kInt || n.kind() == doc::Kind::kFloat) {
-         o.threshold = n.kind() == doc::Kind::kInt ? static_cast<double>(n.int_value()) : n.float_value();
+         o.threshold =
+             n.kind() == doc::Kind::kInt ? static_cast<double>(n.int_value()) : n.float_value();
        } else if (n.is_map()) {
          o.threshold_note = "per-variant thresholds (a map) are not supported; not checked";
        } else if (!n.is_null()) {
@@ -113,10 +117,18 @@ const doc::Field<WorkloadIn> kWorkloadFields[] = {
 
 const doc::Field<TestCaseIn> kTestCaseFields[] = {
     {"name", [](Decoder& d, const Node& n, TestCaseIn& o) { d.ReadString(n, o.name); }},
-    {"featureGates", [](Decoder& d, const Node& n, TestCaseIn& o) { if (d.ExpectMap(n)) o.gates = &n; }},
-    {"schedulerConfigPath", [](Decoder& d, const Node& n, TestCaseIn& o) { d.ReadString(n, o.scheduler_config); }},
-    {"defaultPodTemplatePath", [](Decoder& d, const Node& n, TestCaseIn& o) { d.ReadString(n, o.default_pod); }},
-    {"workloadTemplate", [](Decoder& d, const Node& n, TestCaseIn& o) { if (d.ExpectSequence(n)) o.ops = &n; }},
+    {"featureGates",
+     [](Decoder& d, const Node& n, TestCaseIn& o) {
+       if (d.ExpectMap(n)) o.gates = &n;
+     }},
+    {"schedulerConfigPath",
+     [](Decoder& d, const Node& n, TestCaseIn& o) { d.ReadString(n, o.scheduler_config); }},
+    {"defaultPodTemplatePath",
+     [](Decoder& d, const Node& n, TestCaseIn& o) { d.ReadString(n, o.default_pod); }},
+    {"workloadTemplate",
+     [](Decoder& d, const Node& n, TestCaseIn& o) {
+       if (d.ExpectSequence(n)) o.ops = &n;
+     }},
     {"labels", [](Decoder& d, const Node& n, TestCaseIn& o) { ReadStringList(d, n, o.labels); }},
     {"defaultThresholdMetricSelector",
      [](Decoder& d, const Node& n, TestCaseIn& o) {
@@ -136,7 +148,8 @@ const doc::Field<TestCaseIn> kTestCaseFields[] = {
 };
 constexpr std::string_view kTestCaseIgnored[] = {"metricsCollectorConfig"};
 
-// The default objects of scheduler_perf (util.go makeBaseNode / makeBasePod with testutils.MakePodSpec).
+// The default objects of scheduler_perf (util.go makeBaseNode / makeBasePod with
+// testutils.MakePodSpec).
 constexpr std::string_view kDefaultNode = R"(apiVersion: v1
 kind: Node
 metadata:
@@ -187,7 +200,8 @@ struct LoadedObject {
   std::string kind;
   std::string generate_name;
   bool has_name = false;
-  std::optional<int32_t> priority;  // spec.priority given without a class (kube's test apiserver keeps it)
+  std::optional<int32_t>
+      priority;  // spec.priority given without a class (kube's test apiserver keeps it)
 };
 
 Result<LoadedObject> LoadRendered(const std::string& text, const std::string& file, Interner& in) {
@@ -200,8 +214,8 @@ Result<LoadedObject> LoadRendered(const std::string& text, const std::string& fi
   const Node& root = st.documents()[0];
   LoadedObject out;
   if (const Node* k = root.Find("kind")) out.kind = std::string(k->text());
-  // Rebuild the object as JSON: drop spec.priority without a priorityClassName (kept aside), and give
-  // generateName-only objects a placeholder name (the engine names them).
+  // Rebuild the object as JSON: drop spec.priority without a priorityClassName (kept aside), and
+  // give generateName-only objects a placeholder name (the engine names them).
   std::string json = "{";
   bool first = true;
   const Node* meta = root.Find("metadata");
@@ -217,7 +231,8 @@ Result<LoadedObject> LoadRendered(const std::string& text, const std::string& fi
     json += JsonString(key) + ":";
     if (key == "metadata" && v.is_map() && !out.has_name) {
       json += "{\"name\":\"corral-template\"";
-      for (size_t k = 0; k < v.size(); ++k) json += "," + JsonString(v.key(k).text()) + ":" + NodeToJson(v.value(k));
+      for (size_t k = 0; k < v.size(); ++k)
+        json += "," + JsonString(v.key(k).text()) + ":" + NodeToJson(v.value(k));
       json += "}";
     } else if (key == "spec" && v.is_map() && out.kind == "Pod" && v.Find("priority") != nullptr &&
                v.Find("priorityClassName") == nullptr) {
@@ -225,7 +240,8 @@ Result<LoadedObject> LoadRendered(const std::string& text, const std::string& fi
       bool f2 = true;
       for (size_t k = 0; k < v.size(); ++k) {
         if (v.key(k).text() == "priority") {
-          if (v.value(k).kind() == doc::Kind::kInt) out.priority = static_cast<int32_t>(v.value(k).int_value());
+          if (v.value(k).kind() == doc::Kind::kInt)
+            out.priority = static_cast<int32_t>(v.value(k).int_value());
           continue;
         }
         if (!f2) json += ",";
@@ -237,7 +253,8 @@ Result<LoadedObject> LoadRendered(const std::string& text, const std::string& fi
       json += NodeToJson(v);
     }
   }
-  if (meta == nullptr) json += std::string(first ? "" : ",") + R"("metadata":{"name":"corral-template"})";
+  if (meta == nullptr)
+    json += std::string(first ? "" : ",") + R"("metadata":{"name":"corral-template"})";
   json += "}";
   ObjectBuilder b(in, file, false);
   b.Add(json, {{"", &root, ""}}, root.line());
@@ -269,7 +286,8 @@ PerfConfig::PerfConfig(PerfConfig&&) noexcept = default;
 PerfConfig& PerfConfig::operator=(PerfConfig&&) noexcept = default;
 PerfConfig::~PerfConfig() = default;
 
-Result<PerfConfig> PerfConfig::Load(const std::string& path, Interner& interner, Diagnostics& diags) {
+Result<PerfConfig> PerfConfig::Load(const std::string& path, Interner& interner,
+                                    Diagnostics& diags) {
   std::string text;
   if (!ReadFile(path, text)) {
     diags.Error(path, 0, "", "cannot read file");
@@ -278,8 +296,8 @@ Result<PerfConfig> PerfConfig::Load(const std::string& path, Interner& interner,
   return Parse(text, path, interner, diags);
 }
 
-Result<PerfConfig> PerfConfig::Parse(std::string_view text, const std::string& path, Interner& interner,
-                                     Diagnostics& diags) {
+Result<PerfConfig> PerfConfig::Parse(std::string_view text, const std::string& path,
+                                     Interner& interner, Diagnostics& diags) {
   PerfConfig c;
   Impl& im = *c.impl_;
   im.path = path;
@@ -360,8 +378,10 @@ Result<std::vector<PerfWorkloadRef>> PerfConfig::Select(const PerfSelection& sel
     if (!sel.workload.empty() && tc.workloads[r.workload].name != sel.workload) continue;
     if (!by_name) {
       bool ok = true;
-      for (const auto& l : want) ok = ok && std::find(r.labels.begin(), r.labels.end(), l) != r.labels.end();
-      for (const auto& l : exclude) ok = ok && std::find(r.labels.begin(), r.labels.end(), l) == r.labels.end();
+      for (const auto& l : want)
+        ok = ok && std::find(r.labels.begin(), r.labels.end(), l) != r.labels.end();
+      for (const auto& l : exclude)
+        ok = ok && std::find(r.labels.begin(), r.labels.end(), l) == r.labels.end();
       if (!ok) continue;
     }
     out.push_back(std::move(r));
@@ -372,11 +392,13 @@ Result<std::vector<PerfWorkloadRef>> PerfConfig::Select(const PerfSelection& sel
     return o;
   };
   if (!sel.test_case.empty() && !cases.contains(sel.test_case)) {
-    return Error::Invalid(fmt::format("{}: no test case {:?} (have {})", impl_->path, sel.test_case, join(cases)));
+    return Error::Invalid(
+        fmt::format("{}: no test case {:?} (have {})", impl_->path, sel.test_case, join(cases)));
   }
   if (!sel.workload.empty() && out.empty()) {
     return Error::Invalid(fmt::format("{}: no workload {:?}{} (have {})", impl_->path, sel.workload,
-                                      sel.test_case.empty() ? "" : " in test case " + sel.test_case, join(workloads)));
+                                      sel.test_case.empty() ? "" : " in test case " + sel.test_case,
+                                      join(workloads)));
   }
   return out;
 }
@@ -404,19 +426,28 @@ namespace {
 
 class OpCompiler {
  public:
-  OpCompiler(const PerfConfig::Impl& im, const TestCaseIn& tc, const WorkloadIn& w, Interner& in, Diagnostics& diags,
-             SimSpec& spec, std::string tc_path)
-      : im_(im), tc_(tc), w_(w), in_(in), diags_(diags), spec_(spec), d_(im.path, diags, &in), tc_path_(std::move(tc_path)) {}
+  OpCompiler(const PerfConfig::Impl& im, const TestCaseIn& tc, const WorkloadIn& w, Interner& in,
+             Diagnostics& diags, SimSpec& spec, std::string tc_path)
+      : im_(im),
+        tc_(tc),
+        w_(w),
+        in_(in),
+        diags_(diags),
+        spec_(spec),
+        d_(im.path, diags, &in),
+        tc_path_(std::move(tc_path)) {}
 
   bool Run();
   std::string unsupported;
 
  private:
   // Reads an integer field given literally (`count: 5`) or through a param (`countParam: $n`).
-  std::optional<int64_t> Count(const Node& op, std::string_view key, std::string_view param_key, bool required);
+  std::optional<int64_t> Count(const Node& op, std::string_view key, std::string_view param_key,
+                               bool required);
   std::optional<std::string> String(const Node& op, std::string_view key);
   bool Bool(const Node& op, std::string_view key);
-  std::optional<int64_t> DurationField(const Node& op, std::string_view key, std::string_view param_key);
+  std::optional<int64_t> DurationField(const Node& op, std::string_view key,
+                                       std::string_view param_key);
   std::optional<api::LabelSelector> MapSelector(const Node& op, std::string_view key);
   Result<std::shared_ptr<TemplateFile>> Template(const std::string& rel, const Node& at);
   TemplateData Env(const Node& op, int64_t index, int64_t count);
@@ -433,8 +464,8 @@ class OpCompiler {
   bool CreatePods(const Node& op, size_t idx, const std::string& ns_override);
   bool CreateAny(const Node& op, size_t idx);
   bool Churn(const Node& op, size_t idx);
-  uint32_t AddPodTemplate(const std::shared_ptr<TemplateFile>& t, const TemplateData& params, const std::string& ns,
-                          int64_t count, const Node& at);
+  uint32_t AddPodTemplate(const std::shared_ptr<TemplateFile>& t, const TemplateData& params,
+                          const std::string& ns, int64_t count, const Node& at);
   void AddNamespace(const std::string& ns);
 
   const PerfConfig::Impl& im_;
@@ -458,8 +489,8 @@ void OpCompiler::CheckKeys(const Node& op, std::initializer_list<std::string_vie
   }
 }
 
-std::optional<int64_t> OpCompiler::Count(const Node& op, std::string_view key, std::string_view param_key,
-                                         bool required) {
+std::optional<int64_t> OpCompiler::Count(const Node& op, std::string_view key,
+                                         std::string_view param_key, bool required) {
   if (const Node* n = op.Find(key); n != nullptr && !n->is_null()) {
     int64_t v = 0;
     auto s = d_.Field(key);
@@ -476,11 +507,13 @@ std::optional<int64_t> OpCompiler::Count(const Node& op, std::string_view key, s
     }
     auto it = w_.params.find(std::string(ref.substr(1)));
     if (it == w_.params.end()) {
-      d_.Error(*n, fmt::format("parameter {:?} is not set by workload {:?}", ref.substr(1), w_.name));
+      d_.Error(*n,
+               fmt::format("parameter {:?} is not set by workload {:?}", ref.substr(1), w_.name));
       return std::nullopt;
     }
     if (!it->second.is_int) {
-      d_.Error(*n, fmt::format("parameter {:?} of workload {:?} is a string; want an integer", ref.substr(1), w_.name));
+      d_.Error(*n, fmt::format("parameter {:?} of workload {:?} is a string; want an integer",
+                               ref.substr(1), w_.name));
       return std::nullopt;
     }
     if (it->second.i < 0) {
@@ -511,7 +544,8 @@ bool OpCompiler::Bool(const Node& op, std::string_view key) {
   return v;
 }
 
-std::optional<int64_t> OpCompiler::DurationField(const Node& op, std::string_view key, std::string_view param_key) {
+std::optional<int64_t> OpCompiler::DurationField(const Node& op, std::string_view key,
+                                                 std::string_view param_key) {
   std::string text;
   const Node* at = nullptr;
   if (const Node* n = op.Find(key); n != nullptr && !n->is_null()) {
@@ -552,7 +586,9 @@ std::optional<api::LabelSelector> OpCompiler::MapSelector(const Node& op, std::s
 }
 
 Result<std::shared_ptr<TemplateFile>> OpCompiler::Template(const std::string& rel, const Node& at) {
-  std::string path = rel.empty() || fs::path(rel).is_absolute() ? rel : (fs::path(im_.dir) / rel).lexically_normal().string();
+  std::string path = rel.empty() || fs::path(rel).is_absolute()
+                         ? rel
+                         : (fs::path(im_.dir) / rel).lexically_normal().string();
   if (auto it = templates_.find(path); it != templates_.end()) return it->second;
   std::string text;
   if (!ReadFile(path, text)) {
@@ -604,8 +640,9 @@ void OpCompiler::AddNamespace(const std::string& ns) {
 }
 
 // Renders and loads a pod template; returns its index in spec.pod_templates.
-uint32_t OpCompiler::AddPodTemplate(const std::shared_ptr<TemplateFile>& t, const TemplateData& base,
-                                    const std::string& ns, int64_t count, const Node& at) {
+uint32_t OpCompiler::AddPodTemplate(const std::shared_ptr<TemplateFile>& t,
+                                    const TemplateData& base, const std::string& ns, int64_t count,
+                                    const Node& at) {
   TemplateData env = base;
   env["Index"] = int64_t{0};
   env["Count"] = count;
@@ -646,11 +683,13 @@ uint32_t OpCompiler::AddPodTemplate(const std::shared_ptr<TemplateFile>& t, cons
       st->env["Index"] = index;
       st->env["Count"] = cnt;
       auto txt = st->file->tmpl.Execute(st->env);
-      if (!txt.ok()) return Error::Invalid(fmt::format("{}: template: {}", st->file->path, txt.error().message));
+      if (!txt.ok())
+        return Error::Invalid(fmt::format("{}: template: {}", st->file->path, txt.error().message));
       if (*txt != st->last_text) {
         auto o = LoadRendered(*txt, st->file->path, *st->in);
         if (!o.ok()) return o.error();
-        if (o->objects.pods.empty()) return Error::Invalid(fmt::format("{}: rendered no Pod", st->file->path));
+        if (o->objects.pods.empty())
+          return Error::Invalid(fmt::format("{}: rendered no Pod", st->file->path));
         st->last = std::move(o->objects.pods[0]);
         st->last.meta.namespace_ = st->ns;
         if (o->priority) st->last.priority = *o->priority;
@@ -664,8 +703,8 @@ uint32_t OpCompiler::AddPodTemplate(const std::shared_ptr<TemplateFile>& t, cons
 }
 
 bool OpCompiler::CreateNodes(const Node& op, size_t idx) {
-  CheckKeys(op, {"count", "countParam", "nodeTemplatePath", "nodeAllocatableStrategy", "labelNodePrepareStrategy",
-                 "uniqueNodeLabelStrategy", "templateParams"});
+  CheckKeys(op, {"count", "countParam", "nodeTemplatePath", "nodeAllocatableStrategy",
+                 "labelNodePrepareStrategy", "uniqueNodeLabelStrategy", "templateParams"});
   auto count = Count(op, "count", "countParam", true);
   auto path = String(op, "nodeTemplatePath");
   if (!count) return false;
@@ -717,12 +756,14 @@ bool OpCompiler::CreateNodes(const Node& op, size_t idx) {
   auto apply_alloc = [alloc_override](api::Node& n) {
     for (const auto& [name, q] : alloc_override) {
       for (auto* list : {&n.allocatable, &n.capacity}) {
-        auto it = std::find_if(list->begin(), list->end(), [&](const auto& e) { return e.first == name; });
+        auto it = std::find_if(list->begin(), list->end(),
+                               [&](const auto& e) { return e.first == name; });
         if (it != list->end()) {
           it->second = q;
         } else {
           list->emplace_back(name, q);
-          std::sort(list->begin(), list->end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+          std::sort(list->begin(), list->end(),
+                    [](const auto& a, const auto& b) { return a.first < b.first; });
         }
       }
     }
@@ -761,17 +802,20 @@ bool OpCompiler::CreateNodes(const Node& op, size_t idx) {
       st->env["Index"] = index;
       st->env["Count"] = cnt;
       auto txt = st->file->tmpl.Execute(st->env);
-      if (!txt.ok()) return Error::Invalid(fmt::format("{}: template: {}", st->file->path, txt.error().message));
+      if (!txt.ok())
+        return Error::Invalid(fmt::format("{}: template: {}", st->file->path, txt.error().message));
       auto o = LoadRendered(*txt, st->file->path, *st->in);
       if (!o.ok()) return o.error();
-      if (o->objects.nodes.empty()) return Error::Invalid(fmt::format("{}: rendered no Node", st->file->path));
+      if (o->objects.nodes.empty())
+        return Error::Invalid(fmt::format("{}: rendered no Node", st->file->path));
       api::Node n = std::move(o->objects.nodes[0]);
       if (!st->keep_name) n.meta.name = Symbol{};
       st->apply(n);
       return n;
     };
   } else if (keep_name) {
-    // A fixed name: render returns it as is (a second node with the same name is an error at run time).
+    // A fixed name: render returns it as is (a second node with the same name is an error at run
+    // time).
     api::Node fixed = pool.tmpl;
     pool.render = [fixed](int64_t) -> Result<api::Node> { return fixed; };
   }
@@ -787,14 +831,16 @@ bool OpCompiler::CreateNodes(const Node& op, size_t idx) {
 }
 
 bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_override) {
-  CheckKeys(op, {"count", "countParam", "countMultiplierParam", "namespace", "podTemplatePath", "collectMetrics",
-                 "skipWaitToCompletion", "steadyState", "duration", "durationParam", "persistentVolumeTemplatePath",
+  CheckKeys(op, {"count", "countParam", "countMultiplierParam", "namespace", "podTemplatePath",
+                 "collectMetrics", "skipWaitToCompletion", "steadyState", "duration",
+                 "durationParam", "persistentVolumeTemplatePath",
                  "persistentVolumeClaimTemplatePath", "templateParams", "signatureBatchSizeParam"});
   if (Bool(op, "steadyState")) {
     unsupported = "createPods with steadyState";
     return false;
   }
-  if (op.Find("persistentVolumeTemplatePath") != nullptr || op.Find("persistentVolumeClaimTemplatePath") != nullptr) {
+  if (op.Find("persistentVolumeTemplatePath") != nullptr ||
+      op.Find("persistentVolumeClaimTemplatePath") != nullptr) {
     unsupported = "createPods with persistent volumes (volumes are not modelled)";
     return false;
   }
@@ -804,7 +850,9 @@ bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_ov
     auto mult = Count(op, "countMultiplier", "countMultiplierParam", false);
     if (mult) *count *= *mult;
   }
-  std::string ns = !ns_override.empty() ? ns_override : String(op, "namespace").value_or(fmt::format("namespace-{}", idx));
+  std::string ns = !ns_override.empty()
+                       ? ns_override
+                       : String(op, "namespace").value_or(fmt::format("namespace-{}", idx));
   AddNamespace(ns);
   std::string tpath = String(op, "podTemplatePath").value_or(tc_.default_pod);
   uint32_t tmpl = kNone;
@@ -874,7 +922,8 @@ bool OpCompiler::CreateAny(const Node& op, size_t idx) {
     }
     auto obj = LoadRendered(*text, (*t)->path, in_);
     if (!obj.ok()) {
-      if (obj.error().message.find("unknown kind") != std::string::npos || obj->objects.nodes.empty()) {
+      if (obj.error().message.find("unknown kind") != std::string::npos ||
+          obj->objects.nodes.empty()) {
         // fall through to the kind check below
       }
       diags_.Error("", 0, "", obj.error().message);
@@ -886,8 +935,9 @@ bool OpCompiler::CreateAny(const Node& op, size_t idx) {
       return false;
     }
     size_t before = spec_.objects.namespaces.size() + spec_.objects.priority_classes.size() +
-                    spec_.objects.pod_disruption_budgets.size() + spec_.objects.selector_owners.size() +
-                    spec_.objects.workloads.size() + spec_.objects.pod_groups.size();
+                    spec_.objects.pod_disruption_budgets.size() +
+                    spec_.objects.selector_owners.size() + spec_.objects.workloads.size() +
+                    spec_.objects.pod_groups.size();
     auto move_all = [&](auto& from, auto& to) {
       for (auto& x : from) {
         if (ns && !x.meta.namespace_.empty()) x.meta.namespace_ = in_.Intern(*ns);
@@ -901,8 +951,9 @@ bool OpCompiler::CreateAny(const Node& op, size_t idx) {
     move_all(o.workloads, spec_.objects.workloads);
     move_all(o.pod_groups, spec_.objects.pod_groups);
     size_t after = spec_.objects.namespaces.size() + spec_.objects.priority_classes.size() +
-                   spec_.objects.pod_disruption_budgets.size() + spec_.objects.selector_owners.size() +
-                   spec_.objects.workloads.size() + spec_.objects.pod_groups.size();
+                   spec_.objects.pod_disruption_budgets.size() +
+                   spec_.objects.selector_owners.size() + spec_.objects.workloads.size() +
+                   spec_.objects.pod_groups.size();
     if (after == before) {
       unsupported = fmt::format("createAny of kind {:?} (not modelled by Corral)", obj->kind);
       return false;
@@ -928,7 +979,8 @@ bool OpCompiler::Churn(const Node& op, size_t idx) {
   }
   o.churn.number = Count(op, "number", "numberParam", false).value_or(1);
   if (o.churn.number <= 0) o.churn.number = 1;
-  int64_t interval_ms = Count(op, "intervalMilliseconds", "intervalMillisecondsParam", false).value_or(500);
+  int64_t interval_ms =
+      Count(op, "intervalMilliseconds", "intervalMillisecondsParam", false).value_or(500);
   o.churn.interval_ns = interval_ms * 1'000'000;
   if (o.churn.interval_ns <= 0) o.churn.interval_ns = 500'000'000;
   std::string ns = String(op, "namespace").value_or(fmt::format("namespace-{}", idx));
@@ -1025,7 +1077,8 @@ bool OpCompiler::Run() {
         continue;
       }
       auto si2 = d_.Field("createPodsOp");
-      for (int64_t k = 0; count && k < *count; ++k) ok = CreatePods(*inner, i, fmt::format("{}-{}", prefix, k)) && ok;
+      for (int64_t k = 0; count && k < *count; ++k)
+        ok = CreatePods(*inner, i, fmt::format("{}-{}", prefix, k)) && ok;
     } else if (code == "createNamespaces") {
       CheckKeys(op, {"prefix", "count", "countParam", "namespaceTemplatePath"});
       auto count = Count(op, "count", "countParam", true);
@@ -1047,7 +1100,8 @@ bool OpCompiler::Run() {
       o.selector = MapSelector(op, "labelSelector");
       std::string stage = String(op, "stageRequirement").value_or("Scheduled");
       if (stage != "Scheduled" && stage != "Attempted") {
-        d_.FieldError(op, "stageRequirement", fmt::format("unknown stage {:?} (want Scheduled, Attempted)", stage));
+        d_.FieldError(op, "stageRequirement",
+                      fmt::format("unknown stage {:?} (want Scheduled, Attempted)", stage));
         ok = false;
       }
       o.attempted_only = stage == "Attempted";
@@ -1057,7 +1111,8 @@ bool OpCompiler::Run() {
       CheckKeys(op, {"duration", "durationParam"});
       auto d = DurationField(op, "duration", "durationParam");
       if (!d) {
-        if (op.Find("duration") == nullptr && op.Find("durationParam") == nullptr) d_.Required(op, "duration");
+        if (op.Find("duration") == nullptr && op.Find("durationParam") == nullptr)
+          d_.Required(op, "duration");
         ok = false;
         continue;
       }
@@ -1080,19 +1135,22 @@ bool OpCompiler::Run() {
       }
       o.namespaces.push_back(in_.Intern(*ns));
       o.selector = MapSelector(op, "labelSelector");
-      o.rate_per_s = static_cast<double>(Count(op, "deletePodsPerSecond", "deletePodsPerSecondParam", false).value_or(0));
+      o.rate_per_s = static_cast<double>(
+          Count(op, "deletePodsPerSecond", "deletePodsPerSecondParam", false).value_or(0));
       o.wait = !Bool(op, "skipWaitToCompletion");
       o.describe = fmt::format("deletePods namespace={}", *ns);
       spec_.program.push_back(std::move(o));
     } else if (code == "startCollectingMetrics" || code == "stopCollectingMetrics") {
       CheckKeys(op, {"name", "namespaces", "labelSelector", "collectors"});
       Op o;
-      o.kind = code == "startCollectingMetrics" ? Op::Kind::kStartCollecting : Op::Kind::kStopCollecting;
+      o.kind =
+          code == "startCollectingMetrics" ? Op::Kind::kStartCollecting : Op::Kind::kStopCollecting;
       o.line = op.line();
       o.describe = code;
       spec_.program.push_back(std::move(o));
-    } else if (code == "createResourceClaims" || code == "createResourceDriver" || code == "allocResourceClaims" ||
-               code == "updateAnyOp" || code == "createPodGroups" || code == "waitForPodGroups") {
+    } else if (code == "createResourceClaims" || code == "createResourceDriver" ||
+               code == "allocResourceClaims" || code == "updateAnyOp" ||
+               code == "createPodGroups" || code == "waitForPodGroups") {
       unsupported = fmt::format("op {:?} (DRA and PodGroup objects are not modelled yet)", code);
     } else if (code.empty()) {
       d_.Required(op, "opcode");
@@ -1107,7 +1165,8 @@ bool OpCompiler::Run() {
 
 }  // namespace
 
-Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& interner, Diagnostics& diags) const {
+Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& interner,
+                                    Diagnostics& diags) const {
   const Impl& im = *impl_;
   const TestCaseIn& tc = im.cases[ref.test_case];
   const WorkloadIn& w = tc.workloads[ref.workload];
@@ -1127,14 +1186,16 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
         continue;
       }
       if (auto st = spec.gates.Set(name, v.bool_value()); !st.ok()) {
-        spec.notes.push_back(fmt::format("feature gate {}={} ignored: {}", name, v.bool_value(), st.error().message));
+        spec.notes.push_back(fmt::format("feature gate {}={} ignored: {}", name, v.bool_value(),
+                                         st.error().message));
       }
     }
   }
   if (!tc.scheduler_config.empty()) {
-    spec.scheduler_config_path = fs::path(tc.scheduler_config).is_absolute()
-                                     ? tc.scheduler_config
-                                     : (fs::path(im.dir) / tc.scheduler_config).lexically_normal().string();
+    spec.scheduler_config_path =
+        fs::path(tc.scheduler_config).is_absolute()
+            ? tc.scheduler_config
+            : (fs::path(im.dir) / tc.scheduler_config).lexically_normal().string();
   }
   size_t tc_index = 0;
   for (size_t i = 0; i < im.cases.size(); ++i) {

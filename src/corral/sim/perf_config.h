@@ -1,20 +1,22 @@
 #pragma once
-// kube scheduler_perf configs (test/integration/scheduler_perf/*/performance-config.yaml), read as they are:
-// test cases with featureGates, schedulerConfigPath, defaultPodTemplatePath, a workloadTemplate of ops and
-// workloads with params, labels and thresholds. Object templates are Go text/template files (go_template.h)
-// rendered with {Index, Count} and templateParams; paths are relative to the config file's directory.
+// kube scheduler_perf configs (test/integration/scheduler_perf/*/performance-config.yaml), read as
+// they are: test cases with featureGates, schedulerConfigPath, defaultPodTemplatePath, a
+// workloadTemplate of ops and workloads with params, labels and thresholds. Object templates are Go
+// text/template files (go_template.h) rendered with {Index, Count} and templateParams; paths are
+// relative to the config file's directory.
 //
-// Ops: createNodes (count|countParam, nodeTemplatePath, nodeAllocatableStrategy, labelNodePrepareStrategy,
-// uniqueNodeLabelStrategy), createNamespaces, createPods (count|countParam, namespace, podTemplatePath,
-// collectMetrics, skipWaitToCompletion), createPodSets, createAny (kinds the manifest loader knows),
-// churn (create|recreate), barrier (Scheduled|Attempted), sleep (duration|durationParam), deletePods,
-// start/stopCollectingMetrics. DRA ops, PodGroup ops, steadyState pods and PV/PVC templates make a
-// workload unsupported (it is skipped with the reason, not run wrongly).
+// Ops: createNodes (count|countParam, nodeTemplatePath, nodeAllocatableStrategy,
+// labelNodePrepareStrategy, uniqueNodeLabelStrategy), createNamespaces, createPods
+// (count|countParam, namespace, podTemplatePath, collectMetrics, skipWaitToCompletion),
+// createPodSets, createAny (kinds the manifest loader knows), churn (create|recreate), barrier
+// (Scheduled|Attempted), sleep (duration|durationParam), deletePods, start/stopCollectingMetrics.
+// DRA ops, PodGroup ops, steadyState pods and PV/PVC templates make a workload unsupported (it is
+// skipped with the reason, not run wrongly).
 //
-// Contract: Load reports every problem of the file with file, line and field path. Compile resolves one
-// workload's params and builds its SimSpec; unknown params, unreadable templates and template errors are
-// reported with the file and line where they occur. Feature gates kube knows but Corral does not are
-// noted (SimSpec::notes) and ignored.
+// Contract: Load reports every problem of the file with file, line and field path. Compile resolves
+// one workload's params and builds its SimSpec; unknown params, unreadable templates and template
+// errors are reported with the file and line where they occur. Feature gates kube knows but Corral
+// does not are noted (SimSpec::notes) and ignored.
 
 #include <map>
 #include <memory>
@@ -55,20 +57,20 @@ struct PerfSelection {
 class PerfConfig {
  public:
   static Result<PerfConfig> Load(const std::string& path, Interner& interner, Diagnostics& diags);
-  static Result<PerfConfig> Parse(std::string_view text, const std::string& path, Interner& interner,
-                                  Diagnostics& diags);
+  static Result<PerfConfig> Parse(std::string_view text, const std::string& path,
+                                  Interner& interner, Diagnostics& diags);
   PerfConfig(PerfConfig&&) noexcept;
   PerfConfig& operator=(PerfConfig&&) noexcept;
   ~PerfConfig();
 
-  // Workloads matching the selection, in file order. An explicit test case or workload name that matches
-  // nothing is an error naming the available ones.
+  // Workloads matching the selection, in file order. An explicit test case or workload name that
+  // matches nothing is an error naming the available ones.
   Result<std::vector<PerfWorkloadRef>> Select(const PerfSelection& sel) const;
   // All workloads, in file order.
   std::vector<PerfWorkloadRef> All() const;
 
-  // Builds the simulation of one workload. An unsupported op yields an Error whose message starts with
-  // "unsupported: ".
+  // Builds the simulation of one workload. An unsupported op yields an Error whose message starts
+  // with "unsupported: ".
   Result<SimSpec> Compile(const PerfWorkloadRef& ref, Interner& interner, Diagnostics& diags) const;
   PerfThreshold Threshold(const PerfWorkloadRef& ref) const;
 

@@ -88,18 +88,22 @@ std::vector<svg::Bar> Bins(const LogHistogram& h) {
 }
 
 std::string Kpi(std::string_view label, std::string_view value, std::string_view detail) {
-  return fmt::format(R"(<div class="kpi"><div class="l">{}</div><div class="v">{}</div><div class="d">{}</div></div>)",
-                     Escape(label), Escape(value), Escape(detail));
+  return fmt::format(
+      R"(<div class="kpi"><div class="l">{}</div><div class="v">{}</div><div class="d">{}</div></div>)",
+      Escape(label), Escape(value), Escape(detail));
 }
 
-std::string Pct(double v) { return fmt::format("{:.1f}%", v * 100); }
+std::string Pct(double v) {
+  return fmt::format("{:.1f}%", v * 100);
+}
 
 std::string Card(std::string_view title, std::string_view caption, const std::string& body) {
-  return fmt::format("<section class=\"card\"><h2>{}</h2><p class=\"cap\">{}</p>\n{}</section>\n", Escape(title),
-                     Escape(caption), body);
+  return fmt::format("<section class=\"card\"><h2>{}</h2><p class=\"cap\">{}</p>\n{}</section>\n",
+                     Escape(title), Escape(caption), body);
 }
 
-// The node heat map of one resource: rows = nodes (or groups of nodes), columns = samples (or groups).
+// The node heat map of one resource: rows = nodes (or groups of nodes), columns = samples (or
+// groups).
 std::string HeatSection(const RunResult& r, size_t h) {
   const auto& per_sample = r.heat[h];
   if (per_sample.empty()) return "";
@@ -116,8 +120,9 @@ std::string HeatSection(const RunResult& r, size_t h) {
     pool_rank.try_emplace(r.slot_pools[i], pool_rank.size());
   }
   if (slots.empty()) return "";
-  std::stable_sort(slots.begin(), slots.end(),
-                   [&](size_t a, size_t b) { return pool_rank[r.slot_pools[a]] < pool_rank[r.slot_pools[b]]; });
+  std::stable_sort(slots.begin(), slots.end(), [&](size_t a, size_t b) {
+    return pool_rank[r.slot_pools[a]] < pool_rank[r.slot_pools[b]];
+  });
   constexpr size_t kMaxRows = 150, kMaxCols = 240;
   const size_t group = (slots.size() + kMaxRows - 1) / kMaxRows;
   // Rows never mix pools.
@@ -162,15 +167,21 @@ std::string HeatSection(const RunResult& r, size_t h) {
   }
   o.row_height = rows.size() <= 40 ? 8 : rows.size() <= 80 ? 4 : 3;
   std::string caption =
-      group > 1 ? fmt::format("{} nodes, {} per row (mean); each column is {} of virtual time. Requested / "
-                              "allocatable {} per node.",
-                              slots.size(), group, HumanDuration(r.sample_interval_ns * static_cast<int64_t>(cgroup)),
-                              r.heat_resources[h])
-                : fmt::format("{} nodes, one per row; each column is {} of virtual time. Requested / allocatable {} "
-                              "per node.",
-                              slots.size(), HumanDuration(r.sample_interval_ns * static_cast<int64_t>(cgroup)),
-                              r.heat_resources[h]);
-  return Card(fmt::format("Node heat map: {}", r.heat_resources[h]), caption, svg::HeatMap(cells, x, labels, o));
+      group > 1
+          ? fmt::format(
+                "{} nodes, {} per row (mean); each column is {} of virtual time. Requested / "
+                "allocatable {} per node.",
+                slots.size(), group,
+                HumanDuration(r.sample_interval_ns * static_cast<int64_t>(cgroup)),
+                r.heat_resources[h])
+          : fmt::format(
+                "{} nodes, one per row; each column is {} of virtual time. Requested / allocatable "
+                "{} "
+                "per node.",
+                slots.size(), HumanDuration(r.sample_interval_ns * static_cast<int64_t>(cgroup)),
+                r.heat_resources[h]);
+  return Card(fmt::format("Node heat map: {}", r.heat_resources[h]), caption,
+              svg::HeatMap(cells, x, labels, o));
 }
 
 }  // namespace
@@ -184,20 +195,25 @@ std::string RenderHtmlReport(const RunResult& r) {
 
   // Header.
   h += "<header>\n<h1>Corral simulation report</h1>\n";
-  h += fmt::format("<p class=\"sub\"><b>{}</b>{}{}</p>\n", Escape(r.name), r.description.empty() ? "" : " — ",
-                   Escape(r.description));
+  h += fmt::format("<p class=\"sub\"><b>{}</b>{}{}</p>\n", Escape(r.name),
+                   r.description.empty() ? "" : " — ", Escape(r.description));
   h += fmt::format(
-      "<p class=\"meta\">{} simulated · {} nodes at the end (max {}) · seed {} · scheduling cost {} · bind latency {}{}"
+      "<p class=\"meta\">{} simulated · {} nodes at the end (max {}) · seed {} · scheduling cost "
+      "{} · bind latency {}{}"
       "</p>\n",
-      HumanDuration(r.end_ns), Thousands(r.nodes_end), Thousands(r.nodes_max), r.seed, Escape(r.cost_model),
-      Escape(r.bind_latency), r.source.empty() ? "" : " · " + Escape(r.source));
-  if (!r.failure.empty()) h += fmt::format("<p class=\"failure\">Failed: {}</p>\n", Escape(r.failure));
+      HumanDuration(r.end_ns), Thousands(r.nodes_end), Thousands(r.nodes_max), r.seed,
+      Escape(r.cost_model), Escape(r.bind_latency),
+      r.source.empty() ? "" : " · " + Escape(r.source));
+  if (!r.failure.empty())
+    h += fmt::format("<p class=\"failure\">Failed: {}</p>\n", Escape(r.failure));
   h += "</header>\n";
 
   // KPIs.
   h += "<section class=\"kpis\" id=\"kpis\">\n";
-  h += Kpi("pods arrived", Thousands(r.pods_arrived), fmt::format("{} evicted", Thousands(r.pods_evicted)));
-  h += Kpi("pods scheduled", Thousands(r.pods_scheduled), fmt::format("{} cycles", Thousands(r.cycles)));
+  h += Kpi("pods arrived", Thousands(r.pods_arrived),
+           fmt::format("{} evicted", Thousands(r.pods_evicted)));
+  h += Kpi("pods scheduled", Thousands(r.pods_scheduled),
+           fmt::format("{} cycles", Thousands(r.cycles)));
   h += Kpi("pending at end", Thousands(r.pods_pending_end),
            fmt::format("{} unschedulable", Thousands(r.pods_unschedulable_end)));
   h += Kpi("latency p99", r.latency.empty() ? "—" : HumanDuration(r.latency.Percentile(99)),
@@ -208,14 +224,21 @@ std::string RenderHtmlReport(const RunResult& r) {
              fmt::format("mean; peak {}", Pct(r.peak_util[k])));
   }
   if (r.gangs_arrived > 0) {
-    h += Kpi("gangs complete", fmt::format("{} / {}", Thousands(r.gangs_complete), Thousands(r.gangs_arrived)),
-             r.gang_wait.empty() ? "" : fmt::format("wait p90 {}", HumanDuration(r.gang_wait.Percentile(90))));
+    h += Kpi("gangs complete",
+             fmt::format("{} / {}", Thousands(r.gangs_complete), Thousands(r.gangs_arrived)),
+             r.gang_wait.empty()
+                 ? ""
+                 : fmt::format("wait p90 {}", HumanDuration(r.gang_wait.Percentile(90))));
   }
   h += Kpi("preempted", r.preemption.available ? Thousands(r.pods_preempted) : "—",
-           r.preemption.available ? fmt::format("{} preemptions", Thousands(r.preemptions)) : "not available");
+           r.preemption.available ? fmt::format("{} preemptions", Thousands(r.preemptions))
+                                  : "not available");
   if (r.batching.available) {
-    double rate = r.pods_scheduled > 0 ? static_cast<double>(r.batched) / static_cast<double>(r.pods_scheduled) : 0;
-    h += Kpi("batching hit rate", fmt::format("{:.1f}%", rate * 100), fmt::format("{} hits", Thousands(r.batched)));
+    double rate = r.pods_scheduled > 0
+                      ? static_cast<double>(r.batched) / static_cast<double>(r.pods_scheduled)
+                      : 0;
+    h += Kpi("batching hit rate", fmt::format("{:.1f}%", rate * 100),
+             fmt::format("{} hits", Thousands(r.batched)));
   }
   h += "</section>\n";
 
@@ -227,13 +250,18 @@ std::string RenderHtmlReport(const RunResult& r) {
   {
     std::vector<svg::Series> series;
     for (size_t k = 0; k < r.resources.size(); ++k) {
-      svg::Series s{r.resources[k].name, std::string(svg::kPalette[k % std::size(svg::kPalette)]), {}, false};
+      svg::Series s{
+          r.resources[k].name, std::string(svg::kPalette[k % std::size(svg::kPalette)]), {}, false};
       for (const auto& smp : r.samples) s.y.push_back(smp.util[k]);
       series.push_back(std::move(s));
     }
-    svg::LineChartOptions o{.y_min = 0, .y_max = 1, .percent = true, .y_label = "requested / allocatable",
+    svg::LineChartOptions o{.y_min = 0,
+                            .y_max = 1,
+                            .percent = true,
+                            .y_label = "requested / allocatable",
                             .id = "chart-utilization"};
-    h += Card("Utilization over time", "Requested over allocatable, summed over all nodes, per resource.",
+    h += Card("Utilization over time",
+              "Requested over allocatable, summed over all nodes, per resource.",
               svg::LineChart(x, series, o));
   }
   // Pods.
@@ -245,10 +273,14 @@ std::string RenderHtmlReport(const RunResult& r) {
       pending.y.push_back(static_cast<double>(s.pending));
     }
     h += "<div class=\"grid2\">\n";
-    h += Card("Running pods", "Pods bound to a node (including those still binding).",
-              svg::LineChart(x, {running}, {.width = 600, .height = 240, .y_label = "pods", .id = "chart-running"}));
-    h += Card("Pending pods", "Pods in activeQ, backoffQ or the unschedulable pool (gated included).",
-              svg::LineChart(x, {pending}, {.width = 600, .height = 240, .y_label = "pods", .id = "chart-pending"}));
+    h += Card(
+        "Running pods", "Pods bound to a node (including those still binding).",
+        svg::LineChart(x, {running},
+                       {.width = 600, .height = 240, .y_label = "pods", .id = "chart-running"}));
+    h += Card(
+        "Pending pods", "Pods in activeQ, backoffQ or the unschedulable pool (gated included).",
+        svg::LineChart(x, {pending},
+                       {.width = 600, .height = 240, .y_label = "pods", .id = "chart-pending"}));
     h += "</div>\n";
   }
   // Activity.
@@ -271,35 +303,49 @@ std::string RenderHtmlReport(const RunResult& r) {
       completions.y.push_back(static_cast<double>(b.completed - a.completed) / minutes);
       evictions.y.push_back(static_cast<double>(b.evicted - a.evicted) / minutes);
     }
-    h += Card("Activity",
-              step > 1 ? fmt::format("Pod arrivals, bindings, completions and evictions per minute of virtual time "
-                                     "(averaged over {}).",
-                                     HumanDuration(r.sample_interval_ns * static_cast<int64_t>(step)))
-                       : std::string("Pod arrivals, bindings, completions and evictions per minute of virtual time."),
-              svg::LineChart(xa, {arrivals, bindings, completions, evictions},
-                             {.y_label = "pods / minute", .id = "chart-activity"}));
+    h += Card(
+        "Activity",
+        step > 1
+            ? fmt::format(
+                  "Pod arrivals, bindings, completions and evictions per minute of virtual time "
+                  "(averaged over {}).",
+                  HumanDuration(r.sample_interval_ns * static_cast<int64_t>(step)))
+            : std::string(
+                  "Pod arrivals, bindings, completions and evictions per minute of virtual time."),
+        svg::LineChart(xa, {arrivals, bindings, completions, evictions},
+                       {.y_label = "pods / minute", .id = "chart-activity"}));
   }
   // Latency and gangs.
   h += "<div class=\"grid2\">\n";
   {
-    svg::HistogramOptions o{.width = 600, .height = 240, .color = "#4e79a7", .y_label = "pods", .id = "chart-latency"};
-    std::string cap = r.latency.empty()
-                          ? "No pod was bound."
-                          : fmt::format("Arrival → bound, per pod (bars start at the labelled bound): p50 {}, p90 {}, p99 {}, max {}.",
-                                        HumanDuration(r.latency.Percentile(50)), HumanDuration(r.latency.Percentile(90)),
-                                        HumanDuration(r.latency.Percentile(99)), HumanDuration(r.latency.max()));
+    svg::HistogramOptions o{
+        .width = 600, .height = 240, .color = "#4e79a7", .y_label = "pods", .id = "chart-latency"};
+    std::string cap =
+        r.latency.empty()
+            ? "No pod was bound."
+            : fmt::format(
+                  "Arrival → bound, per pod (bars start at the labelled bound): p50 {}, p90 {}, "
+                  "p99 {}, max {}.",
+                  HumanDuration(r.latency.Percentile(50)), HumanDuration(r.latency.Percentile(90)),
+                  HumanDuration(r.latency.Percentile(99)), HumanDuration(r.latency.max()));
     h += Card("Scheduling latency distribution", cap, svg::BarChart(Bins(r.latency), o));
   }
   {
-    svg::HistogramOptions o{.width = 600, .height = 240, .color = "#b07aa1", .y_label = "gangs", .id = "chart-gang-wait"};
+    svg::HistogramOptions o{.width = 600,
+                            .height = 240,
+                            .color = "#b07aa1",
+                            .y_label = "gangs",
+                            .id = "chart-gang-wait"};
     if (r.gangs_arrived == 0) {
       h += Card("Gang wait times", "Arrival → every pod of the gang bound.",
-                svg::EmptyPanel("No gang workloads in this run", "Add a workload with kind: Gang to see gang waits",
+                svg::EmptyPanel("No gang workloads in this run",
+                                "Add a workload with kind: Gang to see gang waits",
                                 "chart-gang-wait", 200, 600));
     } else {
-      std::string cap = fmt::format("Arrival → every pod of the gang bound; {} of {} gangs complete. {}",
-                                    Thousands(r.gangs_complete), Thousands(r.gangs_arrived),
-                                    r.gang_scheduling.available ? "" : "Gang plugin not active: pods bind one by one.");
+      std::string cap = fmt::format(
+          "Arrival → every pod of the gang bound; {} of {} gangs complete. {}",
+          Thousands(r.gangs_complete), Thousands(r.gangs_arrived),
+          r.gang_scheduling.available ? "" : "Gang plugin not active: pods bind one by one.");
       h += Card("Gang wait times", cap, svg::BarChart(Bins(r.gang_wait), o));
     }
   }
@@ -309,7 +355,8 @@ std::string RenderHtmlReport(const RunResult& r) {
   {
     std::string body;
     if (!r.preemption.available) {
-      body = svg::EmptyPanel("Preemption is not available", r.preemption.note, "chart-preemptions", 200, 600);
+      body = svg::EmptyPanel("Preemption is not available", r.preemption.note, "chart-preemptions",
+                             200, 600);
     } else {
       svg::Series victims{"victims per minute", "#e15759", {}, true};
       std::vector<double> xa;
@@ -317,14 +364,16 @@ std::string RenderHtmlReport(const RunResult& r) {
         double minutes = static_cast<double>(r.samples[i].t_ns - r.samples[i - 1].t_ns) / 60e9;
         if (minutes <= 0) continue;
         xa.push_back(static_cast<double>(r.samples[i].t_ns) / 1e9);
-        victims.y.push_back(static_cast<double>(r.samples[i].preempted - r.samples[i - 1].preempted) / minutes);
+        victims.y.push_back(
+            static_cast<double>(r.samples[i].preempted - r.samples[i - 1].preempted) / minutes);
       }
-      body = svg::LineChart(xa, {victims}, {.width = 600, .height = 240, .y_label = "victims / minute",
-                                            .id = "chart-preemptions"});
+      body = svg::LineChart(
+          xa, {victims},
+          {.width = 600, .height = 240, .y_label = "victims / minute", .id = "chart-preemptions"});
     }
     h += Card("Preemptions over time",
-              fmt::format("Pods evicted by preemption: {} victims of {} preemptions.", Thousands(r.pods_preempted),
-                          Thousands(r.preemptions)),
+              fmt::format("Pods evicted by preemption: {} victims of {} preemptions.",
+                          Thousands(r.pods_preempted), Thousands(r.preemptions)),
               body);
   }
   {
@@ -340,19 +389,25 @@ std::string RenderHtmlReport(const RunResult& r) {
         double minutes = static_cast<double>(r.samples[i].t_ns - r.samples[i - 1].t_ns) / 60e9;
         if (minutes <= 0) continue;
         xa.push_back(static_cast<double>(r.samples[i].t_ns) / 1e9);
-        hits.y.push_back(static_cast<double>(r.samples[i].batched - r.samples[i - 1].batched) / minutes);
-        flushes.y.push_back(static_cast<double>(r.samples[i].batch_flushes - r.samples[i - 1].batch_flushes) /
-                            minutes);
+        hits.y.push_back(static_cast<double>(r.samples[i].batched - r.samples[i - 1].batched) /
+                         minutes);
+        flushes.y.push_back(
+            static_cast<double>(r.samples[i].batch_flushes - r.samples[i - 1].batch_flushes) /
+            minutes);
       }
-      body = svg::LineChart(xa, {hits, flushes},
-                            {.width = 600, .height = 240, .y_label = "per minute", .id = "chart-batching"});
+      body = svg::LineChart(
+          xa, {hits, flushes},
+          {.width = 600, .height = 240, .y_label = "per minute", .id = "chart-batching"});
       std::string reasons;
       for (const auto& [reason, n] : r.batch_flushes) {
         reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", reason, Thousands(n));
       }
-      double rate = r.pods_scheduled > 0 ? static_cast<double>(r.batched) / static_cast<double>(r.pods_scheduled) : 0;
-      cap = fmt::format("Opportunistic batching (KEP-5598): {} hits ({:.1f}% of bindings). Flushes: {}.",
-                        Thousands(r.batched), rate * 100, reasons.empty() ? "none" : reasons);
+      double rate = r.pods_scheduled > 0
+                        ? static_cast<double>(r.batched) / static_cast<double>(r.pods_scheduled)
+                        : 0;
+      cap = fmt::format(
+          "Opportunistic batching (KEP-5598): {} hits ({:.1f}% of bindings). Flushes: {}.",
+          Thousands(r.batched), rate * 100, reasons.empty() ? "none" : reasons);
     }
     h += Card("Batching hits and flushes", cap, body);
   }
@@ -362,32 +417,40 @@ std::string RenderHtmlReport(const RunResult& r) {
 
   // Workloads.
   {
-    std::string t = "<table id=\"table-workloads\"><thead><tr><th>workload</th><th>kind</th><th>arrivals</th>"
-                    "<th>pods</th><th>scheduled</th><th>completed</th><th>evicted</th><th>preempted</th>"
-                    "<th>pending</th><th>wait p50</th><th>wait p99</th><th>group wait p99</th></tr></thead><tbody>\n";
+    std::string t =
+        "<table id=\"table-workloads\"><thead><tr><th>workload</th><th>kind</th><th>arrivals</th>"
+        "<th>pods</th><th>scheduled</th><th>completed</th><th>evicted</th><th>preempted</th>"
+        "<th>pending</th><th>wait p50</th><th>wait p99</th><th>group wait "
+        "p99</th></tr></thead><tbody>\n";
     for (const auto& w : r.workloads) {
-      t += fmt::format("<tr><td>{}</td><td><span class=\"tag\">{}</span></td><td>{}</td><td>{}</td><td>{}</td>"
-                       "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       Escape(w.name), w.kind, Thousands(w.arrivals), Thousands(w.pods_arrived),
-                       Thousands(w.pods_scheduled), Thousands(w.pods_completed), Thousands(w.pods_evicted),
-                       Thousands(w.pods_preempted),
-                       Thousands(w.pods_pending_end), w.latency.empty() ? "—" : HumanDuration(w.latency.Percentile(50)),
-                       w.latency.empty() ? "—" : HumanDuration(w.latency.Percentile(99)),
-                       w.kind == "pods" ? "" : (w.group_wait.empty() ? "—" : HumanDuration(w.group_wait.Percentile(99))));
+      t += fmt::format(
+          "<tr><td>{}</td><td><span class=\"tag\">{}</span></td><td>{}</td><td>{}</td><td>{}</td>"
+          "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+          Escape(w.name), w.kind, Thousands(w.arrivals), Thousands(w.pods_arrived),
+          Thousands(w.pods_scheduled), Thousands(w.pods_completed), Thousands(w.pods_evicted),
+          Thousands(w.pods_preempted), Thousands(w.pods_pending_end),
+          w.latency.empty() ? "—" : HumanDuration(w.latency.Percentile(50)),
+          w.latency.empty() ? "—" : HumanDuration(w.latency.Percentile(99)),
+          w.kind == "pods"
+              ? ""
+              : (w.group_wait.empty() ? "—" : HumanDuration(w.group_wait.Percentile(99))));
     }
     t += "</tbody></table>\n";
     h += Card("Workloads", "Per workload stream; waits are arrival → bound.", t);
   }
   if (!r.pending_reasons.empty()) {
-    std::string t = "<table id=\"table-pending\"><thead><tr><th>pods</th><th style=\"text-align:left\">last "
-                    "failure message</th></tr></thead><tbody>\n";
+    std::string t =
+        "<table id=\"table-pending\"><thead><tr><th>pods</th><th style=\"text-align:left\">last "
+        "failure message</th></tr></thead><tbody>\n";
     size_t n = 0;
     for (const auto& [msg, count] : r.pending_reasons) {
       if (++n > 15) break;
-      t += fmt::format("<tr><td>{}</td><td class=\"msg\">{}</td></tr>\n", Thousands(count), Escape(msg));
+      t += fmt::format("<tr><td>{}</td><td class=\"msg\">{}</td></tr>\n", Thousands(count),
+                       Escape(msg));
     }
     t += "</tbody></table>\n";
-    h += Card("Pending at the end", "Pods still waiting, grouped by the scheduler's last message.", t);
+    h += Card("Pending at the end", "Pods still waiting, grouped by the scheduler's last message.",
+              t);
   }
   {
     std::string t = "<ul class=\"notes\">\n";
@@ -399,7 +462,8 @@ std::string RenderHtmlReport(const RunResult& r) {
     t += "</ul>\n";
     h += Card("Notes", "What the numbers cover.", t);
   }
-  h += "<footer>Generated by corral simulate. Same inputs and seed give this report byte for byte.</footer>\n";
+  h += "<footer>Generated by corral simulate. Same inputs and seed give this report byte for "
+       "byte.</footer>\n";
   h += "</main>\n</body>\n</html>\n";
   return h;
 }

@@ -9,7 +9,8 @@
 
 namespace corral::sim {
 
-Result<RunOutput> RunSimulation(SimSpec& spec, Interner& interner, Diagnostics& diags, const RunRequest& req) {
+Result<RunOutput> RunSimulation(SimSpec& spec, Interner& interner, Diagnostics& diags,
+                                const RunRequest& req) {
   if (!spec.scheduler_config.has_value() && !spec.scheduler_config_path.empty()) {
     auto cfg = config::LoadSchedulerConfig(spec.scheduler_config_path, interner, spec.gates, diags);
     if (!cfg.ok()) {
@@ -24,10 +25,11 @@ Result<RunOutput> RunSimulation(SimSpec& spec, Interner& interner, Diagnostics& 
   opts.gates = spec.gates;
   opts.seed = spec.seed;
   opts.workload_cycle = spec.gang_workload_cycle;
-  // Victims stay on their nodes, terminating, until the engine deletes them after their grace period.
+  // Victims stay on their nodes, terminating, until the engine deletes them after their grace
+  // period.
   opts.delete_victims_immediately = false;
-  // Duration histograms only when virtual time is wall time anyway (measured cost): everything else stays
-  // deterministic.
+  // Duration histograms only when virtual time is wall time anyway (measured cost): everything else
+  // stays deterministic.
   if (spec.cost.mode == CostModel::Mode::kMeasured) opts.wall_clock = req.wall;
   framework::Registry registry = plugins::NewInTreeRegistry();
   auto sched = scheduler::Scheduler::New(interner, clock, std::move(opts), registry);
@@ -46,7 +48,8 @@ Result<RunOutput> RunSimulation(SimSpec& spec, Interner& interner, Diagnostics& 
   out.result = std::move(r).value();
   out.perf = engine.perf();
   if (!spec.scheduler_config_path.empty()) {
-    out.result.notes.push_back(fmt::format("scheduler configuration: {}", spec.scheduler_config_path));
+    out.result.notes.push_back(
+        fmt::format("scheduler configuration: {}", spec.scheduler_config_path));
   }
   return out;
 }

@@ -1,7 +1,8 @@
 #pragma once
-// RunSimulation: assembles a run from a SimSpec — loads the KubeSchedulerConfiguration named by the spec
-// (corral/config), builds the Scheduler with the in-tree plugin registry on a fresh ManualClock, and runs
-// the Engine. The only place in the simulator that knows how a scheduler is constructed.
+// RunSimulation: assembles a run from a SimSpec — loads the KubeSchedulerConfiguration named by the
+// spec (corral/config), builds the Scheduler with the in-tree plugin registry on a fresh
+// ManualClock, and runs the Engine. The only place in the simulator that knows how a scheduler is
+// constructed.
 
 #include <functional>
 
@@ -26,7 +27,9 @@ struct RunOutput {
   PerfWindow perf;
 };
 
-// Errors: invalid scheduler configuration (diagnostics in `diags`), or input errors found while running.
-Result<RunOutput> RunSimulation(SimSpec& spec, Interner& interner, Diagnostics& diags, const RunRequest& req);
+// Errors: invalid scheduler configuration (diagnostics in `diags`), or input errors found while
+// running.
+Result<RunOutput> RunSimulation(SimSpec& spec, Interner& interner, Diagnostics& diags,
+                                const RunRequest& req);
 
 }  // namespace corral::sim

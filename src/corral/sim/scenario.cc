@@ -68,7 +68,8 @@ bool LooksLikeScenario(std::string_view text) {
 
 namespace {
 
-// ---- intermediate input structs ---------------------------------------------------------------------
+// ---- intermediate input structs
+// ---------------------------------------------------------------------
 
 struct SchedulerIn {
   const Node* gates = nullptr;
@@ -179,16 +180,19 @@ void ReadRateField(Decoder& d, const Node& n, double& out) {
   std::string_view s;
   if (!d.ReadString(n, s)) return;
   if (!ParseRate(s, out)) {
-    d.Error(n, fmt::format("invalid rate {:?} (want a positive number per second, or \"N/s\", \"N/min\", "
-                           "\"N/h\", \"N/d\")",
-                           s));
+    d.Error(n, fmt::format(
+                   "invalid rate {:?} (want a positive number per second, or \"N/s\", \"N/min\", "
+                   "\"N/h\", \"N/d\")",
+                   s));
   }
 }
 
-// ---- field tables -----------------------------------------------------------------------------------
+// ---- field tables
+// -----------------------------------------------------------------------------------
 
 const doc::Field<SchedulerIn> kSchedulerFields[] = {
-    {"featureGates", [](Decoder& d, const Node& n, SchedulerIn& o) {
+    {"featureGates",
+     [](Decoder& d, const Node& n, SchedulerIn& o) {
        if (d.ExpectMap(n)) o.gates = &n;
      }},
     {"configPath",
@@ -196,7 +200,8 @@ const doc::Field<SchedulerIn> kSchedulerFields[] = {
        o.config_node = &n;
        d.ReadString(n, o.config_path);
      }},
-    {"bindLatency", [](Decoder& d, const Node& n, SchedulerIn& o) { DecodeDistribution(d, n, o.bind_latency); }},
+    {"bindLatency",
+     [](Decoder& d, const Node& n, SchedulerIn& o) { DecodeDistribution(d, n, o.bind_latency); }},
     {"gangMode",
      [](Decoder& d, const Node& n, SchedulerIn& o) {
        static const doc::EnumName<bool> kModes[] = {{"workload-cycle", true}, {"permit", false}};
@@ -213,9 +218,11 @@ const doc::Field<SchedulerIn> kSchedulerFields[] = {
        } else {
          Duration v{};
          if (!doc::ParseGoDuration(s, v) || v.count() < 0) {
-           d.Error(n, fmt::format("invalid scheduling cost {:?} (want instant, measured, or a Go duration per "
-                                  "scheduling cycle such as \"2ms\")",
-                                  s));
+           d.Error(n,
+                   fmt::format(
+                       "invalid scheduling cost {:?} (want instant, measured, or a Go duration per "
+                       "scheduling cycle such as \"2ms\")",
+                       s));
            return;
          }
          o.cost.mode = CostModel::Mode::kFixed;
@@ -227,17 +234,31 @@ const doc::Field<SchedulerIn> kSchedulerFields[] = {
 const doc::Field<PoolIn> kPoolFields[] = {
     {"name", [](Decoder& d, const Node& n, PoolIn& o) { d.ReadString(n, o.name); }},
     {"namePrefix", [](Decoder& d, const Node& n, PoolIn& o) { d.ReadString(n, o.prefix); }},
-    {"count",
-     [](Decoder& d, const Node& n, PoolIn& o) { o.has_count = d.ReadInt64(n, o.count, 0, 1'000'000); }},
+    {"count", [](Decoder& d, const Node& n,
+                 PoolIn& o) { o.has_count = d.ReadInt64(n, o.count, 0, 1'000'000); }},
     {"zones", [](Decoder& d, const Node& n, PoolIn& o) { d.ReadSymbolList(n, o.zones); }},
-    {"racksPerZone", [](Decoder& d, const Node& n, PoolIn& o) { d.ReadInt32(n, o.racks, 0, 100000); }},
-    {"labels", [](Decoder& d, const Node& n, PoolIn& o) { if (d.ExpectMap(n)) o.labels = &n; }},
-    {"taints", [](Decoder& d, const Node& n, PoolIn& o) { if (d.ExpectSequence(n)) o.taints = &n; }},
-    {"resources", [](Decoder& d, const Node& n, PoolIn& o) { if (d.ExpectMap(n)) o.resources = &n; }},
-    {"template", [](Decoder& d, const Node& n, PoolIn& o) { if (d.ExpectMap(n)) o.tmpl = &n; }},
+    {"racksPerZone",
+     [](Decoder& d, const Node& n, PoolIn& o) { d.ReadInt32(n, o.racks, 0, 100000); }},
+    {"labels",
+     [](Decoder& d, const Node& n, PoolIn& o) {
+       if (d.ExpectMap(n)) o.labels = &n;
+     }},
+    {"taints",
+     [](Decoder& d, const Node& n, PoolIn& o) {
+       if (d.ExpectSequence(n)) o.taints = &n;
+     }},
+    {"resources",
+     [](Decoder& d, const Node& n, PoolIn& o) {
+       if (d.ExpectMap(n)) o.resources = &n;
+     }},
+    {"template",
+     [](Decoder& d, const Node& n, PoolIn& o) {
+       if (d.ExpectMap(n)) o.tmpl = &n;
+     }},
 };
 
-const doc::EnumName<std::string_view> kWorkloadKinds[] = {{"Pods", "Pods"}, {"Job", "Job"}, {"Gang", "Gang"}};
+const doc::EnumName<std::string_view> kWorkloadKinds[] = {
+    {"Pods", "Pods"}, {"Job", "Job"}, {"Gang", "Gang"}};
 
 const doc::Field<WorkloadIn> kArrivalFields[] = {
     {"rate",
@@ -264,14 +285,17 @@ const doc::Field<WorkloadIn> kWorkloadFields[] = {
        o.ns_node = &n;
        d.ReadString(n, o.ns);
      }},
-    {"count", [](Decoder& d, const Node& n, WorkloadIn& o) { d.ReadInt64(n, o.count, 0, 100'000'000); }},
+    {"count",
+     [](Decoder& d, const Node& n, WorkloadIn& o) { d.ReadInt64(n, o.count, 0, 100'000'000); }},
     {"arrival",
      [](Decoder& d, const Node& n, WorkloadIn& o) {
        o.arrival_set = true;
        if (n.is_scalar()) {
          std::string_view s;
          if (!d.ReadString(n, s)) return;
-         if (s != "burst") d.Error(n, fmt::format("unknown arrival {:?} (want burst, {{rate: R}} or {{poisson: R}})", s));
+         if (s != "burst")
+           d.Error(n, fmt::format(
+                          "unknown arrival {:?} (want burst, {{rate: R}} or {{poisson: R}})", s));
          o.arrival.kind = Arrival::Kind::kBurst;
          return;
        }
@@ -281,27 +305,54 @@ const doc::Field<WorkloadIn> kWorkloadFields[] = {
        }
      }},
     {"start", [](Decoder& d, const Node& n, WorkloadIn& o) { ReadDurationNs(d, n, o.start); }},
-    {"stop", [](Decoder& d, const Node& n, WorkloadIn& o) { ReadDurationNs(d, n, o.arrival.stop_ns); }},
-    {"parallelism", [](Decoder& d, const Node& n, WorkloadIn& o) { d.ReadInt32(n, o.parallelism, 1, 100000); }},
-    {"minCount", [](Decoder& d, const Node& n, WorkloadIn& o) { d.ReadInt32(n, o.min_count, 1, 100000); }},
-    {"duration", [](Decoder& d, const Node& n, WorkloadIn& o) { DecodeDistribution(d, n, o.duration); }},
-    {"recreateOnEvict", [](Decoder& d, const Node& n, WorkloadIn& o) { d.ReadBool(n, o.recreate); }},
+    {"stop",
+     [](Decoder& d, const Node& n, WorkloadIn& o) { ReadDurationNs(d, n, o.arrival.stop_ns); }},
+    {"parallelism",
+     [](Decoder& d, const Node& n, WorkloadIn& o) { d.ReadInt32(n, o.parallelism, 1, 100000); }},
+    {"minCount",
+     [](Decoder& d, const Node& n, WorkloadIn& o) { d.ReadInt32(n, o.min_count, 1, 100000); }},
+    {"duration",
+     [](Decoder& d, const Node& n, WorkloadIn& o) { DecodeDistribution(d, n, o.duration); }},
+    {"recreateOnEvict",
+     [](Decoder& d, const Node& n, WorkloadIn& o) { d.ReadBool(n, o.recreate); }},
     {"priorityClassName",
      [](Decoder& d, const Node& n, WorkloadIn& o) {
        o.priority_node = &n;
        d.ReadString(n, o.priority_class);
      }},
-    {"labels", [](Decoder& d, const Node& n, WorkloadIn& o) { if (d.ExpectMap(n)) o.labels = &n; }},
-    {"resources", [](Decoder& d, const Node& n, WorkloadIn& o) { if (d.ExpectMap(n)) o.resources = &n; }},
-    {"nodeSelector", [](Decoder& d, const Node& n, WorkloadIn& o) { if (d.ExpectMap(n)) o.node_selector = &n; }},
-    {"tolerations", [](Decoder& d, const Node& n, WorkloadIn& o) { if (d.ExpectSequence(n)) o.tolerations = &n; }},
-    {"topologySpread", [](Decoder& d, const Node& n, WorkloadIn& o) { if (d.ExpectSequence(n)) o.spread = &n; }},
-    {"affinity", [](Decoder& d, const Node& n, WorkloadIn& o) { if (d.ExpectMap(n)) o.affinity = &n; }},
-    {"schedulerName", [](Decoder& d, const Node& n, WorkloadIn& o) {
+    {"labels",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
+       if (d.ExpectMap(n)) o.labels = &n;
+     }},
+    {"resources",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
+       if (d.ExpectMap(n)) o.resources = &n;
+     }},
+    {"nodeSelector",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
+       if (d.ExpectMap(n)) o.node_selector = &n;
+     }},
+    {"tolerations",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
+       if (d.ExpectSequence(n)) o.tolerations = &n;
+     }},
+    {"topologySpread",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
+       if (d.ExpectSequence(n)) o.spread = &n;
+     }},
+    {"affinity",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
+       if (d.ExpectMap(n)) o.affinity = &n;
+     }},
+    {"schedulerName",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
        std::string_view s;
        if (d.ReadString(n, s)) o.scheduler_name = &n;
      }},
-    {"template", [](Decoder& d, const Node& n, WorkloadIn& o) { if (d.ExpectMap(n)) o.tmpl = &n; }},
+    {"template",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
+       if (d.ExpectMap(n)) o.tmpl = &n;
+     }},
 };
 
 const doc::Field<OpIn> kOpFields[] = {
@@ -323,13 +374,15 @@ const doc::Field<OpIn> kOpFields[] = {
      }},
     {"count", [](Decoder& d, const Node& n, OpIn& o) { d.ReadInt64(n, o.count, 0, 10'000'000); }},
     {"remove", [](Decoder& d, const Node& n, OpIn& o) { d.ReadBool(n, o.remove); }},
-    {"duration", [](Decoder& d, const Node& n, OpIn& o) { o.has_duration = ReadDurationNs(d, n, o.duration); }},
+    {"duration",
+     [](Decoder& d, const Node& n, OpIn& o) { o.has_duration = ReadDurationNs(d, n, o.duration); }},
     {"priorityClass",
      [](Decoder& d, const Node& n, OpIn& o) {
        o.class_node = &n;
        d.ReadString(n, o.priority_class);
      }},
-    {"value", [](Decoder& d, const Node& n, OpIn& o) { o.has_value = d.ReadInt32(n, o.value, -2147483648, 1000000000); }},
+    {"value", [](Decoder& d, const Node& n,
+                 OpIn& o) { o.has_value = d.ReadInt32(n, o.value, -2147483648, 1000000000); }},
     {"namespaces", [](Decoder& d, const Node& n, OpIn& o) { d.ReadSymbolList(n, o.namespaces); }},
     {"stageRequirement",
      [](Decoder& d, const Node& n, OpIn& o) {
@@ -342,7 +395,8 @@ const doc::Field<OpIn> kOpFields[] = {
     {"wait", [](Decoder& d, const Node& n, OpIn& o) { d.ReadBool(n, o.wait); }},
     {"mode",
      [](Decoder& d, const Node& n, OpIn& o) {
-       static const doc::EnumName<std::string_view> kModes[] = {{"create", "create"}, {"recreate", "recreate"}};
+       static const doc::EnumName<std::string_view> kModes[] = {{"create", "create"},
+                                                                {"recreate", "recreate"}};
        std::string_view s;
        if (d.ReadEnum(n, kModes, "churn mode", s)) o.mode = std::string(s);
      }},
@@ -357,7 +411,8 @@ const doc::Field<OpIn> kOpFields[] = {
 
 const doc::Field<ScenarioIn> kMetaFields[] = {
     {"name", [](Decoder& d, const Node& n, ScenarioIn& o) { d.ReadString(n, o.name); }},
-    {"description", [](Decoder& d, const Node& n, ScenarioIn& o) { d.ReadString(n, o.description); }},
+    {"description",
+     [](Decoder& d, const Node& n, ScenarioIn& o) { d.ReadString(n, o.description); }},
 };
 
 const doc::Field<ScenarioIn> kScenarioFields[] = {
@@ -371,7 +426,8 @@ const doc::Field<ScenarioIn> kScenarioFields[] = {
     {"kind",
      [](Decoder& d, const Node& n, ScenarioIn&) {
        std::string_view s;
-       if (d.ReadString(n, s) && s != "Scenario") d.Error(n, fmt::format("kind {:?}: want Scenario", s));
+       if (d.ReadString(n, s) && s != "Scenario")
+         d.Error(n, fmt::format("kind {:?}: want Scenario", s));
      }},
     {"metadata", [](Decoder& d, const Node& n, ScenarioIn& o) { d.Struct(n, o, kMetaFields); }},
     {"seed",
@@ -379,16 +435,24 @@ const doc::Field<ScenarioIn> kScenarioFields[] = {
        int64_t v = 0;
        if (d.ReadInt64(n, v, 0)) o.seed = static_cast<uint64_t>(v);
      }},
-    {"duration", [](Decoder& d, const Node& n, ScenarioIn& o) { ReadDurationNs(d, n, o.duration); }},
+    {"duration",
+     [](Decoder& d, const Node& n, ScenarioIn& o) { ReadDurationNs(d, n, o.duration); }},
     {"sampleInterval",
      [](Decoder& d, const Node& n, ScenarioIn& o) {
        if (ReadDurationNs(d, n, o.sample_interval) && o.sample_interval < 1'000'000) {
          d.Error(n, "must be at least 1ms");
        }
      }},
-    {"scheduler", [](Decoder& d, const Node& n, ScenarioIn& o) { d.Struct(n, o.scheduler, kSchedulerFields); }},
-    {"priorityClasses", [](Decoder& d, const Node& n, ScenarioIn& o) { if (d.ExpectSequence(n)) o.priority_classes = &n; }},
-    {"namespaces", [](Decoder& d, const Node& n, ScenarioIn& o) { if (d.ExpectSequence(n)) o.namespaces = &n; }},
+    {"scheduler",
+     [](Decoder& d, const Node& n, ScenarioIn& o) { d.Struct(n, o.scheduler, kSchedulerFields); }},
+    {"priorityClasses",
+     [](Decoder& d, const Node& n, ScenarioIn& o) {
+       if (d.ExpectSequence(n)) o.priority_classes = &n;
+     }},
+    {"namespaces",
+     [](Decoder& d, const Node& n, ScenarioIn& o) {
+       if (d.ExpectSequence(n)) o.namespaces = &n;
+     }},
     {"manifests",
      [](Decoder& d, const Node& n, ScenarioIn& o) {
        o.manifests_node = &n;
@@ -406,10 +470,14 @@ const doc::Field<ScenarioIn> kScenarioFields[] = {
          if (item.is_map()) {
            if (p.name.empty()) d.Required(item, "name");
            if (!seen.has("count")) d.Required(item, "count");
-           if (p.tmpl != nullptr && (p.labels != nullptr || p.taints != nullptr || p.resources != nullptr)) {
-             d.Error(item, "template and labels/taints/resources are exclusive (put them in the template)");
+           if (p.tmpl != nullptr &&
+               (p.labels != nullptr || p.taints != nullptr || p.resources != nullptr)) {
+             d.Error(
+                 item,
+                 "template and labels/taints/resources are exclusive (put them in the template)");
            }
-           if (p.tmpl == nullptr && p.resources == nullptr) d.Required(item, "resources", "or template");
+           if (p.tmpl == nullptr && p.resources == nullptr)
+             d.Required(item, "resources", "or template");
          }
          o.pools.push_back(std::move(p));
        });
@@ -422,14 +490,19 @@ const doc::Field<ScenarioIn> kScenarioFields[] = {
          d.Struct(item, w, kWorkloadFields);
          if (item.is_map()) {
            if (w.name.empty()) d.Required(item, "name");
-           if (w.tmpl != nullptr && (w.labels != nullptr || w.resources != nullptr || w.node_selector != nullptr ||
-                                     w.tolerations != nullptr || w.spread != nullptr || w.affinity != nullptr ||
-                                     w.scheduler_name != nullptr)) {
-             d.Error(item, "template and labels/resources/nodeSelector/tolerations/topologySpread/affinity/"
-                           "schedulerName are exclusive (put them in the template)");
+           if (w.tmpl != nullptr &&
+               (w.labels != nullptr || w.resources != nullptr || w.node_selector != nullptr ||
+                w.tolerations != nullptr || w.spread != nullptr || w.affinity != nullptr ||
+                w.scheduler_name != nullptr)) {
+             d.Error(
+                 item,
+                 "template and labels/resources/nodeSelector/tolerations/topologySpread/affinity/"
+                 "schedulerName are exclusive (put them in the template)");
            }
-           if (w.tmpl == nullptr && w.resources == nullptr) d.Required(item, "resources", "or template");
-           if (w.kind == "Pods" && (item.Find("parallelism") != nullptr || item.Find("minCount") != nullptr)) {
+           if (w.tmpl == nullptr && w.resources == nullptr)
+             d.Required(item, "resources", "or template");
+           if (w.kind == "Pods" &&
+               (item.Find("parallelism") != nullptr || item.Find("minCount") != nullptr)) {
              d.Error(item, "parallelism and minCount apply to kind Job and Gang");
            }
            if (w.kind == "Gang" && w.min_count > w.parallelism) {
@@ -453,20 +526,26 @@ const doc::Field<ScenarioIn> kScenarioFields[] = {
 
 constexpr std::string_view kPauseImage = "registry.k8s.io/pause:3.10";
 
-// ---- compile --------------------------------------------------------------------------------------------
+// ---- compile
+// --------------------------------------------------------------------------------------------
 
 class Compiler {
  public:
   Compiler(ScenarioIn& in, std::string_view file, const std::string& base_dir, Interner& interner,
            Diagnostics& diags, const ScenarioOptions& opts)
-      : in_(in), file_(file), base_(base_dir), interner_(interner), diags_(diags),
+      : in_(in),
+        file_(file),
+        base_(base_dir),
+        interner_(interner),
+        diags_(diags),
         objects_(interner, std::string(file), opts.strict) {}
 
   Result<SimSpec> Compile();
 
  private:
   void Error(const Node* at, std::string path, std::string msg) {
-    diags_.Error(std::string(file_), at != nullptr ? at->line() : 0, std::move(path), std::move(msg));
+    diags_.Error(std::string(file_), at != nullptr ? at->line() : 0, std::move(path),
+                 std::move(msg));
   }
   std::string Resolve(const std::string& p) const {
     if (p.empty() || fs::path(p).is_absolute() || base_.empty()) return p;
@@ -522,7 +601,8 @@ void Compiler::AddNamespaces() {
         Error(&item, path, "missing required field \"name\"");
         continue;
       }
-      std::string json = R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":)" + NodeToJson(*name);
+      std::string json =
+          R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":)" + NodeToJson(*name);
       if (labels != nullptr) json += ",\"labels\":" + NodeToJson(*labels);
       json += "}}";
       std::vector<PathMapping> m = {{"metadata.name", name, item.is_map() ? path + ".name" : path}};
@@ -538,13 +618,16 @@ void Compiler::AddNamespaces() {
     std::string ns = w.ns;
     if (w.tmpl != nullptr) {
       if (const Node* m = w.tmpl->Find("metadata")) {
-        if (const Node* n = m->Find("namespace"); n != nullptr && n->is_string()) ns = std::string(n->text());
+        if (const Node* n = m->Find("namespace"); n != nullptr && n->is_string())
+          ns = std::string(n->text());
       }
     }
     if (!ns.empty() && !declared_ns_.contains(ns)) used.insert(ns);
   }
   for (const auto& ns : used) {
-    objects_.Add(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":)" + JsonString(ns) + "}}", {}, 0);
+    objects_.Add(
+        R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":)" + JsonString(ns) + "}}", {},
+        0);
   }
 }
 
@@ -572,9 +655,11 @@ size_t Compiler::AddPool(size_t i) {
       json += "," + JsonString(t.key(k).text()) + ":" + NodeToJson(t.value(k));
     }
     json += "}";
-    return objects_.Add(json, {{"", &t, path + ".template"}}, t.line(), tmpl_name, fmt::format("(pool {})", p.name));
+    return objects_.Add(json, {{"", &t, path + ".template"}}, t.line(), tmpl_name,
+                        fmt::format("(pool {})", p.name));
   }
-  std::string json = R"({"apiVersion":"v1","kind":"Node","metadata":{"name":)" + JsonString(tmpl_name);
+  std::string json =
+      R"({"apiVersion":"v1","kind":"Node","metadata":{"name":)" + JsonString(tmpl_name);
   std::vector<PathMapping> m;
   if (p.labels != nullptr) {
     json += ",\"labels\":" + NodeToJson(*p.labels);
@@ -600,7 +685,8 @@ size_t Compiler::AddPool(size_t i) {
   }
   json += R"("conditions":[{"type":"Ready","status":"True"}]}})";
   m.push_back({"", p.self, path});
-  return objects_.Add(json, std::move(m), p.self->line(), tmpl_name, fmt::format("(pool {})", p.name));
+  return objects_.Add(json, std::move(m), p.self->line(), tmpl_name,
+                      fmt::format("(pool {})", p.name));
 }
 
 size_t Compiler::AddWorkloadTemplate(size_t i) {
@@ -637,7 +723,9 @@ size_t Compiler::AddWorkloadTemplate(size_t i) {
           if (spec.key(j).text() == "priorityClassName") has_prio = true;
           json += JsonString(spec.key(j).text()) + ":" + NodeToJson(spec.value(j));
         }
-        if (!has_prio) json += std::string(spec.size() > 0 ? "," : "") + "\"priorityClassName\":" + JsonString(w.priority_class);
+        if (!has_prio)
+          json += std::string(spec.size() > 0 ? "," : "") +
+                  "\"priorityClassName\":" + JsonString(w.priority_class);
         json += "}";
         continue;
       }
@@ -645,12 +733,14 @@ size_t Compiler::AddWorkloadTemplate(size_t i) {
     }
     json += "}";
     std::vector<PathMapping> m = {{"", &t, path + ".template"}};
-    if (w.priority_node != nullptr) m.push_back({"spec.priorityClassName", w.priority_node, path + ".priorityClassName"});
-    return objects_.Add(json, std::move(m), t.line(), tmpl_name, fmt::format("(workload {})", w.name));
+    if (w.priority_node != nullptr)
+      m.push_back({"spec.priorityClassName", w.priority_node, path + ".priorityClassName"});
+    return objects_.Add(json, std::move(m), t.line(), tmpl_name,
+                        fmt::format("(workload {})", w.name));
   }
   std::vector<PathMapping> m;
-  std::string json = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":)" + JsonString(tmpl_name) +
-                     ",\"namespace\":" + JsonString(w.ns);
+  std::string json = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":)" +
+                     JsonString(tmpl_name) + ",\"namespace\":" + JsonString(w.ns);
   if (w.ns_node != nullptr) m.push_back({"metadata.namespace", w.ns_node, path + ".namespace"});
   std::string labels_json;
   if (w.labels != nullptr) {
@@ -689,7 +779,8 @@ size_t Compiler::AddWorkloadTemplate(size_t i) {
       if (c.is_map() && c.Find("labelSelector") == nullptr && !labels_json.empty()) {
         std::string inner = NodeToJson(c);
         inner.pop_back();  // '}'
-        s += inner + (c.size() > 0 ? "," : "") + "\"labelSelector\":{\"matchLabels\":" + labels_json + "}}";
+        s += inner + (c.size() > 0 ? "," : "") +
+             "\"labelSelector\":{\"matchLabels\":" + labels_json + "}}";
       } else {
         s += NodeToJson(c);
       }
@@ -705,12 +796,13 @@ size_t Compiler::AddWorkloadTemplate(size_t i) {
     for (size_t k = 0; k < w.resources->size(); ++k) {
       std::string_view key = w.resources->key(k).text();
       if (key.find('/') == std::string_view::npos && !key.starts_with("hugepages-")) continue;
-      limits += (limits.empty() ? "" : ",") + JsonString(key) + ":" + NodeToJson(w.resources->value(k));
+      limits +=
+          (limits.empty() ? "" : ",") + JsonString(key) + ":" + NodeToJson(w.resources->value(k));
     }
   }
   parts.push_back(R"("containers":[{"name":"main","image":")" + std::string(kPauseImage) +
-                  R"(","resources":{"requests":)" + res + (limits.empty() ? "" : ",\"limits\":{" + limits + "}") +
-                  "}}]");
+                  R"(","resources":{"requests":)" + res +
+                  (limits.empty() ? "" : ",\"limits\":{" + limits + "}") + "}}]");
   if (w.resources != nullptr) {
     m.push_back({"spec.containers[0].resources.requests", w.resources, path + ".resources"});
     m.push_back({"spec.containers[0].resources.limits", w.resources, path + ".resources"});
@@ -719,7 +811,8 @@ size_t Compiler::AddWorkloadTemplate(size_t i) {
   for (size_t k = 0; k < parts.size(); ++k) json += (k > 0 ? "," : "") + parts[k];
   json += "}}";
   m.push_back({"", w.self, path});
-  return objects_.Add(json, std::move(m), w.self->line(), tmpl_name, fmt::format("(workload {})", w.name));
+  return objects_.Add(json, std::move(m), w.self->line(), tmpl_name,
+                      fmt::format("(workload {})", w.name));
 }
 
 Result<SimSpec> Compiler::Compile() {
@@ -743,7 +836,8 @@ Result<SimSpec> Compiler::Compile() {
         Error(&v, path, fmt::format("want true or false, got {}", Decoder::Describe(v)));
         continue;
       }
-      if (auto st = spec.gates.Set(g->key(k).text(), v.bool_value()); !st.ok()) Error(&v, path, st.error().message);
+      if (auto st = spec.gates.Set(g->key(k).text(), v.bool_value()); !st.ok())
+        Error(&v, path, st.error().message);
     }
   }
   if (!in_.scheduler.config_path.empty()) {
@@ -824,7 +918,9 @@ Result<SimSpec> Compiler::Compile() {
     spec.pod_templates.push_back(std::move(t));
     Workload wk;
     wk.name = w.name;
-    wk.kind = w.kind == "Job" ? WorkloadKind::kJob : w.kind == "Gang" ? WorkloadKind::kGang : WorkloadKind::kPods;
+    wk.kind = w.kind == "Job"    ? WorkloadKind::kJob
+              : w.kind == "Gang" ? WorkloadKind::kGang
+                                 : WorkloadKind::kPods;
     wk.tmpl = static_cast<uint32_t>(i);
     wk.pods_per_arrival = w.kind == "Pods" ? 1 : w.parallelism;
     wk.min_count = w.kind == "Gang" ? (w.min_count > 0 ? w.min_count : w.parallelism) : 0;
@@ -835,13 +931,14 @@ Result<SimSpec> Compiler::Compile() {
     if (wk.arrival.kind == Arrival::Kind::kBurst && w.count < 0) {
       Error(w.self, path, "missing required field \"count\" (a burst needs a count)");
     }
-    if (wk.arrival.kind != Arrival::Kind::kBurst && w.count < 0 && w.arrival.stop_ns == kForeverNs &&
-        in_.duration == 0) {
+    if (wk.arrival.kind != Arrival::Kind::kBurst && w.count < 0 &&
+        w.arrival.stop_ns == kForeverNs && in_.duration == 0) {
       Error(w.self->Find("arrival"), path + ".arrival",
             "arrivals never end: set count or stop on the workload, or the scenario's duration");
     }
     if (wk.kind == WorkloadKind::kGang && !w.priority_class.empty()) {
-      // A PodGroup for documentation of the gang's policy would go here once the scheduler takes them.
+      // A PodGroup for documentation of the gang's policy would go here once the scheduler takes
+      // them.
     }
     if (!w.priority_class.empty() && !priority_names_.contains(w.priority_class)) {
       // The loader reports unknown classes on the template; nothing to add.
@@ -903,7 +1000,8 @@ Result<SimSpec> Compiler::Compile() {
       if (o.workload.empty()) {
         Error(o.self, path, "missing required field \"workload\"");
       } else if (it == wl_idx.end()) {
-        Error(o.workload_node, path + ".workload", fmt::format("unknown workload {:?}", o.workload));
+        Error(o.workload_node, path + ".workload",
+              fmt::format("unknown workload {:?}", o.workload));
       } else {
         op.workload = static_cast<uint32_t>(it->second);
       }
@@ -931,7 +1029,8 @@ Result<SimSpec> Compiler::Compile() {
     } else if (k == "drain") {
       op.kind = Op::Kind::kDrain;
       need_pool(false);
-      op.describe = fmt::format("drain pool={} count={}{}", target, count, o.remove ? " remove" : "");
+      op.describe =
+          fmt::format("drain pool={} count={}{}", target, count, o.remove ? " remove" : "");
     } else if (k == "startWorkload" || k == "stopWorkload") {
       op.kind = k == "startWorkload" ? Op::Kind::kStartWorkload : Op::Kind::kStopWorkload;
       need_workload();
@@ -942,7 +1041,8 @@ Result<SimSpec> Compiler::Compile() {
         Error(o.self, path, "missing required field \"priorityClass\"");
       } else if (!priority_names_.contains(o.priority_class)) {
         Error(o.class_node, path + ".priorityClass",
-              fmt::format("unknown priority class {:?} (declare it under priorityClasses)", o.priority_class));
+              fmt::format("unknown priority class {:?} (declare it under priorityClasses)",
+                          o.priority_class));
       }
       if (!o.has_value) Error(o.self, path, "missing required field \"value\"");
       op.priority_class = interner_.Intern(o.priority_class);
@@ -959,8 +1059,8 @@ Result<SimSpec> Compiler::Compile() {
       op.duration_ns = o.duration;
       op.describe = fmt::format("sleep duration={}", FormatGoDuration(o.duration));
     } else if (k == "createPods") {
-      // A burst of `count` arrivals of a workload's template (its kind, parallelism, duration), as a
-      // workload of its own so that `wait` can block on exactly these pods.
+      // A burst of `count` arrivals of a workload's template (its kind, parallelism, duration), as
+      // a workload of its own so that `wait` can block on exactly these pods.
       need_workload();
       if (o.count < 0) Error(o.self, path, "missing required field \"count\"");
       if (op.workload != kNone && o.count >= 0) {
@@ -974,13 +1074,15 @@ Result<SimSpec> Compiler::Compile() {
         op.workload = static_cast<uint32_t>(spec.workloads.size() - 1);
       }
       op.kind = Op::Kind::kStartWorkload;
-      op.describe = fmt::format("createPods workload={} count={}{}", o.workload, o.count, o.wait ? " wait" : "");
+      op.describe = fmt::format("createPods workload={} count={}{}", o.workload, o.count,
+                                o.wait ? " wait" : "");
     } else if (k == "churn") {
       // scheduler_perf's churn op on a pool's nodes and/or a Pods workload's pods.
       op.kind = Op::Kind::kChurn;
       need_pool(false);
       if (!o.workload.empty()) need_workload();
-      if (o.pool.empty() && o.workload.empty()) Error(o.self, path, "churn needs a pool, a workload or both");
+      if (o.pool.empty() && o.workload.empty())
+        Error(o.self, path, "churn needs a pool, a workload or both");
       op.churn.mode = o.mode == "recreate" ? ChurnSpec::Mode::kRecreate : ChurnSpec::Mode::kCreate;
       op.churn.number = o.number;
       op.churn.interval_ns = o.interval;
@@ -988,7 +1090,8 @@ Result<SimSpec> Compiler::Compile() {
       if (op.pool != kNone) op.churn.node_pools.push_back(op.pool);
       if (op.workload != kNone) {
         if (spec.workloads[op.workload].kind != WorkloadKind::kPods) {
-          Error(o.workload_node, path + ".workload", "churn creates single pods: the workload must be of kind Pods");
+          Error(o.workload_node, path + ".workload",
+                "churn creates single pods: the workload must be of kind Pods");
         }
         op.churn.workloads.push_back(op.workload);
       }
@@ -1003,9 +1106,11 @@ Result<SimSpec> Compiler::Compile() {
       op.describe = "deletePods";
     } else if (!k.empty()) {
       Error(o.self->Find("op"), path + ".op",
-            fmt::format("unknown op {:?} (want createNodes, deleteNodes, cordon, uncordon, drain, createPods, "
-                        "startWorkload, stopWorkload, setPriority, churn, barrier, sleep, deletePods)",
-                        k));
+            fmt::format(
+                "unknown op {:?} (want createNodes, deleteNodes, cordon, uncordon, drain, "
+                "createPods, "
+                "startWorkload, stopWorkload, setPriority, churn, barrier, sleep, deletePods)",
+                k));
     }
     timed.push_back({effective, 1, in_.workloads.size() + i, std::move(op)});
   }
@@ -1033,8 +1138,9 @@ Result<SimSpec> Compiler::Compile() {
 
 }  // namespace
 
-Result<SimSpec> ParseScenario(std::string_view text, std::string_view file, const std::string& base_dir,
-                              Interner& interner, Diagnostics& diags, const ScenarioOptions& opts) {
+Result<SimSpec> ParseScenario(std::string_view text, std::string_view file,
+                              const std::string& base_dir, Interner& interner, Diagnostics& diags,
+                              const ScenarioOptions& opts) {
   doc::Stream stream = doc::ParseYaml(text, file, diags);
   if (diags.has_errors()) return Error::Invalid(DiagnosticsMessage(diags));
   auto docs = stream.documents();
@@ -1042,14 +1148,15 @@ Result<SimSpec> ParseScenario(std::string_view text, std::string_view file, cons
     diags.Error(std::string(file), 1, "", "empty scenario");
     return Error::Invalid(DiagnosticsMessage(diags));
   }
-  if (docs.size() > 1) diags.Error(std::string(file), docs[1].line(), "", "a scenario file holds one document");
+  if (docs.size() > 1)
+    diags.Error(std::string(file), docs[1].line(), "", "a scenario file holds one document");
   Decoder d(file, diags, &interner, {.strict = opts.strict});
   ScenarioIn in;
   d.Struct(docs[0], in, kScenarioFields);
   if (docs[0].is_map() && docs[0].Find("kind") == nullptr) d.Required(docs[0], "kind", "Scenario");
   if (!docs[0].is_map()) return Error::Invalid(DiagnosticsMessage(diags));
-  // Compile even after decoding errors, so that one run reports the template and cross-reference problems
-  // too (contract 1).
+  // Compile even after decoding errors, so that one run reports the template and cross-reference
+  // problems too (contract 1).
   Compiler c(in, file, base_dir, interner, diags, opts);
   return c.Compile();
 }

@@ -1,20 +1,27 @@
 #pragma once
-// SimSpec: what a simulation runs, independent of the input format. Scenario YAML (scenario.h), plain
-// manifests (manifests.h), scheduler_perf configs (perf_config.h) and Alibaba traces (trace.h) all compile
-// into one SimSpec, which the Engine (engine.h) executes.
+// SimSpec: what a simulation runs, independent of the input format. Scenario YAML (scenario.h),
+// plain manifests (manifests.h), scheduler_perf configs (perf_config.h) and Alibaba traces
+// (trace.h) all compile into one SimSpec, which the Engine (engine.h) executes.
 //
 // Model:
-//  - Node pools: a Node template stamped out `count` times (names `<prefix><i>`), with zone/rack labels
-//    and label rules applied per node, or rendered per index by a callback (scheduler_perf templates).
+//  - Node pools: a Node template stamped out `count` times (names `<prefix><i>`), with zone/rack
+//  labels
+//    and label rules applied per node, or rendered per index by a callback (scheduler_perf
+//    templates).
 //  - Pod templates: a validated, defaulted api::Pod; pods are created lazily from it at arrival.
-//  - Workloads: streams of arrivals of one pod template. Each arrival creates `pods_per_arrival` pods (a
-//    Job's parallelism or a gang); arrivals come as one burst, at a fixed rate, as a Poisson process, or at
-//    explicit times (traces, manifests). Pods run for a sampled duration after binding, then complete.
-//  - A program of ops, executed in order in virtual time (scheduler_perf style): each op may wait for an
-//    absolute time (`at`), and some block until a condition holds (barrier, createPods with wait, sleep).
+//  - Workloads: streams of arrivals of one pod template. Each arrival creates `pods_per_arrival`
+//  pods (a
+//    Job's parallelism or a gang); arrivals come as one burst, at a fixed rate, as a Poisson
+//    process, or at explicit times (traces, manifests). Pods run for a sampled duration after
+//    binding, then complete.
+//  - A program of ops, executed in order in virtual time (scheduler_perf style): each op may wait
+//  for an
+//    absolute time (`at`), and some block until a condition holds (barrier, createPods with wait,
+//    sleep).
 //
-// Ownership: a SimSpec owns everything it refers to, including the Interner-interned symbols' meaning; the
-// Interner that interned them must outlive the spec and be the one the Engine's scheduler uses.
+// Ownership: a SimSpec owns everything it refers to, including the Interner-interned symbols'
+// meaning; the Interner that interned them must outlive the spec and be the one the Engine's
+// scheduler uses.
 
 #include <cstdint>
 #include <functional>
@@ -49,16 +56,17 @@ struct LabelRule {
 
 struct NodePool {
   std::string name;
-  std::string name_prefix;  // node i is named name_prefix + i
-  api::Node tmpl;           // meta.name is replaced; labels are extended per node
+  std::string name_prefix;    // node i is named name_prefix + i
+  api::Node tmpl;             // meta.name is replaced; labels are extended per node
   int64_t initial_count = 0;  // created by the compiled createNodes op (informational)
-  // Zones round-robin on topology.kubernetes.io/zone; racks (when > 0) on topology.corral.dev/rack as
+  // Zones round-robin on topology.kubernetes.io/zone; racks (when > 0) on topology.corral.dev/rack
+  // as
   // "<zone>-rack-<k>", k = (i / zones) % racks_per_zone.
   std::vector<Symbol> zones;
   int32_t racks_per_zone = 0;
   std::vector<LabelRule> label_rules;
-  // When set, node i is this callback's result (its name is kept if non-empty). Errors stop the run as
-  // input errors.
+  // When set, node i is this callback's result (its name is kept if non-empty). Errors stop the run
+  // as input errors.
   std::function<Result<api::Node>(int64_t index)> render;
 };
 
@@ -66,9 +74,9 @@ struct PodTemplate {
   std::string name;         // for messages
   std::string name_prefix;  // pod names: name_prefix + counter
   api::Pod pod;             // validated and defaulted; meta.name replaced per pod
-  // When set, pod i of this template is built from the callback's result (scheduler_perf templates that
-  // use {{.Index}}); the returned pointer must stay valid for the run. meta.name of the result is used if
-  // `keep_rendered_name`, else the engine names it.
+  // When set, pod i of this template is built from the callback's result (scheduler_perf templates
+  // that use {{.Index}}); the returned pointer must stay valid for the run. meta.name of the result
+  // is used if `keep_rendered_name`, else the engine names it.
   std::function<Result<const api::Pod*>(int64_t index, int64_t count)> render;
   bool keep_rendered_name = false;
 };
@@ -83,8 +91,8 @@ struct ExplicitArrival {
 struct Arrival {
   enum class Kind : uint8_t { kBurst, kFixedRate, kPoisson, kExplicit };
   Kind kind = Kind::kBurst;
-  double rate_per_s = 0;        // kFixedRate, kPoisson
-  int64_t count = -1;           // max arrivals; -1 = unlimited (until stop or the end of the run)
+  double rate_per_s = 0;         // kFixedRate, kPoisson
+  int64_t count = -1;            // max arrivals; -1 = unlimited (until stop or the end of the run)
   int64_t stop_ns = kForeverNs;  // no arrivals at or after this time (relative to run start)
 };
 
@@ -110,11 +118,12 @@ struct ChurnSpec {
   Mode mode = Mode::kCreate;
   int64_t number = 1;  // objects per template alive at once (recreate)
   int64_t interval_ns = 500'000'000;
-  std::vector<uint32_t> node_pools;     // templates that are nodes
-  std::vector<uint32_t> workloads;      // pods: internal workloads (never started) naming the pod template
+  std::vector<uint32_t> node_pools;  // templates that are nodes
+  std::vector<uint32_t>
+      workloads;  // pods: internal workloads (never started) naming the pod template
   Symbol ns;
-  // No churn at or after this time. kForeverNs: until the program ends (kube's semantics) when the run has
-  // no duration, else until the end of the run.
+  // No churn at or after this time. kForeverNs: until the program ends (kube's semantics) when the
+  // run has no duration, else until the end of the run.
   int64_t stop_ns = kForeverNs;
 };
 
@@ -140,9 +149,9 @@ struct Op {
   uint32_t pool = kNone;
   uint32_t workload = kNone;
   int64_t count = -1;
-  bool remove = false;  // drain: also delete the nodes afterwards
-  bool attempted_only = false;  // barrier: stageRequirement Attempted
-  bool wait = false;            // deletePods: block until done
+  bool remove = false;             // drain: also delete the nodes afterwards
+  bool attempted_only = false;     // barrier: stageRequirement Attempted
+  bool wait = false;               // deletePods: block until done
   std::vector<Symbol> namespaces;  // barrier / deletePods filter (empty = all)
   std::optional<api::LabelSelector> selector;
   double rate_per_s = 0;
@@ -150,8 +159,8 @@ struct Op {
   ChurnSpec churn;
   Symbol priority_class;
   int32_t priority_value = 0;
-  uint32_t line = 0;      // source line, for messages
-  std::string describe;   // "drain pool=general count=20", for the event log
+  uint32_t line = 0;     // source line, for messages
+  std::string describe;  // "drain pool=general count=20", for the event log
 };
 
 // How scheduling time is charged to the virtual clock.
@@ -171,14 +180,15 @@ struct SimSpec {
 
   framework::FeatureGates gates;
   std::string scheduler_config_path;  // KubeSchedulerConfiguration file, resolved
-  std::optional<framework::SchedulerConfig> scheduler_config;  // decoded, when a loader was available
+  std::optional<framework::SchedulerConfig>
+      scheduler_config;  // decoded, when a loader was available
   CostModel cost;
   Distribution bind_latency = Distribution::Fixed(Duration{0});
   // Gangs: kube's beta workload scheduling cycle (true) or the alpha Permit-only mode (false).
   bool gang_workload_cycle = true;
 
-  // Cluster-scoped and namespaced objects other than nodes and pods (namespaces, priority classes, PDBs,
-  // selector owners, workloads, pod groups). Pods' priorities are already resolved.
+  // Cluster-scoped and namespaced objects other than nodes and pods (namespaces, priority classes,
+  // PDBs, selector owners, workloads, pod groups). Pods' priorities are already resolved.
   api::ObjectSet objects;
   // Nodes and bound/pending pods present at time 0 (manifests), added before the program runs.
   std::vector<api::Node> initial_nodes;

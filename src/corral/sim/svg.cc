@@ -25,9 +25,9 @@ double NiceStep(double range, int target) {
 }
 
 double TimeStep(double range) {
-  static constexpr double kSteps[] = {1,     2,     5,     10,    15,    30,     60,     120,    300,   600,
-                                      900,   1800,  3600,  7200,  10800, 14400,  21600,  43200,  86400, 172800,
-                                      604800};
+  static constexpr double kSteps[] = {1,     2,     5,     10,    15,    30,     60,
+                                      120,   300,   600,   900,   1800,  3600,   7200,
+                                      10800, 14400, 21600, 43200, 86400, 172800, 604800};
   for (double s : kSteps) {
     if (range / s <= 8) return s;
   }
@@ -42,7 +42,9 @@ std::string YLabel(double v, bool percent) {
   return fmt::format("{:g}", std::round(v * 100) / 100);
 }
 
-std::string Num(double v) { return fmt::format("{:.1f}", v); }
+std::string Num(double v) {
+  return fmt::format("{:.1f}", v);
+}
 
 }  // namespace
 
@@ -101,7 +103,8 @@ std::string Viridis(double t) {
   return fmt::format("#{:02x}{:02x}{:02x}", rgb[0], rgb[1], rgb[2]);
 }
 
-std::string LineChart(const std::vector<double>& x, const std::vector<Series>& series, const LineChartOptions& o) {
+std::string LineChart(const std::vector<double>& x, const std::vector<Series>& series,
+                      const LineChartOptions& o) {
   const int pw = o.width - kLeft - kRight, ph = o.height - kTop - kBottom;
   double x0 = x.empty() ? 0 : x.front(), x1 = x.empty() ? 1 : x.back();
   if (x1 <= x0) x1 = x0 + 1;
@@ -117,7 +120,9 @@ std::string LineChart(const std::vector<double>& x, const std::vector<Series>& s
     ymax = ymin + step * std::ceil((ymax - ymin) / step);
   }
   auto px = [&](double v) { return kLeft + (v - x0) / (x1 - x0) * pw; };
-  auto py = [&](double v) { return kTop + ph - (std::clamp(v, ymin, ymax) - ymin) / (ymax - ymin) * ph; };
+  auto py = [&](double v) {
+    return kTop + ph - (std::clamp(v, ymin, ymax) - ymin) / (ymax - ymin) * ph;
+  };
   std::string s = fmt::format(
       R"svg(<svg class="chart" id="{}" viewBox="0 0 {} {}" width="100%" role="img" xmlns="http://www.w3.org/2000/svg">)svg",
       o.id, o.width, o.height);
@@ -126,27 +131,31 @@ std::string LineChart(const std::vector<double>& x, const std::vector<Series>& s
   double ystep = NiceStep(ymax - ymin, 5);
   for (double v = ymin; v <= ymax + ystep * 1e-9; v += ystep) {
     double y = py(v);
-    s += fmt::format(R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)svg", kLeft, Num(y), kLeft + pw, Num(y), kGrid);
-    s += fmt::format(R"svg(<text x="{}" y="{}" text-anchor="end" font-size="11" fill="{}">{}</text>)svg", kLeft - 6,
-                     Num(y + 4), kText, YLabel(v, o.percent));
+    s += fmt::format(R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)svg", kLeft, Num(y),
+                     kLeft + pw, Num(y), kGrid);
+    s += fmt::format(
+        R"svg(<text x="{}" y="{}" text-anchor="end" font-size="11" fill="{}">{}</text>)svg",
+        kLeft - 6, Num(y + 4), kText, YLabel(v, o.percent));
     s += "\n";
   }
   // x ticks.
   double xstep = TimeStep(x1 - x0);
   for (double v = std::ceil(x0 / xstep) * xstep; v <= x1 + 1e-9; v += xstep) {
     double xx = px(v);
-    s += fmt::format(R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)svg", Num(xx), kTop + ph, Num(xx),
-                     kTop + ph + 4, kAxis);
-    s += fmt::format(R"svg(<text x="{}" y="{}" text-anchor="middle" font-size="11" fill="{}">{}</text>)svg", Num(xx),
-                     kTop + ph + 17, kText, TimeLabel(v, xstep));
+    s += fmt::format(R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)svg", Num(xx),
+                     kTop + ph, Num(xx), kTop + ph + 4, kAxis);
+    s += fmt::format(
+        R"svg(<text x="{}" y="{}" text-anchor="middle" font-size="11" fill="{}">{}</text>)svg",
+        Num(xx), kTop + ph + 17, kText, TimeLabel(v, xstep));
     s += "\n";
   }
-  s += fmt::format(R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)svg", kLeft, kTop + ph, kLeft + pw, kTop + ph,
-                   kAxis);
+  s += fmt::format(R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)svg", kLeft, kTop + ph,
+                   kLeft + pw, kTop + ph, kAxis);
   if (!o.y_label.empty()) {
-    s += fmt::format(R"svg(<text x="12" y="{}" font-size="11" fill="{}" transform="rotate(-90 12 {})" )svg"
-                     R"svg(text-anchor="middle">{}</text>)svg",
-                     kTop + ph / 2, kText, kTop + ph / 2, Escape(o.y_label));
+    s += fmt::format(
+        R"svg(<text x="12" y="{}" font-size="11" fill="{}" transform="rotate(-90 12 {})" )svg"
+        R"svg(text-anchor="middle">{}</text>)svg",
+        kTop + ph / 2, kText, kTop + ph / 2, Escape(o.y_label));
   }
   s += "\n";
   // Series.
@@ -170,20 +179,23 @@ std::string LineChart(const std::vector<double>& x, const std::vector<Series>& s
         std::string first_x = seg.substr(0, first_comma);
         std::string last = last_space == std::string::npos ? seg : seg.substr(last_space + 1);
         std::string last_x = last.substr(0, last.find(','));
-        s += fmt::format(R"svg(<polygon points="{},{} {} {},{}" fill="{}" fill-opacity="0.15" stroke="none"/>)svg", first_x,
-                         Num(py(ymin)), seg, last_x, Num(py(ymin)), ser.color);
+        s += fmt::format(
+            R"svg(<polygon points="{},{} {} {},{}" fill="{}" fill-opacity="0.15" stroke="none"/>)svg",
+            first_x, Num(py(ymin)), seg, last_x, Num(py(ymin)), ser.color);
       }
-      s += fmt::format(R"svg(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.6" stroke-linejoin="round"/>)svg",
-                       seg, ser.color);
+      s += fmt::format(
+          R"svg(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.6" stroke-linejoin="round"/>)svg",
+          seg, ser.color);
       s += "\n";
     }
   }
   // Legend.
   double lx = kLeft + 4;
   for (const auto& ser : series) {
-    s += fmt::format(R"svg(<rect x="{}" y="8" width="10" height="10" rx="2" fill="{}"/>)svg", Num(lx), ser.color);
-    s += fmt::format(R"svg(<text x="{}" y="17" font-size="11" fill="{}">{}</text>)svg", Num(lx + 14), kText,
-                     Escape(ser.name));
+    s += fmt::format(R"svg(<rect x="{}" y="8" width="10" height="10" rx="2" fill="{}"/>)svg",
+                     Num(lx), ser.color);
+    s += fmt::format(R"svg(<text x="{}" y="17" font-size="11" fill="{}">{}</text>)svg",
+                     Num(lx + 14), kText, Escape(ser.name));
     lx += 22 + 6.5 * static_cast<double>(ser.name.size());
   }
   s += "</svg>\n";
@@ -203,10 +215,11 @@ std::string BarChart(const std::vector<Bar>& bars, const HistogramOptions& o) {
   s += "\n";
   auto py = [&](double v) { return kTop + ph - v / ymax * ph; };
   for (double v = 0; v <= ymax + step * 1e-9; v += step) {
-    s += fmt::format(R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)svg", kLeft, Num(py(v)), kLeft + pw,
-                     Num(py(v)), kGrid);
-    s += fmt::format(R"svg(<text x="{}" y="{}" text-anchor="end" font-size="11" fill="{}">{}</text>)svg", kLeft - 6,
-                     Num(py(v) + 4), kText, YLabel(v, false));
+    s += fmt::format(R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)svg", kLeft,
+                     Num(py(v)), kLeft + pw, Num(py(v)), kGrid);
+    s += fmt::format(
+        R"svg(<text x="{}" y="{}" text-anchor="end" font-size="11" fill="{}">{}</text>)svg",
+        kLeft - 6, Num(py(v) + 4), kText, YLabel(v, false));
     s += "\n";
   }
   const double bw = bars.empty() ? 0 : static_cast<double>(pw) / static_cast<double>(bars.size());
@@ -214,24 +227,28 @@ std::string BarChart(const std::vector<Bar>& bars, const HistogramOptions& o) {
     double x = kLeft + bw * static_cast<double>(i);
     double y = py(bars[i].value);
     if (bars[i].value > 0) {
-      s += fmt::format(R"svg(<rect x="{}" y="{}" width="{}" height="{}" fill="{}"><title>{}: {:g}</title></rect>)svg",
-                       Num(x + 0.5), Num(y), Num(std::max(0.5, bw - 1)), Num(kTop + ph - y), o.color,
-                       Escape(bars[i].label), bars[i].value);
-      s += fmt::format(R"svg(<text x="{}" y="{}" text-anchor="middle" font-size="10" fill="{}">{}</text>)svg",
-                       Num(x + bw / 2), Num(y - 3), kText, YLabel(bars[i].value, false));
+      s += fmt::format(
+          R"svg(<rect x="{}" y="{}" width="{}" height="{}" fill="{}"><title>{}: {:g}</title></rect>)svg",
+          Num(x + 0.5), Num(y), Num(std::max(0.5, bw - 1)), Num(kTop + ph - y), o.color,
+          Escape(bars[i].label), bars[i].value);
+      s += fmt::format(
+          R"svg(<text x="{}" y="{}" text-anchor="middle" font-size="10" fill="{}">{}</text>)svg",
+          Num(x + bw / 2), Num(y - 3), kText, YLabel(bars[i].value, false));
     }
     if (!bars[i].label.empty()) {
-      s += fmt::format(R"svg(<text x="{}" y="{}" text-anchor="middle" font-size="11" fill="{}">{}</text>)svg",
-                       Num(x + bw / 2), kTop + ph + 17, kText, Escape(bars[i].label));
+      s += fmt::format(
+          R"svg(<text x="{}" y="{}" text-anchor="middle" font-size="11" fill="{}">{}</text>)svg",
+          Num(x + bw / 2), kTop + ph + 17, kText, Escape(bars[i].label));
     }
     s += "\n";
   }
-  s += fmt::format(R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)svg", kLeft, kTop + ph, kLeft + pw, kTop + ph,
-                   kAxis);
+  s += fmt::format(R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)svg", kLeft, kTop + ph,
+                   kLeft + pw, kTop + ph, kAxis);
   if (!o.y_label.empty()) {
-    s += fmt::format(R"svg(<text x="12" y="{}" font-size="11" fill="{}" transform="rotate(-90 12 {})" )svg"
-                     R"svg(text-anchor="middle">{}</text>)svg",
-                     kTop + ph / 2, kText, kTop + ph / 2, Escape(o.y_label));
+    s += fmt::format(
+        R"svg(<text x="12" y="{}" font-size="11" fill="{}" transform="rotate(-90 12 {})" )svg"
+        R"svg(text-anchor="middle">{}</text>)svg",
+        kTop + ph / 2, kText, kTop + ph / 2, Escape(o.y_label));
   }
   s += "</svg>\n";
   return s;
@@ -266,18 +283,20 @@ std::string HeatMap(const std::vector<std::vector<uint8_t>>& cells, const std::v
       }
       std::string color = q < 0 ? "#f1f3f5" : Viridis(q / 20.0);
       s += fmt::format(R"svg(<rect x="{}" y="{}" width="{}" height="{}" fill="{}"/>)svg",
-                       Num(label_w + cw * static_cast<double>(c)), Num(y), Num(cw * static_cast<double>(e - c) + 0.3),
-                       o.row_height, color);
+                       Num(label_w + cw * static_cast<double>(c)), Num(y),
+                       Num(cw * static_cast<double>(e - c) + 0.3), o.row_height, color);
       c = e;
     }
     s += "\n";
   }
   for (const auto& g : groups) {
     const double y = kTop + static_cast<double>(g.first_row) * o.row_height;
-    s += fmt::format(R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#ffffff" stroke-width="1"/>)svg", label_w, Num(y),
-                     label_w + pw, Num(y));
-    s += fmt::format(R"svg(<text x="{}" y="{}" text-anchor="end" font-size="11" fill="{}">{}</text>)svg", label_w - 6,
-                     Num(y + 11), kText, Escape(g.label));
+    s += fmt::format(
+        R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#ffffff" stroke-width="1"/>)svg",
+        label_w, Num(y), label_w + pw, Num(y));
+    s += fmt::format(
+        R"svg(<text x="{}" y="{}" text-anchor="end" font-size="11" fill="{}">{}</text>)svg",
+        label_w - 6, Num(y + 11), kText, Escape(g.label));
     s += "\n";
   }
   // Time axis.
@@ -286,39 +305,44 @@ std::string HeatMap(const std::vector<std::vector<uint8_t>>& cells, const std::v
     double xstep = TimeStep(x1 - x0);
     for (double v = std::ceil(x0 / xstep) * xstep; v <= x1 + 1e-9; v += xstep) {
       double xx = label_w + (v - x0) / (x1 - x0) * pw;
-      s += fmt::format(R"svg(<text x="{}" y="{}" text-anchor="middle" font-size="11" fill="{}">{}</text>)svg", Num(xx),
-                       kTop + ph + 15, kText, TimeLabel(v, xstep));
+      s += fmt::format(
+          R"svg(<text x="{}" y="{}" text-anchor="middle" font-size="11" fill="{}">{}</text>)svg",
+          Num(xx), kTop + ph + 15, kText, TimeLabel(v, xstep));
     }
   }
   // Colour legend.
   const int ly = kTop + ph + 24;
   for (int i = 0; i <= 20; ++i) {
-    s += fmt::format(R"svg(<rect x="{}" y="{}" width="9" height="9" fill="{}"/>)svg", label_w + i * 9, ly, Viridis(i / 20.0));
+    s += fmt::format(R"svg(<rect x="{}" y="{}" width="9" height="9" fill="{}"/>)svg",
+                     label_w + i * 9, ly, Viridis(i / 20.0));
   }
-  s += fmt::format(R"svg(<text x="{}" y="{}" font-size="11" fill="{}">0% → 100% requested</text>)svg", label_w + 21 * 9 + 8,
-                   ly + 9, kText);
-  s += fmt::format(R"svg(<rect x="{}" y="{}" width="9" height="9" fill="#f1f3f5" stroke="#d0d5db"/>)svg",
-                   label_w + 21 * 9 + 160, ly);
-  s += fmt::format(R"svg(<text x="{}" y="{}" font-size="11" fill="{}">no node</text>)svg", label_w + 21 * 9 + 174, ly + 9,
-                   kText);
+  s += fmt::format(
+      R"svg(<text x="{}" y="{}" font-size="11" fill="{}">0% → 100% requested</text>)svg",
+      label_w + 21 * 9 + 8, ly + 9, kText);
+  s += fmt::format(
+      R"svg(<rect x="{}" y="{}" width="9" height="9" fill="#f1f3f5" stroke="#d0d5db"/>)svg",
+      label_w + 21 * 9 + 160, ly);
+  s += fmt::format(R"svg(<text x="{}" y="{}" font-size="11" fill="{}">no node</text>)svg",
+                   label_w + 21 * 9 + 174, ly + 9, kText);
   if (!o.title.empty()) {
-    s += fmt::format(R"svg(<text x="{}" y="18" font-size="12" font-weight="600" fill="{}">{}</text>)svg", label_w, kText,
-                     Escape(o.title));
+    s += fmt::format(
+        R"svg(<text x="{}" y="18" font-size="12" font-weight="600" fill="{}">{}</text>)svg",
+        label_w, kText, Escape(o.title));
   }
   s += "</svg>\n";
   return s;
 }
 
-std::string EmptyPanel(std::string_view title, std::string_view message, std::string_view id, int height,
-                       int width) {
+std::string EmptyPanel(std::string_view title, std::string_view message, std::string_view id,
+                       int height, int width) {
   return fmt::format(
       R"svg(<svg class="chart empty" id="{}" viewBox="0 0 {} {}" width="100%" role="img" xmlns="http://www.w3.org/2000/svg">)svg"
       R"svg(<rect x="1" y="1" width="{}" height="{}" rx="8" fill="#f8f9fb" stroke="#d0d5db" stroke-dasharray="5 4"/>)svg"
       R"svg(<text x="{}" y="{}" text-anchor="middle" font-size="15" font-weight="600" fill="#6b7480">{}</text>)svg"
       R"svg(<text x="{}" y="{}" text-anchor="middle" font-size="12" fill="#8a939e">{}</text></svg>)svg"
       "\n",
-      id, width, height, width - 2, height - 2, width / 2, height / 2 - 4, Escape(title), width / 2, height / 2 + 16,
-      Escape(message));
+      id, width, height, width - 2, height - 2, width / 2, height / 2 - 4, Escape(title), width / 2,
+      height / 2 + 16, Escape(message));
 }
 
 }  // namespace corral::sim::svg

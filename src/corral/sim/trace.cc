@@ -19,9 +19,9 @@ namespace corral::sim {
 namespace {
 
 constexpr std::string_view kNodeHeader[] = {"sn", "cpu_milli", "memory_mib", "gpu", "model"};
-constexpr std::string_view kPodHeader[] = {"name",      "cpu_milli", "memory_mib",    "num_gpu",       "gpu_milli",
-                                           "gpu_spec",  "qos",       "pod_phase",     "creation_time", "deletion_time",
-                                           "scheduled_time"};
+constexpr std::string_view kPodHeader[] = {
+    "name", "cpu_milli", "memory_mib",    "num_gpu",       "gpu_milli",     "gpu_spec",
+    "qos",  "pod_phase", "creation_time", "deletion_time", "scheduled_time"};
 
 // Splits one CSV line (RFC 4180 quotes supported, no embedded newlines).
 std::vector<std::string_view> SplitCsv(std::string_view line, std::vector<std::string>& storage) {
@@ -78,8 +78,9 @@ struct CsvRow {
 };
 
 // Reads header + rows; reports a bad header and rows with the wrong number of fields.
-bool ReadCsv(std::string_view text, std::string_view file, std::span<const std::string_view> want, size_t min_cols,
-             std::deque<std::string>& owned, std::vector<CsvRow>& rows, Diagnostics& diags) {
+bool ReadCsv(std::string_view text, std::string_view file, std::span<const std::string_view> want,
+             size_t min_cols, std::deque<std::string>& owned, std::vector<CsvRow>& rows,
+             Diagnostics& diags) {
   std::vector<std::string> scratch;
   uint32_t line_no = 0;
   size_t pos = 0;
@@ -87,7 +88,8 @@ bool ReadCsv(std::string_view text, std::string_view file, std::span<const std::
   size_t cols = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
-    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    std::string_view line =
+        text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? text.size() : nl + 1;
     ++line_no;
     line = Trim(line);
@@ -111,13 +113,15 @@ bool ReadCsv(std::string_view text, std::string_view file, std::span<const std::
         std::string w;
         for (size_t k = 0; k < want.size(); ++k) w += (k > 0 ? "," : "") + std::string(want[k]);
         diags.Error(std::string(file), line_no, "",
-                    fmt::format("unexpected header {:?} (want {:?}, or its first {} columns)", line, w, min_cols));
+                    fmt::format("unexpected header {:?} (want {:?}, or its first {} columns)", line,
+                                w, min_cols));
         return false;
       }
       continue;
     }
     if (f.size() != cols) {
-      diags.Error(std::string(file), line_no, "", fmt::format("want {} fields, got {}", cols, f.size()));
+      diags.Error(std::string(file), line_no, "",
+                  fmt::format("want {} fields, got {}", cols, f.size()));
       continue;
     }
     rows.push_back({line_no, std::move(f)});
@@ -159,9 +163,9 @@ bool ReadFile(const std::string& path, std::string& out) {
 
 }  // namespace
 
-Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view nodes_file, std::string_view pods_csv,
-                                  std::string_view pods_file, Interner& in, Diagnostics& diags,
-                                  const TraceOptions& opts) {
+Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view nodes_file,
+                                  std::string_view pods_csv, std::string_view pods_file,
+                                  Interner& in, Diagnostics& diags, const TraceOptions& opts) {
   std::deque<std::string> owned;  // unquoted fields; a deque keeps their addresses stable
   std::vector<CsvRow> node_rows, pod_rows;
   bool ok_nodes = ReadCsv(nodes_csv, nodes_file, kNodeHeader, 5, owned, node_rows, diags);
@@ -169,14 +173,16 @@ Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view n
   SimSpec spec;
   spec.name = "alibaba-gpu-v2023";
   spec.source = fmt::format("{} {}", nodes_file, pods_file);
-  spec.description = fmt::format("Alibaba GPU trace v2023: {} nodes, {} pods", node_rows.size(), pod_rows.size());
+  spec.description =
+      fmt::format("Alibaba GPU trace v2023: {} nodes, {} pods", node_rows.size(), pod_rows.size());
   if (!ok_nodes || !ok_pods) return Error::Invalid(DiagnosticsMessage(diags));
 
   const Symbol gpu = in.Intern(kGpuResource);
   const Symbol model_label = in.Intern(kGpuModelLabel);
   const Symbol qos_label = in.Intern("alibabacloud.com/qos");
   const Symbol ready = in.Intern("Ready");
-  auto field_error = [&](std::string_view file, uint32_t line, std::string_view col, std::string msg) {
+  auto field_error = [&](std::string_view file, uint32_t line, std::string_view col,
+                         std::string msg) {
     diags.Error(std::string(file), line, std::string(col), std::move(msg));
   };
 
@@ -195,15 +201,18 @@ Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view n
       ok = false;
     }
     if (!Int(f[1], cpu) || cpu < 0) {
-      field_error(nodes_file, row.line, "cpu_milli", fmt::format("invalid integer {:?} (want milli-CPUs ≥ 0)", f[1]));
+      field_error(nodes_file, row.line, "cpu_milli",
+                  fmt::format("invalid integer {:?} (want milli-CPUs ≥ 0)", f[1]));
       ok = false;
     }
     if (!Int(f[2], mem) || mem < 0) {
-      field_error(nodes_file, row.line, "memory_mib", fmt::format("invalid integer {:?} (want MiB ≥ 0)", f[2]));
+      field_error(nodes_file, row.line, "memory_mib",
+                  fmt::format("invalid integer {:?} (want MiB ≥ 0)", f[2]));
       ok = false;
     }
     if (!Int(f[3], g) || g < 0) {
-      field_error(nodes_file, row.line, "gpu", fmt::format("invalid integer {:?} (want GPUs ≥ 0)", f[3]));
+      field_error(nodes_file, row.line, "gpu",
+                  fmt::format("invalid integer {:?} (want GPUs ≥ 0)", f[3]));
       ok = false;
     }
     if (!ok) continue;
@@ -212,7 +221,8 @@ Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view n
     n.meta.source = {in.Intern(nodes_file), row.line};
     std::vector<std::pair<Symbol, api::Quantity>> res = {
         {api::wk::kCpu, api::Quantity::FromMilli(cpu)},
-        {api::wk::kMemory, api::Quantity::FromInt(mem * 1024 * 1024, api::Quantity::Format::kBinarySI)},
+        {api::wk::kMemory,
+         api::Quantity::FromInt(mem * 1024 * 1024, api::Quantity::Format::kBinarySI)},
         {api::wk::kPods, api::Quantity::FromInt(opts.pods_per_node)}};
     if (g > 0) res.emplace_back(gpu, api::Quantity::FromInt(g));
     n.capacity = SortedResources(std::move(res));
@@ -250,15 +260,18 @@ Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view n
       ok = false;
     }
     if (!Int(f[1], cpu) || cpu < 0) {
-      field_error(pods_file, row.line, "cpu_milli", fmt::format("invalid integer {:?} (want milli-CPUs ≥ 0)", f[1]));
+      field_error(pods_file, row.line, "cpu_milli",
+                  fmt::format("invalid integer {:?} (want milli-CPUs ≥ 0)", f[1]));
       ok = false;
     }
     if (!Int(f[2], mem) || mem < 0) {
-      field_error(pods_file, row.line, "memory_mib", fmt::format("invalid integer {:?} (want MiB ≥ 0)", f[2]));
+      field_error(pods_file, row.line, "memory_mib",
+                  fmt::format("invalid integer {:?} (want MiB ≥ 0)", f[2]));
       ok = false;
     }
     if (!Int(f[3], ngpu) || ngpu < 0) {
-      field_error(pods_file, row.line, "num_gpu", fmt::format("invalid integer {:?} (want GPUs ≥ 0)", f[3]));
+      field_error(pods_file, row.line, "num_gpu",
+                  fmt::format("invalid integer {:?} (want GPUs ≥ 0)", f[3]));
       ok = false;
     }
     if (!Int(f[4], gmilli) || gmilli < 0 || gmilli > 1000) {
@@ -273,12 +286,14 @@ Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view n
       qos = std::string(f[6]);
       int64_t create = 0, del = 0, sched = 0;
       if (!Seconds(f[8], create)) {
-        field_error(pods_file, row.line, "creation_time", fmt::format("invalid time {:?} (want seconds ≥ 0)", f[8]));
+        field_error(pods_file, row.line, "creation_time",
+                    fmt::format("invalid time {:?} (want seconds ≥ 0)", f[8]));
         ok = false;
       }
       bool has_del = !f[9].empty(), has_sched = !f[10].empty();
       if (has_del && !Seconds(f[9], del)) {
-        field_error(pods_file, row.line, "deletion_time", fmt::format("invalid time {:?} (want seconds ≥ 0)", f[9]));
+        field_error(pods_file, row.line, "deletion_time",
+                    fmt::format("invalid time {:?} (want seconds ≥ 0)", f[9]));
         ok = false;
       }
       if (has_sched && !Seconds(f[10], sched)) {
@@ -303,14 +318,16 @@ Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view n
       }
     }
     if (!spec_s.empty()) {
-      // Every listed model should exist on some node; an unknown one leaves the pod unschedulable, which
-      // is worth a warning rather than a silent surprise.
+      // Every listed model should exist on some node; an unknown one leaves the pod unschedulable,
+      // which is worth a warning rather than a silent surprise.
       size_t start = 0;
       while (start <= spec_s.size()) {
         size_t bar = spec_s.find('|', start);
-        std::string_view m = std::string_view(spec_s).substr(start, bar == std::string::npos ? std::string::npos : bar - start);
+        std::string_view m = std::string_view(spec_s).substr(
+            start, bar == std::string::npos ? std::string::npos : bar - start);
         if (m.empty()) {
-          field_error(pods_file, row.line, "gpu_spec", fmt::format("empty GPU model in {:?}", spec_s));
+          field_error(pods_file, row.line, "gpu_spec",
+                      fmt::format("empty GPU model in {:?}", spec_s));
           ok = false;
         }
         if (bar == std::string::npos) break;
@@ -334,7 +351,8 @@ Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view n
       c.image = in.Intern("registry.k8s.io/pause:3.10");
       std::vector<std::pair<Symbol, api::Quantity>> req = {
           {api::wk::kCpu, api::Quantity::FromMilli(cpu)},
-          {api::wk::kMemory, api::Quantity::FromInt(mem * 1024 * 1024, api::Quantity::Format::kBinarySI)}};
+          {api::wk::kMemory,
+           api::Quantity::FromInt(mem * 1024 * 1024, api::Quantity::Format::kBinarySI)}};
       if (ngpu > 0) req.emplace_back(gpu, api::Quantity::FromInt(ngpu));
       c.resources.requests = SortedResources(req);
       if (ngpu > 0) c.resources.limits = SortedResources({{gpu, api::Quantity::FromInt(ngpu)}});
@@ -346,14 +364,16 @@ Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view n
         size_t start = 0;
         while (true) {
           size_t bar = spec_s.find('|', start);
-          reqm.values.push_back(in.Intern(std::string_view(spec_s).substr(start, bar == std::string::npos ? std::string::npos : bar - start)));
+          reqm.values.push_back(in.Intern(std::string_view(spec_s).substr(
+              start, bar == std::string::npos ? std::string::npos : bar - start)));
           if (bar == std::string::npos) break;
           start = bar + 1;
         }
         for (Symbol v : reqm.values) {
           if (!models.contains(in.Str(v))) {
             diags.Warning(std::string(pods_file), row.line, "gpu_spec",
-                          fmt::format("no node has GPU model {:?}; pods asking for it stay pending", in.Str(v)));
+                          fmt::format("no node has GPU model {:?}; pods asking for it stay pending",
+                                      in.Str(v)));
           }
         }
         api::NodeSelectorTerm term;
@@ -386,8 +406,9 @@ Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view n
     if (a.duration_ns != kForeverNs) last = std::max(last, a.time_ns + a.duration_ns);
     wk.explicit_arrivals.push_back(a);
   }
-  std::stable_sort(wk.explicit_arrivals.begin(), wk.explicit_arrivals.end(),
-                   [](const ExplicitArrival& x, const ExplicitArrival& y) { return x.time_ns < y.time_ns; });
+  std::stable_sort(
+      wk.explicit_arrivals.begin(), wk.explicit_arrivals.end(),
+      [](const ExplicitArrival& x, const ExplicitArrival& y) { return x.time_ns < y.time_ns; });
   if (!wk.explicit_arrivals.empty()) wk.tmpl = wk.explicit_arrivals.front().tmpl;
   spec.workloads.push_back(std::move(wk));
   Op op;
@@ -396,13 +417,16 @@ Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view n
   op.describe = "startWorkload workload=trace";
   spec.program.push_back(std::move(op));
   spec.duration_ns = last + 1'000'000'000;
-  if (!timed) spec.notes.push_back("the pod list has no time columns: every pod arrives at 0 and runs forever");
-  spec.notes.push_back("shared-GPU pods (gpu_milli < 1000) request a whole nvidia.com/gpu (no GPU sharing model)");
+  if (!timed)
+    spec.notes.push_back(
+        "the pod list has no time columns: every pod arrives at 0 and runs forever");
+  spec.notes.push_back(
+      "shared-GPU pods (gpu_milli < 1000) request a whole nvidia.com/gpu (no GPU sharing model)");
   return spec;
 }
 
-Result<SimSpec> LoadAlibabaTrace(const std::vector<std::string>& files, Interner& interner, Diagnostics& diags,
-                                 const TraceOptions& opts) {
+Result<SimSpec> LoadAlibabaTrace(const std::vector<std::string>& files, Interner& interner,
+                                 Diagnostics& diags, const TraceOptions& opts) {
   std::string nodes, pods, nodes_file, pods_file;
   for (const auto& f : files) {
     std::string text;
@@ -413,16 +437,19 @@ Result<SimSpec> LoadAlibabaTrace(const std::vector<std::string>& files, Interner
     std::string_view first = std::string_view(text).substr(0, text.find('\n'));
     if (first.starts_with("\xEF\xBB\xBF")) first.remove_prefix(3);
     if (first.starts_with("sn,")) {
-      if (!nodes_file.empty()) diags.Error(f, 1, "", fmt::format("a second node list (the first is {})", nodes_file));
+      if (!nodes_file.empty())
+        diags.Error(f, 1, "", fmt::format("a second node list (the first is {})", nodes_file));
       nodes = std::move(text);
       nodes_file = f;
     } else if (first.starts_with("name,")) {
-      if (!pods_file.empty()) diags.Error(f, 1, "", fmt::format("a second pod list (the first is {})", pods_file));
+      if (!pods_file.empty())
+        diags.Error(f, 1, "", fmt::format("a second pod list (the first is {})", pods_file));
       pods = std::move(text);
       pods_file = f;
     } else {
       diags.Error(f, 1, "",
-                  "not an Alibaba GPU v2023 list: want a header starting with \"sn,\" (nodes) or \"name,\" (pods)");
+                  "not an Alibaba GPU v2023 list: want a header starting with \"sn,\" (nodes) or "
+                  "\"name,\" (pods)");
     }
   }
   if (!diags.has_errors()) {

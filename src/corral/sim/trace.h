@@ -11,15 +11,17 @@
 //  - node `sn` with capacity = allocatable: cpu = cpu_milli, memory = memory_mib Mi, pods = 110,
 //    nvidia.com/gpu = gpu (when > 0), label alibabacloud.com/gpu-card-model = model (when set);
 //  - pod `name` in namespace default, one container requesting cpu_milli, memory_mib Mi and
-//    nvidia.com/gpu = num_gpu (whole GPUs: a shared-GPU pod with gpu_milli < 1000 takes a whole GPU —
-//    Corral has no GPU-sharing model yet), label alibabacloud.com/qos = qos; a non-empty gpu_spec
+//    nvidia.com/gpu = num_gpu (whole GPUs: a shared-GPU pod with gpu_milli < 1000 takes a whole GPU
+//    — Corral has no GPU-sharing model yet), label alibabacloud.com/qos = qos; a non-empty gpu_spec
 //    ("V100M16|V100M32") becomes required node affinity `gpu-card-model In (V100M16, V100M32)`;
-//  - arrival = creation_time − the earliest creation_time; run time = deletion_time − scheduled_time
-//    (deletion − creation when never scheduled; forever without deletion_time or with the 5-column lists).
+//  - arrival = creation_time − the earliest creation_time; run time = deletion_time −
+//  scheduled_time
+//    (deletion − creation when never scheduled; forever without deletion_time or with the 5-column
+//    lists).
 //  - The simulated duration ends at the last arrival or deletion.
 //
-// Files are told apart by their header line. Every malformed row is reported with file, line and column
-// name (`pods.csv:17: cpu_milli: invalid integer "12x"`); nothing is dropped silently.
+// Files are told apart by their header line. Every malformed row is reported with file, line and
+// column name (`pods.csv:17: cpu_milli: invalid integer "12x"`); nothing is dropped silently.
 
 #include <string>
 #include <vector>
@@ -39,11 +41,12 @@ struct TraceOptions {
 };
 
 // `files`: one node list and one pod list, in any order.
-Result<SimSpec> LoadAlibabaTrace(const std::vector<std::string>& files, Interner& interner, Diagnostics& diags,
-                                 const TraceOptions& opts = {});
+Result<SimSpec> LoadAlibabaTrace(const std::vector<std::string>& files, Interner& interner,
+                                 Diagnostics& diags, const TraceOptions& opts = {});
 // The same from in-memory CSV text (tests).
-Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view nodes_file, std::string_view pods_csv,
-                                  std::string_view pods_file, Interner& interner, Diagnostics& diags,
+Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view nodes_file,
+                                  std::string_view pods_csv, std::string_view pods_file,
+                                  Interner& interner, Diagnostics& diags,
                                   const TraceOptions& opts = {});
 
 }  // namespace corral::sim

@@ -110,17 +110,18 @@ const NodeInfo* ClusterCache::GetNode(Symbol name) const {
 }
 
 std::string ClusterCache::ZoneKey(const api::Node& node, const Interner*) {
-  // kube utilnode.GetZoneKey: region and zone labels; both empty ⇒ "". Symbols stand in for the strings
-  // (only equality matters for grouping).
+  // kube utilnode.GetZoneKey: region and zone labels; both empty ⇒ "". Symbols stand in for the
+  // strings (only equality matters for grouping).
   const Symbol* region = node.meta.labels.Find(api::wk::kRegionLabel);
   const Symbol* zone = node.meta.labels.Find(api::wk::kZoneLabel);
   if (region == nullptr && zone == nullptr) return {};
-  return std::to_string(region ? region->id() : 0) + ":\x00:" + std::to_string(zone ? zone->id() : 0);
+  return std::to_string(region ? region->id() : 0) +
+         ":\x00:" + std::to_string(zone ? zone->id() : 0);
 }
 
 void ClusterCache::RebuildOrder() {
-  // kube nodeTree: zones in order of first appearance, nodes within a zone in insertion order; list()
-  // takes node i of every zone in turn.
+  // kube nodeTree: zones in order of first appearance, nodes within a zone in insertion order;
+  // list() takes node i of every zone in turn.
   std::vector<std::string> zone_order;
   absl::flat_hash_map<std::string, std::vector<const NodeInfo*>> zones;
   for (Symbol name : insertion_order_) {
@@ -147,7 +148,8 @@ void ClusterCache::RebuildAffinityLists() {
   b.with_required_anti_affinity().clear();
   for (const NodeInfo* n : snapshot_.nodes()) {
     if (!n->pods_with_affinity().empty()) b.with_affinity().push_back(n);
-    if (!n->pods_with_required_anti_affinity().empty()) b.with_required_anti_affinity().push_back(n);
+    if (!n->pods_with_required_anti_affinity().empty())
+      b.with_required_anti_affinity().push_back(n);
   }
 }
 

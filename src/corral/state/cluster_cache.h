@@ -1,8 +1,8 @@
 #pragma once
-// ClusterCache: nodes and the pods bound or assumed on them (kube's backend/cache). It owns the NodeInfos
-// and keeps the Snapshot that plugins read up to date incrementally: a pod add/remove touches one NodeInfo;
-// node add/remove marks the zone-interleaved order for a lazy rebuild at the next snapshot() call. It is
-// mutated only between scheduling cycles.
+// ClusterCache: nodes and the pods bound or assumed on them (kube's backend/cache). It owns the
+// NodeInfos and keeps the Snapshot that plugins read up to date incrementally: a pod add/remove
+// touches one NodeInfo; node add/remove marks the zone-interleaved order for a lazy rebuild at the
+// next snapshot() call. It is mutated only between scheduling cycles.
 //
 // PodInfos are owned by the caller and must outlive their presence in the cache.
 
@@ -25,11 +25,12 @@ class ClusterCache {
   // Adds or replaces a node. Pods already recorded for that node name stay on it.
   void AddNode(const api::Node* node);
   void UpdateNode(const api::Node* node) { AddNode(node); }
-  // Removes a node; its pods are kept (kube keeps them until they are deleted) and reattach if it returns.
+  // Removes a node; its pods are kept (kube keeps them until they are deleted) and reattach if it
+  // returns.
   void RemoveNode(Symbol name);
 
-  // Records `pod` on `node` (bound or assumed). A pod on an unknown node is kept aside until the node
-  // appears. REQUIRES: the pod is not already in the cache.
+  // Records `pod` on `node` (bound or assumed). A pod on an unknown node is kept aside until the
+  // node appears. REQUIRES: the pod is not already in the cache.
   void AddPod(const framework::PodInfo* pod, Symbol node, bool assumed);
   // Marks an assumed pod as bound.
   void ConfirmPod(const framework::PodInfo* pod);

@@ -1,8 +1,8 @@
 #pragma once
-// TreeBuilder: the event sink shared by the YAML and JSON parsers. It assembles nodes bottom-up on a
-// scratch stack and copies each finished container's children into the arena as one contiguous block,
-// checks duplicate keys, applies merge keys, enforces depth and alias limits, and knows the field path of
-// the node being built (for messages). Internal to corral/doc.
+// TreeBuilder: the event sink shared by the YAML and JSON parsers. It assembles nodes bottom-up on
+// a scratch stack and copies each finished container's children into the arena as one contiguous
+// block, checks duplicate keys, applies merge keys, enforces depth and alias limits, and knows the
+// field path of the node being built (for messages). Internal to corral/doc.
 
 #include <cstdint>
 #include <string>
@@ -31,8 +31,10 @@ class TreeBuilder {
   void BeginDocument(uint32_t line);
   void EndDocument();
   // `tag` is arena-owned and NUL-terminated, or null.
-  void BeginContainer(Kind kind, uint32_t line, Style style, const char* tag, std::string_view anchor);
-  // Finishes the innermost container. Returns false when the document is broken (nothing was built).
+  void BeginContainer(Kind kind, uint32_t line, Style style, const char* tag,
+                      std::string_view anchor);
+  // Finishes the innermost container. Returns false when the document is broken (nothing was
+  // built).
   bool EndContainer(Node* node, uint64_t* weight, std::string_view* anchor);
   void AddScalar(const Node& n, std::string_view anchor);
   // An alias of a node whose subtree has `weight` nodes (including nested alias expansions).

@@ -1,6 +1,7 @@
 #pragma once
-// Per-kind decoders of the manifest loader. Each takes the object's root map (the decoder's path is the
-// object's path prefix, "" or "items[3]"), decodes, validates and defaults it. Internal to corral/loader.
+// Per-kind decoders of the manifest loader. Each takes the object's root map (the decoder's path is
+// the object's path prefix, "" or "items[3]"), decodes, validates and defaults it. Internal to
+// corral/loader.
 
 #include <optional>
 #include <span>
@@ -15,7 +16,8 @@ namespace corral::loader::internal {
 using doc::Decoder;
 using doc::Node;
 
-// ---- shared pieces (decode_common.cc) -------------------------------------------------------------------
+// ---- shared pieces (decode_common.cc)
+// -------------------------------------------------------------------
 
 // Fields every object has at the top level besides metadata/spec/status.
 inline constexpr std::string_view kTypeMetaFields[] = {"apiVersion", "kind"};
@@ -28,9 +30,9 @@ struct MetaRules {
   NameRule name = NameRule::kDns1123Subdomain;
 };
 
-// Decodes `metadata` (the caller is in the Field("metadata") scope) and checks name, namespace, labels.
-// metadata.generateName without a name yields a deterministic name: generateName plus 5 characters of
-// kube's suffix alphabet derived from the file, line and path of the object.
+// Decodes `metadata` (the caller is in the Field("metadata") scope) and checks name, namespace,
+// labels. metadata.generateName without a name yields a deterministic name: generateName plus 5
+// characters of kube's suffix alphabet derived from the file, line and path of the object.
 void DecodeMeta(Decoder& d, const Node& n, api::ObjectMeta& m, const MetaRules& rules);
 // Reports a missing metadata.name for object `root` (call after DecodeMeta, when m.name is empty).
 void CheckMetaPresent(Decoder& d, const Node& root, const api::ObjectMeta& m);
@@ -61,13 +63,14 @@ inline constexpr doc::EnumName<api::PreemptionPolicy> kPreemptionPolicies[] = {
     {"Never", api::PreemptionPolicy::kNever},
 };
 
-// ---- kinds ----------------------------------------------------------------------------------------------
+// ---- kinds
+// ----------------------------------------------------------------------------------------------
 
 // What priority admission needs besides the object itself.
 struct PriorityInput {
-  std::optional<int32_t> priority;                    // spec.priority as given
-  std::optional<api::PreemptionPolicy> preemption;    // spec.preemptionPolicy as given
-  uint32_t class_name_line = 0;                       // line of spec.priorityClassName (or of spec)
+  std::optional<int32_t> priority;                  // spec.priority as given
+  std::optional<api::PreemptionPolicy> preemption;  // spec.preemptionPolicy as given
+  uint32_t class_name_line = 0;                     // line of spec.priorityClassName (or of spec)
 };
 
 struct PodInput {

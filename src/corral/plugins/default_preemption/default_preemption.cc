@@ -44,7 +44,8 @@ Result<std::unique_ptr<framework::Plugin>> DefaultPreemption::New(const framewor
   DefaultPreemptionArgs typed;
   if (args != nullptr) {
     const auto* a = dynamic_cast<const DefaultPreemptionArgs*>(args);
-    if (a == nullptr) return Error::Invalid("got args of another type, want *DefaultPreemptionArgs");
+    if (a == nullptr)
+      return Error::Invalid("got args of another type, want *DefaultPreemptionArgs");
     typed = *a;
   }
   if (auto ok = typed.Validate(); !ok) return ok.error();
@@ -52,7 +53,8 @@ Result<std::unique_ptr<framework::Plugin>> DefaultPreemption::New(const framewor
 }
 
 int32_t DefaultPreemption::NumCandidates(int32_t num_nodes) const {
-  int32_t n = static_cast<int32_t>(static_cast<int64_t>(num_nodes) * args_.min_candidate_nodes_percentage / 100);
+  int32_t n = static_cast<int32_t>(static_cast<int64_t>(num_nodes) *
+                                   args_.min_candidate_nodes_percentage / 100);
   if (n < args_.min_candidate_nodes_absolute) n = args_.min_candidate_nodes_absolute;
   if (n > num_nodes) n = num_nodes;
   return n;
@@ -110,7 +112,8 @@ void DefaultPreemption::SplitByPdbViolation(std::span<const PodInfo* const> pods
     bool violated = false;
     for (const PdbState& st : PdbsOf(pod.meta.namespace_)) {
       if (!framework::PdbCoversForPreemption(*st.pdb, pod)) continue;
-      auto it = std::find_if(left.begin(), left.end(), [&](const auto& e) { return e.first == st.pdb; });
+      auto it =
+          std::find_if(left.begin(), left.end(), [&](const auto& e) { return e.first == st.pdb; });
       if (it == left.end()) {
         left.emplace_back(st.pdb, st.allowed);
         it = left.end() - 1;
@@ -140,7 +143,8 @@ Status DefaultPreemption::SelectVictims(const framework::CycleState& state, cons
     Status s = fwk_->RunPreFilterExtensionRemovePod(st, pod, *p, copy);
     if (!s.ok()) return s;
   }
-  // The pod must fit with every lower-priority pod gone; affinity to a victim is not considered (kube).
+  // The pod must fit with every lower-priority pod gone; affinity to a victim is not considered
+  // (kube).
   if (Status s = fwk_->RunFilterPluginsWithNominatedPods(st, pod, copy); !s.ok()) return s;
   std::stable_sort(potential_.begin(), potential_.end(),
                    [&](const PodInfo* a, const PodInfo* b) { return MoreImportantPod(*a, *b); });
@@ -167,15 +171,17 @@ Status DefaultPreemption::SelectVictims(const framework::CycleState& state, cons
     if (Status s = reprieve(p, false, &fits); !s.ok()) return s;
   }
   if (!violating_.empty() && !non_violating_.empty()) {
-    std::stable_sort(victims->begin(), victims->end(),
-                     [&](const framework::PreemptionVictim& a, const framework::PreemptionVictim& b) {
-                       return MoreImportantPod(*a.pod, *b.pod);
-                     });
+    std::stable_sort(
+        victims->begin(), victims->end(),
+        [&](const framework::PreemptionVictim& a, const framework::PreemptionVictim& b) {
+          return MoreImportantPod(*a.pod, *b.pod);
+        });
   }
   return {};
 }
 
-size_t DefaultPreemption::PickOneNodeForPreemption(std::span<const PreemptionCandidate> candidates) const {
+size_t DefaultPreemption::PickOneNodeForPreemption(
+    std::span<const PreemptionCandidate> candidates) const {
   std::vector<size_t> all(candidates.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   constexpr int64_t kPriorityOffset = int64_t{std::numeric_limits<int32_t>::max()} + 1;
@@ -232,7 +238,8 @@ std::string FitMessage(size_t num_all, const std::vector<std::pair<Symbol, Statu
   for (const auto& [node, st] : statuses) {
     for (std::string_view r : st.reasons()) ++reasons[std::string(r)];
   }
-  if (statuses.size() < num_all) reasons[std::string(absent_reason)] += static_cast<int64_t>(num_all - statuses.size());
+  if (statuses.size() < num_all)
+    reasons[std::string(absent_reason)] += static_cast<int64_t>(num_all - statuses.size());
   std::vector<std::string> parts;
   for (const auto& [r, n] : reasons) parts.push_back(fmt::format("{} {}", n, r));
   std::sort(parts.begin(), parts.end());
@@ -258,7 +265,8 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
                                      const framework::NodeToStatus& statuses,
                                      framework::PostFilterResult* result) {
   fwk_ = handle_.GetFramework(pod.pod->scheduler_name);
-  if (fwk_ == nullptr) return Status::Error("preemption: the pod's profile is unknown to the handle");
+  if (fwk_ == nullptr)
+    return Status::Error("preemption: the pod's profile is unknown to the handle");
   pdb_cache_.clear();
   // 1) Eligibility.
   if (std::string_view why = Ineligible(pod, statuses); !why.empty()) {
@@ -274,7 +282,8 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
     for (const auto& ns : statuses.nodes) explicit_codes[ns.node->name()] = ns.status.code();
     for (const NodeInfo* n : all) {
       auto it = explicit_codes.find(n->name());
-      if ((it == explicit_codes.end() ? Code::kUnschedulable : it->second) == Code::kUnschedulable) {
+      if ((it == explicit_codes.end() ? Code::kUnschedulable : it->second) ==
+          Code::kUnschedulable) {
         potential.push_back(n);
       }
     }
@@ -313,15 +322,18 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   for (auto& c : violating) candidates.push_back(std::move(c));
   if (candidates.empty()) {
     if (!errors.empty()) {
-      std::string msg = errors.size() == 1 ? errors[0] : "[" + fmt::format("{}", fmt::join(errors, ", ")) + "]";
+      std::string msg =
+          errors.size() == 1 ? errors[0] : "[" + fmt::format("{}", fmt::join(errors, ", ")) + "]";
       return Preemption(Code::kError, msg);
     }
     result->mode = framework::NominatingMode::kOverride;  // clears a stale nomination
     result->nominated_node_name = Symbol();
-    return Preemption(Code::kUnschedulable, FitMessage(all.size(), dry_statuses, kNotHelpfulReason));
+    return Preemption(Code::kUnschedulable,
+                      FitMessage(all.size(), dry_statuses, kNotHelpfulReason));
   }
   // 4) The best candidate.
-  PreemptionCandidate& best = candidates[candidates.size() == 1 ? 0 : PickOneNodeForPreemption(candidates)];
+  PreemptionCandidate& best =
+      candidates[candidates.size() == 1 ? 0 : PickOneNodeForPreemption(candidates)];
   result->mode = framework::NominatingMode::kOverride;
   result->nominated_node_name = best.node;
   result->victims = std::move(best.victims);

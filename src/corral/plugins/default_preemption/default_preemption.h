@@ -1,32 +1,36 @@
 #pragma once
-// DefaultPreemption (kube's defaultpreemption plugin with the preemption Evaluator): a PostFilter that,
-// when no node is feasible, looks for a node where evicting lower-priority pods lets the pod fit, and
-// names those victims and that node in its PostFilterResult. The scheduler evicts the victims and
-// nominates the pod (it retries once they are gone).
+// DefaultPreemption (kube's defaultpreemption plugin with the preemption Evaluator): a PostFilter
+// that, when no node is feasible, looks for a node where evicting lower-priority pods lets the pod
+// fit, and names those victims and that node in its PostFilterResult. The scheduler evicts the
+// victims and nominates the pod (it retries once they are gone).
 //
 // Algorithm (kube's Evaluator.Preempt):
-//   1. Eligibility: preemptionPolicy Never, or a lower-priority pod on the pod's nominated node that is
-//      already terminating by preemption (unless that node is now UnschedulableAndUnresolvable) ⇒ no.
+//   1. Eligibility: preemptionPolicy Never, or a lower-priority pod on the pod's nominated node
+//   that is
+//      already terminating by preemption (unless that node is now UnschedulableAndUnresolvable) ⇒
+//      no.
 //   2. Potential nodes: those whose filter status is Unschedulable (UU nodes can never help).
-//   3. Dry run from a random offset (Handle::rng) over the potential nodes, serially, until at least one
+//   3. Dry run from a random offset (Handle::rng) over the potential nodes, serially, until at
+//   least one
 //      candidate without PDB violations exists and the candidates number
 //      max(N × minCandidateNodesPercentage / 100, minCandidateNodesAbsolute) (capped at N).
 //      Per node (SelectVictims): remove every lower-priority pod (on copies of the NodeInfo and the
-//      CycleState, through the PreFilter AddPod/RemovePod extensions); if the pod still does not fit,
-//      the node is no candidate. Otherwise reprieve, most important first (priority, then earlier
-//      start), the PDB-violating victims, then the others: put each back and keep it if the pod still
-//      fits.
+//      CycleState, through the PreFilter AddPod/RemovePod extensions); if the pod still does not
+//      fit, the node is no candidate. Otherwise reprieve, most important first (priority, then
+//      earlier start), the PDB-violating victims, then the others: put each back and keep it if the
+//      pod still fits.
 //   4. Pick one candidate (PickOneNodeForPreemption): fewest PDB violations, lowest highest victim
 //      priority, smallest sum of (priority + 2^31), fewest victims, latest start time among the
 //      highest-priority victims, then the first.
 //
-// PodDisruptionBudgets: kube reads status.disruptionsAllowed, which the disruption controller computes
-// from healthy pods. Corral computes it the same way from the pods it knows: currentHealthy = bound,
-// non-terminating pods of the namespace matching the selector; expected = that count; desiredHealthy
-// from minAvailable (int, or percent of expected rounded up) or expected − maxUnavailable (int, or
-// percent rounded up); allowed = max(0, currentHealthy − desiredHealthy) (0 when expected is 0).
-// Deviation: kube's final tie (6.) is Go map order (random); Corral takes the first candidate in dry-run
-// order (non-violating candidates first), which is deterministic for a seed.
+// PodDisruptionBudgets: kube reads status.disruptionsAllowed, which the disruption controller
+// computes from healthy pods. Corral computes it the same way from the pods it knows:
+// currentHealthy = bound, non-terminating pods of the namespace matching the selector; expected =
+// that count; desiredHealthy from minAvailable (int, or percent of expected rounded up) or expected
+// − maxUnavailable (int, or percent rounded up); allowed = max(0, currentHealthy − desiredHealthy)
+// (0 when expected is 0). Deviation: kube's final tie (6.) is Go map order (random); Corral takes
+// the first candidate in dry-run order (non-violating candidates first), which is deterministic for
+// a seed.
 
 #include <cstdint>
 #include <memory>
@@ -61,7 +65,8 @@ struct PreemptionCandidate {
 class DefaultPreemption final : public framework::PostFilterPlugin {
  public:
   static constexpr std::string_view kName = names::kDefaultPreemption;
-  static constexpr std::string_view kNoVictimsReason = "No preemption victims found for incoming pod";
+  static constexpr std::string_view kNoVictimsReason =
+      "No preemption victims found for incoming pod";
   static constexpr std::string_view kNotHelpfulReason = "Preemption is not helpful for scheduling";
 
   // Args: DefaultPreemptionArgs or null (defaults).
@@ -72,8 +77,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
 
   std::string_view Name() const override { return kName; }
 
-  // Success with the chosen node and its victims (mode kOverride); Unschedulable "preemption: <why>"
-  // otherwise (with a result that clears the nomination when no candidate was found).
+  // Success with the chosen node and its victims (mode kOverride); Unschedulable "preemption:
+  // <why>" otherwise (with a result that clears the nomination when no candidate was found).
   framework::Status PostFilter(framework::CycleState& state, const framework::PodInfo& pod,
                                const framework::NodeToStatus& statuses,
                                framework::PostFilterResult* result) override;
@@ -82,15 +87,16 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   // kube calculateNumCandidates.
   int32_t NumCandidates(int32_t num_nodes) const;
   // kube PodEligibleToPreemptOthers: empty when eligible, else the reason.
-  std::string_view Ineligible(const framework::PodInfo& pod, const framework::NodeToStatus& statuses) const;
-  // kube SelectVictimsOnNode on copies of `state` and `node`. Success with *victims set (most important
-  // first), or the node's failure status.
+  std::string_view Ineligible(const framework::PodInfo& pod,
+                              const framework::NodeToStatus& statuses) const;
+  // kube SelectVictimsOnNode on copies of `state` and `node`. Success with *victims set (most
+  // important first), or the node's failure status.
   framework::Status SelectVictims(const framework::CycleState& state, const framework::PodInfo& pod,
                                   const framework::NodeInfo& node,
                                   std::vector<framework::PreemptionVictim>* victims,
                                   int32_t* num_pdb_violations);
-  // kube pickOneNodeForPreemption over `candidates` (victims ordered most important first). REQUIRES:
-  // non-empty. Returns an index into `candidates`.
+  // kube pickOneNodeForPreemption over `candidates` (victims ordered most important first).
+  // REQUIRES: non-empty. Returns an index into `candidates`.
   size_t PickOneNodeForPreemption(std::span<const PreemptionCandidate> candidates) const;
   // kube util.MoreImportantPod: higher priority, then earlier start time (a pod without one started
   // "now").

@@ -10,6 +10,7 @@
 
 #include "corral/framework/framework.h"
 #include "corral/plugins/registry.h"
+
 #include "test/testing/builders.h"
 #include "test/testing/fake_handle.h"
 
@@ -49,7 +50,9 @@ class PreemptionHandle : public testing::FakeHandle {
   const framework::Framework* fwk = nullptr;
 };
 
-TimePoint At(int seconds) { return TimePoint{} + std::chrono::seconds(seconds); }
+TimePoint At(int seconds) {
+  return TimePoint{} + std::chrono::seconds(seconds);
+}
 
 class DefaultPreemptionTest : public ::testing::Test {
  protected:
@@ -57,8 +60,8 @@ class DefaultPreemptionTest : public ::testing::Test {
 
   void Build(std::shared_ptr<const framework::PluginArgs> args) {
     framework::ProfileConfig profile;
-    for (std::string_view n : {"PrioritySort", "NodeAffinity", "NodeResourcesFit", "NodePorts", "DefaultPreemption",
-                               "DefaultBinder"}) {
+    for (std::string_view n : {"PrioritySort", "NodeAffinity", "NodeResourcesFit", "NodePorts",
+                               "DefaultPreemption", "DefaultBinder"}) {
       profile.plugins.multi_point.enabled.push_back({std::string(n), 0});
     }
     if (args != nullptr) profile.plugin_args["DefaultPreemption"] = std::move(args);
@@ -67,15 +70,17 @@ class DefaultPreemptionTest : public ::testing::Test {
     fwk_ = std::move(*f);
     h_.fwk = fwk_.get();
   }
-  DefaultPreemption& Plugin() { return dynamic_cast<DefaultPreemption&>(*fwk_->GetPlugin("DefaultPreemption")); }
+  DefaultPreemption& Plugin() {
+    return dynamic_cast<DefaultPreemption&>(*fwk_->GetPlugin("DefaultPreemption"));
+  }
 
   // A node with `cpu` cores (and room for 100 pods).
   api::Node& Node(std::string_view name, std::string_view cpu) {
     return w_.Node(name).Capacity({{"cpu", cpu}, {"memory", "100Gi"}, {"pods", "100"}}).Obj();
   }
   // A bound pod.
-  api::Pod& Bound(std::string_view name, std::string_view node, int32_t priority, std::string_view cpu,
-                  int start = 0) {
+  api::Pod& Bound(std::string_view name, std::string_view node, int32_t priority,
+                  std::string_view cpu, int start = 0) {
     api::Pod& p = w_.Pod(name).NodeName(node).Priority(priority).Req({{"cpu", cpu}}).Obj();
     p.start_time = At(start);
     return p;
@@ -83,7 +88,9 @@ class DefaultPreemptionTest : public ::testing::Test {
   api::Pod& Pending(std::string_view name, int32_t priority, std::string_view cpu) {
     return w_.Pod(name).Priority(priority).Req({{"cpu", cpu}}).Obj();
   }
-  void SetNodes(std::initializer_list<NodeInfo*> nodes) { h_.SetNodes(std::vector<NodeInfo*>(nodes)); }
+  void SetNodes(std::initializer_list<NodeInfo*> nodes) {
+    h_.SetNodes(std::vector<NodeInfo*>(nodes));
+  }
 
   // One scheduling attempt up to PostFilter, as the scheduler runs it.
   Status Run(const api::Pod& pod, framework::PostFilterResult* r) {
@@ -139,7 +146,8 @@ TEST_F(DefaultPreemptionTest, NoLowerPriorityPodsMeansNoCandidate) {
   framework::PostFilterResult r;
   Status s = Run(Pending("p", 10, "1"), &r);
   EXPECT_EQ(s.code(), Code::kUnschedulable);
-  EXPECT_EQ(s.Message(), "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.");
+  EXPECT_EQ(s.Message(),
+            "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.");
   // The nomination is cleared.
   EXPECT_EQ(r.mode, framework::NominatingMode::kOverride);
   EXPECT_TRUE(r.nominated_node_name.empty());
@@ -149,12 +157,14 @@ TEST_F(DefaultPreemptionTest, NoLowerPriorityPodsMeansNoCandidate) {
 TEST_F(DefaultPreemptionTest, UnresolvableNodesAreNotCandidates) {
   auto& n1 = w_.Node("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Label("zone", "a").Obj();
   auto& n2 = w_.Node("n2").Capacity({{"cpu", "2"}, {"pods", "10"}}).Label("zone", "b").Obj();
-  SetNodes({&w_.NodeWith(n1, {&Bound("low1", "n1", 1, "2")}), &w_.NodeWith(n2, {&Bound("low2", "n2", 1, "2")})});
+  SetNodes({&w_.NodeWith(n1, {&Bound("low1", "n1", 1, "2")}),
+            &w_.NodeWith(n2, {&Bound("low2", "n2", 1, "2")})});
   api::Pod& p = w_.Pod("p").Priority(10).Req({{"cpu", "1"}}).NodeSelector("zone", "c").Obj();
   framework::PostFilterResult r;
   Status s = Run(p, &r);
   EXPECT_EQ(s.code(), Code::kUnschedulable);
-  EXPECT_EQ(s.Message(), "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
+  EXPECT_EQ(s.Message(),
+            "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
   // With zone=a only n2 (UU) is excluded; n1 is the candidate.
   api::Pod& q = w_.Pod("q").Priority(10).Req({{"cpu", "1"}}).NodeSelector("zone", "a").Obj();
   framework::PostFilterResult r2;
@@ -173,7 +183,8 @@ TEST_F(DefaultPreemptionTest, PreemptionPolicyNever) {
   EXPECT_EQ(r.mode, framework::NominatingMode::kNoop);
 }
 
-// kube's PodEligibleToPreemptOthers: a lower-priority pod terminating by preemption on the nominated node.
+// kube's PodEligibleToPreemptOthers: a lower-priority pod terminating by preemption on the
+// nominated node.
 TEST_F(DefaultPreemptionTest, NotEligibleWhileVictimsTerminateOnTheNominatedNode) {
   api::Pod& low = Bound("low", "n1", 1, "2");
   NodeInfo& n1 = w_.NodeWith(Node("n1", "2"), {&low});
@@ -186,22 +197,26 @@ TEST_F(DefaultPreemptionTest, NotEligibleWhileVictimsTerminateOnTheNominatedNode
   EXPECT_EQ(Plugin().Ineligible(info, statuses), "");  // n1 is absent ⇒ UU ⇒ eligible again
   framework::NodeStatus st{&n1, Status::Unschedulable("Insufficient cpu")};
   statuses.nodes = std::span(&st, 1);
-  EXPECT_EQ(Plugin().Ineligible(info, statuses), "not eligible due to a terminating pod on the nominated node.");
+  EXPECT_EQ(Plugin().Ineligible(info, statuses),
+            "not eligible due to a terminating pod on the nominated node.");
 }
 
 // Victims are minimal: the most important pods are reprieved first (priority, then earlier start).
 TEST_F(DefaultPreemptionTest, ReprievesTheMostImportantPods) {
-  SetNodes({&w_.NodeWith(Node("n1", "4"), {&Bound("old", "n1", 1, "1", 10), &Bound("new", "n1", 1, "1", 40),
-                                           &Bound("mid", "n1", 1, "1", 20), &Bound("high", "n1", 5, "1", 50)})});
+  SetNodes({&w_.NodeWith(Node("n1", "4"),
+                         {&Bound("old", "n1", 1, "1", 10), &Bound("new", "n1", 1, "1", 40),
+                          &Bound("mid", "n1", 1, "1", 20), &Bound("high", "n1", 5, "1", 50)})});
   framework::PostFilterResult r;
   ASSERT_TRUE(Run(Pending("p", 10, "2"), &r).ok());
-  // Reprieve order: high (5), old (t=10), mid (t=20), new (t=40). 2 cpu are needed: high and old stay.
+  // Reprieve order: high (5), old (t=10), mid (t=20), new (t=40). 2 cpu are needed: high and old
+  // stay.
   EXPECT_EQ(VictimNames(r), (std::vector<std::string>{"mid", "new"}));
 }
 
 // Pods of equal or higher priority are never victims; the pod must fit without all lower pods.
 TEST_F(DefaultPreemptionTest, DoesNotFitEvenWithoutLowerPriorityPods) {
-  SetNodes({&w_.NodeWith(Node("n1", "4"), {&Bound("same", "n1", 10, "3"), &Bound("low", "n1", 1, "1")})});
+  SetNodes({&w_.NodeWith(Node("n1", "4"),
+                         {&Bound("same", "n1", 10, "3"), &Bound("low", "n1", 1, "1")})});
   framework::PostFilterResult r;
   Status s = Run(Pending("p", 10, "2"), &r);
   EXPECT_EQ(s.Message(), "preemption: 0/1 nodes are available: 1 Insufficient cpu.");
@@ -210,7 +225,8 @@ TEST_F(DefaultPreemptionTest, DoesNotFitEvenWithoutLowerPriorityPods) {
 // Nominated pods of higher priority keep their room during the dry run.
 TEST_F(DefaultPreemptionTest, HonoursHigherPriorityNominatedPods) {
   SetNodes({&w_.NodeWith(Node("n1", "4"), {&Bound("low1", "n1", 1, "2")}),
-            &w_.NodeWith(Node("n2", "4"), {&Bound("low2", "n2", 1, "2"), &Bound("low3", "n2", 1, "2")})});
+            &w_.NodeWith(Node("n2", "4"),
+                         {&Bound("low2", "n2", 1, "2"), &Bound("low3", "n2", 1, "2")})});
   // A nominated pod (priority 20, 3 cpu) on n1: p (2 cpu) cannot fit there even with low1 gone.
   h_.nominated_[w_.S("n1")] = {&w_.Info(Pending("nom", 20, "3"))};
   framework::PostFilterResult r;
@@ -235,13 +251,17 @@ TEST_F(DefaultPreemptionTest, PickOneNodeForPreemptionCriteria) {
       {"fewest PDB violations",
        {{w_.S("a"), {V{pod(1, 0), true}}, 1}, {w_.S("b"), {V{pod(5, 0)}, V{pod(5, 0)}}, 0}},
        "b"},
-      {"lowest highest-priority victim", {{w_.S("a"), {V{pod(3, 0)}}, 0}, {w_.S("b"), {V{pod(2, 0)}, V{pod(2, 0)}}, 0}}, "b"},
+      {"lowest highest-priority victim",
+       {{w_.S("a"), {V{pod(3, 0)}}, 0}, {w_.S("b"), {V{pod(2, 0)}, V{pod(2, 0)}}, 0}},
+       "b"},
       {"smallest sum of priorities",
-       {{w_.S("a"), {V{pod(2, 0)}, V{pod(2, 0)}, V{pod(1, 0)}}, 0}, {w_.S("b"), {V{pod(2, 0)}, V{pod(2, 0)}}, 0}},
+       {{w_.S("a"), {V{pod(2, 0)}, V{pod(2, 0)}, V{pod(1, 0)}}, 0},
+        {w_.S("b"), {V{pod(2, 0)}, V{pod(2, 0)}}, 0}},
        "b"},
       // Negative priorities: the offset makes 3 victims at -5 cost more than 2.
       {"sum with negative priorities",
-       {{w_.S("a"), {V{pod(-5, 0)}, V{pod(-5, 0)}, V{pod(-5, 0)}}, 0}, {w_.S("b"), {V{pod(-5, 0)}, V{pod(-5, 0)}}, 0}},
+       {{w_.S("a"), {V{pod(-5, 0)}, V{pod(-5, 0)}, V{pod(-5, 0)}}, 0},
+        {w_.S("b"), {V{pod(-5, 0)}, V{pod(-5, 0)}}, 0}},
        "b"},
       // Equal sums with different counts need a victim at MinInt32: 0 + (MinInt32 + 2^31) == 0.
       {"fewest victims",
@@ -249,9 +269,12 @@ TEST_F(DefaultPreemptionTest, PickOneNodeForPreemptionCriteria) {
         {w_.S("b"), {V{pod(0, 0)}}, 0}},
        "b"},
       {"latest start of the highest-priority victims",
-       {{w_.S("a"), {V{pod(2, 10)}, V{pod(1, 99)}}, 0}, {w_.S("b"), {V{pod(2, 20)}, V{pod(1, 0)}}, 0}},
+       {{w_.S("a"), {V{pod(2, 10)}, V{pod(1, 99)}}, 0},
+        {w_.S("b"), {V{pod(2, 20)}, V{pod(1, 0)}}, 0}},
        "b"},
-      {"first on a full tie", {{w_.S("a"), {V{pod(2, 10)}}, 0}, {w_.S("b"), {V{pod(2, 10)}}, 0}}, "a"},
+      {"first on a full tie",
+       {{w_.S("a"), {V{pod(2, 10)}}, 0}, {w_.S("b"), {V{pod(2, 10)}}, 0}},
+       "a"},
   };
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
@@ -274,8 +297,9 @@ TEST_F(DefaultPreemptionTest, PodDisruptionBudgets) {
   pdb.selector = w_.Sel().Label("app", "db").Obj();
   pdb.min_available = api::IntOrPercent{2, false};  // 3 healthy ⇒ 1 disruption allowed
   h_.AddPdb(&pdb);
-  SetNodes({&w_.NodeWith(Node("n1", "2"), {&labelled("db1", "n1", 0), &labelled("db2", "n1", 1)}),
-            &w_.NodeWith(Node("n2", "2"), {&labelled("db3", "n2", 2), &Bound("web", "n2", 1, "1", 3)})});
+  SetNodes(
+      {&w_.NodeWith(Node("n1", "2"), {&labelled("db1", "n1", 0), &labelled("db2", "n1", 1)}),
+       &w_.NodeWith(Node("n2", "2"), {&labelled("db3", "n2", 2), &Bound("web", "n2", 1, "1", 3)})});
   framework::PostFilterResult r;
   // 2 cpu: n1 needs db1+db2 (1 violation), n2 needs db3+web (no violation: one disruption allowed).
   ASSERT_TRUE(Run(Pending("p", 10, "2"), &r).ok());
@@ -304,13 +328,18 @@ TEST_F(DefaultPreemptionTest, NumCandidates) {
   struct Case {
     int32_t pct, abs, nodes, want;
   };
-  for (const auto& tc : std::vector<Case>{{10, 100, 0, 0}, {10, 100, 50, 50}, {10, 100, 1000, 100},
-                                          {40, 100, 1000, 400}, {10, 0, 50, 5}, {10, 50, 10, 10}}) {
+  for (const auto& tc : std::vector<Case>{{10, 100, 0, 0},
+                                          {10, 100, 50, 50},
+                                          {10, 100, 1000, 100},
+                                          {40, 100, 1000, 400},
+                                          {10, 0, 50, 5},
+                                          {10, 50, 10, 10}}) {
     auto args = std::make_shared<DefaultPreemptionArgs>();
     args->min_candidate_nodes_percentage = tc.pct;
     args->min_candidate_nodes_absolute = tc.abs;
     Build(args);
-    EXPECT_EQ(Plugin().NumCandidates(tc.nodes), tc.want) << tc.pct << "% " << tc.abs << " of " << tc.nodes;
+    EXPECT_EQ(Plugin().NumCandidates(tc.nodes), tc.want)
+        << tc.pct << "% " << tc.abs << " of " << tc.nodes;
   }
 }
 
@@ -324,12 +353,16 @@ TEST_F(DefaultPreemptionTest, ArgsValidation) {
     return r.ok() ? std::string() : r.error().message;
   };
   EXPECT_EQ(check(10, 100), "");
-  EXPECT_EQ(check(-1, 100), "minCandidateNodesPercentage: Invalid value: -1: not in valid range [0, 100]");
-  EXPECT_EQ(check(101, 100), "minCandidateNodesPercentage: Invalid value: 101: not in valid range [0, 100]");
-  EXPECT_EQ(check(10, -1), "minCandidateNodesAbsolute: Invalid value: -1: not in valid range [0, inf)");
+  EXPECT_EQ(check(-1, 100),
+            "minCandidateNodesPercentage: Invalid value: -1: not in valid range [0, 100]");
+  EXPECT_EQ(check(101, 100),
+            "minCandidateNodesPercentage: Invalid value: 101: not in valid range [0, 100]");
+  EXPECT_EQ(check(10, -1),
+            "minCandidateNodesAbsolute: Invalid value: -1: not in valid range [0, inf)");
   EXPECT_EQ(check(0, 0),
             "[minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as "
-            "minCandidateNodesAbsolute, minCandidateNodesAbsolute: Invalid value: 0: cannot be zero at the same "
+            "minCandidateNodesAbsolute, minCandidateNodesAbsolute: Invalid value: 0: cannot be "
+            "zero at the same "
             "time as minCandidateNodesPercentage]");
   EXPECT_EQ(check(-1, -1),
             "[minCandidateNodesPercentage: Invalid value: -1: not in valid range [0, 100], "

@@ -11,7 +11,9 @@ Result<std::unique_ptr<framework::Plugin>> DynamicResources::New(const framework
 }
 
 namespace {
-bool HasClaims(const framework::PodInfo& pod) { return !pod.pod->resource_claims.empty(); }
+bool HasClaims(const framework::PodInfo& pod) {
+  return !pod.pod->resource_claims.empty();
+}
 }  // namespace
 
 Status DynamicResources::PreFilter(framework::CycleState&, size_t, const framework::PodInfo& pod,
@@ -29,13 +31,16 @@ Status DynamicResources::PreScore(framework::CycleState&, size_t, const framewor
   return Status::Skip();
 }
 
-Status DynamicResources::Reserve(framework::CycleState&, const framework::PodInfo&, Symbol) { return {}; }
+Status DynamicResources::Reserve(framework::CycleState&, const framework::PodInfo&, Symbol) {
+  return {};
+}
 void DynamicResources::Unreserve(framework::CycleState&, const framework::PodInfo&, Symbol) {}
 Status DynamicResources::PreBind(framework::CycleState&, const framework::PodInfo&, Symbol) {
   return Status::Skip();
 }
 
-Status DynamicResources::Sign(const framework::PodInfo& pod, std::vector<framework::SignFragment>*) const {
+Status DynamicResources::Sign(const framework::PodInfo& pod,
+                              std::vector<framework::SignFragment>*) const {
   return HasClaims(pod) ? Status::Unschedulable("pod has ResourceClaims") : Status();
 }
 

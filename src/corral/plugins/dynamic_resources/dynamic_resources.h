@@ -1,9 +1,9 @@
 #pragma once
 // DynamicResources (DRA), accepted by name. Corral does not model ResourceClaims, DeviceClasses or
-// ResourceSlices, so a pod that references ResourceClaims is reported instead of being scheduled as if
-// it had none: UnschedulableAndUnresolvable at PreFilter with kReason. Every other pod is skipped
-// (PreFilter/PreScore Skip), as kube does for pods without claims. Pods with claims are unsignable, as in
-// kube (KEP-5598).
+// ResourceSlices, so a pod that references ResourceClaims is reported instead of being scheduled as
+// if it had none: UnschedulableAndUnresolvable at PreFilter with kReason. Every other pod is
+// skipped (PreFilter/PreScore Skip), as kube does for pods without claims. Pods with claims are
+// unsignable, as in kube (KEP-5598).
 
 #include <memory>
 #include <span>
@@ -34,19 +34,25 @@ class DynamicResources final : public framework::PreFilterPlugin,
                                                         framework::Handle& handle);
 
   std::string_view Name() const override { return kName; }
-  framework::Status PreFilter(framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
-                              const framework::Snapshot& snapshot, framework::PreFilterResult* result) override;
-  framework::Status Filter(const framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+  framework::Status PreFilter(framework::CycleState& state, size_t slot,
+                              const framework::PodInfo& pod, const framework::Snapshot& snapshot,
+                              framework::PreFilterResult* result) override;
+  framework::Status Filter(const framework::CycleState& state, size_t slot,
+                           const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
-  framework::Status PreScore(framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
+  framework::Status PreScore(framework::CycleState& state, size_t slot,
+                             const framework::PodInfo& pod,
                              std::span<const framework::NodeInfo* const> nodes) override;
-  framework::Status Reserve(framework::CycleState& state, const framework::PodInfo& pod, Symbol node) override;
+  framework::Status Reserve(framework::CycleState& state, const framework::PodInfo& pod,
+                            Symbol node) override;
   void Unreserve(framework::CycleState& state, const framework::PodInfo& pod, Symbol node) override;
-  framework::Status PreBind(framework::CycleState& state, const framework::PodInfo& pod, Symbol node) override;
+  framework::Status PreBind(framework::CycleState& state, const framework::PodInfo& pod,
+                            Symbol node) override;
   // No modelled event can allocate a claim.
   std::vector<framework::ClusterEvent> EventsToRegister() const override { return {}; }
   // kube: a pod with ResourceClaims is unsignable.
-  framework::Status Sign(const framework::PodInfo& pod, std::vector<framework::SignFragment>* fragments) const override;
+  framework::Status Sign(const framework::PodInfo& pod,
+                         std::vector<framework::SignFragment>* fragments) const override;
 };
 
 }  // namespace corral::plugins

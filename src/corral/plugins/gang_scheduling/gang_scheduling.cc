@@ -28,7 +28,8 @@ Status GangScheduling::PreEnqueue(const framework::PodInfo& pod) {
   }
   if (!resolved.IsGang()) return {};
   if (group == nullptr || group->all.size() < static_cast<size_t>(resolved.policy.min_count)) {
-    return Status::Unresolvable("waiting for minCount pods from a gang to appear in scheduling queue");
+    return Status::Unresolvable(
+        "waiting for minCount pods from a gang to appear in scheduling queue");
   }
   return {};
 }
@@ -47,7 +48,8 @@ Status GangScheduling::Permit(framework::CycleState&, const framework::PodInfo& 
   if (!framework::PodGroupKeyOf(*pod.pod).has_value()) return {};
   framework::ResolvedPodGroup resolved;
   Status s = framework::ResolvePodGroup(handle_, *pod.pod, &resolved);
-  if (!s.ok()) return Status::Error(s.Message());  // kube: the group object went away; retry with backoff
+  if (!s.ok())
+    return Status::Error(s.Message());  // kube: the group object went away; retry with backoff
   if (!resolved.IsGang()) return {};
   framework::PodGroupState* group = handle_.GetPodGroupState(pod);
   if (group == nullptr) return Status::Error("pod group state not found");
@@ -73,14 +75,15 @@ Status GangScheduling::PlacementFeasible(const framework::PodGroupState&,
                                          const framework::PlacementProgress& progress) {
   const int32_t min_count = resolved.MinCount();
   if (progress.remaining + progress.scheduled < min_count) {
-    return Status::WithOwnedReason(Code::kUnschedulable,
-                                   fmt::format("minCount ({}) cannot be satisfied: {} scheduled, {} remaining",
-                                               min_count, progress.scheduled, progress.remaining));
+    return Status::WithOwnedReason(
+        Code::kUnschedulable,
+        fmt::format("minCount ({}) cannot be satisfied: {} scheduled, {} remaining", min_count,
+                    progress.scheduled, progress.remaining));
   }
   if (progress.scheduled < min_count) {
-    return Status::WithOwnedReason(Code::kWait,
-                                   fmt::format("minCount ({}) is not yet satisfied: {} scheduled, {} remaining",
-                                               min_count, progress.scheduled, progress.remaining));
+    return Status::WithOwnedReason(
+        Code::kWait, fmt::format("minCount ({}) is not yet satisfied: {} scheduled, {} remaining",
+                                 min_count, progress.scheduled, progress.remaining));
   }
   return {};
 }
@@ -91,7 +94,8 @@ std::vector<framework::ClusterEvent> GangScheduling::EventsToRegister() const {
           {framework::EventResource::kWorkload, framework::ActionType::kAdd}};
 }
 
-framework::QueueingHint GangScheduling::Hint(const framework::PodInfo& pod, const framework::ClusterEvent& event,
+framework::QueueingHint GangScheduling::Hint(const framework::PodInfo& pod,
+                                             const framework::ClusterEvent& event,
                                              const void* subject) const {
   auto key = framework::PodGroupKeyOf(*pod.pod);
   if (!key.has_value()) return framework::QueueingHint::kQueueSkip;
@@ -99,7 +103,8 @@ framework::QueueingHint GangScheduling::Hint(const framework::PodInfo& pod, cons
   switch (event.resource) {
     case framework::EventResource::kPodGroup: {
       const auto* pg = static_cast<const api::PodGroup*>(subject);
-      return !key->legacy && pg->meta.namespace_ == key->namespace_ && pg->meta.name == key->pod_group
+      return !key->legacy && pg->meta.namespace_ == key->namespace_ &&
+                     pg->meta.name == key->pod_group
                  ? framework::QueueingHint::kQueue
                  : framework::QueueingHint::kQueueSkip;
     }

@@ -1,13 +1,15 @@
 #pragma once
-// GangScheduling (kube's gangscheduling plugin, KEP-4671): all-or-nothing scheduling of the members of a
-// gang pod group, for both API generations (v1alpha1 Workload.spec.podGroups + pod.spec.workloadRef, and
-// the standalone PodGroup + pod.spec.schedulingGroup).
-//   PreEnqueue         barrier: the group object exists and at least minCount members are known; a group
+// GangScheduling (kube's gangscheduling plugin, KEP-4671): all-or-nothing scheduling of the members
+// of a gang pod group, for both API generations (v1alpha1 Workload.spec.podGroups +
+// pod.spec.workloadRef, and the standalone PodGroup + pod.spec.schedulingGroup).
+//   PreEnqueue         barrier: the group object exists and at least minCount members are known; a
+//   group
 //                      whose members disagree on schedulerName is rejected as a whole
 //   Reserve/Unreserve  the member counts as assumed / no longer assumed
-//   Permit             Wait (activating the unscheduled siblings) until assumed + bound ≥ minCount, with
-//                      the group's shared deadline (5 minutes from the first Permit) as the timeout; then
-//                      allow every waiting member
+//   Permit             Wait (activating the unscheduled siblings) until assumed + bound ≥ minCount,
+//   with
+//                      the group's shared deadline (5 minutes from the first Permit) as the
+//                      timeout; then allow every waiting member
 //   PlacementFeasible  the workload cycle's early reject / commit test (basic groups: minCount 1)
 // Pods of basic groups and pods without a group pass every point.
 
@@ -38,7 +40,8 @@ class GangScheduling final : public framework::PreEnqueuePlugin,
   std::string_view Name() const override { return kName; }
 
   framework::Status PreEnqueue(const framework::PodInfo& pod) override;
-  framework::Status Reserve(framework::CycleState& state, const framework::PodInfo& pod, Symbol node) override;
+  framework::Status Reserve(framework::CycleState& state, const framework::PodInfo& pod,
+                            Symbol node) override;
   void Unreserve(framework::CycleState& state, const framework::PodInfo& pod, Symbol node) override;
   framework::Status Permit(framework::CycleState& state, const framework::PodInfo& pod, Symbol node,
                            Duration* timeout) override;

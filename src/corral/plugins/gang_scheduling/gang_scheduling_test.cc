@@ -15,7 +15,8 @@ namespace {
 using framework::Code;
 using framework::QueueingHint;
 
-// A handle with Workload/PodGroup objects, group states and waiting pods, as the scheduler provides.
+// A handle with Workload/PodGroup objects, group states and waiting pods, as the scheduler
+// provides.
 class GangHandle : public testing::FakeHandle {
  public:
   using FakeHandle::FakeHandle;
@@ -100,13 +101,14 @@ class GangSchedulingTest : public ::testing::Test {
     auto& g = groups_.back();
     g.meta.name = w_.S(name);
     g.meta.namespace_ = api::wk::kDefaultNamespace;
-    g.policy.kind = min_count > 0 ? api::PodGroupPolicyKind::kGang : api::PodGroupPolicyKind::kBasic;
+    g.policy.kind =
+        min_count > 0 ? api::PodGroupPolicyKind::kGang : api::PodGroupPolicyKind::kBasic;
     g.policy.min_count = min_count;
     h_.pod_groups.push_back(&g);
     return g;
   }
-  const framework::PodInfo& LegacyPod(std::string_view name, std::string_view workload, std::string_view group,
-                                      std::string_view replica = "") {
+  const framework::PodInfo& LegacyPod(std::string_view name, std::string_view workload,
+                                      std::string_view group, std::string_view replica = "") {
     api::Pod& p = w_.Pod(name).Obj();
     p.workload_ref = api::WorkloadReference{w_.S(workload), w_.S(group), w_.S(replica)};
     return w_.Info(p);
@@ -179,7 +181,7 @@ TEST_F(GangSchedulingTest, ReplicaKeysAreIndependentGangs) {
   h_.Member(r0a);
   h_.Member(r1a);
   h_.Member(LegacyPod("r0b", "job", "workers", "r0"));
-  EXPECT_TRUE(Plugin().PreEnqueue(r0a).ok());  // r0 has 2 members
+  EXPECT_TRUE(Plugin().PreEnqueue(r0a).ok());   // r0 has 2 members
   EXPECT_FALSE(Plugin().PreEnqueue(r1a).ok());  // r1 has 1
 }
 
@@ -276,7 +278,8 @@ TEST_F(GangSchedulingTest, PermitErrorsWhenTheGroupObjectOrStateIsGone) {
   auto st = Plugin().Permit(state_, a, w_.S("n"), &t);
   EXPECT_EQ(st.code(), framework::Code::kError);
   EXPECT_EQ(st.Message(), "pod group state not found");
-  // The PodGroup object was deleted after the member passed PreEnqueue (kube: an error, not a wait).
+  // The PodGroup object was deleted after the member passed PreEnqueue (kube: an error, not a
+  // wait).
   h_.Member(a);
   h_.pod_groups.clear();
   st = Plugin().Permit(state_, a, w_.S("n"), &t);
@@ -297,7 +300,8 @@ TEST_F(GangSchedulingTest, PlacementFeasibleRejectsEarlyWaitsThenSucceeds) {
   EXPECT_EQ(st.Message(), "minCount (4) is not yet satisfied: 2 scheduled, 2 remaining");
   EXPECT_TRUE(Plugin().PlacementFeasible(state, gang, {.scheduled = 4, .remaining = 0}).ok());
   framework::ResolvedPodGroup basic;  // minCount 1
-  EXPECT_EQ(Plugin().PlacementFeasible(state, basic, {.scheduled = 0, .remaining = 0}).code(), Code::kUnschedulable);
+  EXPECT_EQ(Plugin().PlacementFeasible(state, basic, {.scheduled = 0, .remaining = 0}).code(),
+            Code::kUnschedulable);
   EXPECT_TRUE(Plugin().PlacementFeasible(state, basic, {.scheduled = 1, .remaining = 3}).ok());
 }
 
@@ -308,15 +312,18 @@ TEST_F(GangSchedulingTest, HintsQueueOnlyMembersOfTheSameGroup) {
   api::Pod& same = w_.Pod("q").Obj();
   same.scheduling_group = api::PodSchedulingGroup{w_.S("g")};
   const api::Pod& other = w_.Pod("r").Obj();
-  const framework::ClusterEvent pod_add{framework::EventResource::kPod, framework::ActionType::kAdd};
+  const framework::ClusterEvent pod_add{framework::EventResource::kPod,
+                                        framework::ActionType::kAdd};
   EXPECT_EQ(Plugin().Hint(pod, pod_add, &same), QueueingHint::kQueue);
   EXPECT_EQ(Plugin().Hint(pod, pod_add, &other), QueueingHint::kQueueSkip);
   const auto& g = Group("g", 2);
   const auto& g2 = Group("g2", 2);
-  const framework::ClusterEvent pg_add{framework::EventResource::kPodGroup, framework::ActionType::kAdd};
+  const framework::ClusterEvent pg_add{framework::EventResource::kPodGroup,
+                                       framework::ActionType::kAdd};
   EXPECT_EQ(Plugin().Hint(pod, pg_add, &g), QueueingHint::kQueue);
   EXPECT_EQ(Plugin().Hint(pod, pg_add, &g2), QueueingHint::kQueueSkip);
-  const framework::ClusterEvent w_add{framework::EventResource::kWorkload, framework::ActionType::kAdd};
+  const framework::ClusterEvent w_add{framework::EventResource::kWorkload,
+                                      framework::ActionType::kAdd};
   EXPECT_EQ(Plugin().Hint(legacy, w_add, h_.workloads[0]), QueueingHint::kQueue);
   EXPECT_EQ(Plugin().Hint(pod, w_add, h_.workloads[0]), QueueingHint::kQueueSkip);
 }

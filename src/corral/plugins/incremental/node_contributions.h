@@ -81,9 +81,9 @@ class NodeContributions {
     Contribution contribution;
   };
 
-  // The check reads two words of every NodeInfo (its node pointer, first, and its generation, last);
-  // NodeInfos are scattered, so the loop is bound by memory latency. Prefetching a few nodes ahead keeps
-  // several misses in flight. Only a hint: a wrong address costs nothing.
+  // The check reads two words of every NodeInfo (its node pointer, first, and its generation,
+  // last); NodeInfos are scattered, so the loop is bound by memory latency. Prefetching a few nodes
+  // ahead keeps several misses in flight. Only a hint: a wrong address costs nothing.
   static constexpr size_t kPrefetchDistance = 8;
   static void Prefetch(const framework::NodeInfo* n) {
     const char* base = reinterpret_cast<const char*>(n);

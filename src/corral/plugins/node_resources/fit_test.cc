@@ -303,12 +303,11 @@ INSTANTIATE_TEST_SUITE_P(
                    .containers = {{{"cpu", "1m"}, {"memory", "1"}, {kHugeA, "3"}}},
                    .pod_level = {{"cpu", "3m"}, {"memory", "2"}, {kHugeA, "5"}}},
         // Pod-level hugepages 10 > allocatable 5.
-        FilterCase{
-            .name = "pod_level_hugepages_resource_not_fit",
-            .containers = {},
-            .pod_level = {{"cpu", "3m"}, {"memory", "2"}, {kHugeA, "10"}},
-            .want_code = kUU,
-            .want_reasons = {Insufficient(kHugeA)}},
+        FilterCase{.name = "pod_level_hugepages_resource_not_fit",
+                   .containers = {},
+                   .pod_level = {{"cpu", "3m"}, {"memory", "2"}, {kHugeA, "10"}},
+                   .want_code = kUU,
+                   .want_reasons = {Insufficient(kHugeA)}},
         FilterCase{.name = "one_pod_level_cpu_resource_fits_and_all_init_and_non_init_containers_"
                            "resources_fit",
                    .containers = {{{"cpu", "1m"}, {"memory", "1"}}},

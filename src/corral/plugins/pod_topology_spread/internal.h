@@ -90,8 +90,8 @@ class NodeInclusion {
   const api::Pod& pod_;
   const api::Node& node_;
   const Interner& interner_;
-  // Plain flags rather than std::optional<bool>: GCC 12 -O3 reports a false maybe-uninitialized on the
-  // optional's engaged byte.
+  // Plain flags rather than std::optional<bool>: GCC 12 -O3 reports a false maybe-uninitialized on
+  // the optional's engaged byte.
   bool affinity_known_ = false;
   bool affinity_ = false;
   bool taints_known_ = false;

@@ -126,7 +126,8 @@ void Run(benchmark::State& state, Shape shape) {
     }
     const framework::NodeInfo* best = feasible.empty() ? nullptr : feasible[0];
     if (feasible.size() > 1) {
-      // NodeResourcesFit-like spreading (least allocated by pod count), so that pods do not pile up.
+      // NodeResourcesFit-like spreading (least allocated by pod count), so that pods do not pile
+      // up.
       total.resize(feasible.size());
       for (size_t j = 0; j < feasible.size(); ++j) {
         total[j] = 100 - static_cast<int64_t>(feasible[j]->pods().size() * 100 / kMaxPodsPerNode);
