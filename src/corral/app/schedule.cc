@@ -219,17 +219,7 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
   out.cycles = s.stats().cycles;
   out.batching = s.features().Enabled(framework::Feature::kOpportunisticBatching);
   out.batched = s.stats().batched;
-  for (std::string_view reason :
-       {scheduler::batch_flush::kPodSkipped, scheduler::batch_flush::kPodFailed,
-        scheduler::batch_flush::kPodNominated, scheduler::batch_flush::kPodIncompatible,
-        scheduler::batch_flush::kExpired, scheduler::batch_flush::kNodeMissing,
-        scheduler::batch_flush::kEmptyList, scheduler::batch_flush::kPodNotBatchable,
-        scheduler::batch_flush::kPreScoreError, scheduler::batch_flush::kRescoreError,
-        scheduler::batch_flush::kNormalizeError}) {
-    auto n = static_cast<int64_t>(s.metrics().CounterSum("scheduler_batch_cache_flushed_total",
-                                                         {{"reason", std::string(reason)}}));
-    if (n > 0) out.batch_flushes.emplace_back(reason, n);
-  }
+  out.batch_flushes = scheduler::BatchFlushCounts(s.metrics());
   out.metrics_text = s.metrics().PrometheusText();
   out.metrics_json = s.metrics().ToJson().dump();
   return out;

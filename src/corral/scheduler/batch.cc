@@ -593,4 +593,14 @@ void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& 
   done();
 }
 
+std::vector<std::pair<std::string, int64_t>> BatchFlushCounts(const metrics::Registry& metrics) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (std::string_view reason : batch_flush::kAll) {
+    auto n = static_cast<int64_t>(metrics.CounterSum("scheduler_batch_cache_flushed_total",
+                                                     {{"reason", std::string(reason)}}));
+    if (n > 0) out.emplace_back(reason, n);
+  }
+  return out;
+}
+
 }  // namespace corral::scheduler

@@ -40,6 +40,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "corral/core/clock.h"
@@ -61,7 +62,15 @@ inline constexpr std::string_view kPodNotBatchable = "pod_not_batchable";
 inline constexpr std::string_view kPreScoreError = "prescore_error";
 inline constexpr std::string_view kRescoreError = "rescore_error";
 inline constexpr std::string_view kNormalizeError = "normalize_error";
+// Every reason, in kube's order.
+inline constexpr std::string_view kAll[] = {
+    kPodSkipped, kPodFailed,       kPodNominated,  kPodIncompatible, kExpired,       kNodeMissing,
+    kEmptyList,  kPodNotBatchable, kPreScoreError, kRescoreError,    kNormalizeError};
 }  // namespace batch_flush
+
+// The non-zero `scheduler_batch_cache_flushed_total` counts of `metrics`, summed over profiles, in
+// batch_flush::kAll order.
+std::vector<std::pair<std::string, int64_t>> BatchFlushCounts(const metrics::Registry& metrics);
 
 class OpportunisticBatch {
  public:

@@ -124,6 +124,11 @@ QueuedPod* SchedulingQueue::Pop() {
     }
   }
   if (pod == nullptr) return nullptr;
+  MarkInFlight(pod);
+  return pod;
+}
+
+void SchedulingQueue::MarkInFlight(QueuedPod* pod) {
   Unlink(pod);
   pod->where = QueueLocation::kInFlight;
   pod->gang_activation = 0;
@@ -132,7 +137,6 @@ QueuedPod* SchedulingQueue::Pop() {
     pod->initial_attempt = clock_.Now();
   }
   ++pod->attempts;
-  return pod;
 }
 
 void SchedulingQueue::Requeue(QueuedPod* pod, Code code, bool event_during_attempt) {
@@ -221,14 +225,7 @@ bool SchedulingQueue::TakeForGroup(QueuedPod* pod) {
       pod->where != QueueLocation::kUnschedulable) {
     return false;
   }
-  Unlink(pod);
-  pod->where = QueueLocation::kInFlight;
-  pod->gang_activation = 0;
-  if (!pod->attempted) {
-    pod->attempted = true;
-    pod->initial_attempt = clock_.Now();
-  }
-  ++pod->attempts;
+  MarkInFlight(pod);
   return true;
 }
 

@@ -114,6 +114,8 @@ class SchedulingQueue {
   void ToBackoff(QueuedPod* pod);
   void ToActiveOrBackoff(QueuedPod* pod);
   void Unlink(QueuedPod* pod);
+  // Takes `pod` out of its list for an attempt: in flight, attempt counted (the first one timed).
+  void MarkInFlight(QueuedPod* pod);
   void FlushBackoffCompleted();
 
   const Clock& clock_;

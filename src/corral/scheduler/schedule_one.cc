@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "corral/framework/fit_error.h"
 #include "corral/scheduler/scheduler.h"
 
 namespace corral::scheduler {
@@ -92,17 +93,7 @@ std::string Scheduler::FitErrorMessage(size_t num_nodes, const Diagnosis& d,
       for (std::string_view r : d.absent_status->reasons())
         reasons[r] += static_cast<int64_t>(d.num_absent);
     }
-    std::vector<std::string> parts;
-    for (const auto& [r, n] : reasons) parts.push_back(fmt::format("{} {}", n, r));
-    std::sort(parts.begin(), parts.end());  // Go sort.Strings: bytewise
-    if (!parts.empty()) {
-      msg += ' ';
-      for (size_t i = 0; i < parts.size(); ++i) {
-        if (i > 0) msg += ", ";
-        msg += parts[i];
-      }
-      msg += '.';
-    }
+    framework::AppendReasonHistogram(reasons, msg);
   }
   if (!post_filter_msg.empty()) msg += " " + post_filter_msg;
   return msg;
@@ -126,33 +117,45 @@ void Scheduler::RecordAttempt(const framework::Framework& fwk, std::string_view 
   }
 }
 
-bool Scheduler::ScheduleCycle(QueuedPod* qp) {
-  if (options_.wall_clock != nullptr) cycle_start_ = options_.wall_clock->Now();
-  CycleContext c;
+void Scheduler::StartAttempt(CycleContext& c, QueuedPod* qp) {
   c.qp = qp;
   c.fwk = qp->fwk;
   c.pod = &qp->info;
   snapshot_ = &cache_.snapshot();
   ++stats_.cycles;
-  in_cycle_ = true;
-  event_during_cycle_ = false;
   c.explain = options_.explain && options_.explain(*c.pod->pod);
   qp->unschedulable_plugins.clear();
   qp->pending_plugins.clear();
   if (auto it = batches_.find(c.fwk); it != batches_.end()) c.batch = it->second.get();
+}
 
-  const NodeInfo* selected = nullptr;
-  Status s = SchedulePod(c, &selected);
+Status Scheduler::RunAlgorithm(CycleContext& c, const NodeInfo** selected, bool* hinted) {
+  Status s = SchedulePod(c, selected);
+  *hinted = false;
   if (c.batch != nullptr) {
     // kube StoreScheduleResults / a failed cycle (the next pod flushes with pod_failed).
     if (s.ok()) {
-      if (!c.hint.empty() && c.hint == selected->name()) ++stats_.batched;
-      c.batch->StoreScheduleResults(qp->signature, c.hint, selected->name(),
-                                    c.scored ? &scores_ : nullptr, stats_.cycles, &qp->info);
+      *hinted = !c.hint.empty() && c.hint == (*selected)->name();
+      c.batch->StoreScheduleResults(c.qp->signature, c.hint, (*selected)->name(),
+                                    c.scored ? &scores_ : nullptr, stats_.cycles, &c.qp->info);
     } else {
       c.batch->CycleFailed(stats_.cycles);
     }
   }
+  return s;
+}
+
+bool Scheduler::ScheduleCycle(QueuedPod* qp) {
+  if (options_.wall_clock != nullptr) cycle_start_ = options_.wall_clock->Now();
+  CycleContext c;
+  StartAttempt(c, qp);
+  in_cycle_ = true;
+  event_during_cycle_ = false;
+
+  const NodeInfo* selected = nullptr;
+  bool hinted = false;
+  Status s = RunAlgorithm(c, &selected, &hinted);
+  if (hinted) ++stats_.batched;
   if (!s.ok()) {
     if (s.code() == Code::kError) return HandleFailure(c, Code::kError, s.Message());
     // HOOK(preemption): PostFilter (DefaultPreemption) may evict victims and nominate the pod; the
@@ -445,31 +448,14 @@ void Scheduler::ExecutePreemption(CycleContext& c, const framework::PostFilterRe
 // in ScheduleCycle, without assume, PostFilter or failure handling.
 bool Scheduler::ScheduleMember(QueuedPod* qp, CycleState& state, const PlacementDomain* domain,
                                Symbol* node, std::string* failure, bool* hinted) {
-  CycleContext c;
-  c.qp = qp;
-  c.fwk = qp->fwk;
-  c.pod = &qp->info;
-  snapshot_ = &cache_.snapshot();
-  ++stats_.cycles;
-  c.explain = options_.explain && options_.explain(*c.pod->pod);
-  qp->unschedulable_plugins.clear();
-  qp->pending_plugins.clear();
   // Members use opportunistic-batching hints as pod cycles do (kube: "using the OB hint where
   // possible"); a rolled-back placement invalidates the batch (RollBack).
-  if (auto it = batches_.find(c.fwk); it != batches_.end()) c.batch = it->second.get();
+  CycleContext c;
+  StartAttempt(c, qp);
   member_domain_ = domain;
   const NodeInfo* selected = nullptr;
-  Status s = SchedulePod(c, &selected);
+  Status s = RunAlgorithm(c, &selected, hinted);
   member_domain_ = nullptr;
-  if (c.batch != nullptr) {
-    if (s.ok()) {
-      *hinted = !c.hint.empty() && c.hint == selected->name();
-      c.batch->StoreScheduleResults(qp->signature, c.hint, selected->name(),
-                                    c.scored ? &scores_ : nullptr, stats_.cycles, &qp->info);
-    } else {
-      c.batch->CycleFailed(stats_.cycles);
-    }
-  }
   if (c.explain && observer_ != nullptr) observer_->OnExplain(*c.pod->pod, c.ex);
   if (!s.ok()) {
     *failure =

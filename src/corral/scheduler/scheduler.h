@@ -225,6 +225,13 @@ class Scheduler final : public framework::Handle {
   struct CycleContext;
   // The scheduling cycle (schedule_one.cc). Returns true if the pod was assumed and bound.
   bool ScheduleCycle(QueuedPod* qp);
+  // Starts one scheduling attempt of `qp` (a pod cycle or a workload-cycle member): a fresh context
+  // on the current snapshot, the cycle counted, the pod's rejectors of its last attempt cleared.
+  void StartAttempt(CycleContext& c, QueuedPod* qp);
+  // SchedulePod, then the profile batch's StoreScheduleResults (or CycleFailed when it failed).
+  // `*hinted`: the node selected is the batching hint.
+  framework::Status RunAlgorithm(CycleContext& c, const framework::NodeInfo** selected,
+                                 bool* hinted);
   // kube schedulePod: ok with *selected set; a rejection (diagnosis in the context); or an error.
   framework::Status SchedulePod(CycleContext& c, const framework::NodeInfo** selected);
   framework::Status FindNodesThatPassFilters(CycleContext& c, const framework::PreFilterResult& pre,

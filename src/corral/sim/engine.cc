@@ -1520,17 +1520,7 @@ void Engine::Impl::Finish(RunResult& r) {
         true,
         "opportunistic batching (KEP-5598): pods placed on the previous pod's cached node "
         "list; flushes by kube's reasons"};
-    for (std::string_view reason :
-         {scheduler::batch_flush::kPodSkipped, scheduler::batch_flush::kPodFailed,
-          scheduler::batch_flush::kPodNominated, scheduler::batch_flush::kPodIncompatible,
-          scheduler::batch_flush::kExpired, scheduler::batch_flush::kNodeMissing,
-          scheduler::batch_flush::kEmptyList, scheduler::batch_flush::kPodNotBatchable,
-          scheduler::batch_flush::kPreScoreError, scheduler::batch_flush::kRescoreError,
-          scheduler::batch_flush::kNormalizeError}) {
-      auto n = static_cast<int64_t>(sched_.metrics().CounterSum(
-          "scheduler_batch_cache_flushed_total", {{"reason", std::string(reason)}}));
-      if (n > 0) r.batch_flushes.emplace_back(std::string(reason), n);
-    }
+    r.batch_flushes = scheduler::BatchFlushCounts(sched_.metrics());
   } else {
     r.batching = {false, "OpportunisticBatching is disabled (feature gate)"};
   }

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "corral/framework/fit_error.h"
 #include "corral/framework/framework.h"
 #include "corral/framework/pdb.h"
 #include "corral/plugins/helper/field_errors.h"
@@ -240,18 +241,8 @@ std::string FitMessage(size_t num_all, const std::vector<std::pair<Symbol, Statu
   }
   if (statuses.size() < num_all)
     reasons[std::string(absent_reason)] += static_cast<int64_t>(num_all - statuses.size());
-  std::vector<std::string> parts;
-  for (const auto& [r, n] : reasons) parts.push_back(fmt::format("{} {}", n, r));
-  std::sort(parts.begin(), parts.end());
   std::string msg = fmt::format("0/{} nodes are available:", num_all);
-  if (!parts.empty()) {
-    msg += ' ';
-    for (size_t i = 0; i < parts.size(); ++i) {
-      if (i > 0) msg += ", ";
-      msg += parts[i];
-    }
-    msg += '.';
-  }
+  framework::AppendReasonHistogram(reasons, msg);
   return msg;
 }
 
