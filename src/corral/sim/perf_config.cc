@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <deque>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "corral/api/well_known.h"
 #include "corral/doc/decoder.h"
+#include "corral/doc/input.h"
 #include "corral/doc/parse.h"
 #include "corral/sim/go_template.h"
 #include "corral/sim/object_set.h"
@@ -263,15 +262,6 @@ Result<LoadedObject> LoadRendered(const std::string& text, const std::string& fi
   return out;
 }
 
-bool ReadFile(const std::string& path, std::string& out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  out = ss.str();
-  return true;
-}
-
 }  // namespace
 
 struct PerfConfig::Impl {
@@ -288,12 +278,12 @@ PerfConfig::~PerfConfig() = default;
 
 Result<PerfConfig> PerfConfig::Load(const std::string& path, Interner& interner,
                                     Diagnostics& diags) {
-  std::string text;
-  if (!ReadFile(path, text)) {
+  auto input = doc::InputBuffer::ReadFile(path);
+  if (!input.ok()) {
     diags.Error(path, 0, "", "cannot read file");
     return Error::NotFound(fmt::format("{}: cannot read file", path));
   }
-  return Parse(text, path, interner, diags);
+  return Parse(input->text(), path, interner, diags);
 }
 
 Result<PerfConfig> PerfConfig::Parse(std::string_view text, const std::string& path,
@@ -590,12 +580,12 @@ Result<std::shared_ptr<TemplateFile>> OpCompiler::Template(const std::string& re
                          ? rel
                          : (fs::path(im_.dir) / rel).lexically_normal().string();
   if (auto it = templates_.find(path); it != templates_.end()) return it->second;
-  std::string text;
-  if (!ReadFile(path, text)) {
+  auto input = doc::InputBuffer::ReadFile(path);
+  if (!input.ok()) {
     d_.Error(at, fmt::format("cannot read template {:?}", path));
     return Error::NotFound(path);
   }
-  auto t = GoTemplate::Parse(text);
+  auto t = GoTemplate::Parse(input->text());
   if (!t.ok()) {
     diags_.Error(path, 0, "", fmt::format("template: {}", t.error().message));
     return t.error();

@@ -3,15 +3,14 @@
 #include <algorithm>
 #include <charconv>
 #include <deque>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "corral/api/well_known.h"
+#include "corral/doc/input.h"
 #include "corral/sim/scenario.h"
 
 namespace corral::sim {
@@ -150,15 +149,6 @@ bool Seconds(std::string_view s, int64_t& ns) {
 api::ResourceList SortedResources(std::vector<std::pair<Symbol, api::Quantity>> r) {
   std::sort(r.begin(), r.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return r;
-}
-
-bool ReadFile(const std::string& path, std::string& out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  out = ss.str();
-  return true;
 }
 
 }  // namespace
@@ -429,11 +419,12 @@ Result<SimSpec> LoadAlibabaTrace(const std::vector<std::string>& files, Interner
                                  Diagnostics& diags, const TraceOptions& opts) {
   std::string nodes, pods, nodes_file, pods_file;
   for (const auto& f : files) {
-    std::string text;
-    if (!ReadFile(f, text)) {
+    auto input = doc::InputBuffer::ReadFile(f);
+    if (!input.ok()) {
       diags.Error(f, 0, "", "cannot read file");
       continue;
     }
+    std::string text(input->text());
     std::string_view first = std::string_view(text).substr(0, text.find('\n'));
     if (first.starts_with("\xEF\xBB\xBF")) first.remove_prefix(3);
     if (first.starts_with("sn,")) {
