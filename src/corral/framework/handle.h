@@ -2,6 +2,7 @@
 // Handle: what plugins may ask of the scheduler beyond their arguments (kube's framework.Handle).
 // Implemented by the scheduler (and by test fakes). Lookups return null/empty when absent.
 
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <string>
@@ -41,6 +42,13 @@ class Handle {
 
   // Pods nominated to `node` (status.nominatedNodeName) that are not yet bound or assumed.
   virtual std::span<const PodInfo* const> NominatedPodsForNode(Symbol node) const = 0;
+  // A version of NominatedPodsForNode(node) for memoization: two calls that return the same value
+  // guarantee the same nominated pods in between. Implementations that cannot tell return a value
+  // never returned before (the default), which disables memoization.
+  virtual uint64_t NominationVersion(Symbol node) const {
+    (void)node;
+    return ++nomination_version_fallback_;
+  }
   // The pod's current nominatedNodeName (set by preemption in an earlier cycle, or from its
   // status).
   virtual Symbol NominatedNodeName(const PodInfo& pod) const {
@@ -95,6 +103,9 @@ class Handle {
     (void)pod, (void)plugin, (void)message;
     return false;
   }
+
+ private:
+  mutable uint64_t nomination_version_fallback_ = 0;
 };
 
 // Resolves the policy of `pod`'s group from the cluster objects the handle knows. Success with

@@ -9,6 +9,7 @@ void Nominator::Add(const framework::PodInfo* pod, Symbol node) {
   if (node.empty()) return;
   node_of_[pod] = node;
   pods_[node].push_back(pod);
+  Touch(node);
 }
 
 Symbol Nominator::Delete(const framework::PodInfo* pod) {
@@ -22,6 +23,7 @@ Symbol Nominator::Delete(const framework::PodInfo* pod) {
     v.erase(std::find(v.begin(), v.end(), pod));
     if (v.empty()) pods_.erase(pit);
   }
+  Touch(node);
   return node;
 }
 

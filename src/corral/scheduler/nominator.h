@@ -11,6 +11,7 @@
 // The scheduler keeps it in sync: nominations end when the pod is assumed, bound or deleted, or
 // when a higher-priority preemptor clears them.
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -38,10 +39,23 @@ class Nominator {
     return it->second;
   }
   size_t size() const { return node_of_.size(); }
+  // A version of PodsForNode(node): it changes whenever a pod is nominated to or un-nominated
+  // from `node`, and equal values mean an unchanged list. Values come from one counter shared by
+  // all nodes, so they are never reused (0 = never touched). Unique() draws a fresh value that
+  // equals no other version (for callers that must report "changed" unconditionally).
+  uint64_t Version(Symbol node) const {
+    auto it = version_.find(node);
+    return it == version_.end() ? 0 : it->second;
+  }
+  uint64_t Unique() const { return ++clock_; }
 
  private:
+  void Touch(Symbol node) { version_[node] = ++clock_; }
+
   absl::flat_hash_map<const framework::PodInfo*, Symbol> node_of_;
   absl::flat_hash_map<Symbol, std::vector<const framework::PodInfo*>> pods_;
+  absl::flat_hash_map<Symbol, uint64_t> version_;
+  mutable uint64_t clock_ = 0;
 };
 
 }  // namespace corral::scheduler

@@ -39,5 +39,26 @@ TEST_F(NominatorTest, EmptyNodeAndDeleteEndTheNomination) {
   EXPECT_EQ(n_.size(), 0u);
 }
 
+TEST_F(NominatorTest, VersionChangesExactlyWhenANodesNominationsChange) {
+  const framework::PodInfo& a = w_.Info(w_.Pod("a").Obj());
+  const Symbol n1 = w_.S("n1"), n2 = w_.S("n2");
+  EXPECT_EQ(n_.Version(n1), 0u);  // never touched
+  n_.Add(&a, n1);
+  const uint64_t v1 = n_.Version(n1);
+  EXPECT_NE(v1, 0u);
+  EXPECT_EQ(n_.Version(n1), v1);  // reading does not change it
+  n_.Add(&a, n2);                 // moves: both nodes change
+  EXPECT_NE(n_.Version(n1), v1);
+  EXPECT_NE(n_.Version(n2), 0u);
+  const uint64_t v2 = n_.Version(n2);
+  n_.Delete(&a);
+  EXPECT_NE(n_.Version(n2), v2);
+  // Unique values never equal a node's version.
+  const uint64_t u = n_.Unique();
+  EXPECT_NE(u, n_.Version(n1));
+  EXPECT_NE(u, n_.Version(n2));
+  EXPECT_NE(n_.Unique(), u);
+}
+
 }  // namespace
 }  // namespace corral::scheduler

@@ -121,6 +121,17 @@ std::span<const PodInfo* const> Scheduler::NominatedPodsForNode(Symbol node) con
   return nominated_scratch_;
 }
 
+uint64_t Scheduler::NominationVersion(Symbol node) const {
+  // Group members drop out of NominatedPodsForNode while assumed, which the nominator does not
+  // see; a node with a nominated group member therefore always reads as changed.
+  for (const PodInfo* p : nominator_.PodsForNode(node)) {
+    if (p->pod->scheduling_group.has_value() || p->pod->workload_ref.has_value()) {
+      return nominator_.Unique();
+    }
+  }
+  return nominator_.Version(node);
+}
+
 const framework::Framework* Scheduler::GetFramework(Symbol scheduler_name) const {
   auto it = by_scheduler_name_.find(scheduler_name);
   return it == by_scheduler_name_.end() ? nullptr : it->second;
