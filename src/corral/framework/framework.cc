@@ -290,6 +290,23 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
   return {};
 }
 
+std::optional<uint64_t> Framework::NodeLocalFilterKey(const CycleState& state,
+                                                      const PodInfo& pod) const {
+  const std::vector<bool>& skip = state.skip_filter();
+  uint64_t key = 0;
+  for (size_t i = 0; i < filter_.size(); ++i) {
+    const auto& e = filter_[i];
+    if (e.slot < skip.size() && skip[e.slot]) {
+      key |= uint64_t{1} << (i % 64);
+      continue;
+    }
+    if (!e.plugin->FilterIsNodeLocal(pod)) return std::nullopt;
+  }
+  // More than 64 filter plugins would alias bits; no profile comes close, but stay safe.
+  if (filter_.size() > 64) return std::nullopt;
+  return key;
+}
+
 Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
                                                     const NodeInfo& node) const {
   std::span<const PodInfo* const> nominated = handle_->NominatedPodsForNode(node.name());

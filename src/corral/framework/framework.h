@@ -76,6 +76,13 @@ class Framework {
   // node, the node must pass both with them added (on copies of state and node) and without them.
   Status RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
                                            const NodeInfo& node) const;
+  // Whether this cycle's filter verdicts for `pod` on any node depend only on `pod`, that node's
+  // NodeInfo and the pods nominated to it: nullopt if a filter plugin that runs this cycle (not
+  // skipped in `state`) is not node-local (FilterPlugin::FilterIsNodeLocal); otherwise a key of
+  // which filter plugins were skipped. Pods with the same signature and priority whose cycles
+  // return the same key get equal verdicts (RunFilterPluginsWithNominatedPods) on a node whose
+  // NodeInfo generation and Handle::NominationVersion are unchanged.
+  std::optional<uint64_t> NodeLocalFilterKey(const CycleState& state, const PodInfo& pod) const;
   // kube RunPostFilterPlugins: the first Success, UU or Error wins; otherwise Unschedulable with
   // the reasons of every plugin, and the last non-noop result.
   Status RunPostFilterPlugins(CycleState& state, const PodInfo& pod, const NodeToStatus& statuses,

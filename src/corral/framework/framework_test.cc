@@ -24,6 +24,7 @@ class FakePlugin : public PreFilterPlugin, public FilterPlugin, public ScorePlug
   Status Filter(const CycleState&, size_t, const PodInfo&, const NodeInfo& n) const override {
     return reject.contains(n.name()) ? Status::Unschedulable("fake rejects") : Status();
   }
+  bool FilterIsNodeLocal(const PodInfo&) const override { return node_local; }
   Status Score(const CycleState&, size_t, const PodInfo&, const NodeInfo& n,
                int64_t* s) const override {
     auto it = scores.find(n.name());
@@ -34,6 +35,7 @@ class FakePlugin : public PreFilterPlugin, public FilterPlugin, public ScorePlug
   absl::flat_hash_set<Symbol> prefilter_nodes;
   absl::flat_hash_set<Symbol> reject;
   absl::flat_hash_map<Symbol, int64_t> scores;
+  bool node_local = true;
 
  private:
   std::string name_;
@@ -160,6 +162,27 @@ TEST(FrameworkTest, PreFilterUnresolvableShortCircuitsAndSkipDisablesFilter) {
   Status s = (*fwk)->RunPreFilterPlugins(state, f.w.Info(pod), &r);
   EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(s.plugin(), "A");
+}
+
+TEST(FrameworkTest, NodeLocalFilterKeyNeedsEveryRunningFilterNodeLocalAndKeysTheSkips) {
+  Fixture f;
+  auto fwk = Framework::New(f.Profile({{"A", 1}, {"B", 1}}), f.reg, f.h);
+  ASSERT_TRUE(fwk.ok());
+  const PodInfo& pod = f.w.Info(f.w.Pod("p").Obj());
+  auto key_after_prefilter = [&]() {
+    CycleState state;
+    PreFilterResult r;
+    EXPECT_TRUE((*fwk)->RunPreFilterPlugins(state, pod, &r).ok());
+    return (*fwk)->NodeLocalFilterKey(state, pod);
+  };
+  const std::optional<uint64_t> all_run = key_after_prefilter();
+  ASSERT_TRUE(all_run.has_value());
+  f.made["B"]->node_local = false;  // a running non-local filter disables the key
+  EXPECT_FALSE(key_after_prefilter().has_value());
+  f.made["B"]->prefilter_status = Status::Skip();  // ...unless it is skipped this cycle
+  const std::optional<uint64_t> b_skipped = key_after_prefilter();
+  ASSERT_TRUE(b_skipped.has_value());
+  EXPECT_NE(*b_skipped, *all_run);  // a different skip set is a different key
 }
 
 TEST(FrameworkTest, FilterStopsAtFirstFailureAndScoresAreWeighted) {

@@ -115,6 +115,14 @@ class FilterPlugin : public virtual Plugin {
  public:
   virtual Status Filter(const CycleState& state, size_t slot, const PodInfo& pod,
                         const NodeInfo& node) const = 0;
+  // Whether this plugin's Filter verdict for `pod` (when PreFilter did not Skip it) is a function
+  // of `pod` and the evaluated NodeInfo alone: not of other nodes, other cluster objects, or
+  // PreFilter state derived from them. Memoized filtering and preemption dry runs rely on it
+  // (Framework::NodeLocalFilterKey); `false` is always safe.
+  virtual bool FilterIsNodeLocal(const PodInfo& pod) const {
+    (void)pod;
+    return false;
+  }
 };
 
 // The result of filtering for PostFilter: per-node statuses of the nodes that were evaluated.

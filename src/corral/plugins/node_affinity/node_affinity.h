@@ -73,6 +73,11 @@ class NodeAffinity final : public framework::PreFilterPlugin,
   framework::Status Filter(const framework::CycleState& state, size_t slot,
                            const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
+  // Reads only the pod and the evaluated node.
+  bool FilterIsNodeLocal(const framework::PodInfo& pod) const override {
+    (void)pod;
+    return true;
+  }
 
   // Skip when neither the pod nor the profile has preferred terms; Error with kube's field errors
   // when a preferred term of the pod does not parse.

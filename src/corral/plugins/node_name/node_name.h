@@ -31,6 +31,11 @@ class NodeName final : public framework::FilterPlugin,
   framework::Status Filter(const framework::CycleState& state, size_t slot,
                            const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
+  // Reads only the pod and the evaluated node.
+  bool FilterIsNodeLocal(const framework::PodInfo& pod) const override {
+    (void)pod;
+    return true;
+  }
 
   // Node/Add only: no update of an existing node changes its name.
   std::vector<framework::ClusterEvent> EventsToRegister() const override;

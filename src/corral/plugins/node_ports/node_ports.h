@@ -42,6 +42,11 @@ class NodePorts final : public framework::PreFilterPlugin,
   framework::Status Filter(const framework::CycleState& state, size_t slot,
                            const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
+  // Reads only the pod and the evaluated node.
+  bool FilterIsNodeLocal(const framework::PodInfo& pod) const override {
+    (void)pod;
+    return true;
+  }
 
   // AssignedPod/Delete: queues when the deleted pod (bound or nominated) held a port the pod wants.
   // Node/Add: always queues.

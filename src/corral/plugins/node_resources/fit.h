@@ -74,6 +74,11 @@ class NodeResourcesFit final : public framework::PreFilterPlugin,
   framework::Status Filter(const framework::CycleState& state, size_t slot,
                            const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
+  // Reads only the pod and the evaluated node.
+  bool FilterIsNodeLocal(const framework::PodInfo& pod) const override {
+    (void)pod;
+    return true;
+  }
 
   // Records the pod's request of each configured resource. Never skips.
   framework::Status PreScore(framework::CycleState& state, size_t slot,

@@ -33,6 +33,11 @@ class NodeUnschedulable final : public framework::FilterPlugin,
   framework::Status Filter(const framework::CycleState& state, size_t slot,
                            const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
+  // Reads only the pod and the evaluated node.
+  bool FilterIsNodeLocal(const framework::PodInfo& pod) const override {
+    (void)pod;
+    return true;
+  }
 
   // Node/Add|Update: queues when the node is schedulable (added uncordoned, or uncordoned).
   // Pod/Update of the pod itself: queues when it now tolerates the unschedulable taint.

@@ -39,6 +39,11 @@ class TaintToleration final : public framework::FilterPlugin,
   framework::Status Filter(const framework::CycleState& state, size_t slot,
                            const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
+  // Reads only the pod and the evaluated node.
+  bool FilterIsNodeLocal(const framework::PodInfo& pod) const override {
+    (void)pod;
+    return true;
+  }
 
   // Keeps the tolerations that can tolerate a PreferNoSchedule taint (effect empty or
   // PreferNoSchedule).
