@@ -219,6 +219,10 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
   out.cycles = s.stats().cycles;
   out.batching = s.features().Enabled(framework::Feature::kOpportunisticBatching);
   out.batched = s.stats().batched;
+  const scheduler::Scheduler::BatchTotals bt = s.batch_totals();
+  out.batched_cross_node = bt.cross_node_pods;
+  out.incremental_prescores = bt.incremental_prescores;
+  out.rescore_hook_nodes = bt.hook_rescored_nodes;
   out.batch_flushes = scheduler::BatchFlushCounts(s.metrics());
   out.metrics_text = s.metrics().PrometheusText();
   out.metrics_json = s.metrics().ToJson().dump();
@@ -229,7 +233,12 @@ namespace {
 nlohmann::ordered_json BatchingJson(const ScheduleOutcome& out) {
   nlohmann::ordered_json flushes = nlohmann::ordered_json::object();
   for (const auto& [reason, n] : out.batch_flushes) flushes[reason] = n;
-  return {{"enabled", out.batching}, {"pods_batched", out.batched}, {"flushes", flushes}};
+  return {{"enabled", out.batching},
+          {"pods_batched", out.batched},
+          {"pods_batched_cross_node", out.batched_cross_node},
+          {"incremental_prescores", out.incremental_prescores},
+          {"rescore_hook_nodes", out.rescore_hook_nodes},
+          {"flushes", flushes}};
 }
 }  // namespace
 
@@ -419,6 +428,12 @@ std::string FormatScheduleTable(const ScheduleOutcome& out) {
     s += fmt::format(
         "batching: {} pods batched, batch flushes: {}\n", out.batched,
         parts.empty() ? std::string("none") : fmt::format("{}", fmt::join(parts, ", ")));
+    if (out.batched_cross_node > 0) {
+      s += fmt::format(
+          "cross-node batching: {} pods on batches rescored through Rescore hooks, {} incremental "
+          "PreScores, {} nodes rescored by hooks\n",
+          out.batched_cross_node, out.incremental_prescores, out.rescore_hook_nodes);
+    }
   }
   return s;
 }

@@ -96,6 +96,11 @@ struct ScheduleOutcome {
   // reason.
   bool batching = false;
   int64_t batched = 0;
+  // Beyond kube: pods batched on cross-node batches (Rescore hooks), cross-node rescores whose
+  // PreScore was incremental, and nodes the Rescore hooks reported changed.
+  int64_t batched_cross_node = 0;
+  int64_t incremental_prescores = 0;
+  int64_t rescore_hook_nodes = 0;
   std::vector<std::pair<std::string, int64_t>> batch_flushes;
   std::string metrics_text;  // Prometheus text of the scheduler's metrics
   std::string metrics_json;  // the same as JSON (an object)

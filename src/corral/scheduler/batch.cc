@@ -565,6 +565,7 @@ void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& 
   if (!hinted.empty() && hinted == chosen) {
     Attempt("hint_used");
     ++batched_pods_;
+    if (cross_node_) ++batched_cross_node_pods_;
     done();
     return;
   }

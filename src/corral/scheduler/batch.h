@@ -112,6 +112,8 @@ class OpportunisticBatch {
   // Nodes the batch holds rows for (the creating cycle's scored nodes).
   size_t rows() const { return has_state_ ? names_.size() : 0; }
   int64_t batched_pods() const { return batched_pods_; }
+  // Of those, pods placed while the batch was cross-node (rescored through Rescore hooks).
+  int64_t batched_cross_node_pods() const { return batched_cross_node_pods_; }
   // Bytes held by the cache (capacity of its arrays).
   size_t MemoryBytes() const;
   // The cached list in pop order (copy; for tests).
@@ -207,6 +209,7 @@ class OpportunisticBatch {
   bool last_succeeded_ = false;
 
   int64_t batched_pods_ = 0;
+  int64_t batched_cross_node_pods_ = 0;
   std::vector<std::pair<std::string_view, metrics::Counter*>> attempts_;  // cached series by result
   metrics::Counter* rescore_attempts_ = nullptr;
   std::vector<std::pair<std::string_view, metrics::Counter*>> flushes_;  // cached series by reason

@@ -62,6 +62,16 @@ const OpportunisticBatch* Scheduler::batch(std::string_view scheduler_name) cons
   return it == batches_.end() ? nullptr : it->second.get();
 }
 
+Scheduler::BatchTotals Scheduler::batch_totals() const {
+  BatchTotals t;
+  for (const auto& [fwk, b] : batches_) {
+    t.cross_node_pods += b->batched_cross_node_pods();
+    t.incremental_prescores += b->incremental_prescores();
+    t.hook_rescored_nodes += b->hook_rescored_nodes();
+  }
+  return t;
+}
+
 const framework::Framework* Scheduler::profile(std::string_view scheduler_name) const {
   auto sym = interner_.Find(scheduler_name);
   if (!sym) return nullptr;

@@ -192,6 +192,13 @@ class Scheduler final : public framework::Handle {
   const framework::Framework* profile(std::string_view scheduler_name) const;
   // The profile's opportunistic batch, or null when OpportunisticBatching is off.
   const OpportunisticBatch* batch(std::string_view scheduler_name) const;
+  // Batching counters summed over every profile's batch (zero when OpportunisticBatching is off).
+  struct BatchTotals {
+    int64_t cross_node_pods = 0;        // pods batched while their batch rescored cross-node
+    int64_t incremental_prescores = 0;  // cross-node rescores with an incremental PreScore
+    int64_t hook_rescored_nodes = 0;    // nodes the Rescore hooks reported changed
+  };
+  BatchTotals batch_totals() const;
 
   // ---- framework::Handle ----
   const Interner& interner() const override { return interner_; }

@@ -342,9 +342,12 @@ std::string RenderHtmlReport(const RunResult& r) {
                                 "Add a workload with kind: Gang to see gang waits",
                                 "chart-gang-wait", 200, 600));
     } else {
+      // A restarted gang waits again, so the chart has one wait per placement of a whole gang:
+      // gang_wait.count() ≥ gangs_complete.
       std::string cap = fmt::format(
-          "Arrival → every pod of the gang bound; {} of {} gangs complete. {}",
-          Thousands(r.gangs_complete), Thousands(r.gangs_arrived),
+          "Arrival → every pod of the gang bound; {} of {} gangs complete, {} waits (a gang "
+          "restarted after losing a member waits again). {}",
+          Thousands(r.gangs_complete), Thousands(r.gangs_arrived), Thousands(r.gang_wait.count()),
           r.gang_scheduling.available ? "" : "Gang plugin not active: pods bind one by one.");
       h += Card("Gang wait times", cap, svg::BarChart(Bins(r.gang_wait), o));
     }
