@@ -1,7 +1,7 @@
-// The main job end to end: the built-in default scenario (`corral simulate` with no arguments, `make
-// run`) over its whole simulated day. It is the one run that exercises every feature together, so
-// this test checks what the scenario exists to show and the invariants every run must keep. Slow
-// in Debug builds, which do not register it (test/sim/CMakeLists.txt); label `slow`.
+// The main job end to end: the built-in default scenario (`corral simulate` with no arguments,
+// `make run`) over its whole simulated day. It is the one run that exercises every feature
+// together, so this test checks what the scenario exists to show and the invariants every run must
+// keep. Slow in Debug builds, which do not register it (test/sim/CMakeLists.txt); label `slow`.
 
 #include <string>
 

@@ -33,7 +33,8 @@ namespace {
 struct SimulateFlags {
   std::vector<std::string> inputs;
   std::string output = "table";
-  std::string report, csv, metrics, event_log, config, feature_gates, cost, bind_latency, duration;
+  std::string report, csv, metrics, event_log, event_log_format = "text", config, feature_gates,
+                                               cost, bind_latency, duration;
   bool no_report = false;
   bool quiet = false;
   bool strict = false;
@@ -176,14 +177,18 @@ int Run(const SimulateFlags& flags) {
 
   SteadyClock wall;
   std::FILE* log_file = nullptr;
-  std::unique_ptr<sim::FileEventLog> log;
+  std::unique_ptr<sim::EventLog> log;
   if (!flags.event_log.empty()) {
     log_file = flags.event_log == "-" ? stdout : std::fopen(flags.event_log.c_str(), "wb");
     if (log_file == nullptr) {
       fmt::print(stderr, "corral simulate: --event-log: cannot write {:?}\n", flags.event_log);
       return kExitFailure;
     }
-    log = std::make_unique<sim::FileEventLog>(log_file);
+    if (flags.event_log_format == "jsonl") {
+      log = std::make_unique<sim::JsonLinesEventLog>(log_file);
+    } else {
+      log = std::make_unique<sim::FileEventLog>(log_file);
+    }
   }
   ProgressBar bar;
   sim::RunRequest req;
@@ -255,6 +260,9 @@ Command AddSimulateCommand(CLI::App& root) {
   app->add_option("--csv", flags->csv, "Write the time series as CSV to FILE");
   app->add_option("--metrics", flags->metrics, "Write Prometheus text metrics to FILE");
   app->add_option("--event-log", flags->event_log, "Write the event log to FILE ('-' for stdout)");
+  app->add_option("--event-log-format", flags->event_log_format,
+                  "Event log format: text (one line per event) or jsonl (one JSON object per line)")
+      ->check(CLI::IsMember({"text", "jsonl"}));
   app->add_option("--seed", flags->seed, "Seed (overrides the scenario's)");
   app->add_option("--duration", flags->duration,
                   "Simulated duration, Go syntax (overrides the scenario's)");

@@ -21,6 +21,12 @@ std::string FormatClock(int64_t ns) {
   return fmt::format("{:02}:{:02}:{:02}.{:03}", h, m, s, r);
 }
 
+void TextEventLog::Event(int64_t t_ns, std::string_view kind, std::string_view detail) {
+  line_.clear();
+  fmt::format_to(std::back_inserter(line_), "{} {} {}", FormatClock(t_ns), kind, detail);
+  Line(line_);
+}
+
 namespace {
 
 constexpr int64_t kSecond = 1'000'000'000;
@@ -234,10 +240,7 @@ class Engine::Impl : public scheduler::SchedulerObserver {
     }
   }
   void Log(std::string_view what, std::string_view detail) {
-    if (opts_.log == nullptr) return;
-    line_.clear();
-    fmt::format_to(std::back_inserter(line_), "{} {} {}", FormatClock(now_), what, detail);
-    opts_.log->Line(line_);
+    if (opts_.log != nullptr) opts_.log->Event(now_, what, detail);
   }
   std::string PodKey(const api::Pod& p) const {
     return fmt::format("{}/{}", in_.Str(p.meta.namespace_), in_.Str(p.meta.name));
@@ -272,7 +275,7 @@ class Engine::Impl : public scheduler::SchedulerObserver {
   std::vector<uint32_t> free_pods_;
   absl::flat_hash_map<const api::Pod*, uint32_t> slot_of_;
   absl::flat_hash_map<std::string, uint64_t> name_counters_;
-  std::string name_buf_, line_;
+  std::string name_buf_;
 
   // Nodes.
   std::vector<std::unique_ptr<NodeSlot>> nodes_;

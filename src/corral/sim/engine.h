@@ -46,11 +46,23 @@
 
 namespace corral::sim {
 
-// Receives the event log, one line at a time (without the newline).
+// Receives the event log: every event of the run in virtual-time order (ties in processing order),
+// each a kind ("bind", "node-add", "preempt", ...; docs/output-schema.md) and a detail text.
 class EventLog {
  public:
   virtual ~EventLog() = default;
+  virtual void Event(int64_t t_ns, std::string_view kind, std::string_view detail) = 0;
+};
+
+// The text form: one line per event, "HH:MM:SS.mmm kind detail" (the golden-test format).
+class TextEventLog : public EventLog {
+ public:
+  void Event(int64_t t_ns, std::string_view kind, std::string_view detail) final;
+  // Receives one line at a time, without the newline.
   virtual void Line(std::string_view line) = 0;
+
+ private:
+  std::string line_;
 };
 
 struct Progress {

@@ -199,6 +199,7 @@ std::string FormatSummary(const RunResult& r) {
 }
 
 namespace {
+
 using json = nlohmann::ordered_json;
 
 json Hist(const LogHistogram& h, double scale = 1e-9) {
@@ -468,6 +469,15 @@ std::string FormatPrometheus(const RunResult& r) {
   // The scheduler's own registry, with kube-scheduler's metric names.
   s += r.scheduler_metrics;
   return s;
+}
+
+void JsonLinesEventLog::Event(int64_t t_ns, std::string_view kind, std::string_view detail) {
+  // Virtual time in whole milliseconds, printed as seconds with three decimals (as the text log).
+  const int64_t ms = t_ns / 1'000'000;
+  line_.clear();
+  fmt::format_to(std::back_inserter(line_), "{{\"t\": {}.{:03}, \"kind\": {}, \"detail\": {}}}\n",
+                 ms / 1000, ms % 1000, nlohmann::json(kind).dump(), nlohmann::json(detail).dump());
+  std::fwrite(line_.data(), 1, line_.size(), f_);
 }
 
 }  // namespace corral::sim

@@ -27,7 +27,7 @@ std::string HumanDuration(int64_t ns);
 std::string Thousands(int64_t v);
 
 // Writes event-log lines to a FILE (buffered); the caller owns the FILE.
-class FileEventLog final : public EventLog {
+class FileEventLog final : public TextEventLog {
  public:
   explicit FileEventLog(std::FILE* f) : f_(f) {}
   void Line(std::string_view line) override {
@@ -40,7 +40,7 @@ class FileEventLog final : public EventLog {
 };
 
 // Collects event-log lines in memory (tests).
-class StringEventLog final : public EventLog {
+class StringEventLog final : public TextEventLog {
  public:
   void Line(std::string_view line) override {
     text_.append(line);
@@ -50,6 +50,18 @@ class StringEventLog final : public EventLog {
 
  private:
   std::string text_;
+};
+
+// Writes the event log as JSON Lines to a FILE (`--event-log-format jsonl`): one object per event,
+// {"t": virtual seconds (3 decimals), "kind": ..., "detail": ...}.
+class JsonLinesEventLog final : public EventLog {
+ public:
+  explicit JsonLinesEventLog(std::FILE* f) : f_(f) {}
+  void Event(int64_t t_ns, std::string_view kind, std::string_view detail) override;
+
+ private:
+  std::FILE* f_;
+  std::string line_;
 };
 
 }  // namespace corral::sim
