@@ -1,51 +1,26 @@
 #pragma once
-// NodeVolumeLimits, accepted by name. kube's nodevolumelimits plugin (CSI limits) checks that the
-// node's CSI drivers can attach the pod's volumes. Corral models no volume sources, claims,
-// PersistentVolumes or CSI objects: a pod whose volumes would need this plugin has a claim or an
-// ephemeral volume, and VolumeBinding reports such a pod at PreFilter. So this plugin skips every
-// pod (PreFilter returns Skip, which also skips its Filter); it exists so that configurations
-// naming it load and expand as in kube.
+// NodeVolumeLimits, accepted by name. kube's nodevolumelimits plugin (CSI limits) checks that
+// the node's CSI drivers can attach the pod's volumes. Corral does not model volumes: the plugin
+// skips every pod (common/unmodeled_volume_plugin.h says why).
 
 #include <memory>
 #include <string_view>
-#include <vector>
 
-#include "corral/core/interner.h"
 #include "corral/core/result.h"
 #include "corral/framework/handle.h"
-#include "corral/framework/plugin.h"
+#include "corral/plugins/common/unmodeled_volume_plugin.h"
 #include "corral/plugins/names.h"
 
 namespace corral::plugins {
 
-class NodeVolumeLimits final : public framework::PreFilterPlugin,
-                               public framework::FilterPlugin,
-                               public framework::SignPlugin {
+class NodeVolumeLimits final : public UnmodeledVolumePlugin {
  public:
   static constexpr std::string_view kName = names::kNodeVolumeLimits;
 
   // Takes no args.
   static Result<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs* args,
                                                         framework::Handle& handle);
-  explicit NodeVolumeLimits(const Interner& interner) : interner_(interner) {}
-
-  std::string_view Name() const override { return kName; }
-
-  // Skip.
-  framework::Status PreFilter(framework::CycleState& state, size_t slot,
-                              const framework::PodInfo& pod, const framework::Snapshot& snapshot,
-                              framework::PreFilterResult* result) override;
-  // Success (run only when a profile enables Filter without PreFilter).
-  framework::Status Filter(const framework::CycleState& state, size_t slot,
-                           const framework::PodInfo& pod,
-                           const framework::NodeInfo& node) const override;
-
-  // {v1.Pod.Spec.Volumes.NonSyntheticSources(): ...}.
-  framework::Status Sign(const framework::PodInfo& pod,
-                         std::vector<framework::SignFragment>* fragments) const override;
-
- private:
-  const Interner& interner_;
+  explicit NodeVolumeLimits(const Interner& interner) : UnmodeledVolumePlugin(kName, interner) {}
 };
 
 }  // namespace corral::plugins
