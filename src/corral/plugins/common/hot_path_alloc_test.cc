@@ -1,12 +1,8 @@
 // The per-node hot paths (Filter, Score) of NodeName, NodeUnschedulable, TaintToleration, NodePorts
 // and NodeAffinity must not allocate, on the success path or when they reject with their literal
-// reasons. This test binary replaces the global operator new to count allocations made inside those
-// calls.
+// reasons. Allocations are counted by test/testing/alloc_counter.h.
 
-#include <atomic>
-#include <cstdlib>
 #include <memory>
-#include <new>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -17,41 +13,9 @@
 #include "corral/plugins/node_unschedulable/node_unschedulable.h"
 #include "corral/plugins/taint_toleration/taint_toleration.h"
 
+#include "test/testing/alloc_counter.h"
 #include "test/testing/builders.h"
 #include "test/testing/fake_handle.h"
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<size_t> g_allocations{0};
-}  // namespace
-
-// This file replaces the global allocation functions with malloc/free to count allocations; GCC's
-// -Wmismatched-new-delete cannot see that they pair up and warns in optimized builds.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-void* operator new(size_t size) {
-  if (g_counting.load(std::memory_order_relaxed))
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-  void* p = std::malloc(size == 0 ? 1 : size);
-  if (p == nullptr) std::abort();
-  return p;
-}
-void* operator new[](size_t size) {
-  return operator new(size);
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, size_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, size_t) noexcept {
-  std::free(p);
-}
 
 namespace corral::plugins {
 namespace {
@@ -60,14 +24,7 @@ using api::NodeSelectorOp;
 using api::TaintEffect;
 using api::TolerationOp;
 
-template <class F>
-size_t Allocations(F&& fn) {
-  g_allocations = 0;
-  g_counting = true;
-  fn();
-  g_counting = false;
-  return g_allocations;
-}
+using testing::Allocations;
 
 class HotPathAllocTest : public ::testing::Test {
  protected:

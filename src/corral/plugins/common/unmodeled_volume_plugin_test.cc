@@ -8,6 +8,7 @@
 #include "corral/plugins/node_volume_limits/node_volume_limits.h"
 #include "corral/plugins/volume_restrictions/volume_restrictions.h"
 #include "corral/plugins/volume_zone/volume_zone.h"
+
 #include "test/testing/builders.h"
 #include "test/testing/fake_handle.h"
 
@@ -38,8 +39,7 @@ TEST(UnmodeledVolumePluginTest, SkipsEveryPodPassesFilterAndSignsVolumes) {
     EXPECT_EQ(pl.Name(), c.name);
     auto& plain = w.Info(w.Pod("plain").Obj());
     auto& with_claim = w.Pod("claim").Obj();
-    with_claim.volumes.push_back(
-        {w.S("data"), api::VolumeKind::kPersistentVolumeClaim, w.S("c1")});
+    with_claim.volumes.push_back({w.S("data"), api::VolumeKind::kPersistentVolumeClaim, w.S("c1")});
     auto& claim = w.Info(with_claim);
     framework::CycleState state;
     EXPECT_TRUE(pl.PreFilter(state, 0, plain, h.snapshot(), nullptr).IsSkip());

@@ -1,9 +1,6 @@
-// The per-node hot paths (Filter, Score) must not allocate: 5,000 nodes x 10,000 pods. This test
-// binary replaces the global operator new to count allocations made inside those loops.
+// The per-node hot paths (Filter, Score) must not allocate: 5,000 nodes x 10,000 pods. Allocations
+// are counted by test/testing/alloc_counter.h.
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -14,38 +11,7 @@
 #include "corral/plugins/node_resources/fit.h"
 #include "corral/plugins/node_resources/test_util.h"
 
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<size_t> g_allocations{0};
-}  // namespace
-
-// This file replaces the global allocation functions with malloc/free to count allocations; GCC's
-// -Wmismatched-new-delete cannot see that they pair up and warns in optimized builds.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-void* operator new(size_t size) {
-  if (g_counting.load(std::memory_order_relaxed))
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-  void* p = std::malloc(size == 0 ? 1 : size);
-  if (p == nullptr) std::abort();
-  return p;
-}
-void* operator new[](size_t size) {
-  return operator new(size);
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, size_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, size_t) noexcept {
-  std::free(p);
-}
+#include "test/testing/alloc_counter.h"
 
 namespace corral::plugins {
 namespace {
@@ -53,15 +19,7 @@ namespace {
 using testutil::MakeNode;
 using testutil::MakePod;
 
-// Counts the allocations `fn` makes.
-template <class F>
-size_t Allocations(F&& fn) {
-  g_allocations = 0;
-  g_counting = true;
-  fn();
-  g_counting = false;
-  return g_allocations;
-}
+using testing::Allocations;
 
 class HotPathTest : public ::testing::Test {
  protected:
