@@ -744,7 +744,10 @@ bool OpCompiler::CreateNodes(const Node& op, size_t idx) {
     }
   }
   auto apply_alloc = [alloc_override](api::Node& n) {
-    for (const auto& [name, q] : alloc_override) {
+    for (const auto& entry : alloc_override) {
+      // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+      const Symbol name = entry.first;
+      const api::Quantity& q = entry.second;
       for (auto* list : {&n.allocatable, &n.capacity}) {
         auto it = std::find_if(list->begin(), list->end(),
                                [&](const auto& e) { return e.first == name; });
