@@ -21,7 +21,7 @@ release: deps $(BUILD)/release/CMakeCache.txt
 run: release
 	$(BUILD)/release/tools/corral/corral simulate
 
-# The whole test suite (unit, golden end-to-end, property tests, short fuzz runs when clang is present).
+# The whole test suite (unit, golden end-to-end, property tests, the fuzz targets over their seed corpora).
 test: release
 	ctest --test-dir $(BUILD)/release --output-on-failure -j$(JOBS)
 
