@@ -125,10 +125,34 @@ void DefaultPreemption::SplitByPdbViolation(std::span<const PodInfo* const> pods
   }
 }
 
+bool DefaultPreemption::NeedsStateCopy(const framework::CycleState& state) {
+  if (ext_fwk_ != fwk_) {
+    ext_fwk_ = fwk_;
+    ext_slots_.clear();
+    for (const auto& e : fwk_->filter_plugins()) {
+      const auto* pf = dynamic_cast<const framework::PreFilterPlugin*>(e.plugin);
+      if (pf != nullptr && pf->Extensions() != nullptr) ext_slots_.push_back(e.slot);
+    }
+    size_t with_ext = 0;
+    for (const framework::PreFilterPlugin* pf :
+         fwk_->PluginsImplementing<framework::PreFilterPlugin>()) {
+      if (pf->Extensions() != nullptr) ++with_ext;
+    }
+    ext_unslotted_ = with_ext != ext_slots_.size();
+  }
+  if (ext_unslotted_) return true;
+  const std::vector<bool>& skip = state.skip_filter();
+  for (size_t slot : ext_slots_) {
+    if (slot >= skip.size() || !skip[slot]) return true;
+  }
+  return false;
+}
+
 Status DefaultPreemption::SelectVictims(const framework::CycleState& state, const PodInfo& pod,
                                         const NodeInfo& node,
                                         std::vector<framework::PreemptionVictim>* victims,
                                         int32_t* num_pdb_violations) {
+  if (fwk_ == nullptr) fwk_ = handle_.GetFramework(pod.pod->scheduler_name);
   victims->clear();
   *num_pdb_violations = 0;
   potential_.clear();
@@ -137,12 +161,25 @@ Status DefaultPreemption::SelectVictims(const framework::CycleState& state, cons
   }
   // Checked before copying anything: nothing on this node can change.
   if (potential_.empty()) return Status::Unresolvable(kNoVictimsReason);
-  NodeInfo copy = node;
-  framework::CycleState st = state.Clone();
-  for (const PodInfo* p : potential_) {
+  // The working copies. Copy-assignment reuses scratch_node_'s buffers, so the hot loop does not
+  // allocate once they have grown. The CycleState is copied only when a PreFilter extension can
+  // run (and change it); otherwise the extension runners would be no-ops and are not called.
+  scratch_node_ = node;
+  NodeInfo& copy = scratch_node_;
+  const bool extensions = NeedsStateCopy(state);
+  std::optional<framework::CycleState> cloned;
+  if (extensions) cloned.emplace(state.Clone());
+  const framework::CycleState& st = extensions ? *cloned : state;
+  auto add = [&](const PodInfo* p) -> Status {
+    copy.AddPod(p);
+    return extensions ? fwk_->RunPreFilterExtensionAddPod(*cloned, pod, *p, copy) : Status();
+  };
+  auto remove = [&](const PodInfo* p) -> Status {
     copy.RemovePod(p);
-    Status s = fwk_->RunPreFilterExtensionRemovePod(st, pod, *p, copy);
-    if (!s.ok()) return s;
+    return extensions ? fwk_->RunPreFilterExtensionRemovePod(*cloned, pod, *p, copy) : Status();
+  };
+  for (const PodInfo* p : potential_) {
+    if (Status s = remove(p); !s.ok()) return s;
   }
   // The pod must fit with every lower-priority pod gone; affinity to a victim is not considered
   // (kube).
@@ -152,12 +189,10 @@ Status DefaultPreemption::SelectVictims(const framework::CycleState& state, cons
   SplitByPdbViolation(potential_, &violating_, &non_violating_);
   // Reprieve: put a victim back; it stays a victim only if the pod no longer fits.
   auto reprieve = [&](const PodInfo* p, bool violating, bool* fits) -> Status {
-    copy.AddPod(p);
-    if (Status s = fwk_->RunPreFilterExtensionAddPod(st, pod, *p, copy); !s.ok()) return s;
+    if (Status s = add(p); !s.ok()) return s;
     *fits = fwk_->RunFilterPluginsWithNominatedPods(st, pod, copy).ok();
     if (!*fits) {
-      copy.RemovePod(p);
-      if (Status s = fwk_->RunPreFilterExtensionRemovePod(st, pod, *p, copy); !s.ok()) return s;
+      if (Status s = remove(p); !s.ok()) return s;
       victims->push_back({p, violating});
     }
     return {};
@@ -179,6 +214,152 @@ Status DefaultPreemption::SelectVictims(const framework::CycleState& state, cons
         });
   }
   return {};
+}
+
+bool DefaultPreemption::AnyPdbFor(std::span<const PodInfo* const> pods) const {
+  Symbol last;
+  bool first = true;
+  for (const PodInfo* p : pods) {
+    const Symbol ns = p->pod->meta.namespace_;
+    if (!first && ns == last) continue;
+    first = false;
+    last = ns;
+    if (!handle_.PodDisruptionBudgets(ns).empty()) return true;
+  }
+  return false;
+}
+
+bool DefaultPreemption::OrderReadsClock(std::span<const PodInfo* const> pods) {
+  bool with = false, without = false;
+  for (const PodInfo* p : pods) {
+    (p->pod->start_time.has_value() ? with : without) = true;
+  }
+  return with && without;
+}
+
+std::optional<std::string> DefaultPreemption::FilterSignature(const framework::CycleState& state,
+                                                              const PodInfo& pod) const {
+  // Framework::SignPod needs every PreFilter/Filter/PreScore/Score plugin to sign and the
+  // OpportunisticBatching gate; the dry run reads the pod only through the Filter plugins that
+  // run (and their PreFilter state), so their fragments are what identifies the pod here.
+  std::string sig;
+  std::vector<framework::SignFragment> fragments;
+  const std::vector<bool>& skip = state.skip_filter();
+  for (const auto& e : fwk_->filter_plugins()) {
+    if (e.slot < skip.size() && skip[e.slot]) continue;
+    const auto* signer = dynamic_cast<const framework::SignPlugin*>(e.plugin);
+    if (signer == nullptr) return std::nullopt;
+    fragments.clear();
+    if (!signer->Sign(pod, &fragments).ok()) return std::nullopt;
+    sig += e.name;
+    sig.push_back('\0');
+    for (const auto& f : fragments) {
+      sig += f.key;
+      sig.push_back('\0');
+      sig += f.value;
+      sig.push_back('\0');
+    }
+    sig.push_back('\1');
+  }
+  return sig;
+}
+
+DefaultPreemption::MemoTable* DefaultPreemption::MemoTableFor(const framework::CycleState& state,
+                                                              const PodInfo& pod) {
+  if (!handle_.features().Enabled(framework::Feature::kCorralPreemptionMemo)) return nullptr;
+  const std::optional<uint64_t> filter_key = fwk_->NodeLocalFilterKey(state, pod);
+  if (!filter_key.has_value()) return nullptr;
+  std::optional<std::string> signature = FilterSignature(state, pod);
+  if (!signature.has_value()) return nullptr;
+  ++memo_clock_;
+  for (MemoTable& t : memo_) {
+    if (t.fwk == fwk_ && t.priority == pod.priority() && t.filter_key == *filter_key &&
+        t.signature == *signature) {
+      t.last_used = memo_clock_;
+      // Entries of nodes that left the snapshot are never valid again; drop them all when they
+      // could dominate.
+      if (t.entries.size() > 2 * handle_.snapshot().NumNodes() + 64) t.entries.clear();
+      return &t;
+    }
+  }
+  MemoTable* t = nullptr;
+  if (memo_.size() < kMaxMemoTables) {
+    t = &memo_.emplace_back();
+  } else {
+    t = &*std::min_element(memo_.begin(), memo_.end(), [](const MemoTable& a, const MemoTable& b) {
+      return a.last_used < b.last_used;
+    });
+    t->entries.clear();
+  }
+  t->fwk = fwk_;
+  t->signature = std::move(*signature);
+  t->priority = pod.priority();
+  t->filter_key = *filter_key;
+  t->last_used = memo_clock_;
+  return t;
+}
+
+Status DefaultPreemption::SelectVictimsMemo(MemoTable* table, Symbol self_nominated,
+                                            const framework::CycleState& state, const PodInfo& pod,
+                                            const NodeInfo& node,
+                                            std::vector<framework::PreemptionVictim>* victims,
+                                            int32_t* num_pdb_violations) {
+  // The pod's own nomination is left out of the nominated pods on its nominated node only, so a
+  // result there is specific to this pod.
+  if (table == nullptr || node.name() == self_nominated) {
+    return SelectVictims(state, pod, node, victims, num_pdb_violations);
+  }
+  const uint64_t nomination_version = handle_.NominationVersion(node.name());
+  auto it = table->entries.find(&node);
+  if (it != table->entries.end()) {
+    const MemoEntry& e = it->second;
+    bool valid = e.api_node == node.node() && e.generation == node.generation() &&
+                 e.nomination_version == nomination_version &&
+                 (!e.now.has_value() || *e.now == handle_.clock().Now());
+    if (valid) {
+      // The lower-priority pods, pointer by pointer (cheap, and victims can never dangle).
+      size_t k = 0;
+      for (const PodInfo* p : node.pods()) {
+        if (p->priority() >= pod.priority()) continue;
+        if (k == e.lower.size() || e.lower[k] != p) {
+          valid = false;
+          break;
+        }
+        ++k;
+      }
+      valid = valid && k == e.lower.size();
+    }
+    // A success read the PodDisruptionBudgets of the victims' namespaces: it was kept only when
+    // there were none, and stays valid while that holds.
+    if (valid && e.status.ok() && AnyPdbFor(e.lower)) valid = false;
+    if (valid) {
+      ++memo_hits_;
+      *victims = e.victims;
+      *num_pdb_violations = e.num_pdb_violations;
+      return e.status;
+    }
+  }
+  ++memo_misses_;
+  Status s = SelectVictims(state, pod, node, victims, num_pdb_violations);
+  // potential_ holds the lower-priority pods (importance order once the node fit without them).
+  MemoEntry e;
+  e.lower.reserve(potential_.size());
+  for (const PodInfo* p : node.pods()) {
+    if (p->priority() < pod.priority()) e.lower.push_back(p);
+  }
+  if (s.ok() && AnyPdbFor(e.lower)) {
+    table->entries.erase(&node);
+    return s;
+  }
+  e.api_node = node.node();
+  e.generation = node.generation();
+  e.nomination_version = nomination_version;
+  if (OrderReadsClock(e.lower)) e.now = handle_.clock().Now();
+  e.status = s;
+  e.victims = *victims;
+  e.num_pdb_violations = *num_pdb_violations;
+  table->entries.insert_or_assign(&node, std::move(e));
+  return s;
 }
 
 size_t DefaultPreemption::PickOneNodeForPreemption(
@@ -269,7 +450,8 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   if (all.empty()) return Preemption(Code::kError, "no nodes available");
   std::vector<const NodeInfo*> potential;
   if (statuses.absent.code() == Code::kUnschedulable) {
-    absl::flat_hash_map<Symbol, Code> explicit_codes;
+    absl::flat_hash_map<Symbol, Code>& explicit_codes = explicit_codes_;  // keeps its capacity
+    explicit_codes.clear();
     for (const auto& ns : statuses.nodes) explicit_codes[ns.node->name()] = ns.status.code();
     for (const NodeInfo* n : all) {
       auto it = explicit_codes.find(n->name());
@@ -291,10 +473,13 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
     const auto n = static_cast<int32_t>(potential.size());
     const auto offset = static_cast<size_t>(handle_.rng().Uniform(static_cast<uint64_t>(n)));
     const auto want = static_cast<size_t>(NumCandidates(n));
+    MemoTable* memo = MemoTableFor(state, pod);
+    const Symbol self_nominated = handle_.NominatedNodeName(pod);
     for (size_t i = 0; i < potential.size(); ++i) {
       const NodeInfo& node = *potential[(offset + i) % potential.size()];
       PreemptionCandidate c{node.name(), {}, 0};
-      Status s = SelectVictims(state, pod, node, &c.victims, &c.num_pdb_violations);
+      Status s = SelectVictimsMemo(memo, self_nominated, state, pod, node, &c.victims,
+                                   &c.num_pdb_violations);
       if (s.ok() && !c.victims.empty()) {
         auto& list = c.num_pdb_violations == 0 ? non_violating : violating;
         if (list.size() < want) list.push_back(std::move(c));
