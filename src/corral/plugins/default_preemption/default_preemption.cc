@@ -316,22 +316,16 @@ Status DefaultPreemption::SelectVictimsMemo(MemoTable* table, Symbol self_nomina
     bool valid = e.api_node == node.node() && e.generation == node.generation() &&
                  e.nomination_version == nomination_version &&
                  (!e.now.has_value() || *e.now == handle_.clock().Now());
-    if (valid) {
-      // The lower-priority pods, pointer by pointer (cheap, and victims can never dangle).
-      size_t k = 0;
-      for (const PodInfo* p : node.pods()) {
-        if (p->priority() >= pod.priority()) continue;
-        if (k == e.lower.size() || e.lower[k] != p) {
-          valid = false;
-          break;
-        }
-        ++k;
-      }
-      valid = valid && k == e.lower.size();
-    }
+    // The pods, pointer by pointer (no PodInfo is read; victims can never dangle).
+    valid =
+        valid && std::equal(node.pods().begin(), node.pods().end(), e.pods.begin(), e.pods.end());
     // A success read the PodDisruptionBudgets of the victims' namespaces: it was kept only when
     // there were none, and stays valid while that holds.
-    if (valid && e.status.ok() && AnyPdbFor(e.lower)) valid = false;
+    if (valid && e.status.ok()) {
+      for (Symbol ns : e.namespaces) {
+        if (!handle_.PodDisruptionBudgets(ns).empty()) valid = false;
+      }
+    }
     if (valid) {
       ++memo_hits_;
       *victims = e.victims;
@@ -343,18 +337,25 @@ Status DefaultPreemption::SelectVictimsMemo(MemoTable* table, Symbol self_nomina
   Status s = SelectVictims(state, pod, node, victims, num_pdb_violations);
   // potential_ holds the lower-priority pods (importance order once the node fit without them).
   MemoEntry e;
-  e.lower.reserve(potential_.size());
+  std::vector<const PodInfo*>& lower = potential_;  // refilled in node order
+  lower.clear();
   for (const PodInfo* p : node.pods()) {
-    if (p->priority() < pod.priority()) e.lower.push_back(p);
+    if (p->priority() < pod.priority()) lower.push_back(p);
   }
-  if (s.ok() && AnyPdbFor(e.lower)) {
+  if (s.ok() && AnyPdbFor(lower)) {
     table->entries.erase(&node);
     return s;
+  }
+  e.pods = node.pods();
+  for (const PodInfo* p : lower) {
+    const Symbol ns = p->pod->meta.namespace_;
+    if (std::find(e.namespaces.begin(), e.namespaces.end(), ns) == e.namespaces.end())
+      e.namespaces.push_back(ns);
   }
   e.api_node = node.node();
   e.generation = node.generation();
   e.nomination_version = nomination_version;
-  if (OrderReadsClock(e.lower)) e.now = handle_.clock().Now();
+  if (OrderReadsClock(lower)) e.now = handle_.clock().Now();
   e.status = s;
   e.victims = *victims;
   e.num_pdb_violations = *num_pdb_violations;
@@ -448,7 +449,10 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   const framework::Snapshot& snap = handle_.snapshot();
   const auto& all = snap.nodes();
   if (all.empty()) return Preemption(Code::kError, "no nodes available");
-  std::vector<const NodeInfo*> potential;
+  // Scratch vectors are members (cleared, capacity kept): at thousands of nodes per attempt their
+  // reallocation was a visible share of the time.
+  std::vector<const NodeInfo*>& potential = potential_nodes_;
+  potential.clear();
   if (statuses.absent.code() == Code::kUnschedulable) {
     absl::flat_hash_map<Symbol, Code>& explicit_codes = explicit_codes_;  // keeps its capacity
     explicit_codes.clear();
@@ -465,8 +469,12 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
       if (ns.status.code() == Code::kUnschedulable) potential.push_back(ns.node);
     }
   }
-  std::vector<std::pair<Symbol, Status>> dry_statuses;
-  std::vector<PreemptionCandidate> non_violating, violating;
+  std::vector<std::pair<Symbol, Status>>& dry_statuses = dry_statuses_;
+  dry_statuses.clear();
+  std::vector<PreemptionCandidate>&non_violating = non_violating_candidates_,
+  &violating = violating_candidates_;
+  non_violating.clear();
+  violating.clear();
   std::vector<std::string> errors;
   if (!potential.empty()) {
     // 3) Dry run from a random offset.
@@ -494,7 +502,7 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
       dry_statuses.emplace_back(node.name(), std::move(s));
     }
   }
-  std::vector<PreemptionCandidate> candidates = std::move(non_violating);
+  std::vector<PreemptionCandidate>& candidates = non_violating;
   for (auto& c : violating) candidates.push_back(std::move(c));
   if (candidates.empty()) {
     if (!errors.empty()) {

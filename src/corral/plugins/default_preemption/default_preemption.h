@@ -38,9 +38,8 @@
 //   - the preemptor's profile, priority, Framework::NodeLocalFilterKey (so every filter that runs
 //     reads only the pod and the node) and the Sign fragments of the filters that run (what they
 //     read of the pod; Framework::SignPod itself needs OpportunisticBatching and more plugins);
-//   - the node: NodeInfo address, api::Node address and NodeInfo::generation, and the
-//   lower-priority
-//     pods on it (compared pointer by pointer, so victims never dangle);
+//   - the node: NodeInfo address, api::Node address and NodeInfo::generation, and its pods
+//     (compared pointer by pointer, so victims never dangle);
 //   - Handle::NominationVersion of the node, and the preemptor is not itself nominated to the node
 //     (RunFilterPluginsWithNominatedPods leaves the pod's own nomination out);
 //   - PodDisruptionBudgets: a successful result is kept only when no budget exists in the namespace
@@ -137,8 +136,9 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
     const api::Node* api_node = nullptr;
     uint64_t generation = 0;
     uint64_t nomination_version = 0;
-    std::vector<const framework::PodInfo*> lower;  // the lower-priority pods, in node order
-    std::optional<TimePoint> now;                  // set when the result read the clock
+    std::vector<const framework::PodInfo*> pods;  // NodeInfo::pods() when computed
+    std::vector<Symbol> namespaces;               // of the lower-priority pods
+    std::optional<TimePoint> now;                 // set when the result read the clock
     framework::Status status;
     std::vector<framework::PreemptionVictim> victims;
     int32_t num_pdb_violations = 0;
@@ -197,7 +197,11 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   std::vector<const framework::PodInfo*> potential_;
   std::vector<const framework::PodInfo*> violating_, non_violating_;
   std::vector<int32_t> pdb_allowed_scratch_;
-  absl::flat_hash_map<Symbol, framework::Code> explicit_codes_;  // PostFilter's scratch
+  // PostFilter's scratch.
+  absl::flat_hash_map<Symbol, framework::Code> explicit_codes_;
+  std::vector<const framework::NodeInfo*> potential_nodes_;
+  std::vector<std::pair<Symbol, framework::Status>> dry_statuses_;
+  std::vector<PreemptionCandidate> non_violating_candidates_, violating_candidates_;
   framework::NodeInfo scratch_node_;  // SelectVictims' working copy of the node
   // PreFilter plugins with extensions, by the framework they were looked up for.
   const framework::Framework* ext_fwk_ = nullptr;
