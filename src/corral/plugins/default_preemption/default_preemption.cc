@@ -299,16 +299,26 @@ DefaultPreemption::MemoTable* DefaultPreemption::MemoTableFor(const framework::C
   return t;
 }
 
-Status DefaultPreemption::SelectVictimsMemo(MemoTable* table, Symbol self_nominated,
+Status DefaultPreemption::SelectVictimsMemo(LazyMemoTable& lazy, Symbol self_nominated,
                                             const framework::CycleState& state, const PodInfo& pod,
                                             const NodeInfo& node,
                                             std::vector<framework::PreemptionVictim>* victims,
                                             int32_t* num_pdb_violations) {
   // The pod's own nomination is left out of the nominated pods on its nominated node only, so a
   // result there is specific to this pod.
-  if (table == nullptr || node.name() == self_nominated) {
+  // SelectVictims' own first check is cheaper than a memo lookup: a node without lower-priority
+  // pods answers at once (and the table is looked up only once a node needs it).
+  if (node.name() == self_nominated ||
+      std::none_of(node.pods().begin(), node.pods().end(),
+                   [&](const PodInfo* p) { return p->priority() < pod.priority(); })) {
     return SelectVictims(state, pod, node, victims, num_pdb_violations);
   }
+  if (!lazy.looked_up) {
+    lazy.looked_up = true;
+    lazy.table = MemoTableFor(state, pod);
+  }
+  MemoTable* table = lazy.table;
+  if (table == nullptr) return SelectVictims(state, pod, node, victims, num_pdb_violations);
   const uint64_t nomination_version = handle_.NominationVersion(node.name());
   auto it = table->entries.find(&node);
   if (it != table->entries.end()) {
@@ -417,10 +427,23 @@ namespace {
 // kube's FitError text for the preemption dry run: "0/N nodes are available: <histogram>.".
 std::string FitMessage(size_t num_all, const std::vector<std::pair<Symbol, Status>>& statuses,
                        std::string_view absent_reason) {
-  std::map<std::string, int64_t> reasons;
+  // Count per distinct reason first (few of them; most share one static string), then sort by
+  // text: one std::string per distinct reason instead of one per node.
+  std::vector<std::pair<std::string_view, int64_t>> counts;
   for (const auto& [node, st] : statuses) {
-    for (std::string_view r : st.reasons()) ++reasons[std::string(r)];
+    for (std::string_view r : st.reasons()) {
+      auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) {
+        return (c.first.data() == r.data() && c.first.size() == r.size()) || c.first == r;
+      });
+      if (it == counts.end()) {
+        counts.emplace_back(r, 1);
+      } else {
+        ++it->second;
+      }
+    }
   }
+  std::map<std::string, int64_t> reasons;
+  for (const auto& [r, n] : counts) reasons[std::string(r)] += n;
   if (statuses.size() < num_all)
     reasons[std::string(absent_reason)] += static_cast<int64_t>(num_all - statuses.size());
   std::string msg = fmt::format("0/{} nodes are available:", num_all);
@@ -481,7 +504,7 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
     const auto n = static_cast<int32_t>(potential.size());
     const auto offset = static_cast<size_t>(handle_.rng().Uniform(static_cast<uint64_t>(n)));
     const auto want = static_cast<size_t>(NumCandidates(n));
-    MemoTable* memo = MemoTableFor(state, pod);
+    LazyMemoTable memo;
     const Symbol self_nominated = handle_.NominatedNodeName(pod);
     for (size_t i = 0; i < potential.size(); ++i) {
       const NodeInfo& node = *potential[(offset + i) % potential.size()];

@@ -161,8 +161,13 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   // cannot sign.
   std::optional<std::string> FilterSignature(const framework::CycleState& state,
                                              const framework::PodInfo& pod) const;
-  // SelectVictims through `table` (may be null). `self_nominated` is the pod's nominated node.
-  framework::Status SelectVictimsMemo(MemoTable* table, Symbol self_nominated,
+  // The current call's table, looked up on first use.
+  struct LazyMemoTable {
+    bool looked_up = false;
+    MemoTable* table = nullptr;
+  };
+  // SelectVictims through the memo (when it applies). `self_nominated` is the pod's nominated node.
+  framework::Status SelectVictimsMemo(LazyMemoTable& lazy, Symbol self_nominated,
                                       const framework::CycleState& state,
                                       const framework::PodInfo& pod,
                                       const framework::NodeInfo& node,

@@ -389,12 +389,14 @@ TEST_F(DefaultPreemptionTest, DryRunMemo) {
     h_.versions.clear();
     h_.nominated_.clear();
     ASSERT_TRUE(w_.gates.Set("CorralPreemptionMemo", true).ok());
-    // n1: two 2-cpu victims needed; n2: one 3-cpu victim (the pick); n3: nothing of lower priority.
+    // n1: two 2-cpu victims needed; n2: one 3-cpu victim (the pick); n3: its lower-priority pod
+    // frees too little (a memoized failure).
     Env env{
         &w_.NodeWith(Node("n1", "4"), {&Bound("a" + std::to_string(serial++), "n1", 1, "2", 1),
                                        &Bound("b" + std::to_string(serial++), "n1", 1, "2", 2)}),
         &w_.NodeWith(Node("n2", "4"), {&Bound("c" + std::to_string(serial++), "n2", 1, "3", 3)}),
-        &w_.NodeWith(Node("n3", "4"), {&Bound("d" + std::to_string(serial++), "n3", 10, "4")}),
+        &w_.NodeWith(Node("n3", "4"), {&Bound("d" + std::to_string(serial++), "n3", 10, "2"),
+                                       &Bound("e" + std::to_string(serial++), "n3", 1, "1")}),
         nullptr};
     SetNodes({env.n1, env.n2, env.n3});
     framework::PostFilterResult first;
