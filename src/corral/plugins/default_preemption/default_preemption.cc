@@ -1,7 +1,7 @@
 #include "corral/plugins/default_preemption/default_preemption.h"
 
 #include <algorithm>
-#include <functional>
+#include <array>
 #include <limits>
 #include <map>
 #include <string>
@@ -306,26 +306,28 @@ Status DefaultPreemption::SelectVictimsMemo(LazyMemoTable& lazy, Symbol self_nom
                                             int32_t* num_pdb_violations) {
   // The pod's own nomination is left out of the nominated pods on its nominated node only, so a
   // result there is specific to this pod.
-  // SelectVictims' own first check is cheaper than a memo lookup: a node without lower-priority
-  // pods answers at once (and the table is looked up only once a node needs it).
-  if (node.name() == self_nominated ||
-      std::none_of(node.pods().begin(), node.pods().end(),
-                   [&](const PodInfo* p) { return p->priority() < pod.priority(); })) {
+  if (node.name() == self_nominated) {
     return SelectVictims(state, pod, node, victims, num_pdb_violations);
   }
+  // SelectVictims' own first check: a node without lower-priority pods answers at once and is
+  // never stored. It reads every pod's PodInfo, so once the table exists an entry is tried first.
+  auto no_lower = [&]() {
+    return std::none_of(node.pods().begin(), node.pods().end(),
+                        [&](const PodInfo* p) { return p->priority() < pod.priority(); });
+  };
   if (!lazy.looked_up) {
-    lazy.looked_up = true;
+    if (no_lower()) return SelectVictims(state, pod, node, victims, num_pdb_violations);
+    lazy.looked_up = true;  // looked up once a node needs it
     lazy.table = MemoTableFor(state, pod);
   }
   MemoTable* table = lazy.table;
   if (table == nullptr) return SelectVictims(state, pod, node, victims, num_pdb_violations);
-  const uint64_t nomination_version = handle_.NominationVersion(node.name());
   auto it = table->entries.find(&node);
   if (it != table->entries.end()) {
     const MemoEntry& e = it->second;
     bool valid = e.api_node == node.node() && e.generation == node.generation() &&
-                 e.nomination_version == nomination_version &&
-                 (!e.now.has_value() || *e.now == handle_.clock().Now());
+                 (!e.now.has_value() || *e.now == handle_.clock().Now()) &&
+                 e.nomination_version == handle_.NominationVersion(node.name());
     // The pods, pointer by pointer (no PodInfo is read; victims can never dangle).
     valid =
         valid && std::equal(node.pods().begin(), node.pods().end(), e.pods.begin(), e.pods.end());
@@ -343,9 +345,10 @@ Status DefaultPreemption::SelectVictimsMemo(LazyMemoTable& lazy, Symbol self_nom
       return e.status;
     }
   }
+  if (no_lower()) return SelectVictims(state, pod, node, victims, num_pdb_violations);
+  const uint64_t nomination_version = handle_.NominationVersion(node.name());
   ++memo_misses_;
   Status s = SelectVictims(state, pod, node, victims, num_pdb_violations);
-  // potential_ holds the lower-priority pods (importance order once the node fit without them).
   MemoEntry e;
   std::vector<const PodInfo*>& lower = potential_;  // refilled in node order
   lower.clear();
@@ -375,14 +378,21 @@ Status DefaultPreemption::SelectVictimsMemo(LazyMemoTable& lazy, Symbol self_nom
 
 size_t DefaultPreemption::PickOneNodeForPreemption(
     std::span<const PreemptionCandidate> candidates) const {
-  std::vector<size_t> all(candidates.size());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  // kube applies the criteria one after another, keeping the candidates that tie on each; the
+  // survivor is the first candidate whose score tuple is lexicographically greatest, which one
+  // pass over precomputed tuples finds (each score higher is better).
   constexpr int64_t kPriorityOffset = int64_t{std::numeric_limits<int32_t>::max()} + 1;
-  auto earliest_start_of_highest = [&](const PreemptionCandidate& c) {
-    TimePoint earliest = StartTime(*c.victims[0].pod);
+  using Scores = std::array<int64_t, 5>;
+  auto scores_of = [&](const PreemptionCandidate& c) {
+    Scores s;
+    s[0] = -int64_t{c.num_pdb_violations};          // fewest PDB violations
+    s[1] = -int64_t{c.victims[0].pod->priority()};  // lowest highest-priority victim
+    int64_t sum = 0;                                // smallest sum of offset priorities
     int32_t max_priority = c.victims[0].pod->priority();
+    TimePoint earliest = StartTime(*c.victims[0].pod);
     for (const auto& v : c.victims) {
       const PodInfo* p = v.pod;
+      sum += p->priority() + kPriorityOffset;
       if (p->priority() == max_priority) {
         earliest = std::min(earliest, StartTime(*p));
       } else if (p->priority() > max_priority) {
@@ -390,36 +400,21 @@ size_t DefaultPreemption::PickOneNodeForPreemption(
         earliest = StartTime(*p);
       }
     }
-    return earliest.time_since_epoch().count();
+    s[2] = -sum;
+    s[3] = -static_cast<int64_t>(c.victims.size());  // fewest victims
+    s[4] = earliest.time_since_epoch().count();      // latest start of the highest-priority ones
+    return s;
   };
-  // Each function scores a candidate; higher is better. Ties go to the next function.
-  const std::function<int64_t(const PreemptionCandidate&)> score_funcs[] = {
-      [](const PreemptionCandidate& c) { return -int64_t{c.num_pdb_violations}; },
-      [](const PreemptionCandidate& c) { return -int64_t{c.victims[0].pod->priority()}; },
-      [&](const PreemptionCandidate& c) {
-        int64_t sum = 0;
-        for (const auto& v : c.victims) sum += v.pod->priority() + kPriorityOffset;
-        return -sum;
-      },
-      [](const PreemptionCandidate& c) { return -static_cast<int64_t>(c.victims.size()); },
-      earliest_start_of_highest,
-  };
-  std::vector<size_t> best;
-  for (const auto& f : score_funcs) {
-    best.clear();
-    int64_t max_score = std::numeric_limits<int64_t>::min();
-    for (size_t i : all) {
-      int64_t s = f(candidates[i]);
-      if (s > max_score) {
-        max_score = s;
-        best.clear();
-      }
-      if (s == max_score) best.push_back(i);
+  size_t best = 0;
+  Scores best_scores = scores_of(candidates[0]);
+  for (size_t i = 1; i < candidates.size(); ++i) {
+    Scores s = scores_of(candidates[i]);
+    if (s > best_scores) {
+      best = i;
+      best_scores = s;
     }
-    if (best.size() == 1) return best[0];
-    all.swap(best);
   }
-  return all[0];
+  return best;
 }
 
 namespace {
