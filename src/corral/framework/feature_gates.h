@@ -36,6 +36,10 @@ enum class Feature {
   // Corral-only: batch rescoring updates kept PreScore state for the one added pod
   // (PreScoreExtensions::AddPod) instead of re-running PreScore.
   kCorralIncrementalPreScore,
+  // Corral-only: the scheduler remembers the filter verdict of each node for pods with a signature
+  // and node-local filters, and re-filters only nodes whose NodeInfo or nominations changed
+  // (scheduler/filter_memo.h). Outputs are identical with it off.
+  kCorralFilterMemo,
   kCount,
 };
 
