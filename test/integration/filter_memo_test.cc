@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
@@ -101,12 +102,13 @@ std::unique_ptr<scheduler::Scheduler> NewScheduler(World& w, const Clock& clock,
 
 class FilterMemoTest : public ::testing::Test {
  protected:
-  // Three 1-cpu nodes, each holding a 600m pod: a 500m pod fits nowhere.
+  // Three 1-cpu nodes, each holding a 600m pod of priority 10: a 500m pod fits nowhere and cannot
+  // preempt.
   void SetUp() override {
     s_ = NewScheduler(w_, clock_, /*memo=*/true);
     for (int i = 0; i < 3; ++i) s_->AddNode(&w_.NewNode(i, 1000, 10));
     for (int i = 0; i < 3; ++i) {
-      api::Pod& p = w_.NewPod("filler-" + std::to_string(i), 600, 0);
+      api::Pod& p = w_.NewPod("filler-" + std::to_string(i), 600, 10);
       p.node_name = w_.in.Intern("node-" + std::to_string(i));
       s_->AddPod(&p);
     }
@@ -156,27 +158,30 @@ TEST_F(FilterMemoTest, ChangedNominationsAreFilteredAgain) {
   EXPECT_EQ(stats().misses - misses, 1);
 }
 
+// Node events requeue "a" too, so these count over every pass after the change: each pass looks
+// at all three nodes, and only the first pass that sees a changed node filters it again.
 TEST_F(FilterMemoTest, ReplacedNodeIsFilteredAgain) {
   Schedule(w_.NewPod("a", 500, 0));
+  const int64_t hits = stats().hits, misses = stats().misses;
   s_->RemoveNode(w_.in.Intern("node-0"));
   s_->AddNode(&w_.NewNode(0, 1000, 10));  // same name, fresh NodeInfo (possibly the same address)
-  api::Pod& filler = w_.NewPod("filler-again", 600, 0);
+  api::Pod& filler = w_.NewPod("filler-again", 600, 10);
   filler.node_name = w_.in.Intern("node-0");
   s_->AddPod(&filler);
-  const int64_t hits = stats().hits, misses = stats().misses;
   Schedule(w_.NewPod("b", 500, 0));
-  EXPECT_EQ(stats().hits - hits + stats().misses - misses, 3);
+  EXPECT_EQ((stats().hits - hits + stats().misses - misses) % 3, 0);
   EXPECT_GE(stats().misses - misses, 1);
   EXPECT_EQ(s_->PendingPods().size(), 2u);
 }
 
 TEST_F(FilterMemoTest, CordonedNodeIsFilteredAgain) {
   Schedule(w_.NewPod("a", 500, 0));
-  s_->AddNode(&w_.NewNode(1, 1000, 10, /*unschedulable=*/true));  // update: SetNode
   const int64_t hits = stats().hits, misses = stats().misses;
+  s_->AddNode(&w_.NewNode(1, 1000, 10, /*unschedulable=*/true));  // update: SetNode
   Schedule(w_.NewPod("b", 500, 0));
-  EXPECT_EQ(stats().hits - hits, 2);
   EXPECT_EQ(stats().misses - misses, 1);
+  EXPECT_GE(stats().hits - hits, 2);
+  EXPECT_EQ((stats().hits - hits + stats().misses - misses) % 3, 0);
 }
 
 TEST_F(FilterMemoTest, NonLocalFilterIsNeverMemoized) {
@@ -222,7 +227,8 @@ struct Template {
 
 std::vector<std::string> Run(const std::vector<std::pair<int, int>>& node_specs,
                              const std::vector<Template>& templates, const std::vector<Op>& ops,
-                             bool memo, bool batching, int percentage) {
+                             bool memo, bool batching, int percentage,
+                             int64_t* memo_hits = nullptr) {
   World w;
   ManualClock clock;
   scheduler::Scheduler::Options opts;
@@ -300,6 +306,8 @@ std::vector<std::string> Run(const std::vector<std::pair<int, int>>& node_specs,
   rec.log.push_back(fmt::format("stats {} {} {} {} {}", st.cycles, st.scheduled,
                                 st.unschedulable_attempts, st.errors, st.batched));
   rec.log.push_back(s->metrics().PrometheusText());
+  if (memo_hits != nullptr && s->filter_memo() != nullptr)
+    *memo_hits = s->filter_memo()->stats().hits;
   return rec.log;
 }
 
@@ -335,7 +343,9 @@ RC_GTEST_PROP(FilterMemoProperty, GateOnEqualsGateOff, ()) {
   const bool batching = *rc::gen::arbitrary<bool>();
   const int percentage = *rc::gen::element(0, 30, 100);
   const auto off = Run(node_specs, templates, ops, /*memo=*/false, batching, percentage);
-  const auto on = Run(node_specs, templates, ops, /*memo=*/true, batching, percentage);
+  int64_t hits = 0;
+  const auto on = Run(node_specs, templates, ops, /*memo=*/true, batching, percentage, &hits);
+  RC_CLASSIFY(hits > 0, "memo hits");
   RC_ASSERT(on == off);
 }
 

@@ -111,6 +111,7 @@ std::span<const PodInfo* const> Scheduler::NominatedPodsForNode(Symbol node) con
   // lose their nomination when they are assumed, so only group members need the cache lookup.
   if (nominator_.size() == 0) return {};
   std::span<const PodInfo* const> pods = nominator_.PodsForNode(node);
+  if (nominator_.num_group_members() == 0) return pods;  // no group member: nothing to filter out
   auto assumed = [&](const PodInfo* p) {
     return (p->pod->scheduling_group.has_value() || p->pod->workload_ref.has_value()) &&
            cache_.Contains(p);
@@ -128,6 +129,7 @@ std::span<const PodInfo* const> Scheduler::NominatedPodsForNode(Symbol node) con
 uint64_t Scheduler::NominationVersion(Symbol node) const {
   // Group members drop out of NominatedPodsForNode while assumed, which the nominator does not
   // see; a node with a nominated group member therefore always reads as changed.
+  if (nominator_.num_group_members() == 0) return nominator_.Version(node);
   for (const PodInfo* p : nominator_.PodsForNode(node)) {
     if (p->pod->scheduling_group.has_value() || p->pod->workload_ref.has_value()) {
       return nominator_.Unique();
