@@ -54,13 +54,14 @@ void FilterMemo::Table::Store(size_t pos, const framework::NodeInfo* node,
   s.status = index;
 }
 
-FilterMemo::Table& FilterMemo::Get(const Key& key, size_t num_nodes) {
+FilterMemo::Table* FilterMemo::Get(const Key& key, size_t num_nodes, bool create) {
   auto it = tables_.find(key);
   if (it != tables_.end()) {
     lru_.splice(lru_.begin(), lru_, it->second.lru_);
     it->second.Resize(num_nodes);
-    return it->second;
+    return &it->second;
   }
+  if (!create) return nullptr;
   // Evict the least recently used tables so that the new one fits the budget.
   while (!tables_.empty() && (tables_.size() + 1) * num_nodes > slot_budget_) {
     tables_.erase(lru_.back());
@@ -70,7 +71,7 @@ FilterMemo::Table& FilterMemo::Get(const Key& key, size_t num_nodes) {
   Table& t = tables_[key];
   t.lru_ = lru_.begin();
   t.Resize(num_nodes);
-  return t;
+  return &t;
 }
 
 }  // namespace corral::scheduler

@@ -109,9 +109,10 @@ class FilterMemo {
   // `slot_budget`: the number of node slots kept over all tables (at least one table is kept).
   explicit FilterMemo(size_t slot_budget = kDefaultSlotBudget) : slot_budget_(slot_budget) {}
 
-  // The table for `key`, sized for `num_nodes` positions; created (evicting least recently used
-  // tables beyond the budget) if absent. The reference is valid until the next Get.
-  Table& Get(const Key& key, size_t num_nodes);
+  // The table for `key`, sized for `num_nodes` positions; if absent, null unless `create`, in which
+  // case it is created (evicting least recently used tables beyond the budget). The pointer is
+  // valid until the next Get.
+  Table* Get(const Key& key, size_t num_nodes, bool create);
   size_t num_tables() const { return tables_.size(); }
 
   // Counters for tests and profiling (not reported anywhere: outputs must not depend on the gate).

@@ -304,8 +304,11 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
       if (filter_memo_ != nullptr && signature.has_value() && candidates.size() == num_all &&
           !pre.node_names.has_value() && member_domain_ == nullptr &&
           nominator_.num_group_members() == 0) {
+        // A table is created only for a pod that failed before: pods that fit at once (most of
+        // them) do not pay for one, equivalent pods still share an existing one.
         if (std::optional<uint64_t> key = c.fwk->NodeLocalFilterKey(c.state, *c.pod)) {
-          memo = &filter_memo_->Get({c.fwk, *signature, c.pod->priority(), *key}, num_all);
+          memo = filter_memo_->Get({c.fwk, *signature, c.pod->priority(), *key}, num_all,
+                                   /*create=*/c.qp->unschedulable_count > 0);
         }
       }
       const uint64_t nomination_clock = nominator_.clock();
