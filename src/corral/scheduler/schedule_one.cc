@@ -298,17 +298,18 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
       // CorralFilterMemo (filter_memo.h): an equivalent pod's verdicts on unchanged nodes are
       // reused. Only over the whole node list (the memo is by snapshot position), and not while a
       // pod-group member is nominated (see Nominator::num_group_members).
+      // A key gets a table only after a pass in which no node passed (filled from that pass's
+      // statuses below): pods that fit at once pay one lookup, none a table.
       FilterMemo::Table* memo = nullptr;
+      std::optional<FilterMemo::Key> memo_key;
       const std::optional<std::string>& signature =
           c.qp->signature.has_value() ? c.qp->signature : c.qp->memo_signature;
       if (filter_memo_ != nullptr && signature.has_value() && candidates.size() == num_all &&
           !pre.node_names.has_value() && member_domain_ == nullptr &&
           nominator_.num_group_members() == 0) {
-        // A table is created only for a pod that failed before: pods that fit at once (most of
-        // them) do not pay for one, equivalent pods still share an existing one.
         if (std::optional<uint64_t> key = c.fwk->NodeLocalFilterKey(c.state, *c.pod)) {
-          memo = filter_memo_->Get({c.fwk, *signature, c.pod->priority(), *key}, num_all,
-                                   /*create=*/c.qp->unschedulable_count > 0);
+          memo_key = FilterMemo::Key{c.fwk, *signature, c.pod->priority(), *key};
+          memo = filter_memo_->Get(*memo_key, num_all, /*create=*/false);
         }
       }
       const uint64_t nomination_clock = nominator_.clock();
@@ -367,6 +368,18 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
         }
         if (c.explain) c.ex.nodes.push_back({node->name(), fs, {}, std::nullopt});
         failed_.push_back({node, std::move(fs)});
+      }
+      if (memo == nullptr && memo_key.has_value() && feasible_.empty() && processed == n) {
+        // Every node failed: failed_ holds all n verdicts in pass order, from the start position.
+        memo = filter_memo_->Get(*memo_key, num_all, /*create=*/true);
+        size_t p = next_start_node_index_ % n;
+        for (const auto& ns : failed_) {
+          if (c.nominated.empty() || ns.node->name() != c.nominated) {
+            ++filter_memo_->stats().misses;
+            memo->Store(p, ns.node, nomination_clock, ns.status);
+          }
+          p = p + 1 == n ? 0 : p + 1;
+        }
       }
     }
   }
