@@ -7,7 +7,8 @@
 //
 // Soundness. A verdict (RunFilterPluginsWithNominatedPods) is reused only when all of its inputs
 // are unchanged:
-//   - the pod, up to equivalence: same profile, same signature (Framework::SignPod), same priority
+//   - the pod, up to equivalence: same profile, same signature (Framework::Signature), same
+//   priority
 //     (it selects the nominated pods of the two-pass evaluation) and same
 //     Framework::NodeLocalFilterKey (every filter that runs is node-local, the same ones skipped).
 //     That is the contract of NodeLocalFilterKey. Unsigned pods are never memoized: their filter
@@ -16,11 +17,17 @@
 //     NodeInfo::generation(). Generations are drawn from one process-wide counter, so a node
 //     removed and re-added (even at a reused address) never matches an old entry.
 //   - the node's nominated pods: no nomination was added to or removed from the node since the
-//     verdict was computed (Nominator versions; see Valid()). The evaluated pod's own nominated
+//     verdict was computed (Nominator versions; see Table::Find). The evaluated pod's own nominated
 //     node is never memoized (the two-pass evaluation leaves the pod itself out, so its verdict
 //     there differs from an equivalent pod's).
 // Decisions, messages and metrics are therefore identical with the gate on or off; only the number
 // of Filter calls changes.
+//
+// Scope (Scheduler::FindNodesThatPassFilters): passes over the whole node list only (no
+// PreFilterResult, no placement domain), and not while a pod-group member is nominated. A key gets
+// a table after a pass in which every node failed, filled from that pass's statuses; later passes
+// (successful ones included) read and update it. Reusing a verdict replaces only its computation:
+// nodes are visited in the same order and the pass stops at the same node.
 //
 // Memory: one Table per key, least recently used tables evicted beyond a budget of node slots;
 // a table is a flat vector indexed by node position plus the distinct statuses it holds.
