@@ -27,6 +27,7 @@
 #include "corral/framework/registry.h"
 #include "corral/metrics/metrics.h"
 #include "corral/scheduler/batch.h"
+#include "corral/scheduler/filter_memo.h"
 #include "corral/scheduler/nominator.h"
 #include "corral/scheduler/queue.h"
 #include "corral/scheduler/waiting_pods.h"
@@ -192,6 +193,8 @@ class Scheduler final : public framework::Handle {
   const framework::Framework* profile(std::string_view scheduler_name) const;
   // The profile's opportunistic batch, or null when OpportunisticBatching is off.
   const OpportunisticBatch* batch(std::string_view scheduler_name) const;
+  // The failed-filter memo (CorralFilterMemo), or null when the gate is off.
+  const FilterMemo* filter_memo() const { return filter_memo_.get(); }
 
   // ---- framework::Handle ----
   const Interner& interner() const override { return interner_; }
@@ -372,6 +375,8 @@ class Scheduler final : public framework::Handle {
   std::vector<framework::NodeStatus> failed_;
   framework::ScoreTable scores_;
   std::vector<uint64_t> tie_keys_;
+  // CorralFilterMemo (filter_memo.h): null when the gate is off.
+  std::unique_ptr<FilterMemo> filter_memo_;
 
   // Opportunistic batching (batch.h): one batch per profile; kube's per-node Randomizer, drawn once
   // per node from the seeded Rng when the node is added (docs/deviations.md).
