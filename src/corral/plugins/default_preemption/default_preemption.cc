@@ -328,9 +328,8 @@ Status DefaultPreemption::SelectVictimsMemo(LazyMemoTable& lazy, Symbol self_nom
     bool valid = e.api_node == node.node() && e.generation == node.generation() &&
                  (!e.now.has_value() || *e.now == handle_.clock().Now()) &&
                  e.nomination_version == handle_.NominationVersion(node.name());
-    // The pods, pointer by pointer (no PodInfo is read; victims can never dangle).
-    valid =
-        valid && std::equal(node.pods().begin(), node.pods().end(), e.pods.begin(), e.pods.end());
+    // Generations are process-wide unique (NodeInfo::generation): the same NodeInfo with the same
+    // generation holds the same pods, so the victims cannot dangle.
     // A success read the PodDisruptionBudgets of the victims' namespaces: it was kept only when
     // there were none, and stays valid while that holds.
     if (valid && e.status.ok()) {
@@ -359,7 +358,6 @@ Status DefaultPreemption::SelectVictimsMemo(LazyMemoTable& lazy, Symbol self_nom
     table->entries.erase(&node);
     return s;
   }
-  e.pods = node.pods();
   for (const PodInfo* p : lower) {
     const Symbol ns = p->pod->meta.namespace_;
     if (std::find(e.namespaces.begin(), e.namespaces.end(), ns) == e.namespaces.end())

@@ -38,8 +38,8 @@
 //   - the preemptor's profile, priority, Framework::NodeLocalFilterKey (so every filter that runs
 //     reads only the pod and the node) and the Sign fragments of the filters that run (what they
 //     read of the pod; Framework::SignPod itself needs OpportunisticBatching and more plugins);
-//   - the node: NodeInfo address, api::Node address and NodeInfo::generation, and its pods
-//     (compared pointer by pointer, so victims never dangle);
+//   - the node: NodeInfo address, api::Node address and NodeInfo::generation (process-wide
+//     unique, so the same generation means the same pods and victims never dangle);
 //   - Handle::NominationVersion of the node, and the preemptor is not itself nominated to the node
 //     (RunFilterPluginsWithNominatedPods leaves the pod's own nomination out);
 //   - PodDisruptionBudgets: a successful result is kept only when no budget exists in the namespace
@@ -136,9 +136,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
     const api::Node* api_node = nullptr;
     uint64_t generation = 0;
     uint64_t nomination_version = 0;
-    std::vector<const framework::PodInfo*> pods;  // NodeInfo::pods() when computed
-    std::vector<Symbol> namespaces;               // of the lower-priority pods
-    std::optional<TimePoint> now;                 // set when the result read the clock
+    std::vector<Symbol> namespaces;  // of the lower-priority pods
+    std::optional<TimePoint> now;    // set when the result read the clock
     framework::Status status;
     std::vector<framework::PreemptionVictim> victims;
     int32_t num_pdb_violations = 0;
