@@ -28,6 +28,8 @@ constexpr std::array<FeatureSpec, static_cast<size_t>(Feature::kCount)> kSpecs =
     {"CorralBatchingExtensions", true, false},
     {"CorralBatchingRescoreHook", true, false},
     {"CorralIncrementalPreScore", true, false},
+    {"CorralFilterMemo", true, false},
+    {"CorralPreemptionMemo", true, false},
 }};
 }  // namespace
 

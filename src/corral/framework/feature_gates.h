@@ -36,6 +36,14 @@ enum class Feature {
   // Corral-only: batch rescoring updates kept PreScore state for the one added pod
   // (PreScoreExtensions::AddPod) instead of re-running PreScore.
   kCorralIncrementalPreScore,
+  // Corral-only: the scheduler remembers the filter verdict of each node for pods with a signature
+  // and node-local filters, and re-filters only nodes whose NodeInfo or nominations changed
+  // (scheduler/filter_memo.h). Outputs are identical with it off.
+  kCorralFilterMemo,
+  // Corral-only: DefaultPreemption reuses a node's dry-run result (victims, or why it cannot help)
+  // for later preemptors of the same signature while the node and everything the result reads is
+  // unchanged (plugins/default_preemption/default_preemption.h).
+  kCorralPreemptionMemo,
   kCount,
 };
 

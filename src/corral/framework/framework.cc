@@ -166,12 +166,12 @@ Result<void> Framework::Build(const ProfileConfig& profile, const Registry& regi
 
   // 4. Signatures (KEP-5598): enabled only if every PreFilter/Filter/PreScore/Score plugin can
   // sign.
-  signatures_enabled_ = handle_->features().Enabled(Feature::kOpportunisticBatching);
+  can_sign_ = true;
   absl::flat_hash_set<size_t> signer_slots;
   auto require_signer = [&](size_t slot) {
     auto* s = dynamic_cast<SignPlugin*>(plugins_[slot].get());
     if (s == nullptr) {
-      signatures_enabled_ = false;
+      can_sign_ = false;
     } else if (signer_slots.insert(slot).second) {
       sign_.push_back({s, plugin_names_[slot], slot, 0});
     }
@@ -180,6 +180,7 @@ Result<void> Framework::Build(const ProfileConfig& profile, const Registry& regi
   for (const auto& e : filter_) require_signer(e.slot);
   for (const auto& e : pre_score_) require_signer(e.slot);
   for (const auto& e : score_) require_signer(e.slot);
+  signatures_enabled_ = can_sign_ && handle_->features().Enabled(Feature::kOpportunisticBatching);
   return {};
 }
 
@@ -318,9 +319,12 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, con
     }
   }
   if (!any) return RunFilterPlugins(state, pod, node);
-  // Pass 1: with the nominated pods of priority >= the pod's added.
+  // Pass 1: with the nominated pods of priority >= the pod's added, on a copy of the node in a
+  // per-thread scratch NodeInfo (assignment reuses its vectors' capacity; nothing reads it after
+  // this call).
   CycleState state_with = state.Clone();
-  NodeInfo node_with = node;
+  thread_local NodeInfo node_with;
+  node_with = node;
   for (const PodInfo* p : nominated) {
     if (p->priority() < pod.priority() || p->pod == pod.pod) continue;
     node_with.AddPod(p);
@@ -550,8 +554,8 @@ void Framework::RunPostBindPlugins(CycleState& state, const PodInfo& pod, Symbol
   for (const auto& e : post_bind_) e.plugin->PostBind(state, pod, node);
 }
 
-std::optional<std::string> Framework::SignPod(const PodInfo& pod) const {
-  if (!signatures_enabled_) return std::nullopt;
+std::optional<std::string> Framework::Signature(const PodInfo& pod) const {
+  if (!can_sign_) return std::nullopt;
   std::map<std::string, std::string> fragments;
   fragments.emplace("v1.Pod.Spec.SchedulerName",
                     std::string(handle_->interner().Str(pod.pod->scheduler_name)));

@@ -115,8 +115,13 @@ class Framework {
 
   // ---- batching ----
   // kube SignPod: nullopt if signatures are disabled for the profile or any Sign plugin refuses.
-  std::optional<std::string> SignPod(const PodInfo& pod) const;
+  std::optional<std::string> SignPod(const PodInfo& pod) const {
+    return signatures_enabled_ ? Signature(pod) : std::nullopt;
+  }
   bool signatures_enabled() const { return signatures_enabled_; }
+  // The pod's signature whatever the OpportunisticBatching gate says (the filter memo keys on it):
+  // nullopt if a PreFilter/Filter/PreScore/Score plugin cannot sign or any Sign plugin refuses.
+  std::optional<std::string> Signature(const PodInfo& pod) const;
 
   bool HasFilterPlugins() const { return !filter_.empty(); }
   bool HasScorePlugins() const { return !score_.empty(); }
@@ -165,6 +170,7 @@ class Framework {
   std::vector<Entry<PostBindPlugin>> post_bind_;
   std::vector<Entry<SignPlugin>> sign_;
   bool signatures_enabled_ = false;
+  bool can_sign_ = false;  // every PreFilter/Filter/PreScore/Score plugin signs
   mutable std::vector<NodeScore> normalize_scratch_;
 };
 

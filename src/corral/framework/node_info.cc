@@ -1,8 +1,17 @@
 #include "corral/framework/node_info.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace corral::framework {
+
+namespace {
+// Process-wide generation counter (NodeInfo::generation). Relaxed: only uniqueness matters.
+std::atomic<uint64_t> g_generation{0};
+uint64_t NextGeneration() {
+  return g_generation.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+}  // namespace
 
 namespace {
 void EraseOne(std::vector<const PodInfo*>& v, const PodInfo* p) {
@@ -31,7 +40,7 @@ void NodeInfo::SetNode(const api::Node* node) {
   image_sizes_.erase(std::unique(image_sizes_.begin(), image_sizes_.end(),
                                  [](const auto& a, const auto& b) { return a.first == b.first; }),
                      image_sizes_.end());
-  ++generation_;
+  generation_ = NextGeneration();
 }
 
 void NodeInfo::Account(const PodInfo* pod, int sign) {
@@ -51,7 +60,7 @@ void NodeInfo::AddPod(const PodInfo* pod) {
   if (!pod->required_anti_affinity_terms.empty()) pods_with_required_anti_affinity_.push_back(pod);
   for (const auto& hp : pod->host_ports) used_ports_.push_back(hp);
   Account(pod, +1);
-  ++generation_;
+  generation_ = NextGeneration();
 }
 
 bool NodeInfo::RemovePod(const PodInfo* pod) {
@@ -65,7 +74,7 @@ bool NodeInfo::RemovePod(const PodInfo* pod) {
     if (p != used_ports_.end()) used_ports_.erase(p);
   }
   Account(pod, -1);
-  ++generation_;
+  generation_ = NextGeneration();
   return true;
 }
 

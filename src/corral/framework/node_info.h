@@ -44,7 +44,10 @@ class NodeInfo {
   const std::vector<std::pair<Symbol, int64_t>>& image_sizes() const { return image_sizes_; }
   int64_t ImageSize(Symbol image) const;
 
-  // Bumped on every mutation; lets incremental consumers detect change.
+  // Changes on every mutation; lets incremental consumers detect change. Values come from one
+  // process-wide counter, so two NodeInfos (or one NodeInfo before and after a mutation) never
+  // share a generation unless one is an unmutated copy of the other: a node removed and re-added at
+  // a reused address does not look unchanged.
   uint64_t generation() const { return generation_; }
 
   // ---- mutation (cache and simulations on copies only) ----

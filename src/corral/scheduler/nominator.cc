@@ -4,11 +4,18 @@
 
 namespace corral::scheduler {
 
+namespace {
+bool IsGroupMember(const framework::PodInfo* pod) {
+  return pod->pod->scheduling_group.has_value() || pod->pod->workload_ref.has_value();
+}
+}  // namespace
+
 void Nominator::Add(const framework::PodInfo* pod, Symbol node) {
   Delete(pod);
   if (node.empty()) return;
   node_of_[pod] = node;
   pods_[node].push_back(pod);
+  if (IsGroupMember(pod)) ++num_group_members_;
   Touch(node);
 }
 
@@ -17,6 +24,7 @@ Symbol Nominator::Delete(const framework::PodInfo* pod) {
   if (it == node_of_.end()) return {};
   Symbol node = it->second;
   node_of_.erase(it);
+  if (IsGroupMember(pod)) --num_group_members_;
   auto pit = pods_.find(node);
   if (pit != pods_.end()) {
     auto& v = pit->second;

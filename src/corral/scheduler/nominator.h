@@ -48,6 +48,12 @@ class Nominator {
     return it == version_.end() ? 0 : it->second;
   }
   uint64_t Unique() const { return ++clock_; }
+  // The last value drawn from the shared counter: no node's version exceeds it, and while it is
+  // unchanged no nomination changed anywhere.
+  uint64_t clock() const { return clock_; }
+  // Nominated pods that belong to a pod group (their nominations outlive their assumption, so
+  // Version does not describe what Scheduler::NominatedPodsForNode returns for their nodes).
+  size_t num_group_members() const { return num_group_members_; }
 
  private:
   void Touch(Symbol node) { version_[node] = ++clock_; }
@@ -56,6 +62,7 @@ class Nominator {
   absl::flat_hash_map<Symbol, std::vector<const framework::PodInfo*>> pods_;
   absl::flat_hash_map<Symbol, uint64_t> version_;
   mutable uint64_t clock_ = 0;
+  size_t num_group_members_ = 0;
 };
 
 }  // namespace corral::scheduler

@@ -41,7 +41,10 @@ struct QueuedPod {
   absl::flat_hash_set<std::string> unschedulable_plugins;
   absl::flat_hash_set<std::string> pending_plugins;
   std::optional<std::string> signature;  // KEP-5598, computed once at enqueue
-  std::string gated_message;             // PreEnqueue rejection, when gated
+  // The signature the filter memo keys on when `signature` is not computed (OpportunisticBatching
+  // off, CorralFilterMemo on); see Scheduler::MemoSignature.
+  std::optional<std::string> memo_signature;
+  std::string gated_message;  // PreEnqueue rejection, when gated
   QueueLocation where = QueueLocation::kNone;
   TimePoint backoff_expiry;
   // Set when a waiting gang member activated this pod (GangScheduling Permit): among pods of equal

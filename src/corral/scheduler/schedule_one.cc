@@ -7,8 +7,8 @@
 // Hook points for later features are marked "HOOK(...)".
 
 #include <algorithm>
-#include <map>
 
+#include <absl/container/inlined_vector.h>
 #include <fmt/format.h>
 
 #include "corral/framework/fit_error.h"
@@ -25,6 +25,8 @@ using framework::Status;
 namespace {
 constexpr int32_t kMinFeasibleNodesToFind = 100;
 constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
+// How many nodes ahead the memoized filter pass prefetches NodeInfos (their generation is read).
+constexpr size_t kPrefetchDistance = 8;
 
 // kube prints Go string slices as "[a b]".
 std::string GoList(const std::vector<std::string_view>& names) {
@@ -85,13 +87,44 @@ std::string Scheduler::FitErrorMessage(size_t num_nodes, const Diagnosis& d,
   if (!d.pre_filter_msg.empty()) {
     msg += fmt::format(" {}.", d.pre_filter_msg);
   } else {
-    std::map<std::string_view, int64_t> reasons;
+    // kube's reason histogram. Few distinct reasons and long runs of nodes with the same ones:
+    // count runs of statuses with identical reason views, then merge equal reasons by a linear scan
+    // (no allocation per node).
+    absl::InlinedVector<std::pair<std::string_view, int64_t>, 8> reasons;
+    auto add = [&](const Status& s, int64_t n) {
+      for (std::string_view r : s.reasons()) {
+        auto it = std::find_if(reasons.begin(), reasons.end(),
+                               [&](const auto& e) { return e.first == r; });
+        if (it == reasons.end()) {
+          reasons.emplace_back(r, n);
+        } else {
+          it->second += n;
+        }
+      }
+    };
+    auto same_views = [](const Status& a, const Status& b) {
+      const auto& ra = a.reasons();
+      const auto& rb = b.reasons();
+      if (ra.size() != rb.size()) return false;
+      for (size_t i = 0; i < ra.size(); ++i) {
+        if (ra[i].data() != rb[i].data() || ra[i].size() != rb[i].size()) return false;
+      }
+      return true;
+    };
+    const Status* run = nullptr;
+    int64_t run_length = 0;
     for (const auto& ns : failed_) {
-      for (std::string_view r : ns.status.reasons()) ++reasons[r];
+      if (run != nullptr && same_views(*run, ns.status)) {
+        ++run_length;
+        continue;
+      }
+      if (run != nullptr) add(*run, run_length);
+      run = &ns.status;
+      run_length = 1;
     }
+    if (run != nullptr) add(*run, run_length);
     if (d.absent_status.has_value() && d.num_absent > 0) {
-      for (std::string_view r : d.absent_status->reasons())
-        reasons[r] += static_cast<int64_t>(d.num_absent);
+      add(*d.absent_status, static_cast<int64_t>(d.num_absent));
     }
     framework::AppendReasonHistogram(reasons, msg);
   }
@@ -262,9 +295,56 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
       }
       processed = feasible_.size();
     } else {
-      for (size_t i = 0; i < candidates.size(); ++i) {
-        const NodeInfo* node = candidates[(next_start_node_index_ + i) % candidates.size()];
-        Status fs = c.fwk->RunFilterPluginsWithNominatedPods(c.state, *c.pod, *node);
+      // CorralFilterMemo (filter_memo.h): an equivalent pod's verdicts on unchanged nodes are
+      // reused. Only over the whole node list (the memo is by snapshot position), and not while a
+      // pod-group member is nominated (see Nominator::num_group_members).
+      // A key gets a table only after a pass in which no node passed (filled from that pass's
+      // statuses below): pods that fit at once pay one lookup, none a table.
+      FilterMemo::Table* memo = nullptr;
+      std::optional<FilterMemo::Key> memo_key;
+      const std::optional<std::string>& signature =
+          c.qp->signature.has_value() ? c.qp->signature : c.qp->memo_signature;
+      if (filter_memo_ != nullptr && signature.has_value() && candidates.size() == num_all &&
+          !pre.node_names.has_value() && member_domain_ == nullptr &&
+          nominator_.num_group_members() == 0) {
+        if (std::optional<uint64_t> key = c.fwk->NodeLocalFilterKey(c.state, *c.pod)) {
+          memo_key = FilterMemo::Key{c.fwk, *signature, c.pod->priority(), *key};
+          memo = filter_memo_->Get(*memo_key, num_all, /*create=*/false);
+        }
+      }
+      const uint64_t nomination_clock = nominator_.clock();
+      // Rejecting plugins already recorded in this pass (as (name, pending)): nodes mostly fail on
+      // a handful of plugins, so the pod's sets are not probed (and no string is built) per node.
+      absl::InlinedVector<std::pair<std::string_view, bool>, 4> recorded;
+      // Positions advance with a wrap instead of a division per node.
+      const size_t n = candidates.size();
+      size_t pos = next_start_node_index_ % n;
+      size_t ahead = (pos + kPrefetchDistance) % n;
+      for (size_t i = 0; i < n; ++i, pos = pos + 1 == n ? 0 : pos + 1) {
+        const NodeInfo* node = candidates[pos];
+        if (memo != nullptr) {
+          __builtin_prefetch(candidates[ahead]);
+          ahead = ahead + 1 == n ? 0 : ahead + 1;
+        }
+        // The pod's own nominated node is never memoized: the two-pass evaluation leaves the pod
+        // itself out of that node's nominated pods, which an equivalent pod would not.
+        const bool memoize =
+            memo != nullptr && (c.nominated.empty() || node->name() != c.nominated);
+        const Status* memoized = memoize
+                                     ? memo->Find(pos, node, nomination_clock,
+                                                  [&] { return nominator_.Version(node->name()); })
+                                     : nullptr;
+        Status fs;
+        if (memoized != nullptr) {
+          ++filter_memo_->stats().hits;
+          fs = *memoized;
+        } else {
+          fs = c.fwk->RunFilterPluginsWithNominatedPods(c.state, *c.pod, *node);
+          if (memoize && fs.code() != Code::kError) {
+            ++filter_memo_->stats().misses;
+            memo->Store(pos, node, nomination_clock, fs);
+          }
+        }
         ++processed;
         if (fs.ok()) {
           feasible_.push_back(node);
@@ -273,7 +353,13 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
           continue;
         }
         if (fs.code() == Code::kError) return fs;
-        if (!fs.plugin().empty()) {
+        const std::pair<std::string_view, bool> rejector(fs.plugin(), fs.code() == Code::kPending);
+        const bool seen = std::any_of(recorded.begin(), recorded.end(), [&](const auto& r) {
+          return r.first.data() == rejector.first.data() &&
+                 r.first.size() == rejector.first.size() && r.second == rejector.second;
+        });
+        if (!fs.plugin().empty() && !seen) {
+          if (recorded.size() < 8) recorded.push_back(rejector);
           if (fs.code() == Code::kPending) {
             c.qp->pending_plugins.insert(std::string(fs.plugin()));
           } else {
@@ -282,6 +368,18 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
         }
         if (c.explain) c.ex.nodes.push_back({node->name(), fs, {}, std::nullopt});
         failed_.push_back({node, std::move(fs)});
+      }
+      if (memo == nullptr && memo_key.has_value() && feasible_.empty() && processed == n) {
+        // Every node failed: failed_ holds all n verdicts in pass order, from the start position.
+        memo = filter_memo_->Get(*memo_key, num_all, /*create=*/true);
+        size_t p = next_start_node_index_ % n;
+        for (const auto& ns : failed_) {
+          if (c.nominated.empty() || ns.node->name() != c.nominated) {
+            ++filter_memo_->stats().misses;
+            memo->Store(p, ns.node, nomination_clock, ns.status);
+          }
+          p = p + 1 == n ? 0 : p + 1;
+        }
       }
     }
   }

@@ -26,6 +26,9 @@ Result<std::unique_ptr<Scheduler>> Scheduler::New(Interner& interner, const Cloc
   framework::ApplyDefaults(options.config, options.gates);
   std::unique_ptr<Scheduler> s(new Scheduler(interner, clock, std::move(options)));
   s->snapshot_ = &s->cache_.snapshot();
+  if (s->options_.gates.Enabled(framework::Feature::kCorralFilterMemo)) {
+    s->filter_memo_ = std::make_unique<FilterMemo>();
+  }
   for (const auto& profile : s->options_.config.profiles) {
     Symbol name = interner.Intern(profile.scheduler_name);
     if (s->by_scheduler_name_.contains(name)) {
@@ -116,7 +119,9 @@ std::span<const PodInfo* const> Scheduler::NominatedPodsForNode(Symbol node) con
   // Contract (Handle): not yet bound or assumed. Members of a workload cycle stay nominated while
   // they are assumed (the cycle may roll back), so assumed ones are filtered out here. Other pods
   // lose their nomination when they are assumed, so only group members need the cache lookup.
+  if (nominator_.size() == 0) return {};
   std::span<const PodInfo* const> pods = nominator_.PodsForNode(node);
+  if (nominator_.num_group_members() == 0) return pods;  // no group member: nothing to filter out
   auto assumed = [&](const PodInfo* p) {
     return (p->pod->scheduling_group.has_value() || p->pod->workload_ref.has_value()) &&
            cache_.Contains(p);
@@ -134,6 +139,7 @@ std::span<const PodInfo* const> Scheduler::NominatedPodsForNode(Symbol node) con
 uint64_t Scheduler::NominationVersion(Symbol node) const {
   // Group members drop out of NominatedPodsForNode while assumed, which the nominator does not
   // see; a node with a nominated group member therefore always reads as changed.
+  if (nominator_.num_group_members() == 0) return nominator_.Version(node);
   for (const PodInfo* p : nominator_.PodsForNode(node)) {
     if (p->pod->scheduling_group.has_value() || p->pod->workload_ref.has_value()) {
       return nominator_.Unique();
@@ -196,6 +202,9 @@ bool Scheduler::AddPod(const api::Pod* pod) {
   }
   raw->fwk = it->second;
   raw->signature = raw->fwk->SignPod(raw->info);
+  if (filter_memo_ != nullptr && !raw->fwk->signatures_enabled()) {
+    raw->memo_signature = raw->fwk->Signature(raw->info);
+  }
   pods_.emplace(pod, std::move(qp));
   // A pod that arrives nominated (status.nominatedNodeName) is honoured like one nominated here.
   if (!pod->nominated_node_name.empty()) nominator_.Add(&raw->info, pod->nominated_node_name);

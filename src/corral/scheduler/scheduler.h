@@ -27,6 +27,7 @@
 #include "corral/framework/registry.h"
 #include "corral/metrics/metrics.h"
 #include "corral/scheduler/batch.h"
+#include "corral/scheduler/filter_memo.h"
 #include "corral/scheduler/nominator.h"
 #include "corral/scheduler/queue.h"
 #include "corral/scheduler/waiting_pods.h"
@@ -199,6 +200,8 @@ class Scheduler final : public framework::Handle {
     int64_t hook_rescored_nodes = 0;    // nodes the Rescore hooks reported changed
   };
   BatchTotals batch_totals() const;
+  // The failed-filter memo (CorralFilterMemo), or null when the gate is off.
+  const FilterMemo* filter_memo() const { return filter_memo_.get(); }
 
   // ---- framework::Handle ----
   const Interner& interner() const override { return interner_; }
@@ -379,6 +382,8 @@ class Scheduler final : public framework::Handle {
   std::vector<framework::NodeStatus> failed_;
   framework::ScoreTable scores_;
   std::vector<uint64_t> tie_keys_;
+  // CorralFilterMemo (filter_memo.h): null when the gate is off.
+  std::unique_ptr<FilterMemo> filter_memo_;
 
   // Opportunistic batching (batch.h): one batch per profile; kube's per-node Randomizer, drawn once
   // per node from the seeded Rng when the node is added (docs/deviations.md).

@@ -1,7 +1,7 @@
 #include "corral/plugins/default_preemption/default_preemption.h"
 
 #include <algorithm>
-#include <functional>
+#include <array>
 #include <limits>
 #include <map>
 #include <string>
@@ -125,10 +125,34 @@ void DefaultPreemption::SplitByPdbViolation(std::span<const PodInfo* const> pods
   }
 }
 
+bool DefaultPreemption::NeedsStateCopy(const framework::CycleState& state) {
+  if (ext_fwk_ != fwk_) {
+    ext_fwk_ = fwk_;
+    ext_slots_.clear();
+    for (const auto& e : fwk_->filter_plugins()) {
+      const auto* pf = dynamic_cast<const framework::PreFilterPlugin*>(e.plugin);
+      if (pf != nullptr && pf->Extensions() != nullptr) ext_slots_.push_back(e.slot);
+    }
+    size_t with_ext = 0;
+    for (const framework::PreFilterPlugin* pf :
+         fwk_->PluginsImplementing<framework::PreFilterPlugin>()) {
+      if (pf->Extensions() != nullptr) ++with_ext;
+    }
+    ext_unslotted_ = with_ext != ext_slots_.size();
+  }
+  if (ext_unslotted_) return true;
+  const std::vector<bool>& skip = state.skip_filter();
+  for (size_t slot : ext_slots_) {
+    if (slot >= skip.size() || !skip[slot]) return true;
+  }
+  return false;
+}
+
 Status DefaultPreemption::SelectVictims(const framework::CycleState& state, const PodInfo& pod,
                                         const NodeInfo& node,
                                         std::vector<framework::PreemptionVictim>* victims,
                                         int32_t* num_pdb_violations) {
+  if (fwk_ == nullptr) fwk_ = handle_.GetFramework(pod.pod->scheduler_name);
   victims->clear();
   *num_pdb_violations = 0;
   potential_.clear();
@@ -137,12 +161,25 @@ Status DefaultPreemption::SelectVictims(const framework::CycleState& state, cons
   }
   // Checked before copying anything: nothing on this node can change.
   if (potential_.empty()) return Status::Unresolvable(kNoVictimsReason);
-  NodeInfo copy = node;
-  framework::CycleState st = state.Clone();
-  for (const PodInfo* p : potential_) {
+  // The working copies. Copy-assignment reuses scratch_node_'s buffers, so the hot loop does not
+  // allocate once they have grown. The CycleState is copied only when a PreFilter extension can
+  // run (and change it); otherwise the extension runners would be no-ops and are not called.
+  scratch_node_ = node;
+  NodeInfo& copy = scratch_node_;
+  const bool extensions = NeedsStateCopy(state);
+  std::optional<framework::CycleState> cloned;
+  if (extensions) cloned.emplace(state.Clone());
+  const framework::CycleState& st = extensions ? *cloned : state;
+  auto add = [&](const PodInfo* p) -> Status {
+    copy.AddPod(p);
+    return extensions ? fwk_->RunPreFilterExtensionAddPod(*cloned, pod, *p, copy) : Status();
+  };
+  auto remove = [&](const PodInfo* p) -> Status {
     copy.RemovePod(p);
-    Status s = fwk_->RunPreFilterExtensionRemovePod(st, pod, *p, copy);
-    if (!s.ok()) return s;
+    return extensions ? fwk_->RunPreFilterExtensionRemovePod(*cloned, pod, *p, copy) : Status();
+  };
+  for (const PodInfo* p : potential_) {
+    if (Status s = remove(p); !s.ok()) return s;
   }
   // The pod must fit with every lower-priority pod gone; affinity to a victim is not considered
   // (kube).
@@ -152,12 +189,10 @@ Status DefaultPreemption::SelectVictims(const framework::CycleState& state, cons
   SplitByPdbViolation(potential_, &violating_, &non_violating_);
   // Reprieve: put a victim back; it stays a victim only if the pod no longer fits.
   auto reprieve = [&](const PodInfo* p, bool violating, bool* fits) -> Status {
-    copy.AddPod(p);
-    if (Status s = fwk_->RunPreFilterExtensionAddPod(st, pod, *p, copy); !s.ok()) return s;
+    if (Status s = add(p); !s.ok()) return s;
     *fits = fwk_->RunFilterPluginsWithNominatedPods(st, pod, copy).ok();
     if (!*fits) {
-      copy.RemovePod(p);
-      if (Status s = fwk_->RunPreFilterExtensionRemovePod(st, pod, *p, copy); !s.ok()) return s;
+      if (Status s = remove(p); !s.ok()) return s;
       victims->push_back({p, violating});
     }
     return {};
@@ -181,16 +216,181 @@ Status DefaultPreemption::SelectVictims(const framework::CycleState& state, cons
   return {};
 }
 
+bool DefaultPreemption::AnyPdbFor(std::span<const PodInfo* const> pods) const {
+  Symbol last;
+  bool first = true;
+  for (const PodInfo* p : pods) {
+    const Symbol ns = p->pod->meta.namespace_;
+    if (!first && ns == last) continue;
+    first = false;
+    last = ns;
+    if (!handle_.PodDisruptionBudgets(ns).empty()) return true;
+  }
+  return false;
+}
+
+bool DefaultPreemption::OrderReadsClock(std::span<const PodInfo* const> pods) {
+  bool with = false, without = false;
+  for (const PodInfo* p : pods) {
+    (p->pod->start_time.has_value() ? with : without) = true;
+  }
+  return with && without;
+}
+
+std::optional<std::string> DefaultPreemption::FilterSignature(const framework::CycleState& state,
+                                                              const PodInfo& pod) const {
+  // Framework::SignPod needs every PreFilter/Filter/PreScore/Score plugin to sign and the
+  // OpportunisticBatching gate; the dry run reads the pod only through the Filter plugins that
+  // run (and their PreFilter state), so their fragments are what identifies the pod here.
+  std::string sig;
+  std::vector<framework::SignFragment> fragments;
+  const std::vector<bool>& skip = state.skip_filter();
+  for (const auto& e : fwk_->filter_plugins()) {
+    if (e.slot < skip.size() && skip[e.slot]) continue;
+    const auto* signer = dynamic_cast<const framework::SignPlugin*>(e.plugin);
+    if (signer == nullptr) return std::nullopt;
+    fragments.clear();
+    if (!signer->Sign(pod, &fragments).ok()) return std::nullopt;
+    sig += e.name;
+    sig.push_back('\0');
+    for (const auto& f : fragments) {
+      sig += f.key;
+      sig.push_back('\0');
+      sig += f.value;
+      sig.push_back('\0');
+    }
+    sig.push_back('\1');
+  }
+  return sig;
+}
+
+DefaultPreemption::MemoTable* DefaultPreemption::MemoTableFor(const framework::CycleState& state,
+                                                              const PodInfo& pod) {
+  if (!handle_.features().Enabled(framework::Feature::kCorralPreemptionMemo)) return nullptr;
+  const std::optional<uint64_t> filter_key = fwk_->NodeLocalFilterKey(state, pod);
+  if (!filter_key.has_value()) return nullptr;
+  std::optional<std::string> signature = FilterSignature(state, pod);
+  if (!signature.has_value()) return nullptr;
+  ++memo_clock_;
+  for (MemoTable& t : memo_) {
+    if (t.fwk == fwk_ && t.priority == pod.priority() && t.filter_key == *filter_key &&
+        t.signature == *signature) {
+      t.last_used = memo_clock_;
+      // Entries of nodes that left the snapshot are never valid again; drop them all when they
+      // could dominate.
+      if (t.entries.size() > 2 * handle_.snapshot().NumNodes() + 64) t.entries.clear();
+      return &t;
+    }
+  }
+  MemoTable* t = nullptr;
+  if (memo_.size() < kMaxMemoTables) {
+    t = &memo_.emplace_back();
+  } else {
+    t = &*std::min_element(memo_.begin(), memo_.end(), [](const MemoTable& a, const MemoTable& b) {
+      return a.last_used < b.last_used;
+    });
+    t->entries.clear();
+  }
+  t->fwk = fwk_;
+  t->signature = std::move(*signature);
+  t->priority = pod.priority();
+  t->filter_key = *filter_key;
+  t->last_used = memo_clock_;
+  return t;
+}
+
+Status DefaultPreemption::SelectVictimsMemo(LazyMemoTable& lazy, Symbol self_nominated,
+                                            const framework::CycleState& state, const PodInfo& pod,
+                                            const NodeInfo& node,
+                                            std::vector<framework::PreemptionVictim>* victims,
+                                            int32_t* num_pdb_violations) {
+  // The pod's own nomination is left out of the nominated pods on its nominated node only, so a
+  // result there is specific to this pod.
+  if (node.name() == self_nominated) {
+    return SelectVictims(state, pod, node, victims, num_pdb_violations);
+  }
+  // SelectVictims' own first check: a node without lower-priority pods answers at once and is
+  // never stored. It reads every pod's PodInfo, so once the table exists an entry is tried first.
+  auto no_lower = [&]() {
+    return std::none_of(node.pods().begin(), node.pods().end(),
+                        [&](const PodInfo* p) { return p->priority() < pod.priority(); });
+  };
+  if (!lazy.looked_up) {
+    if (no_lower()) return SelectVictims(state, pod, node, victims, num_pdb_violations);
+    lazy.looked_up = true;  // looked up once a node needs it
+    lazy.table = MemoTableFor(state, pod);
+  }
+  MemoTable* table = lazy.table;
+  if (table == nullptr) return SelectVictims(state, pod, node, victims, num_pdb_violations);
+  auto it = table->entries.find(&node);
+  if (it != table->entries.end()) {
+    const MemoEntry& e = it->second;
+    bool valid = e.api_node == node.node() && e.generation == node.generation() &&
+                 (!e.now.has_value() || *e.now == handle_.clock().Now()) &&
+                 e.nomination_version == handle_.NominationVersion(node.name());
+    // Generations are process-wide unique (NodeInfo::generation): the same NodeInfo with the same
+    // generation holds the same pods, so the victims cannot dangle.
+    // A success read the PodDisruptionBudgets of the victims' namespaces: it was kept only when
+    // there were none, and stays valid while that holds.
+    if (valid && e.status.ok()) {
+      for (Symbol ns : e.namespaces) {
+        if (!handle_.PodDisruptionBudgets(ns).empty()) valid = false;
+      }
+    }
+    if (valid) {
+      ++memo_hits_;
+      *victims = e.victims;
+      *num_pdb_violations = e.num_pdb_violations;
+      return e.status;
+    }
+  }
+  if (no_lower()) return SelectVictims(state, pod, node, victims, num_pdb_violations);
+  const uint64_t nomination_version = handle_.NominationVersion(node.name());
+  ++memo_misses_;
+  Status s = SelectVictims(state, pod, node, victims, num_pdb_violations);
+  MemoEntry e;
+  std::vector<const PodInfo*>& lower = potential_;  // refilled in node order
+  lower.clear();
+  for (const PodInfo* p : node.pods()) {
+    if (p->priority() < pod.priority()) lower.push_back(p);
+  }
+  if (s.ok() && AnyPdbFor(lower)) {
+    table->entries.erase(&node);
+    return s;
+  }
+  for (const PodInfo* p : lower) {
+    const Symbol ns = p->pod->meta.namespace_;
+    if (std::find(e.namespaces.begin(), e.namespaces.end(), ns) == e.namespaces.end())
+      e.namespaces.push_back(ns);
+  }
+  e.api_node = node.node();
+  e.generation = node.generation();
+  e.nomination_version = nomination_version;
+  if (OrderReadsClock(lower)) e.now = handle_.clock().Now();
+  e.status = s;
+  e.victims = *victims;
+  e.num_pdb_violations = *num_pdb_violations;
+  table->entries.insert_or_assign(&node, std::move(e));
+  return s;
+}
+
 size_t DefaultPreemption::PickOneNodeForPreemption(
     std::span<const PreemptionCandidate> candidates) const {
-  std::vector<size_t> all(candidates.size());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  // kube applies the criteria one after another, keeping the candidates that tie on each; the
+  // survivor is the first candidate whose score tuple is lexicographically greatest, which one
+  // pass over precomputed tuples finds (each score higher is better).
   constexpr int64_t kPriorityOffset = int64_t{std::numeric_limits<int32_t>::max()} + 1;
-  auto earliest_start_of_highest = [&](const PreemptionCandidate& c) {
-    TimePoint earliest = StartTime(*c.victims[0].pod);
+  using Scores = std::array<int64_t, 5>;
+  auto scores_of = [&](const PreemptionCandidate& c) {
+    Scores s;
+    s[0] = -int64_t{c.num_pdb_violations};          // fewest PDB violations
+    s[1] = -int64_t{c.victims[0].pod->priority()};  // lowest highest-priority victim
+    int64_t sum = 0;                                // smallest sum of offset priorities
     int32_t max_priority = c.victims[0].pod->priority();
+    TimePoint earliest = StartTime(*c.victims[0].pod);
     for (const auto& v : c.victims) {
       const PodInfo* p = v.pod;
+      sum += p->priority() + kPriorityOffset;
       if (p->priority() == max_priority) {
         earliest = std::min(earliest, StartTime(*p));
       } else if (p->priority() > max_priority) {
@@ -198,36 +398,21 @@ size_t DefaultPreemption::PickOneNodeForPreemption(
         earliest = StartTime(*p);
       }
     }
-    return earliest.time_since_epoch().count();
+    s[2] = -sum;
+    s[3] = -static_cast<int64_t>(c.victims.size());  // fewest victims
+    s[4] = earliest.time_since_epoch().count();      // latest start of the highest-priority ones
+    return s;
   };
-  // Each function scores a candidate; higher is better. Ties go to the next function.
-  const std::function<int64_t(const PreemptionCandidate&)> score_funcs[] = {
-      [](const PreemptionCandidate& c) { return -int64_t{c.num_pdb_violations}; },
-      [](const PreemptionCandidate& c) { return -int64_t{c.victims[0].pod->priority()}; },
-      [&](const PreemptionCandidate& c) {
-        int64_t sum = 0;
-        for (const auto& v : c.victims) sum += v.pod->priority() + kPriorityOffset;
-        return -sum;
-      },
-      [](const PreemptionCandidate& c) { return -static_cast<int64_t>(c.victims.size()); },
-      earliest_start_of_highest,
-  };
-  std::vector<size_t> best;
-  for (const auto& f : score_funcs) {
-    best.clear();
-    int64_t max_score = std::numeric_limits<int64_t>::min();
-    for (size_t i : all) {
-      int64_t s = f(candidates[i]);
-      if (s > max_score) {
-        max_score = s;
-        best.clear();
-      }
-      if (s == max_score) best.push_back(i);
+  size_t best = 0;
+  Scores best_scores = scores_of(candidates[0]);
+  for (size_t i = 1; i < candidates.size(); ++i) {
+    Scores s = scores_of(candidates[i]);
+    if (s > best_scores) {
+      best = i;
+      best_scores = s;
     }
-    if (best.size() == 1) return best[0];
-    all.swap(best);
   }
-  return all[0];
+  return best;
 }
 
 namespace {
@@ -235,10 +420,23 @@ namespace {
 // kube's FitError text for the preemption dry run: "0/N nodes are available: <histogram>.".
 std::string FitMessage(size_t num_all, const std::vector<std::pair<Symbol, Status>>& statuses,
                        std::string_view absent_reason) {
-  std::map<std::string, int64_t> reasons;
+  // Count per distinct reason first (few of them; most share one static string), then sort by
+  // text: one std::string per distinct reason instead of one per node.
+  std::vector<std::pair<std::string_view, int64_t>> counts;
   for (const auto& [node, st] : statuses) {
-    for (std::string_view r : st.reasons()) ++reasons[std::string(r)];
+    for (std::string_view r : st.reasons()) {
+      auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) {
+        return (c.first.data() == r.data() && c.first.size() == r.size()) || c.first == r;
+      });
+      if (it == counts.end()) {
+        counts.emplace_back(r, 1);
+      } else {
+        ++it->second;
+      }
+    }
   }
+  std::map<std::string, int64_t> reasons;
+  for (const auto& [r, n] : counts) reasons[std::string(r)] += n;
   if (statuses.size() < num_all)
     reasons[std::string(absent_reason)] += static_cast<int64_t>(num_all - statuses.size());
   std::string msg = fmt::format("0/{} nodes are available:", num_all);
@@ -267,9 +465,13 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   const framework::Snapshot& snap = handle_.snapshot();
   const auto& all = snap.nodes();
   if (all.empty()) return Preemption(Code::kError, "no nodes available");
-  std::vector<const NodeInfo*> potential;
+  // Scratch vectors are members (cleared, capacity kept): at thousands of nodes per attempt their
+  // reallocation was a visible share of the time.
+  std::vector<const NodeInfo*>& potential = potential_nodes_;
+  potential.clear();
   if (statuses.absent.code() == Code::kUnschedulable) {
-    absl::flat_hash_map<Symbol, Code> explicit_codes;
+    absl::flat_hash_map<Symbol, Code>& explicit_codes = explicit_codes_;  // keeps its capacity
+    explicit_codes.clear();
     for (const auto& ns : statuses.nodes) explicit_codes[ns.node->name()] = ns.status.code();
     for (const NodeInfo* n : all) {
       auto it = explicit_codes.find(n->name());
@@ -283,18 +485,25 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
       if (ns.status.code() == Code::kUnschedulable) potential.push_back(ns.node);
     }
   }
-  std::vector<std::pair<Symbol, Status>> dry_statuses;
-  std::vector<PreemptionCandidate> non_violating, violating;
+  std::vector<std::pair<Symbol, Status>>& dry_statuses = dry_statuses_;
+  dry_statuses.clear();
+  std::vector<PreemptionCandidate>&non_violating = non_violating_candidates_,
+  &violating = violating_candidates_;
+  non_violating.clear();
+  violating.clear();
   std::vector<std::string> errors;
   if (!potential.empty()) {
     // 3) Dry run from a random offset.
     const auto n = static_cast<int32_t>(potential.size());
     const auto offset = static_cast<size_t>(handle_.rng().Uniform(static_cast<uint64_t>(n)));
     const auto want = static_cast<size_t>(NumCandidates(n));
+    LazyMemoTable memo;
+    const Symbol self_nominated = handle_.NominatedNodeName(pod);
     for (size_t i = 0; i < potential.size(); ++i) {
       const NodeInfo& node = *potential[(offset + i) % potential.size()];
       PreemptionCandidate c{node.name(), {}, 0};
-      Status s = SelectVictims(state, pod, node, &c.victims, &c.num_pdb_violations);
+      Status s = SelectVictimsMemo(memo, self_nominated, state, pod, node, &c.victims,
+                                   &c.num_pdb_violations);
       if (s.ok() && !c.victims.empty()) {
         auto& list = c.num_pdb_violations == 0 ? non_violating : violating;
         if (list.size() < want) list.push_back(std::move(c));
@@ -309,7 +518,7 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
       dry_statuses.emplace_back(node.name(), std::move(s));
     }
   }
-  std::vector<PreemptionCandidate> candidates = std::move(non_violating);
+  std::vector<PreemptionCandidate>& candidates = non_violating;
   for (auto& c : violating) candidates.push_back(std::move(c));
   if (candidates.empty()) {
     if (!errors.empty()) {

@@ -1,6 +1,7 @@
 #include "corral/plugins/default_preemption/default_preemption.h"
 
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -35,7 +36,7 @@ class PreemptionHandle : public testing::FakeHandle {
   Symbol NominatedNodeName(const PodInfo& pod) const override {
     for (const auto& [node, pods] : nominated_) {
       for (const PodInfo* p : pods) {
-        if (p == &pod) return node;
+        if (p == &pod || p->pod == pod.pod) return node;
       }
     }
     return {};
@@ -44,10 +45,19 @@ class PreemptionHandle : public testing::FakeHandle {
     return std::find(terminating.begin(), terminating.end(), &pod) != terminating.end();
   }
   const framework::Framework* GetFramework(Symbol) const override { return fwk; }
+  // With `versioned`, the tests' own per-node nomination versions (bumped by the tests when they
+  // change nominated_); otherwise the Handle default (always new: no memoization).
+  uint64_t NominationVersion(Symbol node) const override {
+    if (!versioned) return Handle::NominationVersion(node);
+    auto it = versions.find(node);
+    return it == versions.end() ? 0 : it->second;
+  }
 
   absl::flat_hash_map<Symbol, std::vector<const PodInfo*>> nominated_;
   std::vector<const PodInfo*> terminating;
   const framework::Framework* fwk = nullptr;
+  bool versioned = false;
+  absl::flat_hash_map<Symbol, uint64_t> versions;
 };
 
 TimePoint At(int seconds) {
@@ -321,6 +331,150 @@ TEST_F(DefaultPreemptionTest, PodDisruptionBudgets) {
   EXPECT_EQ(VictimNames(r3), std::vector<std::string>{"db5"});
   EXPECT_EQ(r3.num_pdb_violations, 1);
   EXPECT_TRUE(r3.victims[0].violates_pdb);
+}
+
+// ---- the dry-run memo (CorralPreemptionMemo) ----
+
+// A second preemptor identical to the first reuses the first one's per-node dry-run results unless
+// something a result depends on changed; the decision is the same as with the memo off.
+TEST_F(DefaultPreemptionTest, DryRunMemo) {
+  struct Env {
+    NodeInfo* n1;
+    NodeInfo* n2;
+    NodeInfo* n3;
+    api::Pod* second;  // the second preemptor (may be replaced by `change`)
+  };
+  struct Case {
+    std::string name;
+    std::function<void(Env&)> change;  // between the first and the second preemptor
+    int64_t want_hits, want_misses;    // of the second preemptor's dry run
+  };
+  int serial = 0;
+  auto pending = [&](int32_t priority, std::string_view cpu) -> api::Pod& {
+    return Pending("p" + std::to_string(serial++), priority, cpu);
+  };
+  const std::vector<Case> cases = {
+      {"unchanged: every node from the memo", [](Env&) {}, 3, 0},
+      {"a node's pods changed",
+       [&](Env& e) {
+         e.n2->AddPod(&w_.Info(Bound("extra" + std::to_string(serial++), "n2", 1, "0")));
+       },
+       2, 1},
+      {"a node's nominations changed", [&](Env& e) { ++h_.versions[e.n1->name()]; }, 2, 1},
+      {"the preemptor is nominated to a node: that node is computed, not memoized",
+       [&](Env& e) {
+         h_.nominated_[e.n1->name()] = {&w_.Info(*e.second)};
+         ++h_.versions[e.n1->name()];
+       },
+       2, 0},
+      {"a PodDisruptionBudget appeared: successes are recomputed, failures kept",
+       [&](Env&) {
+         static api::PodDisruptionBudget pdb;
+         pdb.meta.name = w_.S("none");
+         pdb.meta.namespace_ = w_.S("default");
+         pdb.selector = w_.Sel().Label("app", "none").Obj();
+         pdb.min_available = api::IntOrPercent{1, false};
+         h_.AddPdb(&pdb);
+       },
+       1, 2},
+      {"another priority", [&](Env& e) { e.second = &pending(5, "3"); }, 0, 3},
+      {"another request", [&](Env& e) { e.second = &pending(10, "2"); }, 0, 3},
+      {"gate off", [&](Env&) { ASSERT_TRUE(w_.gates.Set("CorralPreemptionMemo", false).ok()); }, 0,
+       0},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    Build(nullptr);
+    h_.versioned = true;
+    h_.versions.clear();
+    h_.nominated_.clear();
+    ASSERT_TRUE(w_.gates.Set("CorralPreemptionMemo", true).ok());
+    // n1: two 2-cpu victims needed; n2: one 3-cpu victim (the pick); n3: its lower-priority pod
+    // frees too little (a memoized failure).
+    Env env{
+        &w_.NodeWith(Node("n1", "4"), {&Bound("a" + std::to_string(serial++), "n1", 1, "2", 1),
+                                       &Bound("b" + std::to_string(serial++), "n1", 1, "2", 2)}),
+        &w_.NodeWith(Node("n2", "4"), {&Bound("c" + std::to_string(serial++), "n2", 1, "3", 3)}),
+        &w_.NodeWith(Node("n3", "4"), {&Bound("d" + std::to_string(serial++), "n3", 10, "2"),
+                                       &Bound("e" + std::to_string(serial++), "n3", 1, "1")}),
+        nullptr};
+    SetNodes({env.n1, env.n2, env.n3});
+    framework::PostFilterResult first;
+    ASSERT_TRUE(Run(pending(10, "3"), &first).ok());
+    EXPECT_EQ(w_.in.Str(first.nominated_node_name), "n2");
+    EXPECT_EQ(Plugin().memo_hits(), 0);
+    EXPECT_EQ(Plugin().memo_misses(), 3);
+    env.second = &pending(10, "3");
+    tc.change(env);
+    SetNodes({env.n1, env.n2, env.n3});  // the snapshot's lists follow the changed NodeInfos
+    const int64_t hits = Plugin().memo_hits(), misses = Plugin().memo_misses();
+    framework::PostFilterResult with;
+    Status s_with = Run(*env.second, &with);
+    EXPECT_EQ(Plugin().memo_hits() - hits, tc.want_hits);
+    EXPECT_EQ(Plugin().memo_misses() - misses, tc.want_misses);
+    // The same pod with the memo off decides the same.
+    ASSERT_TRUE(w_.gates.Set("CorralPreemptionMemo", false).ok());
+    framework::PostFilterResult without;
+    Status s_without = Run(*env.second, &without);
+    EXPECT_EQ(s_with.code(), s_without.code());
+    EXPECT_EQ(s_with.Message(), s_without.Message());
+    EXPECT_EQ(with.nominated_node_name, without.nominated_node_name);
+    EXPECT_EQ(VictimNames(with), VictimNames(without));
+    EXPECT_EQ(with.num_pdb_violations, without.num_pdb_violations);
+  }
+  ASSERT_TRUE(w_.gates.Set("CorralPreemptionMemo", true).ok());
+}
+
+// The memo applies only while every filter that runs is node-local (Framework::NodeLocalFilterKey):
+// InterPodAffinity reads other nodes, so a preemptor it filters is never memoized, while one it
+// skips is.
+TEST_F(DefaultPreemptionTest, DryRunMemoNeedsNodeLocalFilters) {
+  framework::ProfileConfig profile;
+  for (std::string_view n : {"PrioritySort", "NodeResourcesFit", "InterPodAffinity",
+                             "DefaultPreemption", "DefaultBinder"}) {
+    profile.plugins.multi_point.enabled.push_back({std::string(n), 0});
+  }
+  auto f = framework::Framework::New(profile, registry_, h_);
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  fwk_ = std::move(*f);
+  h_.fwk = fwk_.get();
+  h_.versioned = true;
+  SetNodes({&w_.NodeWith(Node("n1", "2"), {&Bound("low", "n1", 1, "2")})});
+  auto anti = [&](std::string_view name) -> api::Pod& {
+    return w_.Pod(name)
+        .Priority(10)
+        .Req({{"cpu", "1"}})
+        .AffinityIn(testing::PodBuilder::AffinityKind::kRequiredAntiAffinity, "app",
+                    "kubernetes.io/hostname", {"nothing"})
+        .Obj();
+  };
+  framework::PostFilterResult r1, r2;
+  ASSERT_TRUE(Run(anti("x1"), &r1).ok());
+  ASSERT_TRUE(Run(anti("x2"), &r2).ok());
+  EXPECT_EQ(Plugin().memo_hits() + Plugin().memo_misses(), 0);  // not node-local: no memo
+  framework::PostFilterResult r3, r4;
+  ASSERT_TRUE(Run(Pending("y1", 10, "1"), &r3).ok());
+  ASSERT_TRUE(Run(Pending("y2", 10, "1"), &r4).ok());
+  EXPECT_EQ(Plugin().memo_misses(), 1);  // InterPodAffinity skipped: memoized
+  EXPECT_EQ(Plugin().memo_hits(), 1);
+  EXPECT_EQ(VictimNames(r4), std::vector<std::string>{"low"});
+}
+
+// A victim order that compares a pod without status.startTime ("now") with one that has it reads
+// the clock: the memo entry is valid only at the same instant.
+TEST_F(DefaultPreemptionTest, DryRunMemoKeysClockDependentOrders) {
+  h_.versioned = true;
+  api::Pod& no_start = w_.Pod("nostart").NodeName("n1").Priority(1).Req({{"cpu", "1"}}).Obj();
+  SetNodes({&w_.NodeWith(Node("n1", "2"), {&Bound("old", "n1", 1, "1", 5), &no_start})});
+  framework::PostFilterResult r1, r2, r3;
+  ASSERT_TRUE(Run(Pending("q1", 10, "1"), &r1).ok());
+  ASSERT_TRUE(Run(Pending("q2", 10, "1"), &r2).ok());
+  EXPECT_EQ(Plugin().memo_hits(), 1);
+  h_.clock_.Advance(std::chrono::seconds(1));
+  ASSERT_TRUE(Run(Pending("q3", 10, "1"), &r3).ok());
+  EXPECT_EQ(Plugin().memo_hits(), 1);
+  EXPECT_EQ(Plugin().memo_misses(), 2);
+  EXPECT_EQ(VictimNames(r3), VictimNames(r1));
 }
 
 // kube's TestCalculateNumCandidates.
