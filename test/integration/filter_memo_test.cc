@@ -22,6 +22,8 @@
 #include "corral/plugins/registry.h"
 #include "corral/scheduler/scheduler.h"
 
+#include "test/testing/builders.h"
+
 namespace corral {
 namespace {
 
@@ -53,14 +55,7 @@ struct World {
 
   api::Node& NewNode(int index, int cpu_milli, int max_pods, bool unschedulable = false) {
     api::Node& n = nodes.emplace_back();
-    n.meta.name = in.Intern("node-" + std::to_string(index));
-    n.meta.labels.Set(api::wk::kHostnameLabel, n.meta.name);
-    n.capacity = {{api::wk::kCpu, api::Quantity::FromMilli(cpu_milli)},
-                  {api::wk::kMemory, api::Quantity::FromInt(int64_t{64} << 30)},
-                  {api::wk::kPods, api::Quantity::FromInt(max_pods)}};
-    std::sort(n.capacity.begin(), n.capacity.end(),
-              [](auto& a, auto& b) { return a.first < b.first; });
-    n.allocatable = n.capacity;
+    testing::MakeCpuNode(n, in, "node-" + std::to_string(index), cpu_milli, max_pods);
     n.unschedulable = unschedulable;
     return n;
   }

@@ -22,6 +22,8 @@
 #include "corral/plugins/registry.h"
 #include "corral/scheduler/scheduler.h"
 
+#include "test/testing/builders.h"
+
 namespace corral {
 namespace {
 
@@ -98,14 +100,7 @@ Outcome Run(const Spec& spec, bool memo) {
   };
   for (auto [cpu, max_pods] : spec.nodes) {
     api::Node& n = nodes.emplace_back();
-    n.meta.name = in.Intern("node-" + std::to_string(nodes.size() - 1));
-    n.meta.labels.Set(api::wk::kHostnameLabel, n.meta.name);
-    n.capacity = {{api::wk::kCpu, api::Quantity::FromMilli(cpu)},
-                  {api::wk::kMemory, api::Quantity::FromInt(int64_t{64} << 30)},
-                  {api::wk::kPods, api::Quantity::FromInt(max_pods)}};
-    std::sort(n.capacity.begin(), n.capacity.end(),
-              [](auto& a, auto& b) { return a.first < b.first; });
-    n.allocatable = n.capacity;
+    testing::MakeCpuNode(n, in, "node-" + std::to_string(nodes.size() - 1), cpu, max_pods);
   }
   if (spec.pdb_slack >= 0) {
     const auto db_pods =

@@ -24,6 +24,8 @@
 #include "corral/plugins/registry.h"
 #include "corral/scheduler/scheduler.h"
 
+#include "test/testing/builders.h"
+
 namespace corral {
 namespace {
 
@@ -54,14 +56,7 @@ struct World {
 
   api::Node& AddNode(int cpu_milli, int max_pods) {
     api::Node& n = nodes.emplace_back();
-    n.meta.name = in.Intern("node-" + std::to_string(nodes.size() - 1));
-    n.meta.labels.Set(api::wk::kHostnameLabel, n.meta.name);
-    n.capacity = {{api::wk::kCpu, api::Quantity::FromMilli(cpu_milli)},
-                  {api::wk::kMemory, api::Quantity::FromInt(int64_t{64} << 30)},
-                  {api::wk::kPods, api::Quantity::FromInt(max_pods)}};
-    std::sort(n.capacity.begin(), n.capacity.end(),
-              [](auto& a, auto& b) { return a.first < b.first; });
-    n.allocatable = n.capacity;
+    testing::MakeCpuNode(n, in, "node-" + std::to_string(nodes.size() - 1), cpu_milli, max_pods);
     return n;
   }
   api::Pod& AddPod(std::string_view prefix, int cpu_milli, int priority, int host_port = 0) {

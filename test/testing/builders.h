@@ -6,6 +6,8 @@
 //   "110"}}).Label("zone", "a").Obj(); auto& p = w.Pod("p1").Req({{"cpu", "100m"}}).Obj();
 // Objects live in the world (stable addresses) so NodeInfo/PodInfo may point at them.
 
+#include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <initializer_list>
 #include <optional>
@@ -25,6 +27,20 @@
 namespace corral::testing {
 
 using ResourcePairs = std::initializer_list<std::pair<std::string_view, std::string_view>>;
+
+// Fills `n` as the integration tests' plain node: named `name` (hostname label too), `cpu_milli`
+// CPU, 64Gi memory and `max_pods` pods, as capacity and allocatable.
+inline void MakeCpuNode(api::Node& n, Interner& in, std::string_view name, int64_t cpu_milli,
+                        int64_t max_pods) {
+  n.meta.name = in.Intern(name);
+  n.meta.labels.Set(api::wk::kHostnameLabel, n.meta.name);
+  n.capacity = {{api::wk::kCpu, api::Quantity::FromMilli(cpu_milli)},
+                {api::wk::kMemory, api::Quantity::FromInt(int64_t{64} << 30)},
+                {api::wk::kPods, api::Quantity::FromInt(max_pods)}};
+  std::sort(n.capacity.begin(), n.capacity.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  n.allocatable = n.capacity;
+}
 
 class TestWorld;
 
