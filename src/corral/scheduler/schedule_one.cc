@@ -37,6 +37,27 @@ std::string GoList(const std::vector<std::string_view>& names) {
   }
   return out + "]";
 }
+
+// Rejecting plugins already recorded in a filter pass, as (plugin name, pending).
+using RecordedRejectors = absl::InlinedVector<std::pair<std::string_view, bool>, 4>;
+
+// Adds the plugin that rejected a node to the pod's unschedulable (or pending) plugins, the first
+// time this pass sees it: nodes mostly fail on a handful of plugins, so the pod's sets are not
+// probed (and no string is built) per node.
+void RecordRejector(const Status& fs, RecordedRejectors& recorded, QueuedPod& qp) {
+  const std::pair<std::string_view, bool> rejector(fs.plugin(), fs.code() == Code::kPending);
+  const bool seen = std::any_of(recorded.begin(), recorded.end(), [&](const auto& r) {
+    return r.first.data() == rejector.first.data() && r.first.size() == rejector.first.size() &&
+           r.second == rejector.second;
+  });
+  if (fs.plugin().empty() || seen) return;
+  if (recorded.size() < 8) recorded.push_back(rejector);
+  if (fs.code() == Code::kPending) {
+    qp.pending_plugins.insert(std::string(fs.plugin()));
+  } else {
+    qp.unschedulable_plugins.insert(std::string(fs.plugin()));
+  }
+}
 }  // namespace
 
 struct Scheduler::Diagnosis {
@@ -313,9 +334,10 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
         }
       }
       const uint64_t nomination_clock = nominator_.clock();
-      // Rejecting plugins already recorded in this pass (as (name, pending)): nodes mostly fail on
-      // a handful of plugins, so the pod's sets are not probed (and no string is built) per node.
-      absl::InlinedVector<std::pair<std::string_view, bool>, 4> recorded;
+      // The pod's nominated node as a NodeInfo, so the loop compares pointers, not names (a name
+      // is behind a second pointer per node).
+      const NodeInfo* nominated_info = c.nominated.empty() ? nullptr : snapshot_->Get(c.nominated);
+      RecordedRejectors recorded;
       // Positions advance with a wrap instead of a division per node.
       const size_t n = candidates.size();
       size_t pos = next_start_node_index_ % n;
@@ -328,12 +350,20 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
         }
         // The pod's own nominated node is never memoized: the two-pass evaluation leaves the pod
         // itself out of that node's nominated pods, which an equivalent pod would not.
-        const bool memoize =
-            memo != nullptr && (c.nominated.empty() || node->name() != c.nominated);
+        const bool memoize = memo != nullptr && node != nominated_info;
         const Status* memoized = memoize
                                      ? memo->Find(pos, node, nomination_clock,
                                                   [&] { return nominator_.Version(node->name()); })
                                      : nullptr;
+        ++processed;
+        if (memoized != nullptr && !memoized->ok() && memoized->code() != Code::kError &&
+            !c.explain) {
+          // The common memo hit: a failure, recorded straight into failed_ (no intermediate copy).
+          ++filter_memo_->stats().hits;
+          RecordRejector(*memoized, recorded, *c.qp);
+          failed_.push_back({node, *memoized});
+          continue;
+        }
         Status fs;
         if (memoized != nullptr) {
           ++filter_memo_->stats().hits;
@@ -345,7 +375,6 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
             memo->Store(pos, node, nomination_clock, fs);
           }
         }
-        ++processed;
         if (fs.ok()) {
           feasible_.push_back(node);
           if (c.explain) c.ex.nodes.push_back({node->name(), std::nullopt, {}, std::nullopt});
@@ -353,19 +382,7 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
           continue;
         }
         if (fs.code() == Code::kError) return fs;
-        const std::pair<std::string_view, bool> rejector(fs.plugin(), fs.code() == Code::kPending);
-        const bool seen = std::any_of(recorded.begin(), recorded.end(), [&](const auto& r) {
-          return r.first.data() == rejector.first.data() &&
-                 r.first.size() == rejector.first.size() && r.second == rejector.second;
-        });
-        if (!fs.plugin().empty() && !seen) {
-          if (recorded.size() < 8) recorded.push_back(rejector);
-          if (fs.code() == Code::kPending) {
-            c.qp->pending_plugins.insert(std::string(fs.plugin()));
-          } else {
-            c.qp->unschedulable_plugins.insert(std::string(fs.plugin()));
-          }
-        }
+        RecordRejector(fs, recorded, *c.qp);
         if (c.explain) c.ex.nodes.push_back({node->name(), fs, {}, std::nullopt});
         failed_.push_back({node, std::move(fs)});
       }
