@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -49,6 +50,10 @@ class Handle {
     (void)node;
     return ++nomination_version_fallback_;
   }
+  // The lowest priority of the pods on nodes (bound or assumed; INT32_MAX when there is none), or
+  // nullopt when the implementation does not track it. Lets preemption see at once that no node
+  // holds a lower-priority pod.
+  virtual std::optional<int32_t> MinPodPriorityOnNodes() const { return std::nullopt; }
   // The pod's current nominatedNodeName (set by preemption in an earlier cycle, or from its
   // status).
   virtual Symbol NominatedNodeName(const PodInfo& pod) const {

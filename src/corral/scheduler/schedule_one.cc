@@ -338,6 +338,9 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
       // is behind a second pointer per node).
       const NodeInfo* nominated_info = c.nominated.empty() ? nullptr : snapshot_->Get(c.nominated);
       RecordedRejectors recorded;
+      // The memoized status last recorded: consecutive hits on the same interned status have the
+      // same rejector. Reset whenever the table may change (a Store can move its statuses).
+      const Status* last_recorded = nullptr;
       // Positions advance with a wrap instead of a division per node.
       const size_t n = candidates.size();
       size_t pos = next_start_node_index_ % n;
@@ -360,10 +363,14 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
             !c.explain) {
           // The common memo hit: a failure, recorded straight into failed_ (no intermediate copy).
           ++filter_memo_->stats().hits;
-          RecordRejector(*memoized, recorded, *c.qp);
+          if (memoized != last_recorded) {
+            RecordRejector(*memoized, recorded, *c.qp);
+            last_recorded = memoized;
+          }
           failed_.push_back({node, *memoized});
           continue;
         }
+        last_recorded = nullptr;
         Status fs;
         if (memoized != nullptr) {
           ++filter_memo_->stats().hits;

@@ -214,6 +214,7 @@ class Scheduler final : public framework::Handle {
   std::span<const api::PodDisruptionBudget* const> PodDisruptionBudgets(Symbol ns) const override;
   std::span<const framework::PodInfo* const> NominatedPodsForNode(Symbol node) const override;
   uint64_t NominationVersion(Symbol node) const override;
+  std::optional<int32_t> MinPodPriorityOnNodes() const override { return cache_.MinPodPriority(); }
   Symbol NominatedNodeName(const framework::PodInfo& pod) const override {
     return nominator_.NodeOf(&pod);
   }

@@ -63,6 +63,7 @@ void ClusterCache::RemoveNode(Symbol name) {
 void ClusterCache::AddPod(const PodInfo* pod, Symbol node, bool assumed) {
   CORRAL_CHECK_MSG(!pod_node_.contains(pod), "pod added to the cache twice");
   pod_node_[pod] = {node, assumed};
+  ++priority_counts_[pod->priority()];
   auto it = nodes_.find(node);
   if (it == nodes_.end()) {
     orphans_[node].push_back(pod);
@@ -82,6 +83,10 @@ bool ClusterCache::RemovePod(const PodInfo* pod) {
   if (it == pod_node_.end()) return false;
   Symbol node = it->second.node;
   pod_node_.erase(it);
+  if (auto pc = priority_counts_.find(pod->priority());
+      pc != priority_counts_.end() && --pc->second == 0) {
+    priority_counts_.erase(pc);
+  }
   auto n = nodes_.find(node);
   if (n != nodes_.end()) {
     n->second->RemovePod(pod);

@@ -6,6 +6,8 @@
 //
 // PodInfos are owned by the caller and must outlive their presence in the cache.
 
+#include <limits>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -44,6 +46,12 @@ class ClusterCache {
   const framework::NodeInfo* GetNode(Symbol name) const;
   size_t NumNodes() const { return nodes_.size(); }
   size_t NumPods() const { return pod_node_.size(); }
+  // The lowest priority among cached pods (on nodes or waiting for their node; INT32_MAX when
+  // there is none). A lower bound for the pods on any NodeInfo.
+  int32_t MinPodPriority() const {
+    return priority_counts_.empty() ? std::numeric_limits<int32_t>::max()
+                                    : priority_counts_.begin()->first;
+  }
 
   // The up-to-date snapshot (refreshes lazily derived lists).
   const framework::Snapshot& snapshot();
@@ -63,6 +71,8 @@ class ClusterCache {
   absl::flat_hash_map<const framework::PodInfo*, PodEntry> pod_node_;
   // Pods whose node is not (yet) known.
   absl::flat_hash_map<Symbol, std::vector<const framework::PodInfo*>> orphans_;
+  // Cached pods per priority (for MinPodPriority); entries are erased at zero.
+  std::map<int32_t, int64_t> priority_counts_;
   framework::Snapshot snapshot_;
   bool order_dirty_ = false;
   bool affinity_dirty_ = false;

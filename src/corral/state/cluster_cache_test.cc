@@ -1,5 +1,7 @@
 #include "corral/state/cluster_cache.h"
 
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include "test/testing/builders.h"
@@ -28,6 +30,27 @@ TEST(ClusterCacheTest, NodeListInterleavesZonesLikeKubeNodeTree) {
   EXPECT_EQ(Order(w, c), (std::vector<std::string>{"a1", "b1", "x1", "a2", "a3"}));
   c.RemoveNode(w.S("b1"));
   EXPECT_EQ(Order(w, c), (std::vector<std::string>{"a1", "x1", "a2", "a3"}));
+}
+
+TEST(ClusterCacheTest, MinPodPriorityFollowsAddsAndRemovals) {
+  TestWorld w;
+  ClusterCache c;
+  c.AddNode(&w.Node("n1").Obj());
+  EXPECT_EQ(c.MinPodPriority(), std::numeric_limits<int32_t>::max());  // no pods
+  const auto& low = w.Info(w.Pod("low").Priority(-5).Obj());
+  const auto& mid = w.Info(w.Pod("mid").Priority(10).Obj());
+  const auto& mid2 = w.Info(w.Pod("mid2").Priority(10).Obj());
+  c.AddPod(&mid, w.S("n1"), /*assumed=*/false);
+  c.AddPod(&mid2, w.S("gone"), /*assumed=*/true);  // waiting for its node: still counted
+  EXPECT_EQ(c.MinPodPriority(), 10);
+  c.AddPod(&low, w.S("n1"), /*assumed=*/true);
+  EXPECT_EQ(c.MinPodPriority(), -5);
+  ASSERT_TRUE(c.RemovePod(&low));
+  EXPECT_EQ(c.MinPodPriority(), 10);
+  ASSERT_TRUE(c.RemovePod(&mid));
+  EXPECT_EQ(c.MinPodPriority(), 10);  // mid2 has the same priority
+  ASSERT_TRUE(c.RemovePod(&mid2));
+  EXPECT_EQ(c.MinPodPriority(), std::numeric_limits<int32_t>::max());
 }
 
 TEST(ClusterCacheTest, PodsOnUnknownNodesAttachWhenTheNodeArrives) {

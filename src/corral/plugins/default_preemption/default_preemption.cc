@@ -418,6 +418,21 @@ size_t DefaultPreemption::PickOneNodeForPreemption(
 namespace {
 
 // kube's FitError text for the preemption dry run: "0/N nodes are available: <histogram>.".
+// kube's FitError text for the preemption dry run: "0/N nodes are available: <histogram>.", from
+// the count of each reason over the `num_explicit` nodes with a dry-run status; the other nodes
+// count under `absent_reason`.
+std::string FitMessageFromCounts(size_t num_all,
+                                 const std::vector<std::pair<std::string_view, int64_t>>& counts,
+                                 size_t num_explicit, std::string_view absent_reason) {
+  std::map<std::string, int64_t> reasons;
+  for (const auto& [r, n] : counts) reasons[std::string(r)] += n;
+  if (num_explicit < num_all)
+    reasons[std::string(absent_reason)] += static_cast<int64_t>(num_all - num_explicit);
+  std::string msg = fmt::format("0/{} nodes are available:", num_all);
+  framework::AppendReasonHistogram(reasons, msg);
+  return msg;
+}
+
 std::string FitMessage(size_t num_all, const std::vector<std::pair<Symbol, Status>>& statuses,
                        std::string_view absent_reason) {
   // Count per distinct reason first (few of them; most share one static string), then sort by
@@ -435,13 +450,7 @@ std::string FitMessage(size_t num_all, const std::vector<std::pair<Symbol, Statu
       }
     }
   }
-  std::map<std::string, int64_t> reasons;
-  for (const auto& [r, n] : counts) reasons[std::string(r)] += n;
-  if (statuses.size() < num_all)
-    reasons[std::string(absent_reason)] += static_cast<int64_t>(num_all - statuses.size());
-  std::string msg = fmt::format("0/{} nodes are available:", num_all);
-  framework::AppendReasonHistogram(reasons, msg);
-  return msg;
+  return FitMessageFromCounts(num_all, counts, statuses.size(), absent_reason);
 }
 
 Status Preemption(Code code, std::string_view msg) {
@@ -497,6 +506,19 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
     const auto n = static_cast<int32_t>(potential.size());
     const auto offset = static_cast<size_t>(handle_.rng().Uniform(static_cast<uint64_t>(n)));
     const auto want = static_cast<size_t>(NumCandidates(n));
+    // No node holds a pod of lower priority (the cluster-wide minimum says so): every potential
+    // node would answer SelectVictims' first check, "No preemption victims found for incoming
+    // pod", and none is a candidate. The message counts them without visiting the nodes (after the
+    // offset is drawn, so the RNG stream is the same as the walk's).
+    if (std::optional<int32_t> min = handle_.MinPodPriorityOnNodes();
+        min.has_value() && *min >= pod.priority()) {
+      result->mode = framework::NominatingMode::kOverride;  // clears a stale nomination
+      result->nominated_node_name = Symbol();
+      return Preemption(
+          Code::kUnschedulable,
+          FitMessageFromCounts(all.size(), {{kNoVictimsReason, static_cast<int64_t>(n)}},
+                               potential.size(), kNotHelpfulReason));
+    }
     LazyMemoTable memo;
     const Symbol self_nominated = handle_.NominatedNodeName(pod);
     for (size_t i = 0; i < potential.size(); ++i) {
