@@ -82,6 +82,38 @@ class Counter : public scheduler::SchedulerObserver {
   int64_t preemptions = 0, victims = 0;
 };
 
+// One benchmark iteration on a built cluster (timing paused on entry and on return): a scheduler
+// with the default plugins and batching off, the initial pods bound, then the measured pods
+// scheduled with timing on. False (after SkipWithError) if the scheduler cannot be built.
+bool MeasureOnce(benchmark::State& state, Cluster& c, const api::ObjectSet* objects, int num_init,
+                 Counter& counter, int64_t& measured) {
+  ManualClock clock;
+  scheduler::Scheduler::Options opts;
+  opts.gates.ParseFlag("OpportunisticBatching=false").ok();
+  framework::Registry registry = plugins::NewInTreeRegistry();
+  auto s = scheduler::Scheduler::New(c.in, clock, std::move(opts), registry);
+  if (!s.ok()) {
+    state.SkipWithError(s.error().message.c_str());
+    return false;
+  }
+  (*s)->set_observer(&counter);
+  if (objects != nullptr) (*s)->SetClusterObjects(objects);
+  for (auto& n : c.nodes) (*s)->AddNode(&n);
+  for (auto& p : c.init_pods) (*s)->AddPod(&p);
+  (*s)->RunUntilIdle();
+  if ((*s)->stats().scheduled != num_init)
+    state.SkipWithError("not every initial pod was scheduled");
+  for (auto& p : c.pods) (*s)->AddPod(&p);
+  const int64_t before = (*s)->stats().scheduled;
+  state.ResumeTiming();
+  (*s)->RunUntilIdle();
+  state.PauseTiming();
+  measured += static_cast<int64_t>(c.pods.size());
+  state.counters["placed"] = static_cast<double>((*s)->stats().scheduled - before);
+  state.counters["pending"] = static_cast<double>((*s)->NumPendingPods());
+  return true;
+}
+
 void Run(benchmark::State& state, bool interleave_default) {
   const int num_nodes = static_cast<int>(state.range(0));
   const int num_init = static_cast<int>(state.range(1));
@@ -102,29 +134,7 @@ void Run(benchmark::State& state, bool interleave_default) {
       MakePod(c, c.pods[k], "high-" + std::to_string(i), "3000m", 10);
       if (interleave_default) MakePod(c, c.pods[k + 1], "default-" + std::to_string(i), "100m", 0);
     }
-    ManualClock clock;
-    scheduler::Scheduler::Options opts;
-    opts.gates.ParseFlag("OpportunisticBatching=false").ok();
-    framework::Registry registry = plugins::NewInTreeRegistry();
-    auto s = scheduler::Scheduler::New(c.in, clock, std::move(opts), registry);
-    if (!s.ok()) {
-      state.SkipWithError(s.error().message.c_str());
-      return;
-    }
-    (*s)->set_observer(&counter);
-    for (auto& n : c.nodes) (*s)->AddNode(&n);
-    for (auto& p : c.init_pods) (*s)->AddPod(&p);
-    (*s)->RunUntilIdle();
-    if ((*s)->stats().scheduled != num_init)
-      state.SkipWithError("not every initial pod was scheduled");
-    for (auto& p : c.pods) (*s)->AddPod(&p);
-    const int64_t before = (*s)->stats().scheduled;
-    state.ResumeTiming();
-    (*s)->RunUntilIdle();
-    state.PauseTiming();
-    measured += static_cast<int64_t>(c.pods.size());
-    state.counters["placed"] = static_cast<double>((*s)->stats().scheduled - before);
-    state.counters["pending"] = static_cast<double>((*s)->NumPendingPods());
+    if (!MeasureOnce(state, c, nullptr, num_init, counter, measured)) return;
     state.ResumeTiming();
   }
   state.counters["preemptions"] = static_cast<double>(counter.preemptions);
@@ -162,30 +172,7 @@ void BM_GangPreemption(benchmark::State& state) {
         p.scheduling_group = api::PodSchedulingGroup{pg.meta.name};
       }
     }
-    ManualClock clock;
-    scheduler::Scheduler::Options opts;
-    opts.gates.ParseFlag("OpportunisticBatching=false").ok();
-    framework::Registry registry = plugins::NewInTreeRegistry();
-    auto s = scheduler::Scheduler::New(c.in, clock, std::move(opts), registry);
-    if (!s.ok()) {
-      state.SkipWithError(s.error().message.c_str());
-      return;
-    }
-    (*s)->set_observer(&counter);
-    (*s)->SetClusterObjects(&objects);
-    for (auto& n : c.nodes) (*s)->AddNode(&n);
-    for (auto& p : c.init_pods) (*s)->AddPod(&p);
-    (*s)->RunUntilIdle();
-    if ((*s)->stats().scheduled != num_init)
-      state.SkipWithError("not every initial pod was scheduled");
-    for (auto& p : c.pods) (*s)->AddPod(&p);
-    const int64_t before = (*s)->stats().scheduled;
-    state.ResumeTiming();
-    (*s)->RunUntilIdle();
-    state.PauseTiming();
-    measured += static_cast<int64_t>(c.pods.size());
-    state.counters["placed"] = static_cast<double>((*s)->stats().scheduled - before);
-    state.counters["pending"] = static_cast<double>((*s)->NumPendingPods());
+    if (!MeasureOnce(state, c, &objects, num_init, counter, measured)) return;
     state.ResumeTiming();
   }
   state.counters["preemptions"] = static_cast<double>(counter.preemptions);
