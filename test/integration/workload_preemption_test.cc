@@ -73,6 +73,14 @@ class WorkloadPreemptionTest : public ::testing::Test {
     return g;
   }
   // A running pod (bound before the run), priority `prio`, `cpu` cores, started at second `start`.
+  // A PodDisruptionBudget "db" in the default namespace over the pods labelled app=db.
+  void DbPdb(int32_t min_available) {
+    api::PodDisruptionBudget& pdb = objects_.pod_disruption_budgets.emplace_back();
+    pdb.meta.name = w_.S("db");
+    pdb.meta.namespace_ = api::wk::kDefaultNamespace;
+    pdb.selector = w_.Sel().Label("app", "db").Obj();
+    pdb.min_available = api::IntOrPercent{min_available, false};
+  }
   api::Pod& Running(std::string_view name, std::string_view node, int32_t prio,
                     std::string_view cpu = "1", int start = 0, std::string_view group = "") {
     api::Pod& p = w_.Pod(name).Req({{"cpu", cpu}}).NodeName(node).Priority(prio).Obj();
@@ -241,11 +249,7 @@ TEST_F(WorkloadPreemptionTest, PdbViolatorsAreReprievedFirst) {
   Running("db0", "n0", 0, "1", 5).meta.labels.Set(w_.S("app"), w_.S("db"));
   Running("web1", "n1", 0, "1", 0);
   Running("db1", "n1", 0, "1", 5).meta.labels.Set(w_.S("app"), w_.S("db"));
-  api::PodDisruptionBudget& pdb = objects_.pod_disruption_budgets.emplace_back();
-  pdb.meta.name = w_.S("db");
-  pdb.meta.namespace_ = api::wk::kDefaultNamespace;
-  pdb.selector = w_.Sel().Label("app", "db").Obj();
-  pdb.min_available = api::IntOrPercent{2, false};
+  DbPdb(2);
   auto& m0 = Member("m0", "g", "1");
   Start();
   Sched().AddPod(&m0);
@@ -262,11 +266,7 @@ TEST_F(WorkloadPreemptionTest, PdbIsViolatedWhenNothingElseHelps) {
   Nodes(1, "2");
   Group("g", 1, 100);
   Running("db0", "n0", 0, "2", 0).meta.labels.Set(w_.S("app"), w_.S("db"));
-  api::PodDisruptionBudget& pdb = objects_.pod_disruption_budgets.emplace_back();
-  pdb.meta.name = w_.S("db");
-  pdb.meta.namespace_ = api::wk::kDefaultNamespace;
-  pdb.selector = w_.Sel().Label("app", "db").Obj();
-  pdb.min_available = api::IntOrPercent{1, false};
+  DbPdb(1);
   auto& m0 = Member("m0", "g", "2");
   Start();
   Sched().AddPod(&m0);
