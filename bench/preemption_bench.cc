@@ -6,9 +6,12 @@
 //   pod-high-priority: 3000m, 500Mi, priority 10 (must preempt 3 of the 4 low pods)
 //   pod-default:       100m, 500Mi, priority 0
 //   PreemptionBasic   nodes / initial low pods / measured high-priority pods
-//   PreemptionAsync   nodes / initial low pods / measured: high-priority pods and default pods
-//                     interleaved one for one (kube creates the preemptors with a churn op at 5/s;
-//                     Corral has no wall-clock churn here, so every other measured pod preempts)
+//   PreemptionAsync   nodes / initial low pods / measured high-priority pods, plus kube's churn op
+//                     (one more high-priority pod every 200 ms): the bench has no wall clock, so
+//                     one unmeasured churn preemptor follows every 1000 measured pods (200 ms at
+//                     the 5,000 pods/s goal); gate SchedulerAsyncPreemption on (its default)
+//   PreemptionMixed   not a kube shape: measured high-priority and default pods interleaved one
+//                     for one, so every default pod filters past nominated and full nodes
 //   GangPreemption    nodes / initial low pods (350m, priority 0: 10 per node) / gangs of 8 members
 //                     (3000m each, PodGroup priority 10, minCount 8): each gang takes 8 nodes
 //                     through workload-aware preemption (KEP-5710) and binds once its victims are
@@ -114,7 +117,11 @@ bool MeasureOnce(benchmark::State& state, Cluster& c, const api::ObjectSet* obje
   return true;
 }
 
-void Run(benchmark::State& state, bool interleave_default) {
+// What follows each measured preemptor in Run.
+enum class Interleave { kNone, kChurn, kDefault };
+constexpr int kChurnEvery = 1000;
+
+void Run(benchmark::State& state, Interleave interleave) {
   const int num_nodes = static_cast<int>(state.range(0));
   const int num_init = static_cast<int>(state.range(1));
   const int num_high = static_cast<int>(state.range(2));
@@ -128,13 +135,19 @@ void Run(benchmark::State& state, bool interleave_default) {
     for (int i = 0; i < num_init; ++i) {
       MakePod(c, c.init_pods[static_cast<size_t>(i)], "low-" + std::to_string(i), "900m", 0);
     }
-    c.pods.resize(static_cast<size_t>(interleave_default ? 2 * num_high : num_high));
+    c.pods.reserve(static_cast<size_t>(2 * num_high));
+    int num_unmeasured = 0;
     for (int i = 0; i < num_high; ++i) {
-      const auto k = static_cast<size_t>(interleave_default ? 2 * i : i);
-      MakePod(c, c.pods[k], "high-" + std::to_string(i), "3000m", 10);
-      if (interleave_default) MakePod(c, c.pods[k + 1], "default-" + std::to_string(i), "100m", 0);
+      MakePod(c, c.pods.emplace_back(), "high-" + std::to_string(i), "3000m", 10);
+      if (interleave == Interleave::kDefault) {
+        MakePod(c, c.pods.emplace_back(), "default-" + std::to_string(i), "100m", 0);
+      } else if (interleave == Interleave::kChurn && (i + 1) % kChurnEvery == 0) {
+        MakePod(c, c.pods.emplace_back(), "churn-" + std::to_string(i), "3000m", 10);
+        ++num_unmeasured;
+      }
     }
     if (!MeasureOnce(state, c, nullptr, num_init, counter, measured)) return;
+    measured -= num_unmeasured;
     state.ResumeTiming();
   }
   state.counters["preemptions"] = static_cast<double>(counter.preemptions);
@@ -181,10 +194,13 @@ void BM_GangPreemption(benchmark::State& state) {
 }
 
 void BM_PreemptionBasic(benchmark::State& s) {
-  Run(s, false);
+  Run(s, Interleave::kNone);
 }
 void BM_PreemptionAsync(benchmark::State& s) {
-  Run(s, true);
+  Run(s, Interleave::kChurn);
+}
+void BM_PreemptionMixed(benchmark::State& s) {
+  Run(s, Interleave::kDefault);
 }
 
 BENCHMARK(BM_PreemptionBasic)
@@ -193,6 +209,11 @@ BENCHMARK(BM_PreemptionBasic)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK(BM_PreemptionAsync)
+    ->Args({500, 2000, 500})
+    ->Args({5000, 20000, 5000})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(BM_PreemptionMixed)
     ->Args({500, 2000, 500})
     ->Args({5000, 20000, 5000})
     ->Unit(benchmark::kMillisecond)
