@@ -62,11 +62,17 @@ class Collector : public scheduler::SchedulerObserver {
       out.node = std::string(in_.Str(p.node));
       for (const auto& v : p.victims) {
         std::string reason =
-            fmt::format("priority {} < {}; {} does not fit on {} with it", v.pod->priority,
-                        p.preemptor->priority, out.preemptor, out.node);
+            v.unit.empty()
+                ? fmt::format("priority {} < {}; {} does not fit on {} with it", v.pod->priority,
+                              p.preemptor->priority, out.preemptor, out.node)
+                : fmt::format(
+                      "priority {} < {}; evicted with its disruptionMode all group {}, "
+                      "without which {} does not fit on {}",
+                      v.priority, p.priority, v.unit, out.preemptor, out.node);
         if (v.violates_pdb) reason += "; violates a PodDisruptionBudget";
-        out.victims.push_back(
-            {PodKey(in_, *v.pod), v.pod->priority, v.violates_pdb, std::move(reason), {}, {}});
+        out.victims.push_back({PodKey(in_, *v.pod), v.unit.empty() ? v.pod->priority : v.priority,
+                               v.violates_pdb, std::move(reason), std::string(in_.Str(v.node)),
+                               v.unit});
       }
     } else {
       // A pod group (KEP-5710): every nominated member, and victims from anywhere in the cluster.
@@ -276,12 +282,15 @@ std::string FormatScheduleJson(const ScheduleOutcome& out) {
     j["preemptions"] = json::array();
     for (const auto& p : out.preemptions) {
       json victims = json::array();
+      // A pod preemption that evicts a disruptionMode-all group names every victim's node.
+      const bool any_unit = std::any_of(p.victims.begin(), p.victims.end(),
+                                        [](const auto& v) { return !v.unit.empty(); });
       for (const auto& v : p.victims) {
         json jv = {{"pod", v.pod},
                    {"priority", v.priority},
                    {"violatesPdb", v.violates_pdb},
                    {"reason", v.reason}};
-        if (!p.group.empty()) {
+        if (!p.group.empty() || any_unit) {
           jv["node"] = v.node;
           jv["podGroup"] = v.unit.empty() ? json(nullptr) : json(v.unit);
         }

@@ -54,6 +54,16 @@ class Handle {
   // nullopt when the implementation does not track it. Lets preemption see at once that no node
   // holds a lower-priority pod.
   virtual std::optional<int32_t> MinPodPriorityOnNodes() const { return std::nullopt; }
+  // The node `pod` is bound or assumed to in the snapshot, or empty. The default searches the
+  // snapshot; the scheduler answers from its cache.
+  virtual Symbol NodeOfPod(const PodInfo& pod) const {
+    for (const NodeInfo* n : snapshot().nodes()) {
+      for (const PodInfo* p : n->pods()) {
+        if (p == &pod) return n->name();
+      }
+    }
+    return {};
+  }
   // The pod's current nominatedNodeName (set by preemption in an earlier cycle, or from its
   // status).
   virtual Symbol NominatedNodeName(const PodInfo& pod) const {
@@ -87,6 +97,9 @@ class Handle {
     (void)ns, (void)name;
     return nullptr;
   }
+  // Whether any PodGroup with disruptionMode all exists (false lets preemption skip looking for
+  // KEP-5710 units). Implementations that cannot tell return true.
+  virtual bool HasAllModePodGroups() const { return true; }
   // The run-time state of the pod's gang instance; null when the pod belongs to no group.
   virtual PodGroupState* GetPodGroupState(const PodInfo& pod) {
     (void)pod;

@@ -156,6 +156,11 @@ enum class NominatingMode : uint8_t { kNoop, kOverride };
 struct PreemptionVictim {
   const PodInfo* pod = nullptr;
   bool violates_pdb = false;
+  // KEP-5710, set only for a member of a disruptionMode-all PodGroup (evicted whole, so possibly
+  // from another node): the node it runs on and its group. Empty/null: the pod runs on the
+  // nominated node and is evicted on its own.
+  Symbol node;
+  const api::PodGroup* group = nullptr;
 };
 
 struct PostFilterResult {

@@ -540,8 +540,12 @@ void Scheduler::ExecutePreemption(CycleContext& c, const framework::PostFilterRe
   rec.num_pdb_violations = r.num_pdb_violations;
   rec.priority = c.pod->priority();
   for (const auto& v : r.victims) {
-    rec.victims.push_back(
-        {v.pod->pod, v.violates_pdb, r.nominated_node_name, v.pod->priority(), {}});
+    rec.victims.push_back({v.pod->pod, v.violates_pdb,
+                           v.node.empty() ? r.nominated_node_name : v.node, v.pod->priority(),
+                           v.group == nullptr
+                               ? std::string()
+                               : fmt::format("{}/{}", interner_.Str(v.group->meta.namespace_),
+                                             interner_.Str(v.group->meta.name))});
   }
   // Lower-priority pods nominated to this node may no longer fit there: clear their nominations and
   // let them retry now (kube patches their status, which requeues them).

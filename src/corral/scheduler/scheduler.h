@@ -215,6 +215,7 @@ class Scheduler final : public framework::Handle {
   std::span<const framework::PodInfo* const> NominatedPodsForNode(Symbol node) const override;
   uint64_t NominationVersion(Symbol node) const override;
   std::optional<int32_t> MinPodPriorityOnNodes() const override { return cache_.MinPodPriority(); }
+  Symbol NodeOfPod(const framework::PodInfo& pod) const override { return cache_.NodeOf(&pod); }
   Symbol NominatedNodeName(const framework::PodInfo& pod) const override {
     return nominator_.NodeOf(&pod);
   }
@@ -225,6 +226,7 @@ class Scheduler final : public framework::Handle {
   void Activate(std::span<const framework::PodInfo* const> pods) override;
   const api::Workload* GetWorkload(Symbol ns, Symbol name) const override;
   const api::PodGroup* GetPodGroup(Symbol ns, Symbol name) const override;
+  bool HasAllModePodGroups() const override { return wm_.HasAllModePodGroups(); }
   framework::PodGroupState* GetPodGroupState(const framework::PodInfo& pod) override;
   void IterateWaitingPods(const std::function<void(const framework::PodInfo&)>& fn) const override;
   bool AllowWaitingPod(const framework::PodInfo& pod, std::string_view plugin) override;

@@ -9,9 +9,13 @@ namespace corral::scheduler {
 void WorkloadManager::SetObjects(const api::ObjectSet* objects) {
   workloads_.clear();
   pod_groups_.clear();
+  has_all_mode_ = false;
   if (objects == nullptr) return;
   for (const auto& w : objects->workloads) workloads_[{w.meta.namespace_, w.meta.name}] = &w;
-  for (const auto& g : objects->pod_groups) pod_groups_[{g.meta.namespace_, g.meta.name}] = &g;
+  for (const auto& g : objects->pod_groups) {
+    pod_groups_[{g.meta.namespace_, g.meta.name}] = &g;
+    has_all_mode_ = has_all_mode_ || g.disruption_mode == api::DisruptionMode::kAll;
+  }
 }
 
 const api::Workload* WorkloadManager::GetWorkload(Symbol ns, Symbol name) const {

@@ -21,6 +21,8 @@ class WorkloadManager {
   void SetObjects(const api::ObjectSet* objects);
   const api::Workload* GetWorkload(Symbol ns, Symbol name) const;
   const api::PodGroup* GetPodGroup(Symbol ns, Symbol name) const;
+  // Whether a PodGroup with disruptionMode all is among the objects.
+  bool HasAllModePodGroups() const { return has_all_mode_; }
 
   // Records a member (pending, or bound when `bound`). Returns its group, or null if the pod has
   // none.
@@ -44,6 +46,7 @@ class WorkloadManager {
   std::vector<std::unique_ptr<framework::PodGroupState>> groups_;
   absl::flat_hash_map<std::pair<Symbol, Symbol>, const api::Workload*> workloads_;
   absl::flat_hash_map<std::pair<Symbol, Symbol>, const api::PodGroup*> pod_groups_;
+  bool has_all_mode_ = false;
 };
 
 }  // namespace corral::scheduler

@@ -161,6 +161,12 @@ Status DefaultPreemption::SelectVictims(const framework::CycleState& state, cons
   }
   // Checked before copying anything: nothing on this node can change.
   if (potential_.empty()) return Status::Unresolvable(kNoVictimsReason);
+  // KEP-5710: a lower-priority member of a disruptionMode-all group here ⇒ the units' dry run.
+  const bool by_units = units_.Build(handle_, node, pod);
+  if (by_units) {
+    potential_ = units_.OnNodePods();
+    if (potential_.empty()) return Status::Unresolvable(kNoVictimsReason);
+  }
   // The working copies. Copy-assignment reuses scratch_node_'s buffers, so the hot loop does not
   // allocate once they have grown. The CycleState is copied only when a PreFilter extension can
   // run (and change it); otherwise the extension runners would be no-ops and are not called.
@@ -184,6 +190,10 @@ Status DefaultPreemption::SelectVictims(const framework::CycleState& state, cons
   // The pod must fit with every lower-priority pod gone; affinity to a victim is not considered
   // (kube).
   if (Status s = fwk_->RunFilterPluginsWithNominatedPods(st, pod, copy); !s.ok()) return s;
+  if (by_units) {
+    auto fits = [&] { return fwk_->RunFilterPluginsWithNominatedPods(st, pod, copy).ok(); };
+    return units_.Reprieve({add, remove, fits}, victims, num_pdb_violations);
+  }
   std::stable_sort(potential_.begin(), potential_.end(),
                    [&](const PodInfo* a, const PodInfo* b) { return MoreImportantPod(*a, *b); });
   SplitByPdbViolation(potential_, &violating_, &non_violating_);
@@ -305,8 +315,8 @@ Status DefaultPreemption::SelectVictimsMemo(LazyMemoTable& lazy, Symbol self_nom
                                             std::vector<framework::PreemptionVictim>* victims,
                                             int32_t* num_pdb_violations) {
   // The pod's own nomination is left out of the nominated pods on its nominated node only, so a
-  // result there is specific to this pod.
-  if (node.name() == self_nominated) {
+  // result there is specific to this pod. KEP-5710 units reach beyond the node: never memoized.
+  if (node.name() == self_nominated || VictimUnits::HostsAllModeMember(handle_, node, pod)) {
     return SelectVictims(state, pod, node, victims, num_pdb_violations);
   }
   // SelectVictims' own first check: a node without lower-priority pods answers at once and is

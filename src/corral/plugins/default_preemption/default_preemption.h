@@ -63,6 +63,7 @@
 #include "corral/core/result.h"
 #include "corral/framework/handle.h"
 #include "corral/framework/plugin.h"
+#include "corral/plugins/default_preemption/victim_units.h"
 #include "corral/plugins/names.h"
 
 namespace corral::plugins {
@@ -113,7 +114,9 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
                               const framework::NodeToStatus& statuses) const;
   // kube SelectVictimsOnNode: `state` and `node` are left untouched (the work happens on scratch
   // copies reused across calls). Success with *victims set (most important first), or the node's
-  // failure status. Never memoized.
+  // failure status. Never memoized. On a node with a lower-priority member of a
+  // disruptionMode-all PodGroup the victims are KEP-5710 units (victim_units.h): such a group is
+  // evicted whole, members on other nodes included, or not at all.
   framework::Status SelectVictims(const framework::CycleState& state, const framework::PodInfo& pod,
                                   const framework::NodeInfo& node,
                                   std::vector<framework::PreemptionVictim>* victims,
@@ -207,6 +210,7 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   std::vector<std::pair<Symbol, framework::Status>> dry_statuses_;
   std::vector<PreemptionCandidate> non_violating_candidates_, violating_candidates_;
   framework::NodeInfo scratch_node_;  // SelectVictims' working copy of the node
+  VictimUnits units_;  // SelectVictims' KEP-5710 units on nodes with disruptionMode-all members
   // PreFilter plugins with extensions, by the framework they were looked up for.
   const framework::Framework* ext_fwk_ = nullptr;
   std::vector<size_t> ext_slots_;  // their CycleState slots
