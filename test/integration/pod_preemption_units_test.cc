@@ -3,10 +3,11 @@
 // PodGroup evicts that group whole (members on other nodes too) or not at all. Table tests in
 // kube's style (whole group evicted, group reprieved whole, equal-priority group before a lone pod,
 // PDB counting over every pod of a unit, protected groups, single mode unchanged) and a RapidCheck
-// property test over random clusters:
+// property test over random clusters (with or without a PodDisruptionBudget):
 //   (1) a disruptionMode-all group is evicted whole or not at all;
 //   (2) no victim has a priority ≥ the preemptor's;
-//   (3) every victim is recorded on the node it ran on.
+//   (3) every victim is recorded on the node it ran on;
+//   (4) the same inputs give the same preemptions, with the dry-run memo on or off.
 
 #include <map>
 #include <set>
@@ -259,10 +260,13 @@ struct Spec {
     std::optional<int> priority;
     std::vector<int> member_nodes;  // indexes into node_cpu
     std::vector<int> member_prios;
+    std::vector<bool> member_db;  // labelled app=db
   };
   std::vector<G> groups;
   std::vector<std::pair<int, int>> lone;  // {node, priority}
-  std::vector<int> preemptors;            // priorities
+  std::vector<bool> lone_db;
+  int pdb_min_available = -1;   // a PodDisruptionBudget over app=db when ≥ 0
+  std::vector<int> preemptors;  // priorities
   uint64_t seed = 1;
 };
 
@@ -293,6 +297,7 @@ rc::Gen<Spec> GenSpec() {
         if (n < 0) break;
         grp.member_nodes.push_back(n);
         grp.member_prios.push_back(*rc::gen::element(0, 10, 50, 150));
+        grp.member_db.push_back(*rc::gen::arbitrary<bool>());
       }
       if (!grp.member_nodes.empty()) s.groups.push_back(std::move(grp));
     }
@@ -301,9 +306,11 @@ rc::Gen<Spec> GenSpec() {
       const int n = place();
       if (n < 0) break;
       s.lone.emplace_back(n, *rc::gen::element(0, 10, 50, 150));
+      s.lone_db.push_back(*rc::gen::arbitrary<bool>());
     }
     const int preemptors = *rc::gen::inRange(1, 4);
     for (int p = 0; p < preemptors; ++p) s.preemptors.push_back(*rc::gen::element(20, 60, 100));
+    if (*rc::gen::arbitrary<bool>()) s.pdb_min_available = *rc::gen::inRange(0, 4);
     s.seed = *rc::gen::inRange<uint64_t>(1, 1000);
     return s;
   });
@@ -335,11 +342,12 @@ RC_GTEST_PROP(PodPreemptsUnitsProperty, AllGroupsGoWholeAndVictimsAreLowerPriori
     pg.priority = grp.priority;
     pg.disruption_mode = grp.all ? api::DisruptionMode::kAll : api::DisruptionMode::kSingle;
     for (size_t m = 0; m < grp.member_nodes.size(); ++m) {
-      api::Pod& p = w.Pod(fmt::format("g{}-{}", g, m))
-                        .Req({{"cpu", "1"}})
-                        .NodeName(fmt::format("n{}", grp.member_nodes[m]))
-                        .Priority(grp.member_prios[m])
-                        .Obj();
+      auto b = w.Pod(fmt::format("g{}-{}", g, m))
+                   .Req({{"cpu", "1"}})
+                   .NodeName(fmt::format("n{}", grp.member_nodes[m]))
+                   .Priority(grp.member_prios[m]);
+      if (grp.member_db[m]) b.Label("app", "db");
+      api::Pod& p = b.Obj();
       p.scheduling_group = api::PodSchedulingGroup{w.S(fmt::format("g{}", g))};
       p.start_time = TimePoint(std::chrono::seconds(static_cast<int>(m)));
       running.push_back(&p);
@@ -350,33 +358,57 @@ RC_GTEST_PROP(PodPreemptsUnitsProperty, AllGroupsGoWholeAndVictimsAreLowerPriori
     }
   }
   for (size_t l = 0; l < spec.lone.size(); ++l) {
-    api::Pod& p = w.Pod(fmt::format("l{}", l))
-                      .Req({{"cpu", "1"}})
-                      .NodeName(fmt::format("n{}", spec.lone[l].first))
-                      .Priority(spec.lone[l].second)
-                      .Obj();
+    auto b = w.Pod(fmt::format("l{}", l))
+                 .Req({{"cpu", "1"}})
+                 .NodeName(fmt::format("n{}", spec.lone[l].first))
+                 .Priority(spec.lone[l].second);
+    if (spec.lone_db[l]) b.Label("app", "db");
+    api::Pod& p = b.Obj();
     running.push_back(&p);
+  }
+  if (spec.pdb_min_available >= 0) {
+    api::PodDisruptionBudget& pdb = objects.pod_disruption_budgets.emplace_back();
+    pdb.meta.name = w.S("db");
+    pdb.meta.namespace_ = api::wk::kDefaultNamespace;
+    pdb.selector = w.Sel().Label("app", "db").Obj();
+    pdb.min_available = api::IntOrPercent{spec.pdb_min_available, false};
   }
   std::vector<api::Pod*> preemptors;
   for (size_t i = 0; i < spec.preemptors.size(); ++i) {
     preemptors.push_back(
         &w.Pod(fmt::format("hi{}", i)).Req({{"cpu", "1"}}).Priority(spec.preemptors[i]).Obj());
   }
-  scheduler::Scheduler::Options opts;
-  opts.config.percentage_of_nodes_to_score = 100;
-  opts.config.profiles.emplace_back();
-  opts.seed = spec.seed;
-  auto registry = plugins::NewInTreeRegistry();
-  auto s = scheduler::Scheduler::New(w.in, clock, std::move(opts), registry);
-  RC_ASSERT(s.ok());
+  // One run over the same objects (the scheduler never mutates them).
+  auto run = [&](bool memo, Recorder& rec) {
+    scheduler::Scheduler::Options opts;
+    opts.config.percentage_of_nodes_to_score = 100;
+    opts.config.profiles.emplace_back();
+    opts.seed = spec.seed;
+    RC_ASSERT(opts.gates.Set("CorralPreemptionMemo", memo).ok());
+    auto registry = plugins::NewInTreeRegistry();
+    auto s = scheduler::Scheduler::New(w.in, clock, std::move(opts), registry);
+    RC_ASSERT(s.ok());
+    (*s)->set_observer(&rec);
+    (*s)->SetClusterObjects(&objects);
+    for (api::Node* n : nodes) (*s)->AddNode(n);
+    for (api::Pod* p : running) (*s)->AddPod(p);
+    for (api::Pod* p : preemptors) (*s)->AddPod(p);
+    (*s)->RunUntilIdle();
+  };
+  auto transcript = [&](const Recorder& rec) {
+    std::string out;
+    for (const auto& r : rec.preemptions) {
+      out += fmt::format("{} -> {}:", w.in.Str(r.preemptor->meta.name), w.in.Str(r.node));
+      for (const auto& v : r.victims) {
+        out += fmt::format(" {}@{}[{}]{}", w.in.Str(v.pod->meta.name), w.in.Str(v.node), v.unit,
+                           v.violates_pdb ? "!" : "");
+      }
+      out += '\n';
+    }
+    return out;
+  };
   Recorder rec;
-  (*s)->set_observer(&rec);
-  (*s)->SetClusterObjects(&objects);
-  for (api::Node* n : nodes) (*s)->AddNode(n);
-  for (api::Pod* p : running) (*s)->AddPod(p);
-  for (api::Pod* p : preemptors) (*s)->AddPod(p);
-  (*s)->RunUntilIdle();
-
+  run(/*memo=*/true, rec);
   for (const auto& r : rec.preemptions) {
     std::map<int, std::set<const api::Pod*>> evicted;
     for (const auto& v : r.victims) {
@@ -396,6 +428,12 @@ RC_GTEST_PROP(PodPreemptsUnitsProperty, AllGroupsGoWholeAndVictimsAreLowerPriori
       live[g].clear();
     }
   }
+  // (4) The same decisions again, and with the dry-run memo off (unit nodes bypass it).
+  Recorder again, no_memo;
+  run(/*memo=*/true, again);
+  run(/*memo=*/false, no_memo);
+  RC_ASSERT(transcript(again) == transcript(rec));
+  RC_ASSERT(transcript(no_memo) == transcript(rec));
 }
 
 }  // namespace
