@@ -41,7 +41,7 @@ function(corral_cc_library)
   add_library(corral::${A_NAME} ALIAS ${t})
 endfunction()
 
-# corral_cc_test(NAME n SRCS ... DEPS ... [LABELS ...] [ENV k=v ...]) — links gmock_main and registers
+# corral_cc_test(NAME n SRCS ... DEPS ... [LABELS label] [ENV k=v]) — links gmock_main and registers
 # with CTest.
 function(corral_cc_test)
   if(NOT CORRAL_BUILD_TESTS)
@@ -53,8 +53,25 @@ function(corral_cc_test)
   target_link_libraries(${t} PRIVATE ${A_DEPS} GTest::gmock GTest::gtest_main corral::warnings)
   target_compile_features(${t} PRIVATE cxx_std_20)
   include(GoogleTest)
+  # gtest_discover_tests flattens list-valued PROPERTIES into the property/value pairs it writes:
+  # with two labels ("unit;property") the value pairs shifted and ENVIRONMENT (RapidCheck's fixed
+  # RC_PARAMS) was silently dropped. So each property gets exactly one value: the test's own label
+  # (default "unit") and at most one environment entry.
+  list(LENGTH A_LABELS num_labels)
+  list(LENGTH A_ENV num_env)
+  if(num_labels GREATER 1 OR num_env GREATER 1)
+    message(FATAL_ERROR "corral_cc_test(${A_NAME}): at most one LABELS and one ENV value")
+  endif()
+  set(label unit)
+  if(num_labels EQUAL 1)
+    set(label ${A_LABELS})
+  endif()
+  set(props LABELS ${label})
+  if(num_env EQUAL 1)
+    list(APPEND props ENVIRONMENT "${A_ENV}")
+  endif()
   gtest_discover_tests(${t} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
-                       PROPERTIES LABELS "unit;${A_LABELS}" ENVIRONMENT "${A_ENV}"
+                       PROPERTIES ${props}
                        DISCOVERY_TIMEOUT 60)
 endfunction()
 
