@@ -477,6 +477,64 @@ TEST_F(DefaultPreemptionTest, DryRunMemoKeysClockDependentOrders) {
   EXPECT_EQ(VictimNames(r3), VictimNames(r1));
 }
 
+// Memoized candidates keep PickOneNodeForPreemption's scores without the clock: a highest-priority
+// victim without status.startTime starts "now", which moves. n1's victim started at 100 s, n2's has
+// no start time (neither node's importance order reads the clock, so both entries stay valid): the
+// latest start wins, n1 while now < 100 s, n2 once now > 100 s.
+TEST_F(DefaultPreemptionTest, DryRunMemoScoresReadTheClockWhenPicking) {
+  h_.versioned = true;
+  api::Pod& no_start = w_.Pod("nostart").NodeName("n2").Priority(1).Req({{"cpu", "2"}}).Obj();
+  SetNodes({&w_.NodeWith(Node("n1", "2"), {&Bound("started", "n1", 1, "2", 100)}),
+            &w_.NodeWith(Node("n2", "2"), {&no_start})});
+  framework::PostFilterResult r1, r2, off;
+  ASSERT_TRUE(Run(Pending("q1", 10, "2"), &r1).ok());
+  EXPECT_EQ(w_.in.Str(r1.nominated_node_name), "n1");
+  h_.clock_.Advance(std::chrono::seconds(200));
+  ASSERT_TRUE(Run(Pending("q2", 10, "2"), &r2).ok());
+  EXPECT_EQ(Plugin().memo_hits(), 2);
+  EXPECT_EQ(Plugin().memo_misses(), 2);
+  EXPECT_EQ(w_.in.Str(r2.nominated_node_name), "n2");
+  EXPECT_EQ(VictimNames(r2), std::vector<std::string>{"nostart"});
+  ASSERT_TRUE(w_.gates.Set("CorralPreemptionMemo", false).ok());
+  ASSERT_TRUE(Run(Pending("q3", 10, "2"), &off).ok());
+  EXPECT_EQ(off.nominated_node_name, r2.nominated_node_name);
+  ASSERT_TRUE(w_.gates.Set("CorralPreemptionMemo", true).ok());
+}
+
+// Entries are stored by node name but belong to one NodeInfo object: another NodeInfo of the same
+// node (here an unmutated copy, which even shares the generation) is computed again.
+TEST_F(DefaultPreemptionTest, DryRunMemoKeysTheNodeInfoObject) {
+  h_.versioned = true;
+  NodeInfo& n1 = w_.NodeWith(Node("n1", "2"), {&Bound("low", "n1", 1, "2")});
+  SetNodes({&n1});
+  framework::PostFilterResult r1, r2, r3;
+  ASSERT_TRUE(Run(Pending("q1", 10, "2"), &r1).ok());
+  ASSERT_TRUE(Run(Pending("q2", 10, "2"), &r2).ok());
+  EXPECT_EQ(Plugin().memo_hits(), 1);
+  NodeInfo copy = n1;
+  ASSERT_EQ(copy.generation(), n1.generation());
+  SetNodes({&copy});
+  ASSERT_TRUE(Run(Pending("q3", 10, "2"), &r3).ok());
+  EXPECT_EQ(Plugin().memo_hits(), 1);
+  EXPECT_EQ(Plugin().memo_misses(), 2);
+  EXPECT_EQ(VictimNames(r3), std::vector<std::string>{"low"});
+}
+
+// Nodes that come and go get new memo slots; once the slots outnumber twice the nodes (plus 64)
+// every table starts over, and decisions are unaffected.
+TEST_F(DefaultPreemptionTest, DryRunMemoSlotsStartOverAfterNodeChurn) {
+  h_.versioned = true;
+  for (int i = 0; i < 80; ++i) {
+    const std::string name = "churn" + std::to_string(i);
+    SetNodes({&w_.NodeWith(Node(name, "2"), {&Bound("low" + std::to_string(i), name, 1, "2")})});
+    framework::PostFilterResult r;
+    ASSERT_TRUE(Run(Pending("q" + std::to_string(i), 10, "2"), &r).ok());
+    EXPECT_EQ(w_.in.Str(r.nominated_node_name), name);
+    EXPECT_EQ(VictimNames(r), std::vector<std::string>{"low" + std::to_string(i)});
+  }
+  EXPECT_EQ(Plugin().memo_misses(), 80);
+}
+
 // kube's TestCalculateNumCandidates.
 TEST_F(DefaultPreemptionTest, NumCandidates) {
   struct Case {
