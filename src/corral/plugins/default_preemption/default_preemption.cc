@@ -302,13 +302,12 @@ DefaultPreemption::MemoTable* DefaultPreemption::MemoTableFor(const framework::C
   return t;
 }
 
-uint32_t DefaultPreemption::SlotOf(Symbol node) {
+uint32_t DefaultPreemption::NewSlot(Symbol node) {
   const uint32_t id = node.id();
   if (id >= slot_of_.size())
     slot_of_.resize(std::max<size_t>(id + 1, 2 * slot_of_.size()), kNoSlot);
-  uint32_t& slot = slot_of_[id];
-  if (slot == kNoSlot) slot = num_slots_++;
-  return slot;
+  slot_of_[id] = num_slots_++;
+  return slot_of_[id];
 }
 
 bool DefaultPreemption::HasPdb(Symbol ns) {
@@ -327,20 +326,23 @@ const Status& DefaultPreemption::DryRunUnmemoized(const framework::CycleState& s
   status_scratch_ = SelectVictims(state, pod, node, &victims_scratch_, &num_pdb_violations);
   if (status_scratch_.ok() && !victims_scratch_.empty()) {
     cand->scores = ScoresOf(victims_scratch_, num_pdb_violations);
-    cand->memo_slot = kNoSlot;
     cand->pool_begin = static_cast<uint32_t>(victim_pool_.size());
     victim_pool_.insert(victim_pool_.end(), victims_scratch_.begin(), victims_scratch_.end());
   }
   return status_scratch_;
 }
 
-const Status& DefaultPreemption::DryRunNode(LazyMemoTable& lazy, Symbol self_nominated,
-                                            const framework::CycleState& state, const PodInfo& pod,
-                                            const NodeInfo& node, TimePoint now,
-                                            CandidateRef* cand) {
+Code DefaultPreemption::DryRunNode(LazyMemoTable& lazy, Symbol self_nominated,
+                                   const framework::CycleState& state, const PodInfo& pod,
+                                   const NodeInfo& node, TimePoint now, CandidateRef* cand,
+                                   const Status** status) {
+  auto unmemoized = [&]() {
+    *status = &DryRunUnmemoized(state, pod, node, cand);
+    return (*status)->code();
+  };
   // The pod's own nomination is left out of the nominated pods on its nominated node only, so a
   // result there is specific to this pod.
-  if (node.name() == self_nominated) return DryRunUnmemoized(state, pod, node, cand);
+  if (node.name() == self_nominated) return unmemoized();
   // SelectVictims' own first check: a node without lower-priority pods answers at once and is
   // never stored. It reads every pod's PodInfo, so once the table exists an entry is tried first.
   auto no_lower = [&]() {
@@ -348,12 +350,12 @@ const Status& DefaultPreemption::DryRunNode(LazyMemoTable& lazy, Symbol self_nom
                         [&](const PodInfo* p) { return p->priority() < pod.priority(); });
   };
   if (!lazy.looked_up) {
-    if (no_lower()) return DryRunUnmemoized(state, pod, node, cand);
+    if (no_lower()) return unmemoized();
     lazy.looked_up = true;  // looked up once a node needs it
     lazy.table = MemoTableFor(state, pod);
   }
   MemoTable* table = lazy.table;
-  if (table == nullptr) return DryRunUnmemoized(state, pod, node, cand);
+  if (table == nullptr) return unmemoized();
   const uint32_t slot = SlotOf(node.name());
   if (slot >= table->entries.size()) table->entries.resize(num_slots_);
   {
@@ -365,21 +367,20 @@ const Status& DefaultPreemption::DryRunNode(LazyMemoTable& lazy, Symbol self_nom
                  e.nomination_version == handle_.NominationVersion(node.name());
     // A success read the PodDisruptionBudgets of the victims' namespaces: it was kept only when
     // there were none, and stays valid while that holds.
-    if (valid && e.ok) {
+    if (valid && e.code == Code::kSuccess) {
       for (Symbol ns : e.namespaces) {
         if (HasPdb(ns)) valid = false;
       }
     }
     if (valid) {
       ++memo_hits_;
-      if (e.candidate) {
-        cand->scores = e.scores;
-        cand->memo_slot = slot;
-      }
-      return e.status;
+      cand->memo_slot = slot;
+      if (e.candidate) cand->scores = e.scores;
+      *status = &e.status;
+      return e.code;
     }
   }
-  if (no_lower()) return DryRunUnmemoized(state, pod, node, cand);
+  if (no_lower()) return unmemoized();
   const uint64_t nomination_version = handle_.NominationVersion(node.name());
   ++memo_misses_;
   int32_t num_pdb_violations = 0;
@@ -393,13 +394,13 @@ const Status& DefaultPreemption::DryRunNode(LazyMemoTable& lazy, Symbol self_nom
   if (s.ok() && AnyPdbFor(lower)) {
     e.node_info = nullptr;
     status_scratch_ = std::move(s);
-    if (status_scratch_.ok() && !victims_scratch_.empty()) {
+    if (!victims_scratch_.empty()) {
       cand->scores = ScoresOf(victims_scratch_, num_pdb_violations);
-      cand->memo_slot = kNoSlot;
       cand->pool_begin = static_cast<uint32_t>(victim_pool_.size());
       victim_pool_.insert(victim_pool_.end(), victims_scratch_.begin(), victims_scratch_.end());
     }
-    return status_scratch_;
+    *status = &status_scratch_;
+    return Code::kSuccess;
   }
   e.namespaces.clear();
   for (const PodInfo* p : lower) {
@@ -414,15 +415,16 @@ const Status& DefaultPreemption::DryRunNode(LazyMemoTable& lazy, Symbol self_nom
   e.reads_clock = OrderReadsClock(lower);
   e.now = now;
   e.status = std::move(s);
-  e.ok = e.status.ok();
+  e.code = e.status.code();
   e.victims.assign(victims_scratch_.begin(), victims_scratch_.end());
-  e.candidate = e.ok && !e.victims.empty();
+  e.candidate = e.code == Code::kSuccess && !e.victims.empty();
   if (e.candidate) {
     e.scores = ScoresOf(e.victims, num_pdb_violations);
     cand->scores = e.scores;
-    cand->memo_slot = slot;
   }
-  return e.status;
+  cand->memo_slot = slot;
+  *status = &e.status;
+  return e.code;
 }
 
 DefaultPreemption::PickScores DefaultPreemption::ScoresOf(
@@ -577,6 +579,7 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   }
   reason_counts_.clear();
   num_failed_ = 0;
+  failed_slots_.clear();
   victim_pool_.clear();
   std::vector<CandidateRef>&non_violating = non_violating_candidates_,
   &violating = violating_candidates_;
@@ -609,23 +612,29 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
       if (k >= potential.size()) k -= potential.size();
       const NodeInfo& node = *potential[k];
       CandidateRef c;
-      const Status& s = DryRunNode(memo, self_nominated, state, pod, node, now, &c);
-      if (s.ok() && c.scores.num_victims > 0) {
+      const Status* s = nullptr;
+      const Code code = DryRunNode(memo, self_nominated, state, pod, node, now, &c, &s);
+      if (code == Code::kSuccess && c.scores.num_victims > 0) {
         c.node = node.name();
         auto& list = c.scores.num_pdb_violations == 0 ? non_violating : violating;
         if (list.size() < want) list.push_back(c);
         if (!non_violating.empty() && non_violating.size() + violating.size() >= want) break;
         continue;
       }
-      if (s.ok()) {
+      if (code == Code::kSuccess) {
         Status err = Status::Error(fmt::format("expected at least one victim pod on node {:?}",
                                                handle_.interner().Str(node.name())));
         errors.push_back(err.Message());
         CountFailure(err);
         continue;
       }
-      if (s.code() == Code::kError) errors.push_back(s.Message());
-      CountFailure(s);
+      if (code == Code::kError) {
+        errors.push_back(s->Message());
+      } else if (c.memo_slot != kNoSlot) {
+        failed_slots_.push_back(c.memo_slot);  // counted if the message is needed
+        continue;
+      }
+      CountFailure(*s);
     }
   }
   if (non_violating.empty() && violating.empty()) {
@@ -636,6 +645,7 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
     }
     result->mode = framework::NominatingMode::kOverride;  // clears a stale nomination
     result->nominated_node_name = Symbol();
+    for (uint32_t slot : failed_slots_) CountFailure(memo.table->entries[slot].status);
     std::vector<std::pair<std::string_view, int64_t>> counts;
     counts.reserve(reason_counts_.size());
     for (const ReasonCount& c : reason_counts_) counts.emplace_back(c.reason, c.count);

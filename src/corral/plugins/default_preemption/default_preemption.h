@@ -165,8 +165,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
     uint64_t nomination_version = 0;
     TimePoint now;             // the clock when stored; compared only when `reads_clock`
     bool reads_clock = false;  // the result read the clock
-    bool ok = false;           // status.ok()
-    bool candidate = false;    // ok with at least one victim: `scores` is set
+    framework::Code code = framework::Code::kSuccess;  // status.code()
+    bool candidate = false;  // a success with at least one victim: `scores` is set
     absl::InlinedVector<Symbol, 2> namespaces;  // of the lower-priority pods
     PickScores scores;
     framework::Status status;
@@ -190,15 +190,21 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   struct CandidateRef {
     Symbol node;
     PickScores scores;
-    uint32_t memo_slot = kNoSlot;  // victims in the current table's entry of this slot, or
-    uint32_t pool_begin = 0;       // victim_pool_[pool_begin, pool_begin + scores.num_victims)
+    uint32_t memo_slot = kNoSlot;  // the result (victims) is the current table's entry of this
+                                   // slot, or
+    uint32_t pool_begin = 0;       // victims are victim_pool_[pool_begin, + scores.num_victims)
   };
 
   // The memo table for the current PostFilter call, or null when the memo does not apply to `pod`.
   MemoTable* MemoTableFor(const framework::CycleState& state, const framework::PodInfo& pod);
   // The memo slot of the node named `node` (assigned on first use). Slots are dense: the tables are
   // vectors indexed by them instead of hash maps.
-  uint32_t SlotOf(Symbol node);
+  uint32_t SlotOf(Symbol node) {
+    const uint32_t id = node.id();
+    if (id < slot_of_.size() && slot_of_[id] != kNoSlot) return slot_of_[id];
+    return NewSlot(node);
+  }
+  uint32_t NewSlot(Symbol node);
   // What identifies `pod` to the Filter plugins that run this cycle: the Sign fragments of each
   // (FilterPlugin::FilterIsNodeLocal plugins sign everything their verdicts read); nullopt if one
   // cannot sign.
@@ -209,15 +215,15 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
     bool looked_up = false;
     MemoTable* table = nullptr;
   };
-  // SelectVictims through the memo (when it applies). `self_nominated` is the pod's nominated node.
-  // Returns the node's status, valid until the next call; when it is a success with victims,
-  // *cand is filled (its victims stay valid for the rest of the PostFilter call). `now` is the
-  // clock's time for this call.
-  const framework::Status& DryRunNode(LazyMemoTable& lazy, Symbol self_nominated,
-                                      const framework::CycleState& state,
-                                      const framework::PodInfo& pod,
-                                      const framework::NodeInfo& node, TimePoint now,
-                                      CandidateRef* cand);
+  // SelectVictims through the memo (when it applies). `self_nominated` is the pod's nominated node,
+  // `now` the clock's time for this call. Returns the node's status code and sets *status to the
+  // status, valid until the next call. cand->memo_slot is set when the result is a memo entry (its
+  // status and victims stay valid for the rest of the PostFilter call, by slot); a success with
+  // victims also sets cand->scores (and pool_begin when not memoized).
+  framework::Code DryRunNode(LazyMemoTable& lazy, Symbol self_nominated,
+                             const framework::CycleState& state, const framework::PodInfo& pod,
+                             const framework::NodeInfo& node, TimePoint now, CandidateRef* cand,
+                             const framework::Status** status);
   // SelectVictims into victims_scratch_ and, for a candidate, its victims appended to victim_pool_.
   const framework::Status& DryRunUnmemoized(const framework::CycleState& state,
                                             const framework::PodInfo& pod,
@@ -268,7 +274,10 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
     framework::Status keeper;
   };
   std::vector<ReasonCount> reason_counts_;
-  size_t num_failed_ = 0;  // failed dry-run nodes of the current call
+  size_t num_failed_ = 0;  // failed dry-run nodes counted in reason_counts_
+  // Failed nodes whose status is a memo entry: counted only when the message is needed (no
+  // candidate), so a walk that finds candidates never reads their statuses.
+  std::vector<uint32_t> failed_slots_;
   std::vector<CandidateRef> non_violating_candidates_, violating_candidates_;
   std::vector<framework::PreemptionVictim> victim_pool_;      // unmemoized candidates' victims
   std::vector<framework::PreemptionVictim> victims_scratch_;  // SelectVictims' output

@@ -501,6 +501,31 @@ TEST_F(DefaultPreemptionTest, DryRunMemoScoresReadTheClockWhenPicking) {
   ASSERT_TRUE(w_.gates.Set("CorralPreemptionMemo", true).ok());
 }
 
+// Memoized failures are counted into the "not helpful" message only when no candidate is found;
+// the message is the one computed without the memo.
+TEST_F(DefaultPreemptionTest, DryRunMemoFailuresMakeTheSameMessage) {
+  h_.versioned = true;
+  SetNodes({&w_.NodeWith(Node("n1", "2"),
+                         {&Bound("high1", "n1", 10, "1"), &Bound("low1", "n1", 1, "1")}),
+            &w_.NodeWith(Node("n2", "2"),
+                         {&Bound("high2", "n2", 10, "1"), &Bound("low2", "n2", 1, "1")}),
+            &w_.NodeWith(Node("n3", "2"), {&Bound("high3", "n3", 10, "2")})});
+  framework::PostFilterResult r1, r2, off;
+  const Status first = Run(Pending("q1", 10, "2"), &r1);
+  const Status second = Run(Pending("q2", 10, "2"), &r2);
+  EXPECT_EQ(Plugin().memo_misses(), 2);
+  EXPECT_EQ(Plugin().memo_hits(), 2);
+  ASSERT_TRUE(w_.gates.Set("CorralPreemptionMemo", false).ok());
+  const Status without = Run(Pending("q3", 10, "2"), &off);
+  ASSERT_TRUE(w_.gates.Set("CorralPreemptionMemo", true).ok());
+  EXPECT_EQ(second.code(), Code::kUnschedulable);
+  EXPECT_EQ(first.Message(), without.Message());
+  EXPECT_EQ(second.Message(), without.Message());
+  EXPECT_EQ(second.Message(),
+            "preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, "
+            "2 Insufficient cpu.");
+}
+
 // Entries are stored by node name but belong to one NodeInfo object: another NodeInfo of the same
 // node (here an unmutated copy, which even shares the generation) is computed again.
 TEST_F(DefaultPreemptionTest, DryRunMemoKeysTheNodeInfoObject) {
