@@ -141,9 +141,9 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   // only clock-dependent part (the start of a highest-priority victim without status.startTime,
   // read as "now") is kept apart, so a memoized tuple stays exact at any later instant.
   struct PickScores {
-    int64_t priority_sum = 0;               // Σ (priority + 2^31)
-    TimePoint earliest = TimePoint::max();  // earliest start.time among the highest-priority
-                                            // victims that have one
+    int64_t priority_sum = 0;  // Σ (priority + 2^31)
+    // The earliest status.startTime among the highest-priority victims that have one.
+    TimePoint earliest = TimePoint::max();
     int32_t num_pdb_violations = 0;
     int32_t first_priority = 0;  // victims[0] (the most important)
     int32_t num_victims = 0;
@@ -190,9 +190,10 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   struct CandidateRef {
     Symbol node;
     PickScores scores;
-    uint32_t memo_slot = kNoSlot;  // the result (victims) is the current table's entry of this
-                                   // slot, or
-    uint32_t pool_begin = 0;       // victims are victim_pool_[pool_begin, + scores.num_victims)
+    // Where the result is: the current table's entry of this slot (status and victims), or, when
+    // kNoSlot, victims in victim_pool_[pool_begin, pool_begin + scores.num_victims).
+    uint32_t memo_slot = kNoSlot;
+    uint32_t pool_begin = 0;
   };
 
   // The memo table for the current PostFilter call, or null when the memo does not apply to `pod`.
