@@ -4,7 +4,9 @@
 // streams — placements, preemptions (node, victims in order, PDB violations) and every
 // unschedulable message — are identical. The scenarios mix PodDisruptionBudgets, pods with and
 // without status.startTime (with a clock that moves), host ports, delayed victim deletion and
-// batches of preemptors arriving together (so nominations change between dry runs).
+// batches of preemptors arriving together (so nominations change between dry runs), and node churn
+// between batches (a node removed and re-added under the same name, or updated to a new api::Node:
+// the memo stores entries by node name, and the NodeInfo or api::Node behind the name changes).
 
 #include <algorithm>
 #include <deque>
@@ -40,6 +42,8 @@ struct Spec {
   std::vector<PodShape> low;               // bound first
   std::vector<PodShape> shapes;            // preemptor shapes
   std::vector<std::vector<int>> batches;   // preemptors arriving together, as shape indices
+  std::vector<int> churn;  // before batch i, when churn[i] >= 0: node churn[i] % N is re-added
+                           // (even churn[i] / N) or updated to a copy of its api::Node (odd)
   int pdb_slack;  // < 0 = no budget; else minAvailable = (low db pods) − slack, so few may go
   bool delete_immediately;
   bool batching;
@@ -130,8 +134,20 @@ Outcome Run(const Spec& spec, bool memo) {
     s.AddPod(&make_pod("low-" + std::to_string(i), spec.low[i]));
   s.RunUntilIdle();
   int serial = 0;
-  for (const auto& batch : spec.batches) {
+  const size_t num_nodes = nodes.size();
+  for (size_t b = 0; b < spec.batches.size(); ++b) {
+    const auto& batch = spec.batches[b];
     clock.Advance(std::chrono::seconds(1));  // pods without a start time read "now"
+    if (b < spec.churn.size() && spec.churn[b] >= 0) {
+      const auto k = static_cast<size_t>(spec.churn[b]);
+      api::Node& n = nodes[k % num_nodes];
+      if ((k / num_nodes) % 2 == 0) {
+        s.RemoveNode(n.meta.name);
+        s.AddNode(&n);
+      } else {
+        s.AddNode(&nodes.emplace_back(n));
+      }
+    }
     for (int k : batch) {
       s.AddPod(&make_pod("high-" + std::to_string(serial++),
                          spec.shapes[static_cast<size_t>(k) % spec.shapes.size()]));
@@ -182,6 +198,9 @@ RC_GTEST_PROP(PreemptionMemoPropertyTest, GateOnAndOffDecideIdentically, ()) {
   spec.batches = *rc::gen::resize(
       5, rc::gen::container<std::vector<std::vector<int>>>(rc::gen::resize(
              4, rc::gen::nonEmpty(rc::gen::container<std::vector<int>>(rc::gen::inRange(0, 3))))));
+  spec.churn = *rc::gen::container<std::vector<int>>(
+      spec.batches.size(),
+      rc::gen::weightedOneOf<int>({{2, rc::gen::just(-1)}, {1, rc::gen::inRange(0, 40)}}));
   spec.pdb_slack = *rc::gen::inRange(-1, 3);
   spec.delete_immediately = *rc::gen::arbitrary<bool>();
   spec.batching = *rc::gen::arbitrary<bool>();

@@ -14,7 +14,7 @@ void Nominator::Add(const framework::PodInfo* pod, Symbol node) {
   Delete(pod);
   if (node.empty()) return;
   node_of_[pod] = node;
-  pods_[node].push_back(pod);
+  Entry(node).pods.push_back(pod);
   if (IsGroupMember(pod)) ++num_group_members_;
   Touch(node);
 }
@@ -25,12 +25,8 @@ Symbol Nominator::Delete(const framework::PodInfo* pod) {
   Symbol node = it->second;
   node_of_.erase(it);
   if (IsGroupMember(pod)) --num_group_members_;
-  auto pit = pods_.find(node);
-  if (pit != pods_.end()) {
-    auto& v = pit->second;
-    v.erase(std::find(v.begin(), v.end(), pod));
-    if (v.empty()) pods_.erase(pit);
-  }
+  auto& v = Entry(node).pods;
+  v.erase(std::find(v.begin(), v.end(), pod));
   Touch(node);
   return node;
 }

@@ -6,8 +6,8 @@
 // (Framework::RunFilterPluginsWithNominatedPods), and the nominated pod evaluates its node first.
 //
 // Invariants:
-//   (1) node_of_[p] == n  ⇔  p ∈ pods_[n]; each pod is nominated to at most one node.
-//   (2) pods_[n] keeps nomination order (kube appends).
+//   (1) node_of_[p] == n  ⇔  p ∈ nodes_[n.id()].pods; each pod is nominated to at most one node.
+//   (2) nodes_[n.id()].pods keeps nomination order (kube appends).
 // The scheduler keeps it in sync: nominations end when the pod is assumed, bound or deleted, or
 // when a higher-priority preemptor clears them.
 
@@ -34,9 +34,9 @@ class Nominator {
   }
   // Pods nominated to `node`, in nomination order.
   std::span<const framework::PodInfo* const> PodsForNode(Symbol node) const {
-    auto it = pods_.find(node);
-    if (it == pods_.end()) return {};
-    return it->second;
+    return node.id() < nodes_.size()
+               ? std::span<const framework::PodInfo* const>(nodes_[node.id()].pods)
+               : std::span<const framework::PodInfo* const>();
   }
   size_t size() const { return node_of_.size(); }
   // A version of PodsForNode(node): it changes whenever a pod is nominated to or un-nominated
@@ -44,8 +44,7 @@ class Nominator {
   // all nodes, so they are never reused (0 = never touched). Unique() draws a fresh value that
   // equals no other version (for callers that must report "changed" unconditionally).
   uint64_t Version(Symbol node) const {
-    auto it = version_.find(node);
-    return it == version_.end() ? 0 : it->second;
+    return node.id() < nodes_.size() ? nodes_[node.id()].version : 0;
   }
   uint64_t Unique() const { return ++clock_; }
   // The last value drawn from the shared counter: no node's version exceeds it, and while it is
@@ -56,11 +55,21 @@ class Nominator {
   size_t num_group_members() const { return num_group_members_; }
 
  private:
-  void Touch(Symbol node) { version_[node] = ++clock_; }
+  struct NodeEntry {
+    uint64_t version = 0;
+    std::vector<const framework::PodInfo*> pods;
+  };
+  // The entry of `node`, created on first use.
+  NodeEntry& Entry(Symbol node) {
+    if (node.id() >= nodes_.size()) nodes_.resize(node.id() + 1);
+    return nodes_[node.id()];
+  }
+  void Touch(Symbol node) { Entry(node).version = ++clock_; }
 
   absl::flat_hash_map<const framework::PodInfo*, Symbol> node_of_;
-  absl::flat_hash_map<Symbol, std::vector<const framework::PodInfo*>> pods_;
-  absl::flat_hash_map<Symbol, uint64_t> version_;
+  // By node name Symbol id (dense: PodsForNode and Version run per node in filter passes and the
+  // preemption dry run); nodes past the end have no nominated pods and version 0.
+  std::vector<NodeEntry> nodes_;
   mutable uint64_t clock_ = 0;
   size_t num_group_members_ = 0;
 };

@@ -6,7 +6,6 @@
 #include <map>
 #include <string>
 
-#include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -282,13 +281,17 @@ DefaultPreemption::MemoTable* DefaultPreemption::MemoTableFor(const framework::C
   std::optional<std::string> signature = FilterSignature(state, pod);
   if (!signature.has_value()) return nullptr;
   ++memo_clock_;
+  // Slots of nodes that left the snapshot are never valid again; start over when they could
+  // dominate (every table's entries are indexed by the old slots).
+  if (num_slots_ > 2 * handle_.snapshot().NumNodes() + 64) {
+    std::fill(slot_of_.begin(), slot_of_.end(), kNoSlot);
+    num_slots_ = 0;
+    for (MemoTable& t : memo_) t.entries.clear();
+  }
   for (MemoTable& t : memo_) {
     if (t.fwk == fwk_ && t.priority == pod.priority() && t.filter_key == *filter_key &&
         t.signature == *signature) {
       t.last_used = memo_clock_;
-      // Entries of nodes that left the snapshot are never valid again; drop them all when they
-      // could dominate.
-      if (t.entries.size() > 2 * handle_.snapshot().NumNodes() + 64) t.entries.clear();
       return &t;
     }
   }
@@ -299,7 +302,7 @@ DefaultPreemption::MemoTable* DefaultPreemption::MemoTableFor(const framework::C
     t = &*std::min_element(memo_.begin(), memo_.end(), [](const MemoTable& a, const MemoTable& b) {
       return a.last_used < b.last_used;
     });
-    t->entries.clear();
+    for (MemoEntry& e : t->entries) e.node_info = nullptr;  // keeps the buffers
   }
   t->fwk = fwk_;
   t->signature = std::move(*signature);
@@ -309,15 +312,48 @@ DefaultPreemption::MemoTable* DefaultPreemption::MemoTableFor(const framework::C
   return t;
 }
 
-Status DefaultPreemption::SelectVictimsMemo(LazyMemoTable& lazy, Symbol self_nominated,
-                                            const framework::CycleState& state, const PodInfo& pod,
-                                            const NodeInfo& node,
-                                            std::vector<framework::PreemptionVictim>* victims,
-                                            int32_t* num_pdb_violations) {
+uint32_t DefaultPreemption::NewSlot(Symbol node) {
+  const uint32_t id = node.id();
+  if (id >= slot_of_.size())
+    slot_of_.resize(std::max<size_t>(id + 1, 2 * slot_of_.size()), kNoSlot);
+  slot_of_[id] = num_slots_++;
+  return slot_of_[id];
+}
+
+bool DefaultPreemption::HasPdb(Symbol ns) {
+  for (const auto& [n, has] : has_pdb_cache_) {
+    if (n == ns) return has;
+  }
+  const bool has = !handle_.PodDisruptionBudgets(ns).empty();
+  has_pdb_cache_.emplace_back(ns, has);
+  return has;
+}
+
+const Status& DefaultPreemption::DryRunUnmemoized(const framework::CycleState& state,
+                                                  const PodInfo& pod, const NodeInfo& node,
+                                                  CandidateRef* cand) {
+  int32_t num_pdb_violations = 0;
+  status_scratch_ = SelectVictims(state, pod, node, &victims_scratch_, &num_pdb_violations);
+  if (status_scratch_.ok() && !victims_scratch_.empty()) {
+    cand->scores = ScoresOf(victims_scratch_, num_pdb_violations);
+    cand->pool_begin = static_cast<uint32_t>(victim_pool_.size());
+    victim_pool_.insert(victim_pool_.end(), victims_scratch_.begin(), victims_scratch_.end());
+  }
+  return status_scratch_;
+}
+
+Code DefaultPreemption::DryRunNode(LazyMemoTable& lazy, Symbol self_nominated,
+                                   const framework::CycleState& state, const PodInfo& pod,
+                                   const NodeInfo& node, TimePoint now, CandidateRef* cand,
+                                   const Status** status) {
+  auto unmemoized = [&]() {
+    *status = &DryRunUnmemoized(state, pod, node, cand);
+    return (*status)->code();
+  };
   // The pod's own nomination is left out of the nominated pods on its nominated node only, so a
   // result there is specific to this pod. KEP-5710 units reach beyond the node: never memoized.
   if (node.name() == self_nominated || VictimUnits::HostsAllModeMember(handle_, node, pod)) {
-    return SelectVictims(state, pod, node, victims, num_pdb_violations);
+    return unmemoized();
   }
   // SelectVictims' own first check: a node without lower-priority pods answers at once and is
   // never stored. It reads every pod's PodInfo, so once the table exists an entry is tried first.
@@ -326,100 +362,143 @@ Status DefaultPreemption::SelectVictimsMemo(LazyMemoTable& lazy, Symbol self_nom
                         [&](const PodInfo* p) { return p->priority() < pod.priority(); });
   };
   if (!lazy.looked_up) {
-    if (no_lower()) return SelectVictims(state, pod, node, victims, num_pdb_violations);
+    if (no_lower()) return unmemoized();
     lazy.looked_up = true;  // looked up once a node needs it
     lazy.table = MemoTableFor(state, pod);
   }
   MemoTable* table = lazy.table;
-  if (table == nullptr) return SelectVictims(state, pod, node, victims, num_pdb_violations);
-  auto it = table->entries.find(&node);
-  if (it != table->entries.end()) {
-    const MemoEntry& e = it->second;
-    bool valid = e.api_node == node.node() && e.generation == node.generation() &&
-                 (!e.now.has_value() || *e.now == handle_.clock().Now()) &&
-                 e.nomination_version == handle_.NominationVersion(node.name());
+  if (table == nullptr) return unmemoized();
+  const uint32_t slot = SlotOf(node.name());
+  if (slot >= table->entries.size()) table->entries.resize(num_slots_);
+  {
+    const MemoEntry& e = table->entries[slot];
     // Generations are process-wide unique (NodeInfo::generation): the same NodeInfo with the same
     // generation holds the same pods, so the victims cannot dangle.
+    bool valid = e.node_info == &node && e.api_node == node.node() &&
+                 e.generation == node.generation() && (!e.reads_clock || e.now == now) &&
+                 e.nomination_version == handle_.NominationVersion(node.name());
     // A success read the PodDisruptionBudgets of the victims' namespaces: it was kept only when
     // there were none, and stays valid while that holds.
-    if (valid && e.status.ok()) {
+    if (valid && e.code == Code::kSuccess) {
       for (Symbol ns : e.namespaces) {
-        if (!handle_.PodDisruptionBudgets(ns).empty()) valid = false;
+        if (HasPdb(ns)) valid = false;
       }
     }
     if (valid) {
       ++memo_hits_;
-      *victims = e.victims;
-      *num_pdb_violations = e.num_pdb_violations;
-      return e.status;
+      cand->memo_slot = slot;
+      if (e.candidate) cand->scores = e.scores;
+      *status = &e.status;
+      return e.code;
     }
   }
-  if (no_lower()) return SelectVictims(state, pod, node, victims, num_pdb_violations);
+  if (no_lower()) return unmemoized();
   const uint64_t nomination_version = handle_.NominationVersion(node.name());
   ++memo_misses_;
-  Status s = SelectVictims(state, pod, node, victims, num_pdb_violations);
-  MemoEntry e;
+  int32_t num_pdb_violations = 0;
+  Status s = SelectVictims(state, pod, node, &victims_scratch_, &num_pdb_violations);
+  MemoEntry& e = table->entries[slot];
   std::vector<const PodInfo*>& lower = potential_;  // refilled in node order
   lower.clear();
   for (const PodInfo* p : node.pods()) {
     if (p->priority() < pod.priority()) lower.push_back(p);
   }
   if (s.ok() && AnyPdbFor(lower)) {
-    table->entries.erase(&node);
-    return s;
+    e.node_info = nullptr;
+    status_scratch_ = std::move(s);
+    if (!victims_scratch_.empty()) {
+      cand->scores = ScoresOf(victims_scratch_, num_pdb_violations);
+      cand->pool_begin = static_cast<uint32_t>(victim_pool_.size());
+      victim_pool_.insert(victim_pool_.end(), victims_scratch_.begin(), victims_scratch_.end());
+    }
+    *status = &status_scratch_;
+    return Code::kSuccess;
   }
+  e.namespaces.clear();
   for (const PodInfo* p : lower) {
     const Symbol ns = p->pod->meta.namespace_;
     if (std::find(e.namespaces.begin(), e.namespaces.end(), ns) == e.namespaces.end())
       e.namespaces.push_back(ns);
   }
+  e.node_info = &node;
   e.api_node = node.node();
   e.generation = node.generation();
   e.nomination_version = nomination_version;
-  if (OrderReadsClock(lower)) e.now = handle_.clock().Now();
-  e.status = s;
-  e.victims = *victims;
-  e.num_pdb_violations = *num_pdb_violations;
-  table->entries.insert_or_assign(&node, std::move(e));
+  e.reads_clock = OrderReadsClock(lower);
+  e.now = now;
+  e.status = std::move(s);
+  e.code = e.status.code();
+  e.victims.assign(victims_scratch_.begin(), victims_scratch_.end());
+  e.candidate = e.code == Code::kSuccess && !e.victims.empty();
+  if (e.candidate) {
+    e.scores = ScoresOf(e.victims, num_pdb_violations);
+    cand->scores = e.scores;
+  }
+  cand->memo_slot = slot;
+  *status = &e.status;
+  return e.code;
+}
+
+DefaultPreemption::PickScores DefaultPreemption::ScoresOf(
+    std::span<const framework::PreemptionVictim> victims, int32_t num_pdb_violations) {
+  constexpr int64_t kPriorityOffset = int64_t{std::numeric_limits<int32_t>::max()} + 1;
+  PickScores s;
+  s.num_pdb_violations = num_pdb_violations;
+  s.num_victims = static_cast<int32_t>(victims.size());
+  s.first_priority = victims[0].pod->priority();
+  // The start times of the highest-priority victims: the earliest known one, and whether one is
+  // "now" (no status.startTime).
+  int32_t max_priority = s.first_priority;
+  auto restart = [&](const PodInfo& p) {
+    s.earliest = p.pod->start_time.has_value() ? *p.pod->start_time : TimePoint::max();
+    s.reads_now = !p.pod->start_time.has_value();
+  };
+  restart(*victims[0].pod);
+  for (const auto& v : victims) {
+    const PodInfo& p = *v.pod;
+    s.priority_sum += p.priority() + kPriorityOffset;
+    if (p.priority() == max_priority) {
+      if (p.pod->start_time.has_value()) {
+        s.earliest = std::min(s.earliest, *p.pod->start_time);
+      } else {
+        s.reads_now = true;
+      }
+    } else if (p.priority() > max_priority) {
+      max_priority = p.priority();
+      restart(p);
+    }
+  }
   return s;
+}
+
+DefaultPreemption::PickKey DefaultPreemption::KeyOf(const PickScores& s, TimePoint now) {
+  // Each score higher is better.
+  const TimePoint earliest = s.reads_now ? std::min(s.earliest, now) : s.earliest;
+  return {
+      -int64_t{s.num_pdb_violations},       // fewest PDB violations
+      -int64_t{s.first_priority},           // lowest highest-priority victim
+      -s.priority_sum,                      // smallest sum of offset priorities
+      -int64_t{s.num_victims},              // fewest victims
+      earliest.time_since_epoch().count(),  // latest start of the highest-priority ones
+  };
 }
 
 size_t DefaultPreemption::PickOneNodeForPreemption(
     std::span<const PreemptionCandidate> candidates) const {
   // kube applies the criteria one after another, keeping the candidates that tie on each; the
   // survivor is the first candidate whose score tuple is lexicographically greatest, which one
-  // pass over precomputed tuples finds (each score higher is better).
-  constexpr int64_t kPriorityOffset = int64_t{std::numeric_limits<int32_t>::max()} + 1;
-  using Scores = std::array<int64_t, 5>;
-  auto scores_of = [&](const PreemptionCandidate& c) {
-    Scores s;
-    s[0] = -int64_t{c.num_pdb_violations};          // fewest PDB violations
-    s[1] = -int64_t{c.victims[0].pod->priority()};  // lowest highest-priority victim
-    int64_t sum = 0;                                // smallest sum of offset priorities
-    int32_t max_priority = c.victims[0].pod->priority();
-    TimePoint earliest = StartTime(*c.victims[0].pod);
-    for (const auto& v : c.victims) {
-      const PodInfo* p = v.pod;
-      sum += p->priority() + kPriorityOffset;
-      if (p->priority() == max_priority) {
-        earliest = std::min(earliest, StartTime(*p));
-      } else if (p->priority() > max_priority) {
-        max_priority = p->priority();
-        earliest = StartTime(*p);
-      }
-    }
-    s[2] = -sum;
-    s[3] = -static_cast<int64_t>(c.victims.size());  // fewest victims
-    s[4] = earliest.time_since_epoch().count();      // latest start of the highest-priority ones
-    return s;
+  // pass over precomputed tuples finds.
+  const TimePoint now = handle_.clock().Now();
+  auto key = [&](const PreemptionCandidate& c) {
+    return KeyOf(ScoresOf(c.victims, c.num_pdb_violations), now);
   };
   size_t best = 0;
-  Scores best_scores = scores_of(candidates[0]);
+  PickKey best_key = key(candidates[0]);
   for (size_t i = 1; i < candidates.size(); ++i) {
-    Scores s = scores_of(candidates[i]);
-    if (s > best_scores) {
+    PickKey k = key(candidates[i]);
+    if (k > best_key) {
       best = i;
-      best_scores = s;
+      best_key = k;
     }
   }
   return best;
@@ -427,7 +506,6 @@ size_t DefaultPreemption::PickOneNodeForPreemption(
 
 namespace {
 
-// kube's FitError text for the preemption dry run: "0/N nodes are available: <histogram>.".
 // kube's FitError text for the preemption dry run: "0/N nodes are available: <histogram>.", from
 // the count of each reason over the `num_explicit` nodes with a dry-run status; the other nodes
 // count under `absent_reason`.
@@ -443,31 +521,26 @@ std::string FitMessageFromCounts(size_t num_all,
   return msg;
 }
 
-std::string FitMessage(size_t num_all, const std::vector<std::pair<Symbol, Status>>& statuses,
-                       std::string_view absent_reason) {
-  // Count per distinct reason first (few of them; most share one static string), then sort by
-  // text: one std::string per distinct reason instead of one per node.
-  std::vector<std::pair<std::string_view, int64_t>> counts;
-  for (const auto& [node, st] : statuses) {
-    for (std::string_view r : st.reasons()) {
-      auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) {
-        return (c.first.data() == r.data() && c.first.size() == r.size()) || c.first == r;
-      });
-      if (it == counts.end()) {
-        counts.emplace_back(r, 1);
-      } else {
-        ++it->second;
-      }
-    }
-  }
-  return FitMessageFromCounts(num_all, counts, statuses.size(), absent_reason);
-}
-
 Status Preemption(Code code, std::string_view msg) {
   return Status::WithOwnedReason(code, "preemption: " + std::string(msg));
 }
 
 }  // namespace
+
+void DefaultPreemption::CountFailure(const Status& s) {
+  ++num_failed_;
+  // Few distinct reasons per call (most share one static string): compare the pointer first.
+  for (std::string_view r : s.reasons()) {
+    auto it = std::find_if(reason_counts_.begin(), reason_counts_.end(), [&](const ReasonCount& c) {
+      return (c.reason.data() == r.data() && c.reason.size() == r.size()) || c.reason == r;
+    });
+    if (it == reason_counts_.end()) {
+      reason_counts_.push_back({r, 1, s});  // the copy keeps an owned reason alive
+    } else {
+      ++it->count;
+    }
+  }
+}
 
 Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo& pod,
                                      const framework::NodeToStatus& statuses,
@@ -476,6 +549,7 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   if (fwk_ == nullptr)
     return Status::Error("preemption: the pod's profile is unknown to the handle");
   pdb_cache_.clear();
+  has_pdb_cache_.clear();
   // 1) Eligibility.
   if (std::string_view why = Ineligible(pod, statuses); !why.empty()) {
     return Preemption(Code::kUnschedulable, why);
@@ -489,13 +563,24 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   std::vector<const NodeInfo*>& potential = potential_nodes_;
   potential.clear();
   if (statuses.absent.code() == Code::kUnschedulable) {
-    absl::flat_hash_map<Symbol, Code>& explicit_codes = explicit_codes_;  // keeps its capacity
-    explicit_codes.clear();
-    for (const auto& ns : statuses.nodes) explicit_codes[ns.node->name()] = ns.status.code();
+    // The explicit codes by node name (dense, stamped per call instead of cleared).
+    if (++explicit_epoch_ == 0) {
+      std::fill(explicit_stamp_.begin(), explicit_stamp_.end(), 0);
+      explicit_epoch_ = 1;
+    }
+    for (const auto& ns : statuses.nodes) {
+      const uint32_t id = ns.node->name().id();
+      if (id >= explicit_stamp_.size()) {
+        explicit_stamp_.resize(id + 1, 0);
+        explicit_codes_.resize(id + 1);
+      }
+      explicit_stamp_[id] = explicit_epoch_;
+      explicit_codes_[id] = ns.status.code();
+    }
     for (const NodeInfo* n : all) {
-      auto it = explicit_codes.find(n->name());
-      if ((it == explicit_codes.end() ? Code::kUnschedulable : it->second) ==
-          Code::kUnschedulable) {
+      const uint32_t id = n->name().id();
+      const bool exp = id < explicit_stamp_.size() && explicit_stamp_[id] == explicit_epoch_;
+      if ((exp ? explicit_codes_[id] : Code::kUnschedulable) == Code::kUnschedulable) {
         potential.push_back(n);
       }
     }
@@ -504,13 +589,17 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
       if (ns.status.code() == Code::kUnschedulable) potential.push_back(ns.node);
     }
   }
-  std::vector<std::pair<Symbol, Status>>& dry_statuses = dry_statuses_;
-  dry_statuses.clear();
-  std::vector<PreemptionCandidate>&non_violating = non_violating_candidates_,
+  reason_counts_.clear();
+  num_failed_ = 0;
+  failed_slots_.clear();
+  victim_pool_.clear();
+  std::vector<CandidateRef>&non_violating = non_violating_candidates_,
   &violating = violating_candidates_;
   non_violating.clear();
   violating.clear();
   std::vector<std::string> errors;
+  LazyMemoTable memo;
+  const TimePoint now = handle_.clock().Now();
   if (!potential.empty()) {
     // 3) Dry run from a random offset.
     const auto n = static_cast<int32_t>(potential.size());
@@ -529,30 +618,38 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
           FitMessageFromCounts(all.size(), {{kNoVictimsReason, static_cast<int64_t>(n)}},
                                potential.size(), kNotHelpfulReason));
     }
-    LazyMemoTable memo;
     const Symbol self_nominated = handle_.NominatedNodeName(pod);
     for (size_t i = 0; i < potential.size(); ++i) {
-      const NodeInfo& node = *potential[(offset + i) % potential.size()];
-      PreemptionCandidate c{node.name(), {}, 0};
-      Status s = SelectVictimsMemo(memo, self_nominated, state, pod, node, &c.victims,
-                                   &c.num_pdb_violations);
-      if (s.ok() && !c.victims.empty()) {
-        auto& list = c.num_pdb_violations == 0 ? non_violating : violating;
-        if (list.size() < want) list.push_back(std::move(c));
+      size_t k = offset + i;
+      if (k >= potential.size()) k -= potential.size();
+      const NodeInfo& node = *potential[k];
+      CandidateRef c;
+      const Status* s = nullptr;
+      const Code code = DryRunNode(memo, self_nominated, state, pod, node, now, &c, &s);
+      if (code == Code::kSuccess && c.scores.num_victims > 0) {
+        c.node = node.name();
+        auto& list = c.scores.num_pdb_violations == 0 ? non_violating : violating;
+        if (list.size() < want) list.push_back(c);
         if (!non_violating.empty() && non_violating.size() + violating.size() >= want) break;
         continue;
       }
-      if (s.ok()) {
-        s = Status::Error(fmt::format("expected at least one victim pod on node {:?}",
-                                      handle_.interner().Str(node.name())));
+      if (code == Code::kSuccess) {
+        Status err = Status::Error(fmt::format("expected at least one victim pod on node {:?}",
+                                               handle_.interner().Str(node.name())));
+        errors.push_back(err.Message());
+        CountFailure(err);
+        continue;
       }
-      if (s.code() == Code::kError) errors.push_back(s.Message());
-      dry_statuses.emplace_back(node.name(), std::move(s));
+      if (code == Code::kError) {
+        errors.push_back(s->Message());
+      } else if (c.memo_slot != kNoSlot) {
+        failed_slots_.push_back(c.memo_slot);  // counted if the message is needed
+        continue;
+      }
+      CountFailure(*s);
     }
   }
-  std::vector<PreemptionCandidate>& candidates = non_violating;
-  for (auto& c : violating) candidates.push_back(std::move(c));
-  if (candidates.empty()) {
+  if (non_violating.empty() && violating.empty()) {
     if (!errors.empty()) {
       std::string msg =
           errors.size() == 1 ? errors[0] : "[" + fmt::format("{}", fmt::join(errors, ", ")) + "]";
@@ -560,16 +657,36 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
     }
     result->mode = framework::NominatingMode::kOverride;  // clears a stale nomination
     result->nominated_node_name = Symbol();
+    for (uint32_t slot : failed_slots_) CountFailure(memo.table->entries[slot].status);
+    std::vector<std::pair<std::string_view, int64_t>> counts;
+    counts.reserve(reason_counts_.size());
+    for (const ReasonCount& c : reason_counts_) counts.emplace_back(c.reason, c.count);
     return Preemption(Code::kUnschedulable,
-                      FitMessage(all.size(), dry_statuses, kNotHelpfulReason));
+                      FitMessageFromCounts(all.size(), counts, num_failed_, kNotHelpfulReason));
   }
-  // 4) The best candidate.
-  PreemptionCandidate& best =
-      candidates[candidates.size() == 1 ? 0 : PickOneNodeForPreemption(candidates)];
+  // 4) The best candidate: kube's list is the non-violating candidates, then the violating ones.
+  const CandidateRef* best = nullptr;
+  PickKey best_key{};
+  for (const auto* list : {&non_violating, &violating}) {
+    for (const CandidateRef& c : *list) {
+      PickKey k = KeyOf(c.scores, now);
+      if (best == nullptr || k > best_key) {
+        best = &c;
+        best_key = k;
+      }
+    }
+  }
+  std::span<const framework::PreemptionVictim> victims;
+  if (best->memo_slot == kNoSlot) {
+    victims = std::span(victim_pool_)
+                  .subspan(best->pool_begin, static_cast<size_t>(best->scores.num_victims));
+  } else {
+    victims = memo.table->entries[best->memo_slot].victims;
+  }
   result->mode = framework::NominatingMode::kOverride;
-  result->nominated_node_name = best.node;
-  result->victims = std::move(best.victims);
-  result->num_pdb_violations = best.num_pdb_violations;
+  result->nominated_node_name = best->node;
+  result->victims.assign(victims.begin(), victims.end());
+  result->num_pdb_violations = best->scores.num_pdb_violations;
   return {};
 }
 

@@ -47,10 +47,16 @@
 //     not read budgets);
 //   - the clock, when the importance order of the lower-priority pods compares a pod without
 //     status.startTime (read as "now") with one that has it.
+// Entries are stored densely by the node's memo slot (one per node name, SlotOf) and record the
+// NodeInfo they were computed on (the name alone does not identify the object). A stored success
+// also keeps its PickOneNodeForPreemption scores (PickScores: clock-free, "now" applied when
+// compared), and candidates refer to their entries: only the chosen node's victims are copied.
 // The candidate walk (offset, counts, stop condition) and PickOneNodeForPreemption run unchanged,
 // so decisions, victims and messages are identical with the gate on or off.
 
+#include <array>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -58,7 +64,7 @@
 #include <string_view>
 #include <vector>
 
-#include <absl/container/flat_hash_map.h>
+#include <absl/container/inlined_vector.h>
 
 #include "corral/core/result.h"
 #include "corral/framework/handle.h"
@@ -134,30 +140,75 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   int64_t memo_misses() const { return memo_misses_; }
 
  private:
-  // One memoized SelectVictims result and what it was computed from.
-  struct MemoEntry {
+  // PickOneNodeForPreemption's criteria for one candidate, computed once from its victims. The
+  // only clock-dependent part (the start of a highest-priority victim without status.startTime,
+  // read as "now") is kept apart, so a memoized tuple stays exact at any later instant.
+  struct PickScores {
+    int64_t priority_sum = 0;  // Σ (priority + 2^31)
+    // The earliest status.startTime among the highest-priority victims that have one.
+    TimePoint earliest = TimePoint::max();
+    int32_t num_pdb_violations = 0;
+    int32_t first_priority = 0;  // victims[0] (the most important)
+    int32_t num_victims = 0;
+    bool reads_now = false;  // a highest-priority victim has no start time: min(earliest, now)
+  };
+  using PickKey = std::array<int64_t, 5>;  // higher is better, compared lexicographically
+  static PickScores ScoresOf(std::span<const framework::PreemptionVictim> victims,
+                             int32_t num_pdb_violations);
+  static PickKey KeyOf(const PickScores& s, TimePoint now);
+
+  // One memoized SelectVictims result and what it was computed from. Empty while node_info is
+  // null. What a visit reads (validity, outcome, the namespaces of a success) fills the first cache
+  // line; the scores the second; the rest is read only for the chosen candidate or a failure's
+  // reasons.
+  struct alignas(64) MemoEntry {
+    const framework::NodeInfo* node_info = nullptr;
     const api::Node* api_node = nullptr;
     uint64_t generation = 0;
     uint64_t nomination_version = 0;
-    std::vector<Symbol> namespaces;  // of the lower-priority pods
-    std::optional<TimePoint> now;    // set when the result read the clock
+    TimePoint now;             // the clock when stored; compared only when `reads_clock`
+    bool reads_clock = false;  // the result read the clock
+    framework::Code code = framework::Code::kSuccess;  // status.code()
+    bool candidate = false;  // a success with at least one victim: `scores` is set
+    absl::InlinedVector<Symbol, 2> namespaces;  // of the lower-priority pods
+    PickScores scores;
     framework::Status status;
     std::vector<framework::PreemptionVictim> victims;
-    int32_t num_pdb_violations = 0;
   };
-  // The entries for one preemptor class (profile, signature, priority, filter key).
+  // The entries for one preemptor class (profile, signature, priority, filter key), indexed by the
+  // node's memo slot (slot_of_).
   struct MemoTable {
     const framework::Framework* fwk = nullptr;
     std::string signature;
     int32_t priority = 0;
     uint64_t filter_key = 0;
     uint64_t last_used = 0;
-    absl::flat_hash_map<const framework::NodeInfo*, MemoEntry> entries;
+    std::vector<MemoEntry> entries;
   };
   static constexpr size_t kMaxMemoTables = 8;
+  static constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
+
+  // A candidate found by the current PostFilter call: its scores and where its victims are (a memo
+  // entry, or victim_pool_). Victims are copied out only for the chosen one.
+  struct CandidateRef {
+    Symbol node;
+    PickScores scores;
+    // Where the result is: the current table's entry of this slot (status and victims), or, when
+    // kNoSlot, victims in victim_pool_[pool_begin, pool_begin + scores.num_victims).
+    uint32_t memo_slot = kNoSlot;
+    uint32_t pool_begin = 0;
+  };
 
   // The memo table for the current PostFilter call, or null when the memo does not apply to `pod`.
   MemoTable* MemoTableFor(const framework::CycleState& state, const framework::PodInfo& pod);
+  // The memo slot of the node named `node` (assigned on first use). Slots are dense: the tables are
+  // vectors indexed by them instead of hash maps.
+  uint32_t SlotOf(Symbol node) {
+    const uint32_t id = node.id();
+    if (id < slot_of_.size() && slot_of_[id] != kNoSlot) return slot_of_[id];
+    return NewSlot(node);
+  }
+  uint32_t NewSlot(Symbol node);
   // What identifies `pod` to the Filter plugins that run this cycle: the Sign fragments of each
   // (FilterPlugin::FilterIsNodeLocal plugins sign everything their verdicts read); nullopt if one
   // cannot sign.
@@ -168,21 +219,31 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
     bool looked_up = false;
     MemoTable* table = nullptr;
   };
-  // SelectVictims through the memo (when it applies). `self_nominated` is the pod's nominated node.
-  framework::Status SelectVictimsMemo(LazyMemoTable& lazy, Symbol self_nominated,
-                                      const framework::CycleState& state,
-                                      const framework::PodInfo& pod,
-                                      const framework::NodeInfo& node,
-                                      std::vector<framework::PreemptionVictim>* victims,
-                                      int32_t* num_pdb_violations);
+  // SelectVictims through the memo (when it applies). `self_nominated` is the pod's nominated node,
+  // `now` the clock's time for this call. Returns the node's status code and sets *status to the
+  // status, valid until the next call. cand->memo_slot is set when the result is a memo entry (its
+  // status and victims stay valid for the rest of the PostFilter call, by slot); a success with
+  // victims also sets cand->scores (and pool_begin when not memoized).
+  framework::Code DryRunNode(LazyMemoTable& lazy, Symbol self_nominated,
+                             const framework::CycleState& state, const framework::PodInfo& pod,
+                             const framework::NodeInfo& node, TimePoint now, CandidateRef* cand,
+                             const framework::Status** status);
+  // SelectVictims into victims_scratch_ and, for a candidate, its victims appended to victim_pool_.
+  const framework::Status& DryRunUnmemoized(const framework::CycleState& state,
+                                            const framework::PodInfo& pod,
+                                            const framework::NodeInfo& node, CandidateRef* cand);
   // Whether a PodDisruptionBudget exists in the namespace of any of `pods`.
   bool AnyPdbFor(std::span<const framework::PodInfo* const> pods) const;
+  // Whether a PodDisruptionBudget exists in `ns` (cached for the current PostFilter call).
+  bool HasPdb(Symbol ns);
   // Whether sorting `pods` by MoreImportantPod reads the clock (some but not all have a start
   // time).
   static bool OrderReadsClock(std::span<const framework::PodInfo* const> pods);
   // Whether PreFilter extensions (AddPod/RemovePod) can run for this cycle, i.e. the dry run must
   // work on a copy of the CycleState.
   bool NeedsStateCopy(const framework::CycleState& state);
+  // Counts a failed node's reasons for the "not helpful" message.
+  void CountFailure(const framework::Status& s);
 
   struct PdbState {
     const api::PodDisruptionBudget* pdb;
@@ -200,15 +261,31 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   DefaultPreemptionArgs args_;
   const framework::Framework* fwk_ = nullptr;  // the preemptor's profile, for the current call
   std::vector<std::pair<Symbol, std::vector<PdbState>>> pdb_cache_;  // per namespace, current call
+  std::vector<std::pair<Symbol, bool>> has_pdb_cache_;               // per namespace, current call
   // Scratch reused across calls.
   std::vector<const framework::PodInfo*> potential_;
   std::vector<const framework::PodInfo*> violating_, non_violating_;
-  std::vector<int32_t> pdb_allowed_scratch_;
   // PostFilter's scratch.
-  absl::flat_hash_map<Symbol, framework::Code> explicit_codes_;
+  std::vector<framework::Code> explicit_codes_;  // by node name Symbol id; valid where stamped
+  std::vector<uint32_t> explicit_stamp_;         // == explicit_epoch_: explicit_codes_ is set
+  uint32_t explicit_epoch_ = 0;
   std::vector<const framework::NodeInfo*> potential_nodes_;
-  std::vector<std::pair<Symbol, framework::Status>> dry_statuses_;
-  std::vector<PreemptionCandidate> non_violating_candidates_, violating_candidates_;
+  // The "not helpful" histogram: each distinct reason (kept alive by a copy of one status that
+  // carries it) and the number of failed nodes that gave it.
+  struct ReasonCount {
+    std::string_view reason;
+    int64_t count = 0;
+    framework::Status keeper;
+  };
+  std::vector<ReasonCount> reason_counts_;
+  size_t num_failed_ = 0;  // failed dry-run nodes counted in reason_counts_
+  // Failed nodes whose status is a memo entry: counted only when the message is needed (no
+  // candidate), so a walk that finds candidates never reads their statuses.
+  std::vector<uint32_t> failed_slots_;
+  std::vector<CandidateRef> non_violating_candidates_, violating_candidates_;
+  std::vector<framework::PreemptionVictim> victim_pool_;      // unmemoized candidates' victims
+  std::vector<framework::PreemptionVictim> victims_scratch_;  // SelectVictims' output
+  framework::Status status_scratch_;                          // DryRunUnmemoized's result
   framework::NodeInfo scratch_node_;  // SelectVictims' working copy of the node
   VictimUnits units_;  // SelectVictims' KEP-5710 units on nodes with disruptionMode-all members
   // PreFilter plugins with extensions, by the framework they were looked up for.
@@ -217,6 +294,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   bool ext_unslotted_ = false;     // one has no Filter entry, so its slot is unknown: always copy
   // Dry-run memo.
   std::vector<MemoTable> memo_;
+  std::vector<uint32_t> slot_of_;  // node name Symbol id → memo slot (kNoSlot: none yet)
+  uint32_t num_slots_ = 0;
   uint64_t memo_clock_ = 0;
   int64_t memo_hits_ = 0, memo_misses_ = 0;
 };

@@ -477,6 +477,89 @@ TEST_F(DefaultPreemptionTest, DryRunMemoKeysClockDependentOrders) {
   EXPECT_EQ(VictimNames(r3), VictimNames(r1));
 }
 
+// Memoized candidates keep PickOneNodeForPreemption's scores without the clock: a highest-priority
+// victim without status.startTime starts "now", which moves. n1's victim started at 100 s, n2's has
+// no start time (neither node's importance order reads the clock, so both entries stay valid): the
+// latest start wins, n1 while now < 100 s, n2 once now > 100 s.
+TEST_F(DefaultPreemptionTest, DryRunMemoScoresReadTheClockWhenPicking) {
+  h_.versioned = true;
+  api::Pod& no_start = w_.Pod("nostart").NodeName("n2").Priority(1).Req({{"cpu", "2"}}).Obj();
+  SetNodes({&w_.NodeWith(Node("n1", "2"), {&Bound("started", "n1", 1, "2", 100)}),
+            &w_.NodeWith(Node("n2", "2"), {&no_start})});
+  framework::PostFilterResult r1, r2, off;
+  ASSERT_TRUE(Run(Pending("q1", 10, "2"), &r1).ok());
+  EXPECT_EQ(w_.in.Str(r1.nominated_node_name), "n1");
+  h_.clock_.Advance(std::chrono::seconds(200));
+  ASSERT_TRUE(Run(Pending("q2", 10, "2"), &r2).ok());
+  EXPECT_EQ(Plugin().memo_hits(), 2);
+  EXPECT_EQ(Plugin().memo_misses(), 2);
+  EXPECT_EQ(w_.in.Str(r2.nominated_node_name), "n2");
+  EXPECT_EQ(VictimNames(r2), std::vector<std::string>{"nostart"});
+  ASSERT_TRUE(w_.gates.Set("CorralPreemptionMemo", false).ok());
+  ASSERT_TRUE(Run(Pending("q3", 10, "2"), &off).ok());
+  EXPECT_EQ(off.nominated_node_name, r2.nominated_node_name);
+  ASSERT_TRUE(w_.gates.Set("CorralPreemptionMemo", true).ok());
+}
+
+// Memoized failures are counted into the "not helpful" message only when no candidate is found;
+// the message is the one computed without the memo.
+TEST_F(DefaultPreemptionTest, DryRunMemoFailuresMakeTheSameMessage) {
+  h_.versioned = true;
+  SetNodes({&w_.NodeWith(Node("n1", "2"),
+                         {&Bound("high1", "n1", 10, "1"), &Bound("low1", "n1", 1, "1")}),
+            &w_.NodeWith(Node("n2", "2"),
+                         {&Bound("high2", "n2", 10, "1"), &Bound("low2", "n2", 1, "1")}),
+            &w_.NodeWith(Node("n3", "2"), {&Bound("high3", "n3", 10, "2")})});
+  framework::PostFilterResult r1, r2, off;
+  const Status first = Run(Pending("q1", 10, "2"), &r1);
+  const Status second = Run(Pending("q2", 10, "2"), &r2);
+  EXPECT_EQ(Plugin().memo_misses(), 2);
+  EXPECT_EQ(Plugin().memo_hits(), 2);
+  ASSERT_TRUE(w_.gates.Set("CorralPreemptionMemo", false).ok());
+  const Status without = Run(Pending("q3", 10, "2"), &off);
+  ASSERT_TRUE(w_.gates.Set("CorralPreemptionMemo", true).ok());
+  EXPECT_EQ(second.code(), Code::kUnschedulable);
+  EXPECT_EQ(first.Message(), without.Message());
+  EXPECT_EQ(second.Message(), without.Message());
+  EXPECT_EQ(second.Message(),
+            "preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, "
+            "2 Insufficient cpu.");
+}
+
+// Entries are stored by node name but belong to one NodeInfo object: another NodeInfo of the same
+// node (here an unmutated copy, which even shares the generation) is computed again.
+TEST_F(DefaultPreemptionTest, DryRunMemoKeysTheNodeInfoObject) {
+  h_.versioned = true;
+  NodeInfo& n1 = w_.NodeWith(Node("n1", "2"), {&Bound("low", "n1", 1, "2")});
+  SetNodes({&n1});
+  framework::PostFilterResult r1, r2, r3;
+  ASSERT_TRUE(Run(Pending("q1", 10, "2"), &r1).ok());
+  ASSERT_TRUE(Run(Pending("q2", 10, "2"), &r2).ok());
+  EXPECT_EQ(Plugin().memo_hits(), 1);
+  NodeInfo copy = n1;
+  ASSERT_EQ(copy.generation(), n1.generation());
+  SetNodes({&copy});
+  ASSERT_TRUE(Run(Pending("q3", 10, "2"), &r3).ok());
+  EXPECT_EQ(Plugin().memo_hits(), 1);
+  EXPECT_EQ(Plugin().memo_misses(), 2);
+  EXPECT_EQ(VictimNames(r3), std::vector<std::string>{"low"});
+}
+
+// Nodes that come and go get new memo slots; once the slots outnumber twice the nodes (plus 64)
+// every table starts over, and decisions are unaffected.
+TEST_F(DefaultPreemptionTest, DryRunMemoSlotsStartOverAfterNodeChurn) {
+  h_.versioned = true;
+  for (int i = 0; i < 80; ++i) {
+    const std::string name = "churn" + std::to_string(i);
+    SetNodes({&w_.NodeWith(Node(name, "2"), {&Bound("low" + std::to_string(i), name, 1, "2")})});
+    framework::PostFilterResult r;
+    ASSERT_TRUE(Run(Pending("q" + std::to_string(i), 10, "2"), &r).ok());
+    EXPECT_EQ(w_.in.Str(r.nominated_node_name), name);
+    EXPECT_EQ(VictimNames(r), std::vector<std::string>{"low" + std::to_string(i)});
+  }
+  EXPECT_EQ(Plugin().memo_misses(), 80);
+}
+
 // kube's TestCalculateNumCandidates.
 TEST_F(DefaultPreemptionTest, NumCandidates) {
   struct Case {
