@@ -180,8 +180,8 @@ TEST_F(FilterMemoTest, CordonedNodeIsFilteredAgain) {
 }
 
 // The table's previous pass is followed by more nomination changes than the nominator logs
-// (LoggedNominator::kLogSize), all but the first on a node outside the cluster: the log no longer
-// reaches back, so every node's version is looked up and node-2's change is still seen.
+// (LoggedNominator::kLogSize; more than a pass takes from it, too), all but the first on a node
+// outside the cluster: every node's version is looked up, and node-2's change is still seen.
 TEST_F(FilterMemoTest, NominationChangesBeyondTheLogAreFilteredAgain) {
   Schedule(w_.NewPod("a", 500, 0));
   Schedule(w_.NewPod("nominated", 2000, 5, false, w_.in.Intern("node-2")));
