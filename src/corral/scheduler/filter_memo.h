@@ -207,12 +207,12 @@ class FilterMemo {
   // `slot_budget`: the number of node slots kept over all tables (at least one table is kept).
   explicit FilterMemo(size_t slot_budget = kDefaultSlotBudget) : slot_budget_(slot_budget) {}
 
+  // A pass that rejected at least this many nodes, or half of the nodes if fewer, creates a table
+  // even if it found feasible nodes.
+  static constexpr size_t kMinFailedForTable = 64;
   // The table for `key`, sized for `num_nodes` positions; if absent, null unless `create`, in which
   // case it is created (evicting least recently used tables beyond the budget). The pointer is
   // valid until the next Get.
-  // A pass that rejected at least this many nodes, or half of the nodes if fewer, creates a table
-  // even if it found feasible nodes.
-  static constexpr size_t kMinFailedForTable = 256;
   Table* Get(const Key& key, size_t num_nodes, bool create);
   size_t num_tables() const { return tables_.size(); }
 

@@ -26,7 +26,7 @@ namespace {
 constexpr int32_t kMinFeasibleNodesToFind = 100;
 constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
 // How many nodes ahead the memoized filter pass prefetches NodeInfos (their generation is read).
-constexpr size_t kPrefetchDistance = 8;
+constexpr size_t kPrefetchDistance = 24;
 
 // kube prints Go string slices as "[a b]".
 std::string GoList(const std::vector<std::string_view>& names) {
