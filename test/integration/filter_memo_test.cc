@@ -179,6 +179,94 @@ TEST_F(FilterMemoTest, CordonedNodeIsFilteredAgain) {
   EXPECT_EQ((stats().hits - hits + stats().misses - misses) % 3, 0);
 }
 
+// The table's previous pass is followed by more nomination changes than the nominator logs
+// (LoggedNominator::kLogSize; more than a pass takes from it, too), all but the first on a node
+// outside the cluster: every node's version is looked up, and node-2's change is still seen.
+TEST_F(FilterMemoTest, NominationChangesBeyondTheLogAreFilteredAgain) {
+  Schedule(w_.NewPod("a", 500, 0));
+  Schedule(w_.NewPod("nominated", 2000, 5, false, w_.in.Intern("node-2")));
+  for (size_t i = 0; i < scheduler::LoggedNominator::kLogSize + 1; ++i) {
+    Schedule(w_.NewPod("ghost-" + std::to_string(i), 2000, 5, false, w_.in.Intern("ghost")));
+  }
+  const int64_t hits = stats().hits, misses = stats().misses;
+  Schedule(w_.NewPod("b", 500, 0));
+  EXPECT_EQ(stats().hits - hits, 2);
+  EXPECT_EQ(stats().misses - misses, 1);
+}
+
+// A pass that finds a feasible node but rejects at least half of the nodes gets a table, with its
+// successes memoized as well; the nodes it did not reach are filtered by the next pass.
+TEST(FilterMemoPartialPassTest, PassThatRejectsManyNodesGetsATable) {
+  World w;
+  ManualClock clock;
+  scheduler::Scheduler::Options opts;
+  opts.gates.Set("CorralFilterMemo", true).ok();
+  opts.gates.Set("OpportunisticBatching", false).ok();
+  auto registry = plugins::NewInTreeRegistry();
+  auto made = scheduler::Scheduler::New(w.in, clock, std::move(opts), registry);
+  ASSERT_TRUE(made.ok());
+  auto s = std::move(made).value();
+  // Three full nodes, then three with room for one 500m pod each; no Score plugin stops a pass
+  // early, so a pass visits every node.
+  for (int i = 0; i < 6; ++i) s->AddNode(&w.NewNode(i, 1000, 10));
+  for (int i = 0; i < 3; ++i) {
+    api::Pod& p = w.NewPod("filler-" + std::to_string(i), 600, 10);
+    p.node_name = w.in.Intern("node-" + std::to_string(i));
+    s->AddPod(&p);
+  }
+  s->AddPod(&w.NewPod("a", 500, 0));
+  s->RunUntilIdle();
+  const scheduler::FilterMemo::Stats& st = s->filter_memo()->stats();
+  EXPECT_EQ(s->filter_memo()->num_tables(), 1u);
+  EXPECT_EQ(st.hits, 0);
+  EXPECT_EQ(st.misses, 6);
+  // "a" is on one of the free nodes (changed since); the other five verdicts are reused.
+  s->AddPod(&w.NewPod("b", 500, 0));
+  s->RunUntilIdle();
+  EXPECT_EQ(st.hits, 5);
+  EXPECT_EQ(st.misses, 7);
+  EXPECT_EQ(s->PendingPods().size(), 0u);
+}
+
+TEST(LoggedNominatorTest, ChangedSinceListsTheChangedNodesWhileTheLogReachesBack) {
+  World w;
+  std::deque<framework::PodInfo> pods;
+  auto pod = [&](std::string_view name) {
+    framework::PodInfo& p = pods.emplace_back();
+    p.pod = &w.NewPod(name, 100, 0);
+    return &p;
+  };
+  const Symbol n1 = w.in.Intern("n1"), n2 = w.in.Intern("n2"), n3 = w.in.Intern("n3");
+  scheduler::LoggedNominator nom;
+  std::vector<Symbol> out;
+  EXPECT_TRUE(nom.ChangedSince(0, 8, &out));
+  EXPECT_TRUE(out.empty());
+  const framework::PodInfo* a = pod("a");
+  const framework::PodInfo* b = pod("b");
+  nom.Add(a, n1);
+  const uint64_t t1 = nom.clock();
+  nom.Add(a, n2);  // moves: n1 and n2 change
+  nom.Add(b, n3);
+  EXPECT_EQ(nom.Version(n3), nom.clock());
+  ASSERT_TRUE(nom.ChangedSince(t1, 8, &out));
+  EXPECT_EQ(out, (std::vector<Symbol>{n3, n2, n1}));
+  ASSERT_TRUE(nom.ChangedSince(nom.clock(), 8, &out));
+  EXPECT_TRUE(out.empty());
+  EXPECT_FALSE(nom.ChangedSince(t1, 2, &out));  // more than `max`
+  nom.Unique();                                 // no node changes
+  const uint64_t t2 = nom.clock();
+  EXPECT_EQ(nom.Delete(b), n3);
+  ASSERT_TRUE(nom.ChangedSince(t2, 8, &out));
+  EXPECT_EQ(out, (std::vector<Symbol>{n3}));
+  // Beyond the log's size, older points are no longer answered.
+  for (size_t i = 0; i < scheduler::LoggedNominator::kLogSize; ++i) {
+    nom.Add(b, i % 2 == 0 ? n1 : n2);
+  }
+  EXPECT_FALSE(nom.ChangedSince(t2, SIZE_MAX, &out));
+  EXPECT_TRUE(nom.ChangedSince(nom.clock() - 1, 8, &out));
+  EXPECT_EQ(out.size(), 1u);
+}
+
 TEST_F(FilterMemoTest, NonLocalFilterIsNeverMemoized) {
   Schedule(w_.NewPod("a", 500, 0, /*anti_affinity=*/true));
   Schedule(w_.NewPod("b", 500, 0, /*anti_affinity=*/true));

@@ -141,6 +141,12 @@ Result<void> Framework::Build(const ProfileConfig& profile, const Registry& regi
         profile_name_, queue_sort_list_.size()));
   }
   queue_sort_ = queue_sort_list_[0].plugin;
+  // PreFilterExtensions, in PreFilter order (Extensions() is fixed for a plugin's lifetime).
+  for (const auto& e : pre_filter_) {
+    if (const PreFilterExtensions* ext = e.plugin->Extensions()) {
+      pre_filter_ext_.push_back({ext, e.name, e.slot});
+    }
+  }
   if (bind_.empty()) {
     return Error::Invalid(fmt::format(
         "at least one bind plugin is needed for profile with scheduler name {:?}", profile_name_));
@@ -247,10 +253,9 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
 
 Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod,
                                               const PodInfo& to_add, const NodeInfo& node) const {
-  for (const auto& e : pre_filter_) {
-    const PreFilterExtensions* ext = e.plugin->Extensions();
-    if (ext == nullptr || state.skip_filter()[e.slot]) continue;
-    Status s = ext->AddPod(state, pod, to_add, node);
+  for (const auto& e : pre_filter_ext_) {
+    if (state.skip_filter()[e.slot]) continue;
+    Status s = e.ext->AddPod(state, pod, to_add, node);
     if (!s.ok()) {
       return Status::Error(
           fmt::format("running AddPod on PreFilter plugin {:?}: {}", e.name, s.Message()));
@@ -262,10 +267,9 @@ Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& 
 Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod,
                                                  const PodInfo& to_remove,
                                                  const NodeInfo& node) const {
-  for (const auto& e : pre_filter_) {
-    const PreFilterExtensions* ext = e.plugin->Extensions();
-    if (ext == nullptr || state.skip_filter()[e.slot]) continue;
-    Status s = ext->RemovePod(state, pod, to_remove, node);
+  for (const auto& e : pre_filter_ext_) {
+    if (state.skip_filter()[e.slot]) continue;
+    Status s = e.ext->RemovePod(state, pod, to_remove, node);
     if (!s.ok()) {
       return Status::Error(
           fmt::format("running RemovePod on PreFilter plugin {:?}: {}", e.name, s.Message()));
@@ -308,6 +312,12 @@ std::optional<uint64_t> Framework::NodeLocalFilterKey(const CycleState& state,
   return key;
 }
 
+bool Framework::HasActivePreFilterExtensions(const CycleState& state) const {
+  const std::vector<bool>& skip = state.skip_filter();
+  return std::any_of(pre_filter_ext_.begin(), pre_filter_ext_.end(),
+                     [&](const auto& e) { return e.slot >= skip.size() || !skip[e.slot]; });
+}
+
 Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
                                                     const NodeInfo& node) const {
   std::span<const PodInfo* const> nominated = handle_->NominatedPodsForNode(node.name());
@@ -321,17 +331,21 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, con
   if (!any) return RunFilterPlugins(state, pod, node);
   // Pass 1: with the nominated pods of priority >= the pod's added, on a copy of the node in a
   // per-thread scratch NodeInfo (assignment reuses its vectors' capacity; nothing reads it after
-  // this call).
-  CycleState state_with = state.Clone();
+  // this call). The CycleState is cloned only if a PreFilter extension would update it: otherwise
+  // the clone would equal `state` (Filter plugins only read it).
+  const bool extends = HasActivePreFilterExtensions(state);
+  std::optional<CycleState> state_with;
+  if (extends) state_with.emplace(state.Clone());
   thread_local NodeInfo node_with;
   node_with = node;
   for (const PodInfo* p : nominated) {
     if (p->priority() < pod.priority() || p->pod == pod.pod) continue;
     node_with.AddPod(p);
-    Status s = RunPreFilterExtensionAddPod(state_with, pod, *p, node_with);
+    if (!extends) continue;
+    Status s = RunPreFilterExtensionAddPod(*state_with, pod, *p, node_with);
     if (!s.ok()) return s;
   }
-  Status s = RunFilterPlugins(state_with, pod, node_with);
+  Status s = RunFilterPlugins(extends ? *state_with : state, pod, node_with);
   if (!s.ok()) return s;
   // Pass 2: without them.
   return RunFilterPlugins(state, pod, node);

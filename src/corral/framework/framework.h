@@ -74,6 +74,7 @@ class Framework {
   Status RunFilterPlugins(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;
   // kube RunFilterPluginsWithNominatedPods: with nominated pods of priority ≥ the pod's on the
   // node, the node must pass both with them added (on copies of state and node) and without them.
+  // The state is copied only when a PreFilter extension updates it for the added pods.
   Status RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
                                            const NodeInfo& node) const;
   // Whether this cycle's filter verdicts for `pod` on any node depend only on `pod`, that node's
@@ -149,6 +150,9 @@ class Framework {
  private:
   Framework() = default;
   Result<void> Build(const ProfileConfig& profile, const Registry& registry);
+  // Whether RunPreFilterExtensionAddPod/RemovePod would call any extension with `state` (a
+  // PreFilter plugin with extensions whose Filter is not skipped this cycle).
+  bool HasActivePreFilterExtensions(const CycleState& state) const;
 
   std::string profile_name_;
   std::optional<int32_t> percentage_;
@@ -159,6 +163,14 @@ class Framework {
   QueueSortPlugin* queue_sort_ = nullptr;
   std::vector<Entry<QueueSortPlugin>> queue_sort_list_;
   std::vector<Entry<PreFilterPlugin>> pre_filter_;
+  // The PreFilter plugins with PreFilterExtensions (cached at Build: PreFilterPlugin::Extensions()
+  // is fixed for a plugin's lifetime), in pre_filter_ order.
+  struct PreFilterExt {
+    const PreFilterExtensions* ext;
+    std::string_view name;
+    size_t slot;
+  };
+  std::vector<PreFilterExt> pre_filter_ext_;
   std::vector<Entry<FilterPlugin>> filter_;
   std::vector<Entry<PostFilterPlugin>> post_filter_;
   std::vector<Entry<PreScorePlugin>> pre_score_;

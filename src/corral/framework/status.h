@@ -62,6 +62,20 @@ class Status {
            code_ == Code::kPending;
   }
   const absl::InlinedVector<std::string_view, 1>& reasons() const { return reasons_; }
+  // Whether `other` is this very value: the same code, the same plugin and reason views (the same
+  // bytes at the same addresses) and the same owned storage. Never dereferences a view, so it is
+  // safe on statuses whose reasons are no longer current; equal text at different addresses is
+  // not identical.
+  bool IdenticalTo(const Status& other) const {
+    if (code_ != other.code_ || owned_ != other.owned_ || !SameView(plugin_, other.plugin_) ||
+        reasons_.size() != other.reasons_.size()) {
+      return false;
+    }
+    for (size_t i = 0; i < reasons_.size(); ++i) {
+      if (!SameView(reasons_[i], other.reasons_[i])) return false;
+    }
+    return true;
+  }
   // Reasons joined by ", " (kube's Status.Message()).
   std::string Message() const;
 
@@ -78,6 +92,10 @@ class Status {
   Status& AddOwnedReason(std::string reason);
 
  private:
+  static bool SameView(std::string_view a, std::string_view b) {
+    return a.data() == b.data() && a.size() == b.size();
+  }
+
   Code code_ = Code::kSuccess;
   std::string_view plugin_;
   absl::InlinedVector<std::string_view, 1> reasons_;

@@ -24,6 +24,31 @@ bool SameStatus(const framework::Status& a, const framework::Status& b) {
 }
 }  // namespace
 
+void LoggedNominator::Log(Symbol node) {
+  Entry& e = log_[next_];
+  if (size_ == kLogSize) {
+    floor_ = e.version;  // the oldest change leaves the log
+  } else {
+    ++size_;
+  }
+  e = {clock(), node};
+  next_ = next_ + 1 == kLogSize ? 0 : next_ + 1;
+}
+
+bool LoggedNominator::ChangedSince(uint64_t since, size_t max, std::vector<Symbol>* out) const {
+  out->clear();
+  if (since < floor_) return false;
+  // Newest first; versions increase along the log.
+  size_t i = next_;
+  for (size_t k = 0; k < size_; ++k) {
+    i = i == 0 ? kLogSize - 1 : i - 1;
+    if (log_[i].version <= since) break;
+    if (out->size() == max) return false;
+    out->push_back(log_[i].node);
+  }
+  return true;
+}
+
 void FilterMemo::Table::Resize(size_t num_nodes) {
   if (slots_.size() != num_nodes) slots_.resize(num_nodes);
 }
@@ -33,10 +58,8 @@ uint32_t FilterMemo::Table::Intern(const framework::Status& status) {
   for (size_t i = statuses_.size(); i-- > 0;) {
     if (SameStatus(statuses_[i], status)) return static_cast<uint32_t>(i);
   }
-  if (statuses_.size() >= kMaxStatuses) {
-    statuses_.clear();
-    for (Slot& s : slots_) s.status = kNone;
-  }
+  if (statuses_.size() >= kMaxStatuses) return kNone;  // FilterMemo::Get starts over
+  if (statuses_.capacity() < kMaxStatuses) statuses_.reserve(kMaxStatuses);
   statuses_.push_back(status);
   return static_cast<uint32_t>(statuses_.size() - 1);
 }
@@ -57,9 +80,14 @@ void FilterMemo::Table::Store(size_t pos, const framework::NodeInfo* node,
 FilterMemo::Table* FilterMemo::Get(const Key& key, size_t num_nodes, bool create) {
   auto it = tables_.find(key);
   if (it != tables_.end()) {
-    lru_.splice(lru_.begin(), lru_, it->second.lru_);
-    it->second.Resize(num_nodes);
-    return &it->second;
+    Table& t = it->second;
+    lru_.splice(lru_.begin(), lru_, t.lru_);
+    t.Resize(num_nodes);
+    if (t.statuses_.size() >= Table::kMaxStatuses) {
+      t.statuses_.clear();
+      for (Table::Slot& s : t.slots_) s.status = Table::kNone;
+    }
+    return &t;
   }
   if (!create) return nullptr;
   // Evict the least recently used tables so that the new one fits the budget.

@@ -26,7 +26,7 @@ namespace {
 constexpr int32_t kMinFeasibleNodesToFind = 100;
 constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
 // How many nodes ahead the memoized filter pass prefetches NodeInfos (their generation is read).
-constexpr size_t kPrefetchDistance = 8;
+constexpr size_t kPrefetchDistance = 24;
 
 // kube prints Go string slices as "[a b]".
 std::string GoList(const std::vector<std::string_view>& names) {
@@ -102,8 +102,22 @@ int32_t Scheduler::NumFeasibleNodesToFind(const framework::Framework& fwk,
   return num < kMinFeasibleNodesToFind ? kMinFeasibleNodesToFind : num;
 }
 
+std::span<const framework::NodeStatus> Scheduler::Failed() {
+  if (failed_refs_pending_) {
+    for (size_t k = 0; k < num_failed_; ++k) {
+      const FailedRef& r = failed_refs_[k];
+      if (r.memoized == nullptr) continue;
+      framework::NodeStatus& e = failed_[k];
+      e.node = r.node;
+      if (!e.status.IdenticalTo(*r.memoized)) e.status = *r.memoized;
+    }
+    failed_refs_pending_ = false;
+  }
+  return {failed_.data(), num_failed_};
+}
+
 std::string Scheduler::FitErrorMessage(size_t num_nodes, const Diagnosis& d,
-                                       const std::string& post_filter_msg) const {
+                                       const std::string& post_filter_msg) {
   std::string msg = fmt::format("0/{} nodes are available:", num_nodes);
   if (!d.pre_filter_msg.empty()) {
     msg += fmt::format(" {}.", d.pre_filter_msg);
@@ -134,7 +148,7 @@ std::string Scheduler::FitErrorMessage(size_t num_nodes, const Diagnosis& d,
     };
     const Status* run = nullptr;
     int64_t run_length = 0;
-    for (const auto& ns : failed_) {
+    for (const auto& ns : Failed()) {
       if (run != nullptr && same_views(*run, ns.status)) {
         ++run_length;
         continue;
@@ -223,7 +237,8 @@ bool Scheduler::ScheduleCycle(QueuedPod* qp) {
 
 Status Scheduler::SchedulePod(CycleContext& c, const NodeInfo** selected) {
   feasible_.clear();
-  failed_.clear();
+  num_failed_ = 0;
+  failed_refs_pending_ = false;
   const size_t num_all = snapshot_->NumNodes();
   if (num_all == 0) return Status::Error("no nodes available to schedule pods");
 
@@ -319,8 +334,8 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
       // CorralFilterMemo (filter_memo.h): an equivalent pod's verdicts on unchanged nodes are
       // reused. Only over the whole node list (the memo is by snapshot position), and not while a
       // pod-group member is nominated (see Nominator::num_group_members).
-      // A key gets a table only after a pass in which no node passed (filled from that pass's
-      // statuses below): pods that fit at once pay one lookup, none a table.
+      // A key gets a table only after a pass that rejected many nodes (filled from that pass's
+      // verdicts below): pods that fit at once pay one lookup, none a table.
       FilterMemo::Table* memo = nullptr;
       std::optional<FilterMemo::Key> memo_key;
       const std::optional<std::string>& signature =
@@ -333,16 +348,40 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
           memo = filter_memo_->Get(*memo_key, num_all, /*create=*/false);
         }
       }
-      const uint64_t nomination_clock = nominator_.clock();
+      FilterMemo::Nominations nominations;
+      nominations.clock = nominator_.clock();
+      if (memo != nullptr) {
+        // The nodes whose nominations changed since the table's previous pass, when few: the
+        // others need no version lookup.
+        constexpr size_t kMaxChanges = 16;
+        const uint64_t since = memo->last_clock();
+        if (since == nominations.clock) {
+          nominations.since = since;
+        } else if (nominator_.ChangedSince(since, kMaxChanges, &nomination_changes_)) {
+          nomination_changed_nodes_.clear();
+          for (Symbol name : nomination_changes_) {
+            if (const NodeInfo* n = snapshot_->Get(name)) {
+              nomination_changed_nodes_.push_back(n);
+              nominations.changed_bits |= FilterMemo::Nominations::Bit(n);
+            }
+          }
+          nominations.changed = nomination_changed_nodes_;
+          nominations.since = since;
+        }
+        memo->set_last_clock(nominations.clock);
+      }
       // The pod's nominated node as a NodeInfo, so the loop compares pointers, not names (a name
       // is behind a second pointer per node).
       const NodeInfo* nominated_info = c.nominated.empty() ? nullptr : snapshot_->Get(c.nominated);
       RecordedRejectors recorded;
       // The memoized status last recorded: consecutive hits on the same interned status have the
-      // same rejector. Reset whenever the table may change (a Store can move its statuses).
+      // same rejector (memoized statuses stay in place for the whole pass).
       const Status* last_recorded = nullptr;
       // Positions advance with a wrap instead of a division per node.
       const size_t n = candidates.size();
+      // Room for every node's failure, so that the loop only assigns.
+      if (failed_.size() < n) failed_.resize(n, {nullptr, Status()});
+      if (failed_refs_.size() < n) failed_refs_.resize(n, {nullptr, nullptr});
       size_t pos = next_start_node_index_ % n;
       size_t ahead = (pos + kPrefetchDistance) % n;
       for (size_t i = 0; i < n; ++i, pos = pos + 1 == n ? 0 : pos + 1) {
@@ -355,19 +394,21 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
         // itself out of that node's nominated pods, which an equivalent pod would not.
         const bool memoize = memo != nullptr && node != nominated_info;
         const Status* memoized = memoize
-                                     ? memo->Find(pos, node, nomination_clock,
+                                     ? memo->Find(pos, node, nominations,
                                                   [&] { return nominator_.Version(node->name()); })
                                      : nullptr;
         ++processed;
         if (memoized != nullptr && !memoized->ok() && memoized->code() != Code::kError &&
             !c.explain) {
-          // The common memo hit: a failure, recorded straight into failed_ (no intermediate copy).
+          // The common memo hit: a failure, referenced (copied into failed_ only if Failed() is
+          // called).
           ++filter_memo_->stats().hits;
           if (memoized != last_recorded) {
             RecordRejector(*memoized, recorded, *c.qp);
             last_recorded = memoized;
           }
-          failed_.push_back({node, *memoized});
+          failed_refs_[num_failed_++] = {node, memoized};
+          failed_refs_pending_ = true;
           continue;
         }
         last_recorded = nullptr;
@@ -379,7 +420,7 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
           fs = c.fwk->RunFilterPluginsWithNominatedPods(c.state, *c.pod, *node);
           if (memoize && fs.code() != Code::kError) {
             ++filter_memo_->stats().misses;
-            memo->Store(pos, node, nomination_clock, fs);
+            memo->Store(pos, node, nominations.clock, fs);
           }
         }
         if (fs.ok()) {
@@ -391,18 +432,27 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
         if (fs.code() == Code::kError) return fs;
         RecordRejector(fs, recorded, *c.qp);
         if (c.explain) c.ex.nodes.push_back({node->name(), fs, {}, std::nullopt});
-        failed_.push_back({node, std::move(fs)});
+        failed_refs_[num_failed_].memoized = nullptr;
+        failed_[num_failed_++] = {node, std::move(fs)};
       }
-      if (memo == nullptr && memo_key.has_value() && feasible_.empty() && processed == n) {
-        // Every node failed: failed_ holds all n verdicts in pass order, from the start position.
+      if (memo == nullptr && memo_key.has_value() &&
+          ((feasible_.empty() && processed == n) ||
+           num_failed_ >= std::min(FilterMemo::kMinFailedForTable, std::max<size_t>(1, n / 2)))) {
+        // The pass rejected many nodes: a table from its verdicts, in pass order from the start
+        // position. Without a table, no failure is memoized, so failed_ holds them all; a visited
+        // node that is not the next failure is the next feasible node.
         memo = filter_memo_->Get(*memo_key, num_all, /*create=*/true);
+        memo->set_last_clock(nominations.clock);
         size_t p = next_start_node_index_ % n;
-        for (const auto& ns : failed_) {
-          if (c.nominated.empty() || ns.node->name() != c.nominated) {
+        size_t k = 0;
+        for (size_t i = 0; i < processed; ++i, p = p + 1 == n ? 0 : p + 1) {
+          const NodeInfo* node = candidates[p];
+          const bool failed = k < num_failed_ && failed_[k].node == node;
+          if (node != nominated_info) {
             ++filter_memo_->stats().misses;
-            memo->Store(p, ns.node, nomination_clock, ns.status);
+            memo->Store(p, node, nominations.clock, failed ? failed_[k].status : Status());
           }
-          p = p + 1 == n ? 0 : p + 1;
+          if (failed) ++k;
         }
       }
     }
@@ -513,7 +563,7 @@ bool Scheduler::HandleFailure(CycleContext& c, Code code, std::string message) {
 
 std::string Scheduler::RunPostFilter(CycleContext& c) {
   framework::NodeToStatus statuses;
-  statuses.nodes = failed_;
+  statuses.nodes = Failed();
   if (c.diag.absent_status.has_value()) statuses.absent = *c.diag.absent_status;
   framework::PostFilterResult r;
   Status ps = c.fwk->RunPostFilterPlugins(c.state, *c.pod, statuses, &r);

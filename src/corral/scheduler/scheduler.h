@@ -336,7 +336,9 @@ class Scheduler final : public framework::Handle {
   int32_t NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const;
   void FireEvent(const framework::ClusterEvent& event, const void* subject);
   std::string FitErrorMessage(size_t num_nodes, const Diagnosis& d,
-                              const std::string& post_filter_msg) const;
+                              const std::string& post_filter_msg);
+  // The failed nodes of the last filter pass with their statuses, in pass order.
+  std::span<const framework::NodeStatus> Failed();
 
   Interner& interner_;
   const Clock& clock_;
@@ -360,7 +362,7 @@ class Scheduler final : public framework::Handle {
 
   // Preemption (issue 6): nominated pods, and victims still terminating (delete_victims_immediately
   // off).
-  Nominator nominator_;
+  LoggedNominator nominator_;
   absl::flat_hash_set<const framework::PodInfo*> terminating_victims_;
   mutable std::vector<const framework::PodInfo*> nominated_scratch_;  // NominatedPodsForNode
 
@@ -382,7 +384,22 @@ class Scheduler final : public framework::Handle {
   // Scratch reused across cycles (no per-cycle allocation on the hot path).
   std::vector<const framework::NodeInfo*> feasible_;
   std::vector<const framework::NodeInfo*> restricted_;
+  // The failed nodes of the last filter pass (Failed()): failed_[0, num_failed_), except that an
+  // entry whose failed_refs_ status is set gets that memoized status only when Failed() is first
+  // called (a pass that finds feasible nodes never copies them). Entries beyond num_failed_ are
+  // left from earlier passes: an entry whose node and status are identical is not written again.
+  // Both vectors only grow, so a pass does not allocate.
+  struct FailedRef {
+    const framework::NodeInfo* node;
+    const framework::Status* memoized;  // a FilterMemo::Table status (valid until the next pass)
+  };
   std::vector<framework::NodeStatus> failed_;
+  std::vector<FailedRef> failed_refs_;
+  size_t num_failed_ = 0;
+  bool failed_refs_pending_ = false;
+  // Nodes whose nominations changed since a memo table's previous pass (FilterMemo::Nominations).
+  std::vector<Symbol> nomination_changes_;
+  std::vector<const framework::NodeInfo*> nomination_changed_nodes_;
   framework::ScoreTable scores_;
   std::vector<uint64_t> tie_keys_;
   // CorralFilterMemo (filter_memo.h): null when the gate is off.
