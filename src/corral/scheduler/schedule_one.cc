@@ -148,13 +148,18 @@ std::string Scheduler::FitErrorMessage(size_t num_nodes, const Diagnosis& d,
     };
     const Status* run = nullptr;
     int64_t run_length = 0;
-    for (const auto& ns : Failed()) {
-      if (run != nullptr && same_views(*run, ns.status)) {
+    // Every failure of this pass has its FailedRef: a memo hit's stored status (still in place),
+    // or null for a status held in failed_. Reading through the refs compares pointers for runs of
+    // memo hits instead of materializing and reading each node's copy.
+    for (size_t k = 0; k < num_failed_; ++k) {
+      const Status* memoized = failed_refs_[k].memoized;
+      const Status& st = memoized != nullptr ? *memoized : failed_[k].status;
+      if (run == &st || (run != nullptr && same_views(*run, st))) {
         ++run_length;
         continue;
       }
       if (run != nullptr) add(*run, run_length);
-      run = &ns.status;
+      run = &st;
       run_length = 1;
     }
     if (run != nullptr) add(*run, run_length);

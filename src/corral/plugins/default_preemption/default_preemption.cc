@@ -352,7 +352,8 @@ Code DefaultPreemption::DryRunNode(LazyMemoTable& lazy, Symbol self_nominated,
   };
   // The pod's own nomination is left out of the nominated pods on its nominated node only, so a
   // result there is specific to this pod. KEP-5710 units reach beyond the node: never memoized.
-  if (node.name() == self_nominated || VictimUnits::HostsAllModeMember(handle_, node, pod)) {
+  if (node.name() == self_nominated ||
+      (lazy.all_mode_groups && VictimUnits::HostsAllModeMember(handle_, node, pod))) {
     return unmemoized();
   }
   // SelectVictims' own first check: a node without lower-priority pods answers at once and is

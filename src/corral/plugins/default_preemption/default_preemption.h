@@ -214,10 +214,12 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   // cannot sign.
   std::optional<std::string> FilterSignature(const framework::CycleState& state,
                                              const framework::PodInfo& pod) const;
-  // The current call's table, looked up on first use.
+  // The current call's table, looked up on first use, and whether any disruptionMode-all pod group
+  // exists (Handle::HasAllModePodGroups, read once per call rather than once per visited node).
   struct LazyMemoTable {
     bool looked_up = false;
     MemoTable* table = nullptr;
+    bool all_mode_groups = true;
   };
   // SelectVictims through the memo (when it applies). `self_nominated` is the pod's nominated node,
   // `now` the clock's time for this call. Returns the node's status code and sets *status to the
