@@ -72,7 +72,8 @@ enum class QueueingHint : uint8_t { kQueue, kQueueSkip };
 
 class EnqueueExtensions : public virtual Plugin {
  public:
-  // The events that may make a pod rejected by this plugin schedulable.
+  // The events that may make a pod rejected by this plugin schedulable. Fixed for the plugin's
+  // lifetime (the scheduler reads it once per plugin, as kube builds its queueing-hint map once).
   virtual std::vector<ClusterEvent> EventsToRegister() const = 0;
   // Whether `event` (about `subject`, e.g. the added/deleted pod or node) may help `pod`. Default:
   // Queue.

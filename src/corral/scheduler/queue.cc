@@ -91,7 +91,7 @@ void SchedulingQueue::Add(QueuedPod* pod) {
     pod->unschedulable_plugins.clear();
     if (!s.plugin().empty()) pod->unschedulable_plugins.insert(std::string(s.plugin()));
     pod->where = QueueLocation::kGated;
-    unschedulable_.insert(pod);
+    ToUnschedulablePool(pod);
     return;
   }
   pod->gated_message.clear();
@@ -159,7 +159,7 @@ void SchedulingQueue::Requeue(QueuedPod* pod, Code code, bool event_during_attem
   }
   Unlink(pod);
   pod->where = QueueLocation::kUnschedulable;
-  unschedulable_.insert(pod);
+  ToUnschedulablePool(pod);
 }
 
 void SchedulingQueue::OnEvent(
@@ -256,10 +256,35 @@ void SchedulingQueue::FlushUnschedulableLeftover(Duration max_wait) {
   }
 }
 
+void SchedulingQueue::ToUnschedulablePool(QueuedPod* pod) {
+  unschedulable_.insert(pod);
+  unschedulable_order_.emplace_back(pod, pod->seq);
+  // Stale entries are dropped by UnschedulablePods; bound them when no event reads the pool.
+  if (unschedulable_order_.size() > 2 * unschedulable_.size() + 64) (void)UnschedulablePods();
+}
+
 std::vector<QueuedPod*> SchedulingQueue::UnschedulablePods() const {
-  std::vector<QueuedPod*> out(unschedulable_.begin(), unschedulable_.end());
-  std::sort(out.begin(), out.end(),
-            [](const QueuedPod* a, const QueuedPod* b) { return a->seq < b->seq; });
+  // Compact the order in place: keep the entries whose pod is still pooled under that seq.
+  size_t kept = 0;
+  bool sorted = true;
+  for (const auto& [pod, seq] : unschedulable_order_) {
+    if (!unschedulable_.contains(pod) || pod->seq != seq) continue;
+    if (kept > 0 && unschedulable_order_[kept - 1].second > seq) sorted = false;
+    unschedulable_order_[kept++] = {pod, seq};
+  }
+  unschedulable_order_.resize(kept);
+  // Every pooled pod has exactly one live entry; a pod re-pooled under its old seq (never done
+  // today) would have two, and an out-of-order append would break the order: both are repaired.
+  if (!sorted || kept != unschedulable_.size()) {
+    std::sort(unschedulable_order_.begin(), unschedulable_order_.end(),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
+    unschedulable_order_.erase(
+        std::unique(unschedulable_order_.begin(), unschedulable_order_.end()),
+        unschedulable_order_.end());
+  }
+  std::vector<QueuedPod*> out;
+  out.reserve(unschedulable_order_.size());
+  for (const auto& e : unschedulable_order_) out.push_back(e.first);
   return out;
 }
 

@@ -113,6 +113,8 @@ class SchedulingQueue {
   struct BackoffLess {
     bool operator()(const QueuedPod* a, const QueuedPod* b) const;
   };
+  // Adds `pod` to the unschedulable pool (membership and sequence order).
+  void ToUnschedulablePool(QueuedPod* pod);
   void ToActive(QueuedPod* pod);
   void ToBackoff(QueuedPod* pod);
   void ToActiveOrBackoff(QueuedPod* pod);
@@ -128,6 +130,11 @@ class SchedulingQueue {
   std::set<QueuedPod*, ActiveLess> active_;
   std::set<QueuedPod*, BackoffLess> backoff_;
   absl::flat_hash_set<QueuedPod*> unschedulable_;  // includes gated pods
+  // The pool in queue-sequence order, so that events visit it deterministically without a sort
+  // per event: a pod always enters the pool with a fresh (largest) seq, so appending keeps the
+  // order. Entries of pods that left (or left and came back under a newer seq) are dropped lazily
+  // by UnschedulablePods.
+  mutable std::vector<std::pair<QueuedPod*, uint64_t>> unschedulable_order_;
 };
 
 }  // namespace corral::scheduler

@@ -247,10 +247,15 @@ void Scheduler::FireEvent(const framework::ClusterEvent& event, const void* subj
   if (queue_ == nullptr || queue_->UnschedulableSize() == 0) return;
   queue_->OnEvent(event, subject, [&](QueuedPod* pod, const std::string& plugin_name) {
     framework::Plugin* plugin = pod->fwk->GetPlugin(plugin_name);
-    auto* ext = dynamic_cast<framework::EnqueueExtensions*>(plugin);
+    auto [it, inserted] = enqueue_registrations_.try_emplace(plugin);
+    if (inserted && plugin != nullptr) {
+      it->second.ext = dynamic_cast<const framework::EnqueueExtensions*>(plugin);
+      if (it->second.ext != nullptr) it->second.events = it->second.ext->EventsToRegister();
+    }
+    const framework::EnqueueExtensions* ext = it->second.ext;
     if (ext == nullptr)
       return framework::QueueingHint::kQueue;  // no registration: every event may help
-    for (const auto& reg : ext->EventsToRegister()) {
+    for (const auto& reg : it->second.events) {
       bool resource_match = reg.resource == event.resource ||
                             (reg.resource == framework::EventResource::kPod &&
                              (event.resource == framework::EventResource::kAssignedPod ||

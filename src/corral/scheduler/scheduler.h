@@ -365,6 +365,13 @@ class Scheduler final : public framework::Handle {
   LoggedNominator nominator_;
   absl::flat_hash_set<const framework::PodInfo*> terminating_victims_;
   mutable std::vector<const framework::PodInfo*> nominated_scratch_;  // NominatedPodsForNode
+  // Each plugin's queueing-hint registration, read once (FireEvent runs for every unschedulable
+  // pod on every cluster event): its EnqueueExtensions (null: none) and EventsToRegister.
+  struct EnqueueRegistration {
+    const framework::EnqueueExtensions* ext = nullptr;
+    std::vector<framework::ClusterEvent> events;
+  };
+  absl::flat_hash_map<const framework::Plugin*, EnqueueRegistration> enqueue_registrations_;
 
   // Gangs (issue 5): pod groups and the pods held at Permit.
   WorkloadManager wm_;
