@@ -25,38 +25,14 @@
 #include "corral/scheduler/scheduler.h"
 
 #include "test/testing/builders.h"
+#include "test/testing/scheduler_fixture.h"
 
 namespace corral {
 namespace {
 
-class Recorder : public scheduler::SchedulerObserver {
+class PodPreemptsUnitsTest : public testing::SchedulerFixture {
  public:
-  void OnScheduled(const api::Pod& pod, Symbol node, std::string_view) override {
-    bound[&pod] = node;
-  }
-  void OnPreempted(const scheduler::PreemptionRecord& p) override { preemptions.push_back(p); }
-  std::map<const api::Pod*, Symbol> bound;
-  std::vector<scheduler::PreemptionRecord> preemptions;
-};
-
-class PodPreemptsUnitsTest : public ::testing::Test {
- public:
-  scheduler::Scheduler& Sched() {
-    if (!sched_) {
-      scheduler::Scheduler::Options opts;
-      opts.config.percentage_of_nodes_to_score = 100;
-      opts.config.profiles.emplace_back();
-      auto registry = plugins::NewInTreeRegistry();
-      auto s = scheduler::Scheduler::New(w_.in, clock_, std::move(opts), registry);
-      EXPECT_TRUE(s.ok()) << s.error().message;
-      sched_ = std::move(s).value();
-      sched_->set_observer(&rec_);
-      sched_->SetClusterObjects(&objects_);
-      for (api::Node* n : nodes_) sched_->AddNode(n);
-      for (api::Pod* p : running_) sched_->AddPod(p);
-    }
-    return *sched_;
-  }
+  scheduler::Scheduler& Sched() { return Build(/*delete_victims_immediately=*/true, true); }
   void Node(std::string_view name, std::string_view cpu) {
     nodes_.push_back(
         &w_.Node(name).Capacity({{"cpu", cpu}, {"memory", "64Gi"}, {"pods", "110"}}).Obj());
@@ -72,14 +48,6 @@ class PodPreemptsUnitsTest : public ::testing::Test {
     g.priority = priority;
     g.disruption_mode = mode;
     return g;
-  }
-  // A PodDisruptionBudget "db" over the pods labelled app=db.
-  void DbPdb(int32_t min_available) {
-    api::PodDisruptionBudget& pdb = objects_.pod_disruption_budgets.emplace_back();
-    pdb.meta.name = w_.S("db");
-    pdb.meta.namespace_ = api::wk::kDefaultNamespace;
-    pdb.selector = w_.Sel().Label("app", "db").Obj();
-    pdb.min_available = api::IntOrPercent{min_available, false};
   }
   // A pod bound before the run (call before Sched()).
   api::Pod& Running(std::string_view name, std::string_view node, int32_t prio,
@@ -102,20 +70,6 @@ class PodPreemptsUnitsTest : public ::testing::Test {
       out.insert(fmt::format("{}@{}", w_.in.Str(v.pod->meta.name), w_.in.Str(v.node)));
     return out;
   }
-  std::string PendingMessage(const api::Pod* pod) {
-    for (const auto& [p, m] : Sched().PendingPods()) {
-      if (p == pod) return m;
-    }
-    return "<not pending>";
-  }
-
-  testing::TestWorld w_;
-  ManualClock clock_;
-  api::ObjectSet objects_;
-  Recorder rec_;
-  std::unique_ptr<scheduler::Scheduler> sched_;
-  std::vector<api::Node*> nodes_;
-  std::vector<api::Pod*> running_;
 };
 
 // KEP-5710 integration test: "Pods from a single PodGroup with DisruptionMode=PodGroup are
@@ -379,7 +333,7 @@ RC_GTEST_PROP(PodPreemptsUnitsProperty, AllGroupsGoWholeAndVictimsAreLowerPriori
         &w.Pod(fmt::format("hi{}", i)).Req({{"cpu", "1"}}).Priority(spec.preemptors[i]).Obj());
   }
   // One run over the same objects (the scheduler never mutates them).
-  auto run = [&](bool memo, Recorder& rec) {
+  auto run = [&](bool memo, testing::PreemptionRecorder& rec) {
     scheduler::Scheduler::Options opts;
     opts.config.percentage_of_nodes_to_score = 100;
     opts.config.profiles.emplace_back();
@@ -395,7 +349,7 @@ RC_GTEST_PROP(PodPreemptsUnitsProperty, AllGroupsGoWholeAndVictimsAreLowerPriori
     for (api::Pod* p : preemptors) (*s)->AddPod(p);
     (*s)->RunUntilIdle();
   };
-  auto transcript = [&](const Recorder& rec) {
+  auto transcript = [&](const testing::PreemptionRecorder& rec) {
     std::string out;
     for (const auto& r : rec.preemptions) {
       out += fmt::format("{} -> {}:", w.in.Str(r.preemptor->meta.name), w.in.Str(r.node));
@@ -407,7 +361,7 @@ RC_GTEST_PROP(PodPreemptsUnitsProperty, AllGroupsGoWholeAndVictimsAreLowerPriori
     }
     return out;
   };
-  Recorder rec;
+  testing::PreemptionRecorder rec;
   run(/*memo=*/true, rec);
   for (const auto& r : rec.preemptions) {
     std::map<int, std::set<const api::Pod*>> evicted;
@@ -429,7 +383,7 @@ RC_GTEST_PROP(PodPreemptsUnitsProperty, AllGroupsGoWholeAndVictimsAreLowerPriori
     }
   }
   // (4) The same decisions again, and with the dry-run memo off (unit nodes bypass it).
-  Recorder again, no_memo;
+  testing::PreemptionRecorder again, no_memo;
   run(/*memo=*/true, again);
   run(/*memo=*/false, no_memo);
   RC_ASSERT(transcript(again) == transcript(rec));

@@ -18,38 +18,14 @@
 #include "corral/scheduler/scheduler.h"
 
 #include "test/testing/builders.h"
+#include "test/testing/scheduler_fixture.h"
 
 namespace corral {
 namespace {
 
-class Recorder : public scheduler::SchedulerObserver {
+class WorkloadPreemptionTest : public testing::SchedulerFixture {
  public:
-  void OnScheduled(const api::Pod& pod, Symbol node, std::string_view) override {
-    bound[&pod] = node;
-  }
-  void OnPreempted(const scheduler::PreemptionRecord& p) override { preemptions.push_back(p); }
-  std::map<const api::Pod*, Symbol> bound;
-  std::vector<scheduler::PreemptionRecord> preemptions;
-};
-
-class WorkloadPreemptionTest : public ::testing::Test {
- public:
-  scheduler::Scheduler& Sched() {
-    if (!sched_) {
-      scheduler::Scheduler::Options opts;
-      opts.config.percentage_of_nodes_to_score = 100;
-      opts.config.profiles.emplace_back();
-      opts.delete_victims_immediately = delete_immediately_;
-      auto registry = plugins::NewInTreeRegistry();
-      auto s = scheduler::Scheduler::New(w_.in, clock_, std::move(opts), registry);
-      EXPECT_TRUE(s.ok()) << s.error().message;
-      sched_ = std::move(s).value();
-      sched_->set_observer(&rec_);
-      sched_->SetClusterObjects(&objects_);
-      for (api::Node* n : nodes_) sched_->AddNode(n);
-    }
-    return *sched_;
-  }
+  scheduler::Scheduler& Sched() { return Build(delete_immediately_, /*add_running=*/false); }
   // Call before Sched(): nodes named n0, n1, … with `cpu` cores.
   void Nodes(int n, std::string_view cpu) {
     for (int i = 0; i < n; ++i) {
@@ -73,14 +49,6 @@ class WorkloadPreemptionTest : public ::testing::Test {
     return g;
   }
   // A running pod (bound before the run), priority `prio`, `cpu` cores, started at second `start`.
-  // A PodDisruptionBudget "db" in the default namespace over the pods labelled app=db.
-  void DbPdb(int32_t min_available) {
-    api::PodDisruptionBudget& pdb = objects_.pod_disruption_budgets.emplace_back();
-    pdb.meta.name = w_.S("db");
-    pdb.meta.namespace_ = api::wk::kDefaultNamespace;
-    pdb.selector = w_.Sel().Label("app", "db").Obj();
-    pdb.min_available = api::IntOrPercent{min_available, false};
-  }
   api::Pod& Running(std::string_view name, std::string_view node, int32_t prio,
                     std::string_view cpu = "1", int start = 0, std::string_view group = "") {
     api::Pod& p = w_.Pod(name).Req({{"cpu", cpu}}).NodeName(node).Priority(prio).Obj();
@@ -104,12 +72,6 @@ class WorkloadPreemptionTest : public ::testing::Test {
     for (const auto& v : r.victims) out.insert(std::string(w_.in.Str(v.pod->meta.name)));
     return out;
   }
-  std::string PendingMessage(const api::Pod* pod) {
-    for (const auto& [p, m] : Sched().PendingPods()) {
-      if (p == pod) return m;
-    }
-    return "<not pending>";
-  }
   double Metric(std::string_view name) {
     std::string text = Sched().metrics().PrometheusText();
     double sum = 0;
@@ -128,13 +90,6 @@ class WorkloadPreemptionTest : public ::testing::Test {
     return sum;
   }
 
-  testing::TestWorld w_;
-  ManualClock clock_;
-  api::ObjectSet objects_;
-  Recorder rec_;
-  std::unique_ptr<scheduler::Scheduler> sched_;
-  std::vector<api::Node*> nodes_;
-  std::vector<api::Pod*> running_;
   bool delete_immediately_ = true;
 };
 
