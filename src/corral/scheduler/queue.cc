@@ -257,31 +257,23 @@ void SchedulingQueue::FlushUnschedulableLeftover(Duration max_wait) {
 }
 
 void SchedulingQueue::ToUnschedulablePool(QueuedPod* pod) {
+  // Both callers give the pod a fresh seq just before (Add, Requeue), so appending keeps the order.
   unschedulable_.insert(pod);
   unschedulable_order_.emplace_back(pod, pod->seq);
-  // Stale entries are dropped by UnschedulablePods; bound them when no event reads the pool.
-  if (unschedulable_order_.size() > 2 * unschedulable_.size() + 64) (void)UnschedulablePods();
+  // Stale entries are dropped when events read the pool; bound them when none does.
+  if (unschedulable_order_.size() > 2 * unschedulable_.size() + 64) CompactUnschedulableOrder();
+}
+
+void SchedulingQueue::CompactUnschedulableOrder() const {
+  // An entry is live while its pod is pooled under that seq (a pod that left and came back has a
+  // newer entry further on).
+  std::erase_if(unschedulable_order_, [&](const std::pair<QueuedPod*, uint64_t>& e) {
+    return !unschedulable_.contains(e.first) || e.first->seq != e.second;
+  });
 }
 
 std::vector<QueuedPod*> SchedulingQueue::UnschedulablePods() const {
-  // Compact the order in place: keep the entries whose pod is still pooled under that seq.
-  size_t kept = 0;
-  bool sorted = true;
-  for (const auto& [pod, seq] : unschedulable_order_) {
-    if (!unschedulable_.contains(pod) || pod->seq != seq) continue;
-    if (kept > 0 && unschedulable_order_[kept - 1].second > seq) sorted = false;
-    unschedulable_order_[kept++] = {pod, seq};
-  }
-  unschedulable_order_.resize(kept);
-  // Every pooled pod has exactly one live entry; a pod re-pooled under its old seq (never done
-  // today) would have two, and an out-of-order append would break the order: both are repaired.
-  if (!sorted || kept != unschedulable_.size()) {
-    std::sort(unschedulable_order_.begin(), unschedulable_order_.end(),
-              [](const auto& a, const auto& b) { return a.second < b.second; });
-    unschedulable_order_.erase(
-        std::unique(unschedulable_order_.begin(), unschedulable_order_.end()),
-        unschedulable_order_.end());
-  }
+  CompactUnschedulableOrder();
   std::vector<QueuedPod*> out;
   out.reserve(unschedulable_order_.size());
   for (const auto& e : unschedulable_order_) out.push_back(e.first);

@@ -113,8 +113,11 @@ class SchedulingQueue {
   struct BackoffLess {
     bool operator()(const QueuedPod* a, const QueuedPod* b) const;
   };
-  // Adds `pod` to the unschedulable pool (membership and sequence order).
+  // Adds `pod` to the unschedulable pool (membership and sequence order). Precondition: pod->seq
+  // was just drawn, so it is the largest in the pool.
   void ToUnschedulablePool(QueuedPod* pod);
+  // Drops the entries of unschedulable_order_ whose pod left the pool (or re-entered it later).
+  void CompactUnschedulableOrder() const;
   void ToActive(QueuedPod* pod);
   void ToBackoff(QueuedPod* pod);
   void ToActiveOrBackoff(QueuedPod* pod);
@@ -133,7 +136,7 @@ class SchedulingQueue {
   // The pool in queue-sequence order, so that events visit it deterministically without a sort
   // per event: a pod always enters the pool with a fresh (largest) seq, so appending keeps the
   // order. Entries of pods that left (or left and came back under a newer seq) are dropped lazily
-  // by UnschedulablePods.
+  // by CompactUnschedulableOrder.
   mutable std::vector<std::pair<QueuedPod*, uint64_t>> unschedulable_order_;
 };
 
