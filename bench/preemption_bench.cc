@@ -31,6 +31,8 @@
 #include "corral/plugins/registry.h"
 #include "corral/scheduler/scheduler.h"
 
+#include "bench_scheduler.h"
+
 namespace corral {
 namespace {
 
@@ -91,29 +93,22 @@ class Counter : public scheduler::SchedulerObserver {
 bool MeasureOnce(benchmark::State& state, Cluster& c, const api::ObjectSet* objects, int num_init,
                  Counter& counter, int64_t& measured) {
   ManualClock clock;
-  scheduler::Scheduler::Options opts;
-  opts.gates.ParseFlag("OpportunisticBatching=false").ok();
-  framework::Registry registry = plugins::NewInTreeRegistry();
-  auto s = scheduler::Scheduler::New(c.in, clock, std::move(opts), registry);
-  if (!s.ok()) {
-    state.SkipWithError(s.error().message.c_str());
-    return false;
-  }
-  (*s)->set_observer(&counter);
-  if (objects != nullptr) (*s)->SetClusterObjects(objects);
-  for (auto& n : c.nodes) (*s)->AddNode(&n);
-  for (auto& p : c.init_pods) (*s)->AddPod(&p);
-  (*s)->RunUntilIdle();
-  if ((*s)->stats().scheduled != num_init)
-    state.SkipWithError("not every initial pod was scheduled");
-  for (auto& p : c.pods) (*s)->AddPod(&p);
-  const int64_t before = (*s)->stats().scheduled;
+  std::unique_ptr<scheduler::Scheduler> s = NewBenchScheduler(state, c.in, clock);
+  if (s == nullptr) return false;
+  s->set_observer(&counter);
+  if (objects != nullptr) s->SetClusterObjects(objects);
+  for (auto& n : c.nodes) s->AddNode(&n);
+  for (auto& p : c.init_pods) s->AddPod(&p);
+  s->RunUntilIdle();
+  if (s->stats().scheduled != num_init) state.SkipWithError("not every initial pod was scheduled");
+  for (auto& p : c.pods) s->AddPod(&p);
+  const int64_t before = s->stats().scheduled;
   state.ResumeTiming();
-  (*s)->RunUntilIdle();
+  s->RunUntilIdle();
   state.PauseTiming();
   measured += static_cast<int64_t>(c.pods.size());
-  state.counters["placed"] = static_cast<double>((*s)->stats().scheduled - before);
-  state.counters["pending"] = static_cast<double>((*s)->NumPendingPods());
+  state.counters["placed"] = static_cast<double>(s->stats().scheduled - before);
+  state.counters["pending"] = static_cast<double>(s->NumPendingPods());
   return true;
 }
 

@@ -24,6 +24,8 @@
 #include "corral/plugins/registry.h"
 #include "corral/scheduler/scheduler.h"
 
+#include "bench_scheduler.h"
+
 namespace corral {
 namespace {
 
@@ -130,22 +132,16 @@ void RunShape(benchmark::State& state, Shape shape, Shape init_shape) {
     MakePods(c, c.init_pods, num_init, "init-pod-", "sched-0", init_shape);
     MakePods(c, c.pods, num_pods, "pod-", "sched-1", shape);
     ManualClock clock;
-    scheduler::Scheduler::Options opts;
-    opts.gates.ParseFlag("OpportunisticBatching=false").ok();
-    framework::Registry registry = plugins::NewInTreeRegistry();
-    auto s = scheduler::Scheduler::New(c.in, clock, std::move(opts), registry);
-    if (!s.ok()) {
-      state.SkipWithError(s.error().message.c_str());
-      return;
-    }
-    for (auto& n : c.nodes) (*s)->AddNode(&n);
-    for (auto& p : c.init_pods) (*s)->AddPod(&p);
-    (*s)->RunUntilIdle();
-    for (auto& p : c.pods) (*s)->AddPod(&p);
+    std::unique_ptr<scheduler::Scheduler> s = NewBenchScheduler(state, c.in, clock);
+    if (s == nullptr) return;
+    for (auto& n : c.nodes) s->AddNode(&n);
+    for (auto& p : c.init_pods) s->AddPod(&p);
+    s->RunUntilIdle();
+    for (auto& p : c.pods) s->AddPod(&p);
     state.ResumeTiming();
-    (*s)->RunUntilIdle();
+    s->RunUntilIdle();
     state.PauseTiming();
-    if ((*s)->stats().scheduled != num_init + num_pods)
+    if (s->stats().scheduled != num_init + num_pods)
       state.SkipWithError("not every pod was scheduled");
     state.ResumeTiming();
   }
