@@ -17,6 +17,7 @@
 #include "corral/core/clock.h"
 #include "corral/plugins/registry.h"
 #include "corral/scheduler/scheduler.h"
+
 #include "test/testing/builders.h"
 
 namespace corral::testing {
