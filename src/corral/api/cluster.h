@@ -163,11 +163,17 @@ struct ObjectReference {
   Symbol uid;
 };
 
-// Kueue's ClusterAffinity of the composable-dispatcher KEP: required terms OR-ed (expressions
-// AND-ed within a term), preferred terms weighted 1..100, over cluster labels.
+// Kueue's ClusterAffinity of the composable-dispatcher KEP: `required` holds the
+// clusterSelectorTerms (OR-ed; each term's matchLabels and matchExpressions AND-ed, with
+// metav1.LabelSelector semantics), `preferred` the weighted terms (weight 1..100).
+struct PreferredClusterTerm {
+  int32_t weight = 0;
+  LabelSelector preference;
+};
+
 struct KueueClusterAffinity {
-  std::vector<NodeSelectorTerm> required;
-  std::vector<PreferredSchedulingTerm> preferred;
+  std::optional<std::vector<LabelSelector>> required;
+  std::vector<PreferredClusterTerm> preferred;
 };
 
 enum class DispatchMode { kBestEffort, kMustBeAdmitted };
