@@ -206,6 +206,28 @@ struct FleetWork {
   bool ClusterInGracefulEvictionTasks(Symbol cluster) const;
 };
 
+// ---- MultiKueue configuration
+// ---------------------------------------------------------------------------
+
+// kueue.x-k8s.io MultiKueueConfig: the ordered member clusters of a MultiKueue admission check.
+struct MultiKueueConfig {
+  ObjectMeta meta;
+  std::vector<Symbol> clusters;
+};
+
+enum class NominationMode { kTop1, kTopK };
+
+// The composable dispatcher's ClusterDispatcherProfile (KEP-8692, kueue.x-k8s.io/v1beta2): filter
+// plugins in evaluation order, weighted score plugins, and the nomination mode of the KEP's future
+// work (top-1 by default; top-K with k ≥ 1).
+struct DispatcherProfile {
+  ObjectMeta meta;
+  std::vector<Symbol> filters;
+  std::vector<std::pair<Symbol, int64_t>> scores;
+  NominationMode nomination = NominationMode::kTop1;
+  int32_t top_k = 1;
+};
+
 // util.ClusterMatches: `exclude` removes; then the label selector, the field selector (zone
 // against spec.zones, provider and region as fields) and cluster names must all match.
 bool ClusterMatches(const Cluster& cluster, const ClusterAffinity& affinity,

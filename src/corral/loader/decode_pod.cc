@@ -416,10 +416,10 @@ void DefaultHostNetworkPorts(std::vector<api::Container>& containers) {
 
 }  // namespace
 
-void DecodePod(Decoder& d, const Node& root, PodInput& out) {
+void DecodePod(Decoder& d, const Node& root, PodInput& out, bool template_only) {
   d.Struct(root, out, kPodFields);
   api::Pod& pod = out.pod;
-  CheckMetaPresent(d, root, pod.meta);
+  if (!template_only) CheckMetaPresent(d, root, pod.meta);
   const Node* spec = root.Find("spec");
   if (spec == nullptr || spec->is_null()) {
     d.Required(root, "spec");

@@ -77,7 +77,8 @@ struct PodInput {
   api::Pod pod;
   PriorityInput prio;
 };
-void DecodePod(Decoder& d, const Node& root, PodInput& out);
+// `template_only`: a pod template (Workload pod sets), whose metadata.name is optional.
+void DecodePod(Decoder& d, const Node& root, PodInput& out, bool template_only = false);
 
 void DecodeNode(Decoder& d, const Node& root, api::Node& out);
 void DecodeNamespace(Decoder& d, const Node& root, api::Namespace& out);

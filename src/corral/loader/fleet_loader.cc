@@ -1,0 +1,261 @@
+#include "corral/loader/fleet_loader.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "corral/doc/decoder.h"
+#include "corral/doc/input.h"
+#include "corral/doc/parse.h"
+#include "corral/loader/internal/decode_fleet.h"
+
+namespace corral::loader {
+
+namespace {
+
+namespace fs = std::filesystem;
+using doc::Decoder;
+using doc::Node;
+
+enum class FleetKind {
+  kKarmadaCluster,
+  kResourceBinding,
+  kClusterResourceBinding,
+  kMultiKueueCluster,
+  kMultiKueueConfig,
+  kWorkload,
+  kDispatcherProfile,
+};
+
+struct FleetKindEntry {
+  std::string_view api_version;
+  std::string_view kind;
+  FleetKind which;
+};
+
+constexpr FleetKindEntry kFleetKinds[] = {
+    {"cluster.karmada.io/v1alpha1", "Cluster", FleetKind::kKarmadaCluster},
+    {"work.karmada.io/v1alpha2", "ResourceBinding", FleetKind::kResourceBinding},
+    {"work.karmada.io/v1alpha2", "ClusterResourceBinding", FleetKind::kClusterResourceBinding},
+    {"kueue.x-k8s.io/v1beta1", "MultiKueueCluster", FleetKind::kMultiKueueCluster},
+    {"kueue.x-k8s.io/v1beta2", "MultiKueueCluster", FleetKind::kMultiKueueCluster},
+    {"kueue.x-k8s.io/v1beta1", "MultiKueueConfig", FleetKind::kMultiKueueConfig},
+    {"kueue.x-k8s.io/v1beta2", "MultiKueueConfig", FleetKind::kMultiKueueConfig},
+    {"kueue.x-k8s.io/v1beta1", "Workload", FleetKind::kWorkload},
+    {"kueue.x-k8s.io/v1beta2", "Workload", FleetKind::kWorkload},
+    {"kueue.x-k8s.io/v1beta2", "ClusterDispatcherProfile", FleetKind::kDispatcherProfile},
+};
+
+std::string_view TextOf(const Node* n) {
+  return n != nullptr && n->is_string() ? n->text() : "";
+}
+
+class FleetLoader {
+ public:
+  explicit FleetLoader(Interner& interner) : in_(interner) {}
+
+  void AddPath(const std::string& path) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+      std::vector<std::string> files;
+      for (auto it = fs::recursive_directory_iterator(path, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        const fs::path& p = it->path();
+        if (p.filename().string().starts_with(".")) {
+          if (it->is_directory(ec)) it.disable_recursion_pending();
+          continue;
+        }
+        if (it->is_directory(ec)) continue;
+        std::string ext = p.extension().string();
+        if (ext == ".yaml" || ext == ".yml" || ext == ".json") files.push_back(p.string());
+      }
+      std::sort(files.begin(), files.end());
+      for (const std::string& f : files) AddFile(f);
+      return;
+    }
+    AddFile(path);
+  }
+
+  void AddFile(const std::string& path) {
+    Result<doc::InputBuffer> input = doc::InputBuffer::ReadFile(path);
+    if (!input.ok()) {
+      result_.diagnostics.Error(path, 0, "", input.error().message);
+      return;
+    }
+    bool json = fs::path(path).extension() == ".json" || doc::LooksLikeJson(input->text());
+    Add(std::move(*input), path, json);
+  }
+
+  void AddString(std::string_view content, std::string_view filename) {
+    bool json = fs::path(filename).extension() == ".json" || doc::LooksLikeJson(content);
+    Add(doc::InputBuffer::Copy(content), filename, json);
+  }
+
+  FleetLoadResult Finish() {
+    CheckDuplicates();
+    SortDiagnostics();
+    return std::move(result_);
+  }
+
+ private:
+  void Add(doc::InputBuffer content, std::string_view filename, bool json) {
+    doc::Stream stream = json ? doc::ParseJsonAdopt(std::move(content), filename, Diags())
+                              : doc::ParseYamlAdopt(std::move(content), filename, Diags());
+    Decoder d(filename, Diags(), &in_, {.strict = true});
+    for (const Node& root : stream.documents()) {
+      if (root.is_null()) continue;
+      Decode(d, root);
+    }
+  }
+
+  Diagnostics& Diags() { return result_.diagnostics; }
+
+  // Orders each file's diagnostics by line (files in load order), as the manifest loader does.
+  void SortDiagnostics() {
+    const auto& items = result_.diagnostics.items();
+    std::vector<std::string> files;
+    auto rank = [&](const std::string& f) {
+      auto it = std::find(files.begin(), files.end(), f);
+      if (it == files.end()) {
+        files.push_back(f);
+        return files.size() - 1;
+      }
+      return static_cast<size_t>(it - files.begin());
+    };
+    std::vector<std::pair<std::pair<size_t, uint32_t>, size_t>> order;
+    for (size_t i = 0; i < items.size(); ++i)
+      order.push_back({{rank(items[i].file), items[i].line}, i});
+    std::stable_sort(order.begin(), order.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    Diagnostics sorted;
+    for (const auto& [key, i] : order) sorted.Add(items[i]);
+    result_.diagnostics = std::move(sorted);
+  }
+
+  void Decode(Decoder& d, const Node& root) {
+    if (!root.is_map()) {
+      d.Error(root, fmt::format("expected an object (a map with apiVersion and kind), got {}",
+                                Decoder::Describe(root)));
+      return;
+    }
+    std::string_view api_version = TextOf(root.Find("apiVersion"));
+    std::string_view kind = TextOf(root.Find("kind"));
+    if (kind == "List" || (kind.ends_with("List") && root.Find("items") != nullptr)) {
+      const Node* items = root.Find("items");
+      if (items == nullptr || !items->is_sequence()) {
+        d.Required(root, "items");
+        return;
+      }
+      for (size_t i = 0; i < items->size(); ++i) {
+        auto r = d.Root(fmt::format("items[{}]", i));
+        Decode(d, items->items()[i]);
+      }
+      return;
+    }
+    if (kind.empty()) {
+      d.Required(root, "kind");
+      return;
+    }
+    if (api_version.empty()) {
+      d.Required(root, "apiVersion");
+      return;
+    }
+    const FleetKindEntry* entry = nullptr;
+    for (const FleetKindEntry& k : kFleetKinds) {
+      if (k.api_version == api_version && k.kind == kind) entry = &k;
+    }
+    if (entry == nullptr) {
+      d.Error(root, fmt::format("unsupported kind {:?} of apiVersion {:?} for the fleet (want "
+                                "Karmada Cluster, ResourceBinding, ClusterResourceBinding; Kueue "
+                                "MultiKueueCluster, MultiKueueConfig, Workload, "
+                                "ClusterDispatcherProfile)",
+                                kind, api_version));
+      return;
+    }
+    size_t errors = d.error_count();
+    FleetObjects& o = result_.objects;
+    const api::SourceRef source{in_.Intern(d.file()), root.line()};
+    switch (entry->which) {
+      case FleetKind::kKarmadaCluster: {
+        api::Cluster c;
+        internal::DecodeKarmadaCluster(d, root, c);
+        c.meta.source = source;
+        if (d.error_count() == errors) o.clusters.push_back(std::move(c));
+        break;
+      }
+      case FleetKind::kMultiKueueCluster: {
+        api::Cluster c;
+        internal::DecodeMultiKueueCluster(d, root, c);
+        c.meta.source = source;
+        if (d.error_count() == errors) o.clusters.push_back(std::move(c));
+        break;
+      }
+      case FleetKind::kResourceBinding:
+      case FleetKind::kClusterResourceBinding: {
+        api::FleetWork w;
+        internal::DecodeResourceBinding(d, root, entry->which == FleetKind::kClusterResourceBinding,
+                                        w);
+        w.meta.source = source;
+        if (d.error_count() == errors) o.works.push_back(std::move(w));
+        break;
+      }
+      case FleetKind::kWorkload: {
+        api::FleetWork w;
+        internal::DecodeKueueWorkload(d, root, w);
+        w.meta.source = source;
+        if (d.error_count() == errors) o.works.push_back(std::move(w));
+        break;
+      }
+      case FleetKind::kMultiKueueConfig: {
+        api::MultiKueueConfig c;
+        internal::DecodeMultiKueueConfig(d, root, c);
+        if (d.error_count() == errors) o.multikueue_configs.push_back(std::move(c));
+        break;
+      }
+      case FleetKind::kDispatcherProfile: {
+        api::DispatcherProfile p;
+        internal::DecodeDispatcherProfile(d, root, p);
+        if (d.error_count() == errors) o.profiles.push_back(std::move(p));
+        break;
+      }
+    }
+  }
+
+  // Cluster names are unique across Karmada and Kueue clusters; work items by namespace/name.
+  void CheckDuplicates() {
+    auto& cs = result_.objects.clusters;
+    for (size_t i = 0; i < cs.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (cs[i].meta.name == cs[j].meta.name) {
+          result_.diagnostics.Error(
+              std::string(in_.Str(cs[i].meta.source.file)), cs[i].meta.source.line, "metadata.name",
+              fmt::format("duplicate cluster {:?}", in_.Str(cs[i].meta.name)));
+          cs.erase(cs.begin() + static_cast<ptrdiff_t>(i));
+          --i;
+          break;
+        }
+      }
+    }
+  }
+
+  Interner& in_;
+  FleetLoadResult result_;
+};
+
+}  // namespace
+
+FleetLoadResult LoadFleetPaths(std::span<const std::string> paths, Interner& interner) {
+  FleetLoader l(interner);
+  for (const std::string& p : paths) l.AddPath(p);
+  return l.Finish();
+}
+
+FleetLoadResult LoadFleetString(std::string_view content, std::string_view filename,
+                                Interner& interner) {
+  FleetLoader l(interner);
+  l.AddString(content, filename);
+  return l.Finish();
+}
+
+}  // namespace corral::loader
