@@ -12,8 +12,9 @@ namespace corral::fleet {
 
 namespace {
 
-int32_t SumReplicas(std::span<const TargetReplicas> list) {
-  int32_t sum = 0;
+// Sums in int64: Karmada's int32 sums wrap past 2^31 − 1, Corral's do not.
+int64_t SumReplicas(std::span<const TargetReplicas> list) {
+  int64_t sum = 0;
   for (const TargetReplicas& t : list) sum += t.replicas;
   return sum;
 }
@@ -97,8 +98,9 @@ Division DynamicScaleUpFrom(DivisionStrategy strategy, std::span<const ClusterDe
                             const DivisionRequest& request) {
   std::vector<TargetReplicas> available = Allocatable(candidates);
   SortByReplicasDescending(available);
-  return DynamicDivideReplicas(strategy, std::move(available),
-                               request.replicas - SumReplicas(scheduled), scheduled, request.uid);
+  int64_t target = std::max<int64_t>(0, request.replicas - SumReplicas(scheduled));
+  return DynamicDivideReplicas(strategy, std::move(available), static_cast<int32_t>(target),
+                               scheduled, request.uid);
 }
 
 Division DynamicFreshScale(DivisionStrategy strategy, std::span<const ClusterDetail> candidates,
@@ -267,7 +269,7 @@ std::vector<TargetReplicas> AssignByStaticWeight(std::span<const ClusterDetail> 
 Division DynamicDivideReplicas(DivisionStrategy strategy, std::vector<TargetReplicas> available,
                                int32_t target, std::span<const TargetReplicas> scheduled,
                                std::string_view uid) {
-  int32_t available_replicas = SumReplicas(available);
+  int64_t available_replicas = SumReplicas(available);
   if (available_replicas < target) {
     return Unschedulable(fmt::format("Clusters available replicas {} are not enough to schedule.",
                                      available_replicas));
@@ -280,7 +282,7 @@ Division DynamicDivideReplicas(DivisionStrategy strategy, std::vector<TargetRepl
       });
     };
     std::stable_partition(available.begin(), available.end(), held);
-    int32_t sum = 0;
+    int64_t sum = 0;
     for (size_t i = 0; i < available.size(); ++i) {
       sum += available[i].replicas;
       if (sum >= target) {
@@ -308,7 +310,7 @@ Division AssignByDynamic(DivisionStrategy strategy, std::span<const ClusterDetai
     return Wrap(DynamicFreshScale(strategy, candidates, scheduled, request),
                 "failed to do fresh scale");
   }
-  int32_t assigned = SumReplicas(scheduled);
+  int64_t assigned = SumReplicas(scheduled);
   if (assigned > request.replicas) {
     return Wrap(DynamicScaleDown(strategy, scheduled, request), "failed to scale down");
   }

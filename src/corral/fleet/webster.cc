@@ -23,8 +23,8 @@ namespace {
 
 // True when `a` takes the next seat before `b`.
 bool Before(const Party& a, const Party& b, NameOrder order) {
-  double pa = static_cast<double>(a.votes) / static_cast<double>(2 * a.seats + 1);
-  double pb = static_cast<double>(b.votes) / static_cast<double>(2 * b.seats + 1);
+  double pa = static_cast<double>(a.votes) / static_cast<double>(2 * int64_t{a.seats} + 1);
+  double pb = static_cast<double>(b.votes) / static_cast<double>(2 * int64_t{b.seats} + 1);
   if (pa != pb) return pa > pb;
   if (a.seats != b.seats) return a.seats < b.seats;
   return order == NameOrder::kAscending ? a.name < b.name : a.name > b.name;
