@@ -355,9 +355,6 @@ void ValidateSpreadConstraints(Decoder& d, const Node& n,
     if (c.spread_by_field != api::SpreadByField::kNone && !c.spread_by_label.empty()) {
       d.Error(item, "spreadByLabel should not co-exist with spreadByField");
     }
-    if (c.spread_by_field == api::SpreadByField::kNone && c.spread_by_label.empty()) {
-      d.Error(item, "one of spreadByField or spreadByLabel is required");
-    }
     if (!c.spread_by_label.empty()) {
       d.Error(item,
               "spreadByLabel is not supported: Karmada's scheduler selects clusters by "
@@ -422,6 +419,11 @@ const doc::Field<api::Placement> kPlacementFields[] = {
      [](Decoder& d, const Node& n, api::Placement& p) {
        d.ReadList(n, p.spread_constraints, [&](const Node& item, api::SpreadConstraint& c) {
          d.Struct(item, c, kSpreadConstraintFields);
+         // The webhook's SetDefaultSpreadConstraints: spread by cluster, minGroups 1.
+         if (c.spread_by_field == api::SpreadByField::kNone && c.spread_by_label.empty()) {
+           c.spread_by_field = api::SpreadByField::kCluster;
+         }
+         if (c.min_groups == 0) c.min_groups = 1;
        });
        if (n.is_sequence()) ValidateSpreadConstraints(d, n, p.spread_constraints);
      }},
