@@ -30,6 +30,72 @@ api::SpreadConstraint By(api::SpreadByField f, int32_t max_groups, int32_t min_g
   return c;
 }
 
+std::vector<ClusterDetail> Scores(std::vector<int64_t> scores, std::vector<int64_t> replicas) {
+  std::vector<ClusterDetail> out;
+  for (size_t i = 0; i < scores.size(); ++i) {
+    out.push_back(Detail(("member" + std::to_string(i + 1)).c_str(), scores[i], replicas[i]));
+  }
+  return out;
+}
+
+api::FleetWork Work(int32_t replicas, api::ReplicaSchedulingType type,
+                    api::ReplicaDivisionPreference preference, bool dynamic) {
+  api::FleetWork w;
+  w.replicas = replicas;
+  w.placement.replica_scheduling.emplace();
+  w.placement.replica_scheduling->type = type;
+  w.placement.replica_scheduling->division_preference = preference;
+  if (preference == api::ReplicaDivisionPreference::kWeighted) {
+    w.placement.replica_scheduling->weight_preference.emplace();
+    w.placement.replica_scheduling->weight_preference->dynamic_weight_by_available_replicas =
+        dynamic;
+  }
+  return w;
+}
+
+// Karmada group_clusters_test.go Test_CalcGroupScore (generateArgs: does group 1 score at least as
+// high as group 2) and Test_CalcGroupScoreForDuplicate.
+TEST(SelectionTest, CalcGroupScore) {
+  using T = api::ReplicaSchedulingType;
+  using P = api::ReplicaDivisionPreference;
+  const api::FleetWork dup20 = Work(20, T::kDuplicated, P::kNone, false);
+  const api::FleetWork agg100 = Work(100, T::kDivided, P::kAggregated, false);
+  const api::FleetWork dyn100 = Work(100, T::kDivided, P::kWeighted, true);
+  const api::FleetWork static100 = Work(100, T::kDivided, P::kWeighted, false);
+  struct Case {
+    int id;
+    std::vector<ClusterDetail> clusters1, clusters2;
+    const api::FleetWork* work;
+    int32_t min_groups;
+    bool group1_wins;
+  };
+  const std::vector<Case> cases = {
+      {1, Scores({100, 100, 0, 0, 0}, {30, 30, 30, 30, 30}),
+       Scores({100, 100, 100, 100, 100}, {30, 30, 30, 10, 10}), &dup20, 0, true},
+      {2, Scores({100, 100, 0, 0, 0}, {30, 30, 30, 10, 10}),
+       Scores({100, 100, 100, 100, 100}, {30, 30, 30, 10, 10}), &dup20, 0, false},
+      {3, Scores({100, 100, 0, 0, 0}, {30, 30, 30, 10, 10}),
+       Scores({100, 100, 100, 100, 100}, {10, 10, 10, 5, 5}), &agg100, 2, true},
+      {4, Scores({100, 100, 0, 0, 0}, {10, 10, 10, 10, 5}),
+       Scores({100, 100, 100, 100, 100}, {10, 10, 10, 5, 5}), &dyn100, 2, true},
+      {5, Scores({100, 100, 0, 0, 0}, {10, 10, 10, 5, 5}),
+       Scores({100, 100, 100, 100, 100}, {10, 10, 10, 5, 5}), &static100, 2, false},
+      {6, Scores({0, 0, 0, 0, 0}, {100, 100, 100, 100, 100}),
+       Scores({100, 100, 100, 100, 100}, {50, 50, 50, 50, 50}), &agg100, 2, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.id);
+    int64_t s1 = CalcGroupScore(c.clusters1, *c.work, c.min_groups);
+    int64_t s2 = CalcGroupScore(c.clusters2, *c.work, c.min_groups);
+    EXPECT_EQ(s1 >= s2, c.group1_wins) << s1 << " vs " << s2;
+  }
+  api::FleetWork ten;
+  ten.replicas = 10;
+  EXPECT_EQ(CalcGroupScore({}, ten, 0), 0);  // "get 0 score when clusters is empty"
+  // "get 0 score when all clusters can not meet the replica requirements"
+  EXPECT_EQ(CalcGroupScore(Scores({50, 50}, {5, 5}), ten, 0), 0);
+}
+
 // Karmada pkg/scheduler/core/spreadconstraint/select_groups_test.go TestSelectGroups.
 TEST(SelectionTest, SelectGroups) {
   struct Case {
