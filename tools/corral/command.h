@@ -20,5 +20,6 @@ inline constexpr int kExitBadInput = 2;
 Command AddScheduleCommand(CLI::App& root);
 Command AddSimulateCommand(CLI::App& root);
 Command AddPerfCommand(CLI::App& root);
+Command AddDispatchCommand(CLI::App& root);
 
 }  // namespace corral::cli

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   commands.push_back(AddSimulateCommand(app));
   commands.push_back(AddPerfCommand(app));
   commands.push_back(AddValidateCommand(app));
+  commands.push_back(AddDispatchCommand(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,236 @@
+#include "corral/app/dispatch.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "corral/api/well_known.h"
+#include "corral/fleet/estimator.h"
+#include "corral/loader/fleet_loader.h"
+
+namespace corral::app {
+
+namespace {
+
+std::string ItemName(const api::ObjectMeta& m, const Interner& in) {
+  if (m.namespace_.empty()) return std::string(in.Str(m.name));
+  return fmt::format("{}/{}", in.Str(m.namespace_), in.Str(m.name));
+}
+
+std::string_view KindName(api::FleetWorkSourceKind k) {
+  switch (k) {
+    case api::FleetWorkSourceKind::kResourceBinding:
+      return "ResourceBinding";
+    case api::FleetWorkSourceKind::kClusterResourceBinding:
+      return "ClusterResourceBinding";
+    case api::FleetWorkSourceKind::kKueue:
+      return "Workload";
+    case api::FleetWorkSourceKind::kPolicyMatch:
+      break;
+  }
+  return "PropagationPolicy";
+}
+
+std::string Split(const std::vector<fleet::TargetReplicas>& clusters) {
+  std::vector<std::string> parts;
+  for (const fleet::TargetReplicas& t : clusters)
+    parts.push_back(fmt::format("{}:{}", t.name, t.replicas));
+  return parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, " "));
+}
+
+}  // namespace
+
+Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
+  Interner in = api::NewInterner();
+  loader::FleetLoadResult loaded = loader::LoadFleetPaths(request.inputs, in);
+  if (!loaded.ok()) {
+    std::string text;
+    for (const Diagnostic& d : loaded.diagnostics.items()) {
+      if (!text.empty()) text += "\n";
+      text += d.ToString();
+    }
+    return Error::Invalid(text);
+  }
+  DispatchOutcome out;
+  out.diagnostics = loaded.diagnostics;
+  std::vector<api::Cluster> karmada;
+  std::vector<api::Cluster> kueue;
+  for (const api::Cluster& c : loaded.objects.clusters) {
+    (c.source_kind == api::ClusterSourceKind::kKarmadaCluster ? karmada : kueue).push_back(c);
+  }
+  if (!loaded.objects.multikueue_configs.empty()) {
+    // The config's clusters, in its order.
+    std::vector<api::Cluster> ordered;
+    for (Symbol name : loaded.objects.multikueue_configs[0].clusters) {
+      for (const api::Cluster& c : kueue) {
+        if (c.meta.name == name) ordered.push_back(c);
+      }
+    }
+    kueue = std::move(ordered);
+  }
+  out.karmada_clusters = karmada.size();
+  out.kueue_clusters = kueue.size();
+  api::DispatcherProfile profile = loaded.objects.profiles.empty()
+                                       ? fleet::DefaultDispatcherProfile(in)
+                                       : loaded.objects.profiles[0];
+  out.profile = std::string(in.Str(profile.meta.name));
+  fleet::GeneralEstimator general(in);
+  const fleet::ReplicaEstimator* estimators[] = {&general};
+  std::vector<bool> explained(request.explain.size(), false);
+  for (const api::FleetWork& w : loaded.objects.works) {
+    DispatchItem item;
+    item.name = ItemName(w.meta, in);
+    item.kind = std::string(KindName(w.source_kind));
+    item.replicas = w.replicas;
+    for (size_t i = 0; i < request.explain.size(); ++i) {
+      if (request.explain[i] == item.name || request.explain[i] == in.Str(w.meta.name)) {
+        item.explain = true;
+        explained[i] = true;
+      }
+    }
+    if (w.source_kind == api::FleetWorkSourceKind::kKueue) {
+      item.karmada = false;
+      item.nomination = fleet::Nominate(w, kueue, profile, in);
+    } else {
+      item.binding = fleet::ScheduleBinding(w, karmada, estimators, in);
+    }
+    out.items.push_back(std::move(item));
+  }
+  for (size_t i = 0; i < request.explain.size(); ++i) {
+    if (!explained[i]) {
+      return Error::Invalid(fmt::format("--explain {}: no such work item (give ns/name or name)",
+                                        request.explain[i]));
+    }
+  }
+  return out;
+}
+
+std::string FormatDispatchTable(const DispatchOutcome& out) {
+  std::string s =
+      fmt::format("{} Karmada cluster(s), {} MultiKueue cluster(s), {} work item(s)\n\n",
+                  out.karmada_clusters, out.kueue_clusters, out.items.size());
+  size_t w = 4;
+  for (const DispatchItem& i : out.items) w = std::max(w, i.name.size());
+  s += fmt::format("{:<{}}  {:<22}  {:>8}  {}\n", "WORK", w, "KIND", "REPLICAS", "RESULT");
+  for (const DispatchItem& i : out.items) {
+    std::string result;
+    if (!i.ok()) {
+      result = i.karmada ? i.binding.error : i.nomination.error;
+    } else if (i.karmada) {
+      result = Split(i.binding.result);
+      if (!i.binding.affinity_name.empty()) {
+        result += fmt::format(" (clusterAffinities term {:?})", i.binding.affinity_name);
+      }
+    } else {
+      result = fmt::format("nominated {}", fmt::join(i.nomination.nominated, " "));
+    }
+    s += fmt::format("{:<{}}  {:<22}  {:>8}  {}\n", i.name, w, i.kind, i.replicas, result);
+  }
+  for (const DispatchItem& i : out.items) {
+    if (!i.explain) continue;
+    s += fmt::format("\n{} ({}):\n", i.name, i.kind);
+    if (i.karmada) {
+      s += fmt::format("  {:<16}  {:<40}  {:>5}  {:>11}  {:>9}  {}\n", "CLUSTER", "FILTER", "SCORE",
+                       "ALLOCATABLE", "AVAILABLE", "SELECTED");
+      for (const fleet::ClusterVerdict& v : i.binding.clusters) {
+        std::string filter = v.deleting ? "skipped: being deleted"
+                             : v.passed ? "passed"
+                                        : fmt::format("{}: {}", v.filter_plugin, v.reason);
+        if (!v.passed) {
+          s += fmt::format("  {:<16}  {}\n", v.name, filter);
+          continue;
+        }
+        s += fmt::format("  {:<16}  {:<40}  {:>5}  {:>11}  {:>9}  {}\n", v.name, filter, v.score,
+                         v.allocatable_replicas, v.available_replicas, v.selected ? "yes" : "no");
+      }
+    } else {
+      s += fmt::format("  profile {:?}\n", out.profile);
+      for (const fleet::NominationVerdict& v : i.nomination.clusters) {
+        if (!v.passed) {
+          s += fmt::format("  {:<16}  {}: {}\n", v.name, v.filter_plugin, v.reason);
+          continue;
+        }
+        std::vector<std::string> parts;
+        for (const fleet::PluginScore& p : v.scores) {
+          parts.push_back(fmt::format("{} {}/{}/{}", p.plugin, p.raw, p.normalized, p.weighted));
+        }
+        s += fmt::format("  {:<16}  passed  total {}  ({}; raw/normalized/weighted){}\n", v.name,
+                         v.total, fmt::join(parts, ", "), v.nominated ? "  nominated" : "");
+      }
+    }
+  }
+  return s;
+}
+
+std::string FormatDispatchJson(const DispatchOutcome& out) {
+  using json = nlohmann::ordered_json;
+  json items = json::array();
+  for (const DispatchItem& i : out.items) {
+    json j;
+    j["name"] = i.name;
+    j["kind"] = i.kind;
+    j["replicas"] = i.replicas;
+    if (i.karmada) {
+      json clusters = json::array();
+      for (const fleet::TargetReplicas& t : i.binding.result) {
+        clusters.push_back({{"name", t.name}, {"replicas", t.replicas}});
+      }
+      j["clusters"] = clusters;
+      if (!i.binding.affinity_name.empty())
+        j["schedulerObservingAffinityName"] = i.binding.affinity_name;
+      if (!i.binding.ok()) j["error"] = i.binding.error;
+    } else {
+      j["nominatedClusterNames"] = i.nomination.nominated;
+      if (!i.nomination.ok()) j["error"] = i.nomination.error;
+    }
+    if (i.explain) {
+      json clusters = json::array();
+      if (i.karmada) {
+        for (const fleet::ClusterVerdict& v : i.binding.clusters) {
+          json c = {{"name", v.name}, {"passed", v.passed}};
+          if (v.deleting) c["deleting"] = true;
+          if (!v.passed && !v.deleting) {
+            c["plugin"] = v.filter_plugin;
+            c["reason"] = v.reason;
+          }
+          if (v.passed) {
+            c["scores"] = {{"ClusterAffinity", v.affinity_score},
+                           {"ClusterLocality", v.locality_score}};
+            c["score"] = v.score;
+            c["allocatableReplicas"] = v.allocatable_replicas;
+            c["availableReplicas"] = v.available_replicas;
+            c["selected"] = v.selected;
+          }
+          clusters.push_back(c);
+        }
+      } else {
+        for (const fleet::NominationVerdict& v : i.nomination.clusters) {
+          json c = {{"name", v.name}, {"passed", v.passed}};
+          if (!v.passed) {
+            c["plugin"] = v.filter_plugin;
+            c["reason"] = v.reason;
+          } else {
+            json scores = json::array();
+            for (const fleet::PluginScore& p : v.scores) {
+              scores.push_back({{"plugin", p.plugin},
+                                {"raw", p.raw},
+                                {"normalized", p.normalized},
+                                {"weighted", p.weighted}});
+            }
+            c["scores"] = scores;
+            c["total"] = v.total;
+            c["nominated"] = v.nominated;
+          }
+          clusters.push_back(c);
+        }
+      }
+      j["explain"] = {{"clusters", clusters}};
+    }
+    items.push_back(j);
+  }
+  json root = {{"items", items}};
+  return root.dump(2) + "\n";
+}
+
+}  // namespace corral::app

@@ -1,0 +1,56 @@
+#pragma once
+// `corral dispatch`: load member clusters and work items (Karmada and Kueue objects, see
+// corral/loader/fleet_loader.h) and answer, read-only, "where would each work item go, and why":
+//
+//   - Karmada ResourceBindings and ClusterResourceBindings go through one attempt of Karmada's
+//     scheduler (corral/fleet/karmada_scheduler.h) over the Karmada Clusters, with the general
+//     estimator; the result is spec.clusters as Karmada would write it, or its error.
+//   - Kueue Workloads go through the composable MultiKueue dispatcher (corral/fleet/
+//     kueue_dispatcher.h) over the MultiKueueClusters (in the MultiKueueConfig's order when one is
+//     given) with the first ClusterDispatcherProfile given, or the KEP's default profile.
+//
+// Work items are reported in input order. Bad input is reported as the loader's diagnostics.
+
+#include <string>
+#include <vector>
+
+#include "corral/core/diagnostics.h"
+#include "corral/core/result.h"
+#include "corral/fleet/karmada_scheduler.h"
+#include "corral/fleet/kueue_dispatcher.h"
+
+namespace corral::app {
+
+struct DispatchRequest {
+  std::vector<std::string> inputs;   // files or directories
+  std::vector<std::string> explain;  // work items to explain: "ns/name" or "name"
+};
+
+struct DispatchItem {
+  std::string name;  // "ns/name" (or "name" when cluster-scoped)
+  std::string kind;  // ResourceBinding, ClusterResourceBinding or Workload
+  int32_t replicas = 0;
+  bool explain = false;
+  bool karmada = true;
+  fleet::BindingSchedule binding;  // Karmada items
+  fleet::Nomination nomination;    // Kueue items
+  bool ok() const { return karmada ? binding.ok() : nomination.ok(); }
+};
+
+struct DispatchOutcome {
+  Diagnostics diagnostics;  // warnings of the load
+  size_t karmada_clusters = 0;
+  size_t kueue_clusters = 0;
+  std::string profile;  // the dispatcher profile used for Kueue items
+  std::vector<DispatchItem> items;
+};
+
+// Errors: the load's diagnostics (kInvalidInput), or an --explain name that matches no work item.
+Result<DispatchOutcome> RunDispatch(const DispatchRequest& request);
+
+std::string FormatDispatchTable(const DispatchOutcome& out);
+// {"items": [{"name", "kind", "replicas", "clusters": [{"name", "replicas"}] | "nominated": [...],
+//  "error", "explain": {...}}]}; `clusters` is Karmada's ResourceBinding spec.clusters shape.
+std::string FormatDispatchJson(const DispatchOutcome& out);
+
+}  // namespace corral::app

@@ -1,0 +1,58 @@
+// `corral dispatch FILE|DIR... [-o table|json] [--explain NAME]...`
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "corral/app/dispatch.h"
+
+#include "command.h"
+
+namespace corral::cli {
+
+namespace {
+struct DispatchFlags {
+  std::vector<std::string> inputs;
+  std::string output = "table";
+  std::vector<std::string> explain;
+};
+}  // namespace
+
+Command AddDispatchCommand(CLI::App& root) {
+  auto flags = std::make_shared<DispatchFlags>();
+  CLI::App* app = root.add_subcommand(
+      "dispatch",
+      "Load member clusters and work items (Karmada Clusters and ResourceBindings; Kueue "
+      "MultiKueueClusters and Workloads) and show, read-only, where each work item would go and "
+      "why, as Karmada's scheduler and Kueue's composable MultiKueue dispatcher decide.");
+  app->add_option("inputs", flags->inputs, "YAML/JSON files or directories (recursive)")
+      ->required();
+  app->add_option("-o,--output", flags->output, "Output format: table or json")
+      ->check(CLI::IsMember({"table", "json"}));
+  app->add_option("--explain", flags->explain,
+                  "Explain this work item (NS/NAME or NAME): every cluster's filter verdict, "
+                  "scores and replicas; repeatable");
+  Command cmd;
+  cmd.app = app;
+  cmd.run = [flags]() {
+    app::DispatchRequest req;
+    req.inputs = flags->inputs;
+    req.explain = flags->explain;
+    auto out = app::RunDispatch(req);
+    if (!out.ok()) {
+      fmt::print(stderr, "{}\n", out.error().message);
+      return out.error().code == ErrorCode::kInternal ? kExitFailure : kExitBadInput;
+    }
+    for (const auto& d : out->diagnostics.items()) fmt::print(stderr, "{}\n", d.ToString());
+    std::string text =
+        flags->output == "json" ? app::FormatDispatchJson(*out) : app::FormatDispatchTable(*out);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return kExitOk;
+  };
+  return cmd;
+}
+
+}  // namespace corral::cli
