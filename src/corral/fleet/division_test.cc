@@ -574,5 +574,120 @@ TEST(DivisionTest, AssignReplicas) {
   }
 }
 
+// Karmada pkg/scheduler/core/generic_scheduler_test.go Test_DistributionOfReplicas: static weights
+// through AssignReplicas (results in order).
+TEST(DivisionTest, DistributionOfReplicas) {
+  Interner interner;
+  std::deque<api::Cluster> clusters;
+  auto candidate = [&](int member) {
+    api::Cluster& c = clusters.emplace_back();
+    std::string name = "member" + std::to_string(member);
+    c.meta.name = interner.Intern(name);
+    ClusterDetail d;
+    d.name = name;
+    d.cluster = &c;
+    return d;
+  };
+  struct Case {
+    std::string name;
+    std::vector<int> members;
+    int32_t replicas;
+    std::vector<std::pair<int, int64_t>> weights;
+    Targets want;
+  };
+  const std::vector<Case> cases = {
+      {"replica 3, static weighted 1:1",
+       {1, 2},
+       3,
+       {{1, 1}, {2, 1}},
+       {{"member1", 2}, {"member2", 1}}},
+      {"replica 3, static weighted 1:1:1, change replicas from 3 to 5, before change",
+       {1, 2, 3},
+       3,
+       {{1, 1}, {2, 1}, {3, 1}},
+       {{"member1", 1}, {"member2", 1}, {"member3", 1}}},
+      {"replica 3, static weighted 1:1:1, change replicas from 3 to 5, after change",
+       {1, 2, 3},
+       5,
+       {{1, 1}, {2, 1}, {3, 1}},
+       {{"member1", 2}, {"member2", 2}, {"member3", 1}}},
+      {"replica 7, static weighted 2:1:1:1, change replicas from 7 to 8, before change",
+       {1, 2, 3, 4},
+       7,
+       {{1, 2}, {2, 1}, {3, 1}, {4, 1}},
+       {{"member1", 3}, {"member2", 2}, {"member3", 1}, {"member4", 1}}},
+      {"replica 7, static weighted 2:1:1:1, change replicas from 7 to 8, after change",
+       {1, 2, 3, 4},
+       8,
+       {{1, 2}, {2, 1}, {3, 1}, {4, 1}},
+       {{"member1", 3}, {"member2", 2}, {"member3", 2}, {"member4", 1}}},
+      {"replica 9, static weighted 2:1:1:1, change replicas from 9 to 8, before change",
+       {1, 2, 3, 4},
+       9,
+       {{1, 2}, {2, 1}, {3, 1}, {4, 1}},
+       {{"member1", 3}, {"member2", 2}, {"member3", 2}, {"member4", 2}}},
+      {"replica 9, static weighted 2:1:1:1, change replicas from 9 to 8, after change",
+       {1, 2, 3, 4},
+       8,
+       {{1, 2}, {2, 1}, {3, 1}, {4, 1}},
+       {{"member1", 3}, {"member2", 2}, {"member3", 2}, {"member4", 1}}},
+      {"replica 6, static weighted 1:1:1:1, change static weighted from 1:1:1:1 to 2:1:1:1, before "
+       "change",
+       {1, 2, 3, 4},
+       6,
+       {{1, 1}, {2, 1}, {3, 1}, {4, 1}},
+       {{"member1", 2}, {"member2", 2}, {"member3", 1}, {"member4", 1}}},
+      {"replica 6, static weighted 1:1:1:1, change static weighted from 1:1:1:1 to 2:1:1:1, after "
+       "change",
+       {1, 2, 3, 4},
+       6,
+       {{1, 2}, {2, 1}, {3, 1}, {4, 1}},
+       {{"member1", 3}, {"member2", 1}, {"member3", 1}, {"member4", 1}}},
+      {"replica 5, static weighted 1:1:1, add a new cluster and change static weight to 1:1:1:1, "
+       "before change",
+       {1, 2, 3},
+       5,
+       {{1, 1}, {2, 1}, {3, 1}},
+       {{"member1", 2}, {"member2", 2}, {"member3", 1}}},
+      {"replica 5, static weighted 1:1:1, add a new cluster and change static weight to 1:1:1:1, "
+       "after change",
+       {1, 2, 3, 4},
+       5,
+       {{1, 1}, {2, 1}, {3, 1}, {4, 1}},
+       {{"member1", 2}, {"member2", 1}, {"member3", 1}, {"member4", 1}}},
+      {"replica 6, static weighted 1:1:1:1, remove a cluster and change static weight to 1:1:1, "
+       "before change",
+       {1, 2, 3, 4},
+       6,
+       {{1, 1}, {2, 1}, {3, 1}, {4, 1}},
+       {{"member1", 2}, {"member2", 2}, {"member3", 1}, {"member4", 1}}},
+      {"replica 6, static weighted 1:1:1:1, remove a cluster and change static weight to 1:1:1, "
+       "after change",
+       {1, 2, 3},
+       6,
+       {{1, 1}, {2, 1}, {3, 1}},
+       {{"member1", 2}, {"member2", 2}, {"member3", 2}}},
+
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<ClusterDetail> candidates;
+    for (int m : c.members) candidates.push_back(candidate(m));
+    api::Placement placement = DividedPlacement(false);
+    placement.replica_scheduling->weight_preference.emplace();
+    for (const auto& [member, weight] : c.weights) {
+      api::StaticClusterWeight w;
+      w.target_cluster.cluster_names = {interner.Intern("member" + std::to_string(member))};
+      w.weight = weight;
+      placement.replica_scheduling->weight_preference->static_weight_list.push_back(w);
+    }
+    DivisionRequest request;
+    request.replicas = c.replicas;
+    Division d = AssignReplicas(candidates, placement, false, false, request, interner);
+    ASSERT_TRUE(d.ok()) << d.error;
+    EXPECT_EQ(d.clusters, c.want) << Show(d.clusters);
+  }
+}
+
 }  // namespace
 }  // namespace corral::fleet
