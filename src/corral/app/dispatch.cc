@@ -18,8 +18,8 @@ std::string ItemName(const api::ObjectMeta& m, const Interner& in) {
   return fmt::format("{}/{}", in.Str(m.namespace_), in.Str(m.name));
 }
 
-std::string_view KindName(api::FleetWorkSourceKind k) {
-  switch (k) {
+std::string_view KindName(const api::FleetWork& w, const Interner& in) {
+  switch (w.source_kind) {
     case api::FleetWorkSourceKind::kResourceBinding:
       return "ResourceBinding";
     case api::FleetWorkSourceKind::kClusterResourceBinding:
@@ -29,7 +29,7 @@ std::string_view KindName(api::FleetWorkSourceKind k) {
     case api::FleetWorkSourceKind::kPolicyMatch:
       break;
   }
-  return "PropagationPolicy";
+  return in.Str(w.resource.kind);  // a template claimed by a (Cluster)PropagationPolicy
 }
 
 std::string Split(const std::vector<fleet::TargetReplicas>& clusters) {
@@ -81,7 +81,7 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
   for (const api::FleetWork& w : loaded.objects.works) {
     DispatchItem item;
     item.name = ItemName(w.meta, in);
-    item.kind = std::string(KindName(w.source_kind));
+    item.kind = std::string(KindName(w, in));
     item.replicas = w.replicas;
     for (size_t i = 0; i < request.explain.size(); ++i) {
       if (request.explain[i] == item.name || request.explain[i] == in.Str(w.meta.name)) {

@@ -9,7 +9,10 @@
 //     kueue_dispatcher.h) over the MultiKueueClusters (in the MultiKueueConfig's order when one is
 //     given) with the first ClusterDispatcherProfile given, or the KEP's default profile.
 //
-// Work items are reported in input order. Bad input is reported as the loader's diagnostics.
+// Resource templates (Deployment, StatefulSet, Job) claimed by a PropagationPolicy or
+// ClusterPropagationPolicy are scheduled as the ResourceBinding Karmada's detector would create
+// ("<name>-<kind>"). Work items are reported in input order, templates after the objects given
+// directly. Bad input is reported as the loader's diagnostics.
 
 #include <string>
 #include <vector>
@@ -28,7 +31,7 @@ struct DispatchRequest {
 
 struct DispatchItem {
   std::string name;  // "ns/name" (or "name" when cluster-scoped)
-  std::string kind;  // ResourceBinding, ClusterResourceBinding or Workload
+  std::string kind;  // ResourceBinding, ClusterResourceBinding, Workload, or the template's kind
   int32_t replicas = 0;
   bool explain = false;
   bool karmada = true;

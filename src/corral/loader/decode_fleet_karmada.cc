@@ -552,10 +552,7 @@ const doc::Field<FleetWork> kBindingSpecFields[] = {
        });
      }},
     {"placement",
-     [](Decoder& d, const Node& n, FleetWork& w) {
-       d.Struct(n, w.placement, kPlacementFields);
-       if (n.is_map()) CheckPlacement(d, n, w.placement);
-     }},
+     [](Decoder& d, const Node& n, FleetWork& w) { DecodePlacement(d, n, w.placement); }},
     {"gracefulEvictionTasks",
      [](Decoder& d, const Node& n, FleetWork& w) {
        std::vector<EvictionTaskIn> tasks;
@@ -626,6 +623,11 @@ const doc::Field<FleetWork> kBindingFields[] = {
 };
 
 }  // namespace
+
+void DecodePlacement(Decoder& d, const Node& n, api::Placement& out) {
+  d.Struct(n, out, kPlacementFields);
+  if (n.is_map()) CheckPlacement(d, n, out);
+}
 
 void DecodeKarmadaCluster(Decoder& d, const Node& root, api::Cluster& out) {
   out.source_kind = api::ClusterSourceKind::kKarmadaCluster;

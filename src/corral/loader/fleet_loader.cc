@@ -1,10 +1,12 @@
 #include "corral/loader/fleet_loader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include <fmt/format.h>
 
+#include "corral/api/selectors.h"
 #include "corral/doc/decoder.h"
 #include "corral/doc/input.h"
 #include "corral/doc/parse.h"
@@ -26,6 +28,9 @@ enum class FleetKind {
   kMultiKueueConfig,
   kWorkload,
   kDispatcherProfile,
+  kPropagationPolicy,
+  kClusterPropagationPolicy,
+  kTemplate,
 };
 
 struct FleetKindEntry {
@@ -45,6 +50,12 @@ constexpr FleetKindEntry kFleetKinds[] = {
     {"kueue.x-k8s.io/v1beta1", "Workload", FleetKind::kWorkload},
     {"kueue.x-k8s.io/v1beta2", "Workload", FleetKind::kWorkload},
     {"kueue.x-k8s.io/v1beta2", "ClusterDispatcherProfile", FleetKind::kDispatcherProfile},
+    {"policy.karmada.io/v1alpha1", "PropagationPolicy", FleetKind::kPropagationPolicy},
+    {"policy.karmada.io/v1alpha1", "ClusterPropagationPolicy",
+     FleetKind::kClusterPropagationPolicy},
+    {"apps/v1", "Deployment", FleetKind::kTemplate},
+    {"apps/v1", "StatefulSet", FleetKind::kTemplate},
+    {"batch/v1", "Job", FleetKind::kTemplate},
 };
 
 std::string_view TextOf(const Node* n) {
@@ -93,6 +104,7 @@ class FleetLoader {
   }
 
   FleetLoadResult Finish() {
+    MatchTemplates();
     CheckDuplicates();
     SortDiagnostics();
     return std::move(result_);
@@ -167,9 +179,10 @@ class FleetLoader {
     }
     if (entry == nullptr) {
       d.Error(root, fmt::format("unsupported kind {:?} of apiVersion {:?} for the fleet (want "
-                                "Karmada Cluster, ResourceBinding, ClusterResourceBinding; Kueue "
-                                "MultiKueueCluster, MultiKueueConfig, Workload, "
-                                "ClusterDispatcherProfile)",
+                                "Karmada Cluster, ResourceBinding, ClusterResourceBinding, "
+                                "PropagationPolicy, ClusterPropagationPolicy with Deployment, "
+                                "StatefulSet, Job templates; Kueue MultiKueueCluster, "
+                                "MultiKueueConfig, Workload, ClusterDispatcherProfile)",
                                 kind, api_version));
       return;
     }
@@ -213,6 +226,22 @@ class FleetLoader {
         if (d.error_count() == errors) o.multikueue_configs.push_back(std::move(c));
         break;
       }
+      case FleetKind::kPropagationPolicy:
+      case FleetKind::kClusterPropagationPolicy: {
+        internal::PropagationPolicy p;
+        internal::DecodePropagationPolicy(d, root,
+                                          entry->which == FleetKind::kClusterPropagationPolicy, p);
+        if (d.error_count() == errors) policies_.push_back(std::move(p));
+        break;
+      }
+      case FleetKind::kTemplate: {
+        internal::ResourceTemplate t;
+        t.api_version = in_.Intern(api_version);
+        internal::DecodeResourceTemplate(d, root, kind, t);
+        t.meta.source = source;
+        if (d.error_count() == errors) templates_.push_back(std::move(t));
+        break;
+      }
       case FleetKind::kDispatcherProfile: {
         api::DispatcherProfile p;
         internal::DecodeDispatcherProfile(d, root, p);
@@ -239,8 +268,84 @@ class FleetLoader {
     }
   }
 
+  // util.ResourceSelectorPriority: 3 by name, 2 by label selector, 1 for a selector of the kind
+  // alone, 0 for no match.
+  static int SelectorPriority(const internal::ResourceSelector& s,
+                              const internal::ResourceTemplate& t) {
+    if (s.api_version != t.api_version || s.kind != t.kind) return 0;
+    if (!s.namespace_.empty() && s.namespace_ != t.meta.namespace_) return 0;
+    if (!s.name.empty()) return s.name == t.meta.name ? 3 : 0;
+    if (!s.label_selector) return 1;
+    return api::Matches(*s.label_selector, t.meta.labels) ? 2 : 0;
+  }
+
+  // getHighestPriority(Cluster)PropagationPolicy: the highest explicit priority, then the highest
+  // implicit priority, then the smaller name.
+  const internal::PropagationPolicy* BestPolicy(const internal::ResourceTemplate& t,
+                                                bool cluster_scoped) const {
+    const internal::PropagationPolicy* best = nullptr;
+    int best_implicit = 0;
+    for (const internal::PropagationPolicy& p : policies_) {
+      if (p.cluster_scoped != cluster_scoped) continue;
+      if (!cluster_scoped && p.meta.namespace_ != t.meta.namespace_) continue;
+      int implicit = 0;
+      for (const internal::ResourceSelector& s : p.selectors) {
+        implicit = std::max(implicit, SelectorPriority(s, t));
+      }
+      if (implicit == 0) continue;
+      if (best == nullptr || p.priority > best->priority) {
+        best = &p;
+        best_implicit = implicit;
+      } else if (p.priority == best->priority) {
+        if (implicit > best_implicit) {
+          best = &p;
+          best_implicit = implicit;
+        } else if (implicit == best_implicit && in_.Str(p.meta.name) < in_.Str(best->meta.name)) {
+          best = &p;
+        }
+      }
+    }
+    return best;
+  }
+
+  // Each template becomes the ResourceBinding Karmada's detector would create from the policy that
+  // claims it (a PropagationPolicy of its namespace before any ClusterPropagationPolicy).
+  void MatchTemplates() {
+    for (const internal::ResourceTemplate& t : templates_) {
+      const internal::PropagationPolicy* p = BestPolicy(t, false);
+      if (p == nullptr) p = BestPolicy(t, true);
+      if (p == nullptr) {
+        result_.diagnostics.Warning(
+            std::string(in_.Str(t.meta.source.file)), t.meta.source.line, "",
+            fmt::format(
+                "no PropagationPolicy or ClusterPropagationPolicy matches {} {}/{}; Karmada "
+                "would not propagate it",
+                in_.Str(t.kind), in_.Str(t.meta.namespace_), in_.Str(t.meta.name)));
+        continue;
+      }
+      api::FleetWork w;
+      w.source_kind = api::FleetWorkSourceKind::kPolicyMatch;
+      std::string binding = fmt::format("{}-{}", in_.Str(t.meta.name), in_.Str(t.kind));
+      std::transform(binding.begin(), binding.end(), binding.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      w.meta.name = in_.Intern(binding);
+      w.meta.namespace_ = t.meta.namespace_;
+      w.meta.source = t.meta.source;
+      w.resource = {t.api_version, t.kind, t.meta.namespace_, t.meta.name, t.meta.uid};
+      w.replicas = t.replicas;
+      w.replica_requirements.emplace();
+      w.replica_requirements->resource_request = t.request;
+      w.replica_requirements->namespace_ = t.meta.namespace_;
+      w.replica_requirements->priority_class_name = t.priority_class_name;
+      w.placement = p->placement;
+      result_.objects.works.push_back(std::move(w));
+    }
+  }
+
   Interner& in_;
   FleetLoadResult result_;
+  std::vector<internal::PropagationPolicy> policies_;
+  std::vector<internal::ResourceTemplate> templates_;
 };
 
 }  // namespace

@@ -5,6 +5,9 @@
 //   - cluster.karmada.io/v1alpha1 Cluster;
 //   - work.karmada.io/v1alpha2 ResourceBinding and ClusterResourceBinding (their spec.clusters are
 //     the previous assignment);
+//   - policy.karmada.io/v1alpha1 PropagationPolicy and ClusterPropagationPolicy with apps/v1
+//     Deployment, StatefulSet and batch/v1 Job templates: each template a policy claims becomes the
+//     ResourceBinding Karmada's detector would create (an unclaimed template gets a warning);
 //   - kueue.x-k8s.io/v1beta1|v1beta2 MultiKueueCluster (with the KEP-8692 spec.taints),
 //     MultiKueueConfig, and Workload (spec.podSets, priority, the KEP-8692 placement fields or the
 //     annotations kueue.x-k8s.io/cluster-selector, cluster-affinity, cluster-tolerations and

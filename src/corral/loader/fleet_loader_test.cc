@@ -59,8 +59,16 @@ TEST(FleetLoaderTest, KarmadaErrorsAllAtOnce) {
       "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
       "test/testdata/fleet/bad_karmada.yaml:35: unsupported kind \"OverridePolicy\" of apiVersion "
       "\"policy.karmada.io/v1alpha1\" for the fleet (want Karmada Cluster, ResourceBinding, "
-      "ClusterResourceBinding; Kueue MultiKueueCluster, MultiKueueConfig, Workload, "
+      "ClusterResourceBinding, PropagationPolicy, ClusterPropagationPolicy with Deployment, "
+      "StatefulSet, Job templates; Kueue MultiKueueCluster, MultiKueueConfig, Workload, "
       "ClusterDispatcherProfile)",
+      "test/testdata/fleet/bad_karmada.yaml:47: spec.resourceSelectors[0].kind: required field "
+      "\"kind\" is missing",
+      "test/testdata/fleet/bad_karmada.yaml:48: spec.preemption: policy preemption (Always) is not "
+      "supported yet",
+      "test/testdata/fleet/bad_karmada.yaml:51: spec.placement.replicaScheduling."
+      "replicaDivisionPreference: unknown replicaDivisionPreference \"Balanced\" (want Aggregated, "
+      "Weighted)",
   };
   EXPECT_EQ(Messages(r), want);
   EXPECT_TRUE(r.objects.clusters.empty());
@@ -203,6 +211,34 @@ TEST(FleetLoaderTest, KueueObjects) {
   EXPECT_EQ(p.scores[1].second, 1);  // the default weight
   EXPECT_EQ(p.nomination, api::NominationMode::kTopK);
   EXPECT_EQ(p.top_k, 2);
+}
+
+// Templates become the ResourceBindings Karmada's detector would create: the namespace's
+// PropagationPolicy first, then ClusterPropagationPolicies; replicas as Karmada's interpreter reads
+// them (a Job's parallelism capped by completions) and requests as AddPodTemplateRequest sums them
+// (containers summed, raised to each init container's).
+TEST(FleetLoaderTest, PoliciesClaimTemplates) {
+  Interner in = api::NewInterner();
+  std::vector<std::string> paths = {"examples/fleet/policies.yaml"};
+  FleetLoadResult r = LoadFleetPaths(paths, in);
+  ASSERT_TRUE(r.ok()) << Messages(r)[0];
+  EXPECT_EQ(Messages(r), std::vector<std::string>{
+                             "examples/fleet/policies.yaml:59: warning: no PropagationPolicy or "
+                             "ClusterPropagationPolicy matches StatefulSet shop/ledger; Karmada "
+                             "would not propagate it"});
+  ASSERT_EQ(r.objects.works.size(), 2u);
+  const api::FleetWork& web = r.objects.works[0];
+  EXPECT_EQ(in.Str(web.meta.name), "storefront-deployment");
+  EXPECT_EQ(web.replicas, 6);
+  ASSERT_TRUE(web.placement.cluster_affinity.has_value());
+  EXPECT_EQ(web.placement.cluster_affinity->cluster_names.size(), 2u);
+  const api::FleetWork& job = r.objects.works[1];
+  EXPECT_EQ(in.Str(job.meta.name), "nightly-report-job");
+  EXPECT_EQ(job.replicas, 5);
+  const api::ResourceList& req = job.replica_requirements->resource_request;
+  EXPECT_EQ(api::FindResource(req, api::wk::kCpu)->MilliValue(), 3000);
+  EXPECT_EQ(api::FindResource(req, api::wk::kMemory)->Value(), 2LL << 30);
+  EXPECT_EQ(job.placement.cluster_tolerations.size(), 1u);
 }
 
 }  // namespace
