@@ -192,6 +192,8 @@ struct FleetWork {
   std::optional<TimePoint> reschedule_triggered_at;
   std::optional<TimePoint> last_scheduled_time;  // status.lastScheduledTime
   Symbol scheduler_observed_affinity_name;       // status.schedulerObservedAffinityName
+  // A template's binding: the (Cluster)PropagationPolicy that claimed it, "ns/name" or "name".
+  Symbol claimed_by;
   // Kueue.
   LabelSet cluster_selector;
   std::optional<KueueClusterAffinity> kueue_cluster_affinity;

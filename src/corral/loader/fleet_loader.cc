@@ -338,6 +338,10 @@ class FleetLoader {
       w.replica_requirements->namespace_ = t.meta.namespace_;
       w.replica_requirements->priority_class_name = t.priority_class_name;
       w.placement = p->placement;
+      w.claimed_by = p->cluster_scoped
+                         ? p->meta.name
+                         : in_.Intern(fmt::format("{}/{}", in_.Str(p->meta.namespace_),
+                                                  in_.Str(p->meta.name)));
       result_.objects.works.push_back(std::move(w));
     }
   }

@@ -241,5 +241,90 @@ TEST(FleetLoaderTest, PoliciesClaimTemplates) {
   EXPECT_EQ(job.placement.cluster_tolerations.size(), 1u);
 }
 
+// Karmada pkg/detector/compare_test.go Test_getHighestPriorityPropagationPolicies and
+// Test_getHighestPriorityClusterPropagationPolicies: which policy claims Deployment test/nginx
+// (labels app: nginx). Policies are given as (name, namespace, priority or none, selector).
+TEST(FleetLoaderTest, HighestPriorityPolicy) {
+  struct Policy {
+    std::string name;
+    std::string ns;        // the template's namespace is "test"
+    std::string priority;  // empty: not set
+    std::string selector;  // "name" (name: nginx), "label" (app: nginx) or "all" (kind only)
+  };
+  struct Case {
+    std::string name;
+    std::vector<Policy> policies;
+    std::string want;  // empty: no policy claims the Deployment
+  };
+  const std::vector<Case> cases = {
+      {"empty policies", {}, ""},
+      {"mo policy match for resource",
+       {{"match-with-name", "other", "", "name"}, {"match-with-label", "other", "", "label"}},
+       ""},
+      {"different implicit priority policy",
+       {{"match-with-name", "test", "", "name"},
+        {"match-with-label", "test", "", "label"},
+        {"match-all", "test", "", "all"}},
+       "match-with-name"},
+      {"same implicit priority policy",
+       {{"a-pp", "test", "", "name"}, {"b-pp", "test", "", "name"}},
+       "a-pp"},
+      {"one policy with implicit priority, one policy with explicit priority 1",
+       {{"a-pp", "test", "", "name"}, {"b-pp", "test", "1", "name"}},
+       "b-pp"},
+      {"one policy with explicit priority 1(name match), one policy with explicit priority "
+       "2(label selector match)",
+       {{"a-pp", "test", "1", "name"}, {"b-pp", "test", "2", "label"}},
+       "b-pp"},
+      {"two policies with explicit priority 1(name match), select the one with lower "
+       "alphabetical order",
+       {{"a-pp", "test", "1", "name"}, {"b-pp", "test", "1", "name"}},
+       "a-pp"},
+      {"one policy with explicit priority 1(name match), one policy with explicit priority "
+       "1(label selector match)",
+       {{"a-pp", "test", "1", "label"}, {"b-pp", "test", "1", "name"}},
+       "b-pp"},
+      {"one policy with explicit priority -1(name match), one policy with implicit "
+       "priority(label selector match)",
+       {{"a-pp", "test", "", "label"}, {"b-pp", "test", "-1", "name"}},
+       "a-pp"},
+  };
+  const std::string deployment =
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nginx, namespace: test, labels: "
+      "{app: nginx}}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: i}]\n";
+  for (bool cluster_scoped : {false, true}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.name + (cluster_scoped ? " (ClusterPropagationPolicy)" : ""));
+      // The cluster-scoped variant has no namespaces; its "no match" case selects another name.
+      std::string yaml = deployment;
+      for (const Policy& p : c.policies) {
+        std::string selector = p.selector == "name" ? "name: nginx"
+                               : p.selector == "label"
+                                   ? "labelSelector: {matchLabels: {app: nginx}}"
+                                   : "";
+        if (cluster_scoped && p.ns == "other") selector = "name: other";
+        yaml += "---\napiVersion: policy.karmada.io/v1alpha1\n";
+        yaml += cluster_scoped
+                    ? "kind: ClusterPropagationPolicy\nmetadata: {name: " + p.name + "}\n"
+                    : "kind: PropagationPolicy\nmetadata: {name: " + p.name +
+                          ", namespace: " + p.ns + "}\n";
+        yaml += "spec:\n";
+        if (!p.priority.empty()) yaml += "  priority: " + p.priority + "\n";
+        yaml += "  resourceSelectors:\n  - {apiVersion: apps/v1, kind: Deployment" +
+                (selector.empty() ? std::string() : ", " + selector) + "}\n";
+      }
+      Interner in = api::NewInterner();
+      FleetLoadResult r = LoadFleetString(yaml, "policies.yaml", in);
+      EXPECT_FALSE(r.diagnostics.has_errors()) << Messages(r)[0] << "\n" << yaml;
+      if (c.want.empty()) {
+        EXPECT_TRUE(r.objects.works.empty());
+        continue;
+      }
+      ASSERT_EQ(r.objects.works.size(), 1u);
+      EXPECT_EQ(in.Str(r.objects.works[0].claimed_by), cluster_scoped ? c.want : "test/" + c.want);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace corral::loader
