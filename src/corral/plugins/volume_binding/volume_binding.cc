@@ -221,6 +221,11 @@ framework::Status VolumeBinding::PreScore(framework::CycleState& state, size_t s
   if (shape_.empty()) return Status::Skip();
   const auto* data = state.Get<CycleData>(slot);
   if (data == nullptr) return Status::Error("reading \"VolumeBinding\" from cycleState: not found");
+  // kube scores a pod without claims too (0 on every node); skipping it is equivalent and keeps
+  // the score loop and batching as they are for such pods.
+  if (data->claims.bound.empty() && data->claims.unbound_delay_binding.empty()) {
+    return Status::Skip();
+  }
   if (data->has_static_bindings || capacity_scoring_) return {};
   return Status::Skip();
 }

@@ -634,6 +634,91 @@ TEST(VolumeBindingTest, KubeTestIsSchedulableAfterCSIStorageCapacityChange) {
   }
 }
 
+// Corral's Reserve/Unreserve/PreBind against the VolumeCache: a volume reserved for one pod is not
+// offered to another, Unreserve gives it back, PreBind binds it (kube's AssumePodVolumes,
+// RevertAssumedPodVolumes and BindPodVolumes, completed at once).
+TEST(VolumeBindingTest, ReserveUnreservePreBind) {
+  testing::TestWorld w;
+  testing::StorageWorld s(w);
+  Classes(s);
+  api::Pod& a = w.Pod("a").Obj();
+  api::Pod& b = w.Pod("b").Obj();
+  s.PvcVolume(a, "claim-a");
+  s.PvcVolume(b, "claim-b");
+  s.Claim("claim-a", "wait-sc").Request("5Gi");
+  s.Claim("claim-b", "wait-sc").Request("5Gi");
+  s.Volume("pv-1", "wait-sc").Phase(PersistentVolumePhase::kAvailable).Capacity("10Gi");
+  api::Node& n = w.Node("node-a").Obj();
+  testing::StorageHandle h(w, s);
+  ASSERT_TRUE(w.gates.Set("StorageCapacityScoring", false).ok());
+  auto made = VolumeBinding::New(nullptr, h);
+  ASSERT_TRUE(made.ok());
+  auto& pl = dynamic_cast<VolumeBinding&>(**made);
+  framework::NodeInfo& node = w.NodeWith(n);
+  auto filter = [&](api::Pod& p, framework::CycleState& st) {
+    framework::PodInfo& info = w.Info(p);
+    EXPECT_TRUE(pl.PreFilter(st, 0, info, h.snapshot(), nullptr).ok());
+    return pl.Filter(st, 0, info, node);
+  };
+  framework::CycleState sa, sb, sb2;
+  ASSERT_TRUE(filter(a, sa).ok());
+  ASSERT_TRUE(pl.Reserve(sa, w.Info(a), n.meta.name).ok());
+  ExpectStatus(filter(b, sb), UU({kBindConflict}), "b while pv-1 is reserved for a");
+  pl.Unreserve(sa, w.Info(a), n.meta.name);
+  EXPECT_TRUE(filter(b, sb2).ok());
+  // a takes it for good.
+  framework::CycleState sa2;
+  ASSERT_TRUE(filter(a, sa2).ok());
+  ASSERT_TRUE(pl.Reserve(sa2, w.Info(a), n.meta.name).ok());
+  ASSERT_TRUE(pl.PreBind(sa2, w.Info(a), n.meta.name).ok());
+  const state::VolumeCache& c = *h.volumes();
+  const api::PersistentVolumeClaim* claim = c.GetClaim(api::wk::kDefaultNamespace, w.S("claim-a"));
+  EXPECT_EQ(w.in.Str(claim->volume_name), "pv-1");
+  EXPECT_TRUE(volume_binding::IsClaimFullyBound(*claim, c));
+  EXPECT_EQ(c.GetVolume(w.S("pv-1"))->phase, PersistentVolumePhase::kBound);
+  framework::CycleState sb3;
+  ExpectStatus(filter(b, sb3), UU({kBindConflict}), "b after a's PreBind");
+}
+
+// PreBind of a dynamic provisioning creates the volume with the node's zone from its CSINode.
+TEST(VolumeBindingTest, PreBindProvisions) {
+  testing::TestWorld w;
+  testing::StorageWorld s(w);
+  s.Class("fast", VolumeBindingMode::kWaitForFirstConsumer, "ebs.csi.aws.com");
+  api::Pod& p = w.Pod("p").Obj();
+  s.PvcVolume(p, "data");
+  s.Claim("data", "fast").Request("5Gi").Uid("u-1");
+  auto& csi = s.CSINode("node-a");
+  csi.drivers.push_back(
+      {w.S("ebs.csi.aws.com"), w.S("i-1"), {w.S("topology.kubernetes.io/zone")}, std::nullopt});
+  api::Node& n = w.Node("node-a").Label("topology.kubernetes.io/zone", "z1").Obj();
+  testing::StorageHandle h(w, s);
+  framework::NodeInfo& node = w.NodeWith(n);
+  h.SetNodes({&node});
+  auto made = VolumeBinding::New(nullptr, h);
+  ASSERT_TRUE(made.ok());
+  auto& pl = dynamic_cast<VolumeBinding&>(**made);
+  framework::PodInfo& info = w.Info(p);
+  framework::CycleState st;
+  ASSERT_TRUE(pl.PreFilter(st, 0, info, h.snapshot(), nullptr).ok());
+  ASSERT_TRUE(pl.Filter(st, 0, info, node).ok());
+  ASSERT_TRUE(pl.Reserve(st, info, n.meta.name).ok());
+  const state::VolumeCache& c = *h.volumes();
+  const std::string* selected = c.Annotation(
+      c.GetClaim(api::wk::kDefaultNamespace, w.S("data"))->meta, api::kAnnSelectedNode);
+  ASSERT_NE(selected, nullptr);
+  EXPECT_EQ(*selected, "node-a");
+  ASSERT_TRUE(pl.PreBind(st, info, n.meta.name).ok());
+  const api::PersistentVolume* pv = c.GetVolume(w.S("pvc-u-1"));
+  ASSERT_NE(pv, nullptr);
+  EXPECT_EQ(pv->capacity.Value(), int64_t{5} << 30);
+  ASSERT_TRUE(pv->node_affinity.has_value());
+  EXPECT_TRUE(volume_binding::VolumeNodeAffinityMatches(*pv, n.meta.labels, w.in));
+  api::Node& other = w.Node("node-b").Label("topology.kubernetes.io/zone", "z2").Obj();
+  EXPECT_FALSE(volume_binding::VolumeNodeAffinityMatches(*pv, other.meta.labels, w.in));
+  EXPECT_TRUE(volume_binding::ArePodVolumesBound(p, c));
+}
+
 TEST(VolumeBindingTest, Args) {
   testing::TestWorld w;
   testing::FakeHandle h(w);
