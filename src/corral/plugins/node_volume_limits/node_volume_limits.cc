@@ -214,6 +214,46 @@ std::vector<framework::ClusterEvent> NodeVolumeLimits::EventsToRegister() const 
           {framework::EventResource::kAssignedPod, framework::ActionType::kDelete}};
 }
 
+framework::QueueingHint NodeVolumeLimits::HintAfterPodDeleted(const api::Pod& deleted) {
+  if (deleted.volumes.empty()) return framework::QueueingHint::kQueueSkip;
+  if (deleted.node_name.empty() && deleted.nominated_node_name.empty()) {
+    return framework::QueueingHint::kQueueSkip;
+  }
+  for (const auto& v : deleted.volumes) {
+    if (v.kind == api::VolumeKind::kPersistentVolumeClaim ||
+        v.kind == api::VolumeKind::kEphemeral || Migratable(v.kind)) {
+      return framework::QueueingHint::kQueue;
+    }
+  }
+  return framework::QueueingHint::kQueueSkip;
+}
+
+framework::QueueingHint NodeVolumeLimits::Hint(const framework::PodInfo& pod,
+                                               const framework::ClusterEvent& event,
+                                               const void* subject) const {
+  (void)pod;
+  if (event.resource != framework::EventResource::kAssignedPod || subject == nullptr) {
+    return framework::QueueingHint::kQueue;
+  }
+  return HintAfterPodDeleted(*PodSubject(subject));
+}
+
+framework::QueueingHint NodeVolumeLimits::HintAfterClaimAdded(
+    const api::Pod& pod, const api::PersistentVolumeClaim& claim, const Interner& interner) {
+  if (pod.meta.namespace_ != claim.meta.namespace_) return framework::QueueingHint::kQueueSkip;
+  for (const auto& v : pod.volumes) {
+    if (v.kind == api::VolumeKind::kPersistentVolumeClaim && v.claim_name == claim.meta.name) {
+      return framework::QueueingHint::kQueue;
+    }
+    if (v.kind == api::VolumeKind::kEphemeral &&
+        api::EphemeralClaimName(interner.Str(pod.meta.name), interner.Str(v.name)) ==
+            interner.Str(claim.meta.name)) {
+      return framework::QueueingHint::kQueue;
+    }
+  }
+  return framework::QueueingHint::kQueueSkip;
+}
+
 Status NodeVolumeLimits::Sign(const framework::PodInfo& pod,
                               std::vector<framework::SignFragment>* fragments) const {
   fragments->push_back({std::string(signers::kVolumesKey), signers::Volumes(*pod.pod, interner_)});

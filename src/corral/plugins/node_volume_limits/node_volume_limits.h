@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "corral/api/storage.h"
 #include "corral/core/interner.h"
 #include "corral/core/result.h"
 #include "corral/framework/handle.h"
@@ -49,6 +50,16 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
   // Node add and assigned pod deletion (kube also registers CSINode and claim events; Corral emits
   // none).
   std::vector<framework::ClusterEvent> EventsToRegister() const override;
+  // kube's isSchedulableAfterPodDeleted: Queue when the deleted pod was on a node (or nominated to
+  // one) and had a claim, an ephemeral volume or a migratable inline volume.
+  framework::QueueingHint Hint(const framework::PodInfo& pod, const framework::ClusterEvent& event,
+                               const void* subject) const override;
+  static framework::QueueingHint HintAfterPodDeleted(const api::Pod& deleted);
+  // kube's isSchedulableAfterPVCAdded: Queue when the claim is one of the pod's (same namespace,
+  // its claim or ephemeral claim name).
+  static framework::QueueingHint HintAfterClaimAdded(const api::Pod& pod,
+                                                     const api::PersistentVolumeClaim& claim,
+                                                     const Interner& interner);
 
   // {v1.Pod.Spec.Volumes.NonSyntheticSources(): ...}.
   framework::Status Sign(const framework::PodInfo& pod,

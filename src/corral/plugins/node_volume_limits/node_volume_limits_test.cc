@@ -1,6 +1,7 @@
-// NodeVolumeLimits, translated from kube's nodevolumelimits/csi_test.go TestCSILimits: 30 of its
-// 32 cases (the two "VolumeAttachments" cases count VolumeAttachment objects, which Corral does not
-// read). Fixtures follow kube's getFakeCSIPVLister / getFakeCSIPVCLister /
+// NodeVolumeLimits, translated from kube's nodevolumelimits/csi_test.go: TestCSILimits (30 of its
+// 32 cases; the two "VolumeAttachments" cases count VolumeAttachment objects, which Corral does not
+// read), TestCSILimitsQHint (4) and TestCSILimitsAddedPVCQHint (5); the VolumeAttachment hint test
+// has no counterpart either. Fixtures follow kube's getFakeCSIPVLister, getFakeCSIPVCLister and
 // getNodeWithPodAndVolumeLimits: claims "csi-<driver>-<i>" bound to volumes of the same name,
 // "csi-4" unbound with class csi-sc, "csi-5" without class, "csi-6" naming a missing volume; the
 // node's CSINode lists every driver (with allocatable.count = maxVols for "csinode") and marks
@@ -499,6 +500,45 @@ TEST(NodeVolumeLimitsTest, KubeTestCSILimits) {
     EXPECT_EQ(st.code(), c.code) << st.Message();
     EXPECT_EQ(st.Message(), c.message);
   }
+}
+
+// kube's TestCSILimitsQHint (4 cases).
+TEST(NodeVolumeLimitsTest, KubeTestCSILimitsQHint) {
+  testing::TestWorld w;
+  testing::StorageWorld s(w);
+  api::Pod& with_pvc = w.Pod("deleted-pvc").NodeName("node").Obj();
+  s.PvcVolume(with_pvc, "placeholder");
+  EXPECT_EQ(NodeVolumeLimits::HintAfterPodDeleted(with_pvc), framework::QueueingHint::kQueue);
+  api::Pod& with_inline = w.Pod("deleted-inline").NodeName("node").Obj();
+  with_inline.volumes.push_back({w.S("v"), api::VolumeKind::kAwsElasticBlockStore, Symbol()});
+  EXPECT_EQ(NodeVolumeLimits::HintAfterPodDeleted(with_inline), framework::QueueingHint::kQueue);
+  api::Pod& none = w.Pod("deleted-none").NodeName("node").Obj();
+  EXPECT_EQ(NodeVolumeLimits::HintAfterPodDeleted(none), framework::QueueingHint::kQueueSkip);
+  api::Pod& unscheduled = w.Pod("deleted-unscheduled").Obj();
+  s.PvcVolume(unscheduled, "csi-ebs.csi.aws.com-0");
+  EXPECT_EQ(NodeVolumeLimits::HintAfterPodDeleted(unscheduled),
+            framework::QueueingHint::kQueueSkip);
+}
+
+// kube's TestCSILimitsAddedPVCQHint (5 cases).
+TEST(NodeVolumeLimitsTest, KubeTestCSILimitsAddedPVCQHint) {
+  testing::TestWorld w;
+  testing::StorageWorld s(w);
+  auto claim = [&](std::string_view name, std::string_view ns) {
+    return s.Claim(name, "").Namespace(ns).Obj();
+  };
+  using H = framework::QueueingHint;
+  api::Pod& ns1 = w.Pod("p").Namespace("ns1").Obj();
+  EXPECT_EQ(NodeVolumeLimits::HintAfterClaimAdded(ns1, claim("", "ns2"), w.in), H::kQueueSkip);
+  api::Pod& pvc1 = w.Pod("p").Namespace("ns1").Obj();
+  s.PvcVolume(pvc1, "pvc1");
+  EXPECT_EQ(NodeVolumeLimits::HintAfterClaimAdded(pvc1, claim("pvc1", "ns1"), w.in), H::kQueue);
+  api::Pod& eph = w.Pod("pod1").Namespace("ns1").Obj();
+  s.EphemeralVolume(eph, "ephemeral");
+  EXPECT_EQ(NodeVolumeLimits::HintAfterClaimAdded(eph, claim("pod1-ephemeral", "ns1"), w.in),
+            H::kQueue);
+  EXPECT_EQ(NodeVolumeLimits::HintAfterClaimAdded(pvc1, claim("pvc2", "ns1"), w.in), H::kQueueSkip);
+  EXPECT_EQ(NodeVolumeLimits::HintAfterClaimAdded(ns1, claim("pvc2", "ns1"), w.in), H::kQueueSkip);
 }
 
 }  // namespace
