@@ -214,22 +214,26 @@ spec:
       messages_,
       ElementsAre(
           "s.yaml:6: spec.capacity[cpu]: Unsupported value: \"cpu\": supported values: \"storage\"",
-          "s.yaml:6: spec: spec.accessModes: Required value",
+          "s.yaml:6: spec.accessModes: Required value",
           "s.yaml:8: spec.nfs: Forbidden: may not specify more than 1 volume type",
           "s.yaml:13: spec.accessModes: may not use ReadWriteOncePod with other access modes",
-          "s.yaml:13: spec: spec.capacity: Required value",
+          "s.yaml:13: spec.capacity: Required value",
           "s.yaml:13: spec: Required value: must specify a volume type",
-          "s.yaml:17: spec.accessModes[0]: unknown access mode \"ReadWriteSometimes\"",
-          "s.yaml:17: spec.volumeMode: unknown volumeMode \"Raw\"",
-          "s.yaml:17: spec.resources[storage]: Required value",
-          "s.yaml:22: volumeBindingMode: unknown volumeBindingMode \"Later\"",
-          "s.yaml:20: provisioner: required field is missing",
-          "s.yaml:25: storageClassName: required field is missing",
-          "s.yaml:34: spec.volumes[0].awsElasticBlockStore.volumeID: required field is missing",
-          "s.yaml:35: spec.volumes[1].csi.driver: required field is missing",
-          "s.yaml:35: spec.volumes[1].csi.volumeHandle: Forbidden: inline CSI volumes have no "
+          "s.yaml:18: spec.accessModes[0]: unknown access mode \"ReadWriteSometimes\" (want "
+          "ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod)",
+          "s.yaml:18: spec.volumeMode: unknown volumeMode \"Raw\" (want Filesystem, Block)",
+          "s.yaml:18: spec.resources[storage]: Required value",
+          "s.yaml:20: provisioner: required field \"provisioner\" is missing",
+          "s.yaml:23: volumeBindingMode: unknown volumeBindingMode \"Later\" (want Immediate, "
+          "WaitForFirstConsumer)",
+          "s.yaml:25: storageClassName: required field \"storageClassName\" is missing",
+          "s.yaml:36: spec.volumes[0].awsElasticBlockStore.volumeID: required field \"volumeID\" "
+          "is missing",
+          "s.yaml:37: spec.volumes[1].csi.driver: required field \"driver\" is missing",
+          "s.yaml:37: spec.volumes[1].csi.volumeHandle: Forbidden: inline CSI volumes have no "
           "volumeHandle",
-          "s.yaml:36: spec.volumes[2].ephemeral.volumeClaimTemplate: required field is missing"));
+          "s.yaml:38: spec.volumes[2].ephemeral.volumeClaimTemplate: required field "
+          "\"volumeClaimTemplate\" is missing"));
 }
 
 }  // namespace

@@ -200,7 +200,7 @@ void ApplyBetaClassAnnotation(Decoder& d, T& o) {
 
 struct PvIn {
   api::PersistentVolume* pv;
-  const Node* source = nullptr;  // the first volume source field
+  const Node* source = nullptr;  // the key of the second volume source field
   int sources = 0;
   bool has_capacity = false;
 };
@@ -283,13 +283,14 @@ void PvSpecField(Decoder& d, const Node& root, PvIn& in) {
       // does not affect scheduling
     } else if (api::VolumeKind k = VolumeKindOfField(key); k != api::VolumeKind::kOther) {
       if (++in.sources == 1) {
-        in.source = &root.key(i);
         pv.source_kind = k;
         DecodeVolumeSource(d, value, k, false, pv.source);
+      } else if (in.sources == 2) {
+        in.source = &root.key(i);
       }
     } else if (std::find(std::begin(kOtherPvSources), std::end(kOtherPvSources), key) !=
                std::end(kOtherPvSources)) {
-      if (++in.sources == 1) in.source = &root.key(i);
+      if (++in.sources == 2) in.source = &root.key(i);
     } else {
       static constexpr std::string_view kKnown[] = {"capacity",
                                                     "accessModes",
@@ -521,7 +522,8 @@ void DecodeVolumeSource(Decoder& d, const Node& n, api::VolumeKind kind, bool in
 void DecodeClaimSpec(Decoder& d, const Node& n, api::PersistentVolumeClaim& out) {
   auto seen = d.Struct(n, out, kClaimSpecFields, kClaimSpecIgnored);
   if (!n.is_map()) return;
-  if (out.access_modes == 0) {
+  const Node* modes = n.Find("accessModes");
+  if (modes == nullptr || modes->is_null() || (modes->is_sequence() && modes->size() == 0)) {
     d.FieldError(n, "accessModes", "Required value: at least 1 access mode is required");
   }
   if (!out.has_storage_request) {
@@ -563,9 +565,15 @@ void DecodePersistentVolume(Decoder& d, const Node& root, api::PersistentVolume&
   }
   auto s = d.Field("spec");
   if (!in.has_capacity) d.FieldError(*spec, "capacity", "Required value");
-  if (out.access_modes == 0) d.FieldError(*spec, "accessModes", "Required value");
+  const Node* modes = spec->Find("accessModes");
+  if (modes == nullptr || modes->is_null() || (modes->is_sequence() && modes->size() == 0)) {
+    d.FieldError(*spec, "accessModes", "Required value");
+  }
   if (in.sources == 0) d.Error(*spec, "Required value: must specify a volume type");
-  if (in.sources > 1) d.Error(*in.source, "Forbidden: may not specify more than 1 volume type");
+  if (in.sources > 1) {
+    auto second = d.Field(in.source->text());
+    d.Error(*in.source, "Forbidden: may not specify more than 1 volume type");
+  }
 }
 
 void DecodePersistentVolumeClaim(Decoder& d, const Node& root, api::PersistentVolumeClaim& out) {
