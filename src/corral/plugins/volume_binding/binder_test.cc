@@ -1,5 +1,5 @@
 // The volume binder, translated from kube's volumebinding/binder_test.go:
-// TestFindPodVolumesWithoutProvisioning (21 scenarios, each with no CSIDriver and with a CSIDriver
+// TestFindPodVolumesWithoutProvisioning (22 scenarios, each with no CSIDriver and with a CSIDriver
 // with and without capacity tracking), TestFindPodVolumesWithProvisioning (8 scenarios, the same
 // three drivers), TestFindPodVolumesWithCSIMigration (4), TestAssumePodVolumes (5 of 7: the two
 // "tmpupdate-failed" cases test API resource-version conflicts, which Corral has no counterpart
