@@ -189,7 +189,7 @@ spec:
   volumes:
   - {name: data, persistentVolumeClaim: {claimName: data-pvc, readOnly: true}}
   - name: scratch
-    ephemeral: {volumeClaimTemplate: {spec: {}}}
+    ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}}
   - {name: cfg, configMap: {name: c}}
   resourceClaims:
   - {name: gpu, resourceClaimTemplateName: gpu-template}

@@ -11,6 +11,7 @@
 // spec.scheduler_name is set).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -258,14 +259,41 @@ struct PodSchedulingGroup {
   Symbol pod_group_name;
 };
 
-// Volumes are not modelled by the scheduler; they are kept so that a pod that needs volume
-// scheduling (a PVC, an ephemeral volume) can be reported instead of silently scheduled as if it
-// had none.
-enum class VolumeKind { kOther, kPersistentVolumeClaim, kEphemeral };
+// The volume sources that kube's volume plugins look into: claims (VolumeBinding, VolumeZone,
+// NodeVolumeLimits, VolumeRestrictions), generic ephemeral volumes (their claim is
+// "<pod>-<volume>"), CSI and the in-tree disks that VolumeRestrictions checks for conflicts and
+// NodeVolumeLimits counts after CSI migration. Every other source is kOther.
+enum class VolumeKind {
+  kOther,
+  kPersistentVolumeClaim,
+  kEphemeral,
+  kCsi,
+  kGcePersistentDisk,
+  kAwsElasticBlockStore,
+  kAzureDisk,
+  kCinder,
+  kRbd,
+  kIscsi,
+};
+// The identity of a CSI or in-tree source: `id` is the CSI volumeHandle, the GCE pdName, the AWS
+// volumeID, the Azure diskURI, the Cinder volumeID, the RBD image or the iSCSI IQN.
+struct VolumeSource {
+  Symbol id;
+  Symbol driver;                 // CSI driver
+  Symbol pool;                   // RBD pool (defaulted to "rbd")
+  std::vector<Symbol> monitors;  // RBD monitors
+  bool read_only = false;
+};
+struct PersistentVolumeClaim;  // api/storage.h
 struct Volume {
   Symbol name;
   VolumeKind kind = VolumeKind::kOther;
-  Symbol claim_name;  // for kPersistentVolumeClaim
+  Symbol claim_name;    // for kPersistentVolumeClaim
+  VolumeSource source;  // for kCsi and the in-tree kinds
+  // For kEphemeral: spec.ephemeral.volumeClaimTemplate as a claim (metadata labels and
+  // annotations, spec), from which the loader creates the pod's claim as kube's ephemeral volume
+  // controller would.
+  std::shared_ptr<const PersistentVolumeClaim> claim_template;
 };
 
 enum class PodPhase { kPending, kRunning, kSucceeded, kFailed, kUnknown };
@@ -404,6 +432,8 @@ struct PodGroup {
 };
 
 // Everything a loader produced, in load order (files sorted, documents in file order).
+struct StorageObjects;  // api/storage.h
+
 struct ObjectSet {
   std::vector<Node> nodes;
   std::vector<Pod> pods;
@@ -413,6 +443,8 @@ struct ObjectSet {
   std::vector<SelectorOwner> selector_owners;
   std::vector<Workload> workloads;
   std::vector<PodGroup> pod_groups;
+  // PersistentVolumes, claims, storage classes and CSI objects; null when the inputs have none.
+  std::shared_ptr<StorageObjects> storage;
 };
 
 }  // namespace corral::api

@@ -298,8 +298,13 @@ std::shared_ptr<const framework::PluginArgs> DecodeVolumeBindingArgs(Decoder& d,
       {"shape",
        [](Decoder& x, const Node& y, plugins::VolumeBindingArgs& o) {
          o.has_shape = !y.is_null();
-         if (o.has_shape)
-           x.Warning(y, "volume scheduling is not modelled by Corral; shape has no effect");
+         using Point = plugins::VolumeBindingArgs::ShapePoint;
+         static const doc::Field<Point> kPoint[] = {
+             {"utilization",
+              [](Decoder& a, const Node& b, Point& pt) { a.ReadInt32(b, pt.utilization); }},
+             {"score", [](Decoder& a, const Node& b, Point& pt) { a.ReadInt32(b, pt.score); }},
+         };
+         x.ReadList(y, o.shape, [&](const Node& item, Point& pt) { x.Struct(item, pt, kPoint); });
        }},
   };
   d.Struct(n, *args, kFields);

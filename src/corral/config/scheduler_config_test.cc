@@ -6,6 +6,7 @@
 #include "corral/plugins/node_affinity/node_affinity.h"
 #include "corral/plugins/node_resources/args.h"
 #include "corral/plugins/pod_topology_spread/pod_topology_spread.h"
+#include "corral/plugins/volume_binding/volume_binding.h"
 
 namespace corral::config {
 namespace {
@@ -161,6 +162,45 @@ profiles:
 )");
   ASSERT_FALSE(bad.cfg.ok());
   EXPECT_NE(bad.cfg.error().message.find("profiles[0].pluginConfig[0].args."), std::string::npos)
+      << bad.cfg.error().message;
+}
+
+TEST(SchedulerConfigTest, VolumeBindingArgsDecodeShape) {
+  auto p = Parse(R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- pluginConfig:
+  - name: VolumeBinding
+    args:
+      bindTimeoutSeconds: 300
+      shape:
+      - {utilization: 0, score: 0}
+      - {utilization: 100, score: 10}
+)");
+  ASSERT_TRUE(p.cfg.ok()) << p.cfg.error().message;
+  const auto* vb = dynamic_cast<const plugins::VolumeBindingArgs*>(
+      p.cfg->profiles[0].plugin_args.at("VolumeBinding").get());
+  ASSERT_NE(vb, nullptr);
+  EXPECT_EQ(vb->bind_timeout_seconds, 300);
+  ASSERT_EQ(vb->shape.size(), 2u);
+  EXPECT_EQ(vb->shape[1].utilization, 100);
+  EXPECT_EQ(vb->shape[1].score, 10);
+
+  auto bad = Parse(R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- pluginConfig:
+  - name: VolumeBinding
+    args:
+      shape:
+      - {utilization: 50, score: 3}
+      - {utilization: 40, score: 3}
+)");
+  ASSERT_FALSE(bad.cfg.ok());
+  EXPECT_NE(bad.cfg.error().message.find("profiles[0].pluginConfig[0].args.shape[1].utilization: "
+                                         "Invalid value: 40: values must be sorted in increasing "
+                                         "order"),
+            std::string::npos)
       << bad.cfg.error().message;
 }
 

@@ -25,6 +25,7 @@ constexpr std::array<FeatureSpec, static_cast<size_t>(Feature::kCount)> kSpecs =
     {"NodeInclusionPolicyInPodTopologySpread", true, true},
     {"MatchLabelKeysInPodAffinity", true, true},
     {"CompositePodGroup", false, false},
+    {"StorageCapacityScoring", true, false},
     {"CorralBatchingExtensions", true, false},
     {"CorralBatchingRescoreHook", true, false},
     {"CorralIncrementalPreScore", true, false},

@@ -26,6 +26,7 @@ enum class Feature {
   kNodeInclusionPolicyInPodTopologySpread,
   kMatchLabelKeysInPodAffinity,
   kCompositePodGroup,
+  kStorageCapacityScoring,
   // Corral-only (docs/deviations.md): batching beyond kube — PodTopologySpread signs pods that its
   // system default constraints select nothing of (no Service/RS/SS/RC selects them).
   kCorralBatchingExtensions,

@@ -20,6 +20,10 @@
 #include "corral/framework/snapshot.h"
 #include "corral/framework/status.h"
 
+namespace corral::state {
+class VolumeCache;  // corral/state/volume_cache.h
+}  // namespace corral::state
+
 namespace corral::framework {
 
 class Framework;
@@ -40,6 +44,10 @@ class Handle {
   virtual std::span<const api::SelectorOwner* const> SelectorOwners(Symbol ns) const = 0;
   virtual std::span<const api::PodDisruptionBudget* const> PodDisruptionBudgets(
       Symbol ns) const = 0;
+
+  // PersistentVolumes, claims, storage classes and CSI objects with the volume binder's
+  // assumptions; null when the cluster has none. Mutated only by Reserve, Unreserve and PreBind.
+  virtual state::VolumeCache* volumes() const { return nullptr; }
 
   // Pods nominated to `node` (status.nominatedNodeName) that are not yet bound or assumed.
   virtual std::span<const PodInfo* const> NominatedPodsForNode(Symbol node) const = 0;

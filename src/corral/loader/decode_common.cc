@@ -777,6 +777,13 @@ void DecodeAffinity(Decoder& d, const Node& n, api::Affinity& out) {
   d.Struct(n, out, kAffinityFields);
 }
 
+void DecodeNodeSelector(Decoder& d, const Node& n, api::NodeSelector& out) {
+  d.Struct(n, out, kNodeSelectorFields);
+  if (n.is_map() && out.node_selector_terms.empty()) {
+    d.FieldError(n, "nodeSelectorTerms", "must have at least one node selector term");
+  }
+}
+
 void DecodeNodeAffinity(Decoder& d, const Node& n, api::NodeAffinity& out) {
   d.Struct(n, out, kNodeAffinityFields);
 }

@@ -123,6 +123,51 @@ const doc::Field<api::Volume> kPvcSourceFields[] = {
 };
 constexpr std::string_view kPvcSourceIgnored[] = {"readOnly"};
 
+// spec.ephemeral.volumeClaimTemplate: the claim the ephemeral volume controller creates.
+struct EphemeralIn {
+  api::PersistentVolumeClaim claim;
+  bool has_template = false;
+};
+const doc::Field<EphemeralIn> kClaimTemplateFields[] = {
+    {"metadata",
+     [](Decoder& d, const Node& n, EphemeralIn& e) { DecodeTemplateMeta(d, n, e.claim.meta); }},
+    {"spec", [](Decoder& d, const Node& n, EphemeralIn& e) { DecodeClaimSpec(d, n, e.claim); }},
+};
+const doc::Field<EphemeralIn> kEphemeralFields[] = {
+    {"volumeClaimTemplate",
+     [](Decoder& d, const Node& n, EphemeralIn& e) {
+       if (n.is_null()) return;
+       e.has_template = true;
+       d.Struct(n, e, kClaimTemplateFields);
+       if (n.is_map() && n.Find("spec") == nullptr) d.Required(n, "spec");
+     }},
+};
+
+void DecodeEphemeral(Decoder& d, const Node& n, api::Volume& v) {
+  v.kind = api::VolumeKind::kEphemeral;
+  EphemeralIn e;
+  d.Struct(n, e, kEphemeralFields);
+  if (!n.is_map()) return;
+  if (!e.has_template) {
+    d.Required(n, "volumeClaimTemplate");
+    return;
+  }
+  // The beta storage-class annotation of the template wins, as for any claim.
+  for (const auto& [k, val] : e.claim.meta.annotations) {
+    if (In(d).Str(k) == api::kAnnBetaStorageClass) {
+      e.claim.storage_class_name = d.Intern(val);
+      e.claim.has_storage_class = true;
+    }
+  }
+  v.claim_template = std::make_shared<const api::PersistentVolumeClaim>(std::move(e.claim));
+}
+
+template <api::VolumeKind K>
+void DecodeSourceField(Decoder& d, const Node& n, api::Volume& v) {
+  v.kind = K;
+  DecodeVolumeSource(d, n, K, /*inline_volume=*/true, v.source);
+}
+
 const doc::Field<api::Volume> kVolumeFields[] = {
     {"name", [](Decoder& d, const Node& n, api::Volume& v) { d.ReadSymbol(n, v.name); }},
     {"persistentVolumeClaim",
@@ -131,38 +176,22 @@ const doc::Field<api::Volume> kVolumeFields[] = {
        d.Struct(n, v, kPvcSourceFields, kPvcSourceIgnored);
        if (n.is_map() && v.claim_name.empty()) d.Required(n, "claimName");
      }},
-    {"ephemeral",
-     [](Decoder&, const Node&, api::Volume& v) { v.kind = api::VolumeKind::kEphemeral; }},
+    {"ephemeral", &DecodeEphemeral},
+    {"csi", &DecodeSourceField<api::VolumeKind::kCsi>},
+    {"gcePersistentDisk", &DecodeSourceField<api::VolumeKind::kGcePersistentDisk>},
+    {"awsElasticBlockStore", &DecodeSourceField<api::VolumeKind::kAwsElasticBlockStore>},
+    {"azureDisk", &DecodeSourceField<api::VolumeKind::kAzureDisk>},
+    {"cinder", &DecodeSourceField<api::VolumeKind::kCinder>},
+    {"rbd", &DecodeSourceField<api::VolumeKind::kRbd>},
+    {"iscsi", &DecodeSourceField<api::VolumeKind::kIscsi>},
 };
 // Volume sources the scheduler does not look into.
 constexpr std::string_view kVolumeIgnored[] = {
-    "hostPath",
-    "emptyDir",
-    "gcePersistentDisk",
-    "awsElasticBlockStore",
-    "gitRepo",
-    "secret",
-    "nfs",
-    "iscsi",
-    "glusterfs",
-    "rbd",
-    "flexVolume",
-    "cinder",
-    "cephfs",
-    "flocker",
-    "downwardAPI",
-    "fc",
-    "azureFile",
-    "configMap",
-    "vsphereVolume",
-    "quobyte",
-    "azureDisk",
-    "photonPersistentDisk",
-    "projected",
-    "portworxVolume",
-    "scaleIO",
-    "storageos",
-    "csi",
+    "hostPath",  "emptyDir",       "gitRepo",    "secret",
+    "nfs",       "glusterfs",      "flexVolume", "cephfs",
+    "flocker",   "downwardAPI",    "fc",         "azureFile",
+    "configMap", "vsphereVolume",  "quobyte",    "photonPersistentDisk",
+    "projected", "portworxVolume", "scaleIO",    "storageos",
     "image",
 };
 

@@ -41,6 +41,12 @@ enum class KindId {
   kWorkloadV1Alpha1,
   kWorkload,
   kPodGroup,
+  kPersistentVolume,
+  kPersistentVolumeClaim,
+  kStorageClass,
+  kCSINode,
+  kCSIDriver,
+  kCSIStorageCapacity,
 };
 
 struct KindEntry {
@@ -64,6 +70,12 @@ constexpr KindEntry kKinds[] = {
     {"scheduling.k8s.io/v1beta1", "Workload", KindId::kWorkload},
     {"scheduling.k8s.io/v1alpha2", "PodGroup", KindId::kPodGroup},
     {"scheduling.k8s.io/v1beta1", "PodGroup", KindId::kPodGroup},
+    {"v1", "PersistentVolume", KindId::kPersistentVolume},
+    {"v1", "PersistentVolumeClaim", KindId::kPersistentVolumeClaim},
+    {"storage.k8s.io/v1", "StorageClass", KindId::kStorageClass},
+    {"storage.k8s.io/v1", "CSINode", KindId::kCSINode},
+    {"storage.k8s.io/v1", "CSIDriver", KindId::kCSIDriver},
+    {"storage.k8s.io/v1", "CSIStorageCapacity", KindId::kCSIStorageCapacity},
 };
 
 std::string SupportedVersions(std::string_view kind) {
@@ -248,6 +260,7 @@ class Loader::Impl {
     AdmitPriorityClasses();
     AdmitPods();
     AdmitPodGroups();
+    CreateEphemeralClaims();
     for (auto& r : rejected_) {  // already rejected: only report what admission would say too
       int32_t priority = 0;
       api::PreemptionPolicy policy{};
@@ -420,6 +433,30 @@ class Loader::Impl {
         Add(d, ok(), o.meta, "Workload", true, origin, result_.objects.workloads, std::move(o));
         break;
       }
+      case KindId::kPersistentVolume:
+        DecodeStorage(d, root, &internal::DecodePersistentVolume, "PersistentVolume", false, origin,
+                      &api::StorageObjects::volumes, errors_before);
+        break;
+      case KindId::kPersistentVolumeClaim:
+        DecodeStorage(d, root, &internal::DecodePersistentVolumeClaim, "PersistentVolumeClaim",
+                      true, origin, &api::StorageObjects::claims, errors_before);
+        break;
+      case KindId::kStorageClass:
+        DecodeStorage(d, root, &internal::DecodeStorageClass, "StorageClass", false, origin,
+                      &api::StorageObjects::classes, errors_before);
+        break;
+      case KindId::kCSINode:
+        DecodeStorage(d, root, &internal::DecodeCSINode, "CSINode", false, origin,
+                      &api::StorageObjects::csi_nodes, errors_before);
+        break;
+      case KindId::kCSIDriver:
+        DecodeStorage(d, root, &internal::DecodeCSIDriver, "CSIDriver", false, origin,
+                      &api::StorageObjects::csi_drivers, errors_before);
+        break;
+      case KindId::kCSIStorageCapacity:
+        DecodeStorage(d, root, &internal::DecodeCSIStorageCapacity, "CSIStorageCapacity", true,
+                      origin, &api::StorageObjects::capacities, errors_before);
+        break;
       case KindId::kPodGroup: {
         internal::PodGroupInput in;
         internal::DecodePodGroup(d, root, in);
@@ -434,6 +471,45 @@ class Loader::Impl {
           rejected_.push_back({{in.prio, std::move(origin)}, class_name, "PodGroup", ns, name});
         }
         break;
+      }
+    }
+  }
+
+  api::StorageObjects& Storage() {
+    if (!result_.objects.storage) result_.objects.storage = std::make_shared<api::StorageObjects>();
+    return *result_.objects.storage;
+  }
+
+  // Decodes a storage kind into its list of the ObjectSet's storage objects.
+  template <class T>
+  void DecodeStorage(Decoder& d, const Node& root, void (*decode)(Decoder&, const Node&, T&),
+                     std::string_view kind, bool namespaced, const Origin& origin,
+                     std::vector<T> api::StorageObjects::*list, size_t errors_before) {
+    T o;
+    decode(d, root, o);
+    Add(d, d.error_count() == errors_before, o.meta, kind, namespaced, origin, Storage().*list,
+        std::move(o));
+  }
+
+  // kube's ephemeral volume controller: every generic ephemeral volume of a pod gets the claim
+  // "<pod>-<volume>" from its template, owned by the pod, unless a claim of that name exists (the
+  // binder then checks that the pod owns it).
+  void CreateEphemeralClaims() {
+    for (const auto& pod : result_.objects.pods) {
+      for (const auto& v : pod.volumes) {
+        if (v.kind != api::VolumeKind::kEphemeral || v.claim_template == nullptr) continue;
+        Symbol name = in_.Intern(api::EphemeralClaimName(in_.Str(pod.meta.name), in_.Str(v.name)));
+        auto key =
+            std::make_tuple(std::string_view("PersistentVolumeClaim"), pod.meta.namespace_, name);
+        if (seen_.contains(key)) continue;
+        api::PersistentVolumeClaim c = *v.claim_template;
+        c.meta.name = name;
+        c.meta.namespace_ = pod.meta.namespace_;
+        c.meta.source = pod.meta.source;
+        c.meta.owner_references.push_back({in_.Intern("v1"), in_.Intern("Pod"), pod.meta.name,
+                                           pod.meta.uid, /*controller=*/true});
+        seen_.try_emplace(key, Origin{in_.Str(pod.meta.source.file), pod.meta.source.line, {}});
+        Storage().claims.push_back(std::move(c));
       }
     }
   }

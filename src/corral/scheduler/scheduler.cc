@@ -91,6 +91,14 @@ void Scheduler::SetClusterObjects(const api::ObjectSet* objects) {
   for (const auto& ns : objects->namespaces) namespaces_[ns.meta.name] = &ns;
   for (const auto& o : objects->selector_owners) owners_[o.meta.namespace_].push_back(&o);
   for (const auto& p : objects->pod_disruption_budgets) pdbs_[p.meta.namespace_].push_back(&p);
+  // The volume cache keeps the binder's assumptions and bindings, so it is rebuilt only when the
+  // storage objects themselves change.
+  if (objects->storage.get() != volumes_source_) {
+    volumes_source_ = objects->storage.get();
+    volumes_ = volumes_source_ == nullptr
+                   ? nullptr
+                   : std::make_unique<state::VolumeCache>(*volumes_source_, interner_);
+  }
 }
 
 const api::Namespace* Scheduler::GetNamespace(Symbol name) const {

@@ -33,6 +33,7 @@
 #include "corral/scheduler/waiting_pods.h"
 #include "corral/scheduler/workload_manager.h"
 #include "corral/state/cluster_cache.h"
+#include "corral/state/volume_cache.h"
 
 namespace corral::scheduler {
 
@@ -210,6 +211,7 @@ class Scheduler final : public framework::Handle {
   Rng& rng() override { return rng_; }
   const framework::Snapshot& snapshot() const override { return *snapshot_; }
   const api::Namespace* GetNamespace(Symbol name) const override;
+  state::VolumeCache* volumes() const override { return volumes_.get(); }
   std::span<const api::SelectorOwner* const> SelectorOwners(Symbol ns) const override;
   std::span<const api::PodDisruptionBudget* const> PodDisruptionBudgets(Symbol ns) const override;
   std::span<const framework::PodInfo* const> NominatedPodsForNode(Symbol node) const override;
@@ -385,6 +387,9 @@ class Scheduler final : public framework::Handle {
   void PermitAndBind(QueuedPod* qp, framework::CycleState state, Symbol node, TimePoint wall_start);
 
   absl::flat_hash_map<Symbol, const api::Namespace*> namespaces_;
+  // Storage objects and the volume binder's assumptions (built once per StorageObjects).
+  std::unique_ptr<state::VolumeCache> volumes_;
+  const api::StorageObjects* volumes_source_ = nullptr;
   absl::flat_hash_map<Symbol, std::vector<const api::SelectorOwner*>> owners_;
   absl::flat_hash_map<Symbol, std::vector<const api::PodDisruptionBudget*>> pdbs_;
 

@@ -7,6 +7,7 @@
 #include <span>
 #include <string_view>
 
+#include "corral/api/storage.h"
 #include "corral/api/types.h"
 #include "corral/doc/decoder.h"
 #include "corral/doc/node.h"
@@ -53,6 +54,8 @@ void DecodeTaint(Decoder& d, const Node& n, api::Taint& out);
 void DecodeToleration(Decoder& d, const Node& n, api::Toleration& out);
 void DecodeAffinity(Decoder& d, const Node& n, api::Affinity& out);
 void DecodeNodeAffinity(Decoder& d, const Node& n, api::NodeAffinity& out);
+// A v1.NodeSelector (at least one term).
+void DecodeNodeSelector(Decoder& d, const Node& n, api::NodeSelector& out);
 void DecodeTopologySpreadConstraint(Decoder& d, const Node& n, api::TopologySpreadConstraint& out);
 
 // Qualified-name check (label keys, taint keys, topology keys), reported at the current path.
@@ -93,5 +96,26 @@ struct PodGroupInput {
   PriorityInput prio;
 };
 void DecodePodGroup(Decoder& d, const Node& root, PodGroupInput& out);
+
+// ---- storage (decode_storage.cc)
+// --------------------------------------------------------------------------------
+
+// One volume source of a pod volume or a PersistentVolume (`kind` names the field that held it):
+// the identity fields into `out`, everything else accepted.
+void DecodeVolumeSource(Decoder& d, const Node& n, api::VolumeKind kind, bool inline_volume,
+                        api::VolumeSource& out);
+// The volume source fields the loader recognises, by YAML name.
+api::VolumeKind VolumeKindOfField(std::string_view field);
+// A PersistentVolumeClaimSpec into `out` (a claim or an ephemeral volume's claim template).
+void DecodeClaimSpec(Decoder& d, const Node& n, api::PersistentVolumeClaim& out);
+// metadata of an ephemeral volume's claim template (labels and annotations only).
+void DecodeTemplateMeta(Decoder& d, const Node& n, api::ObjectMeta& out);
+
+void DecodePersistentVolume(Decoder& d, const Node& root, api::PersistentVolume& out);
+void DecodePersistentVolumeClaim(Decoder& d, const Node& root, api::PersistentVolumeClaim& out);
+void DecodeStorageClass(Decoder& d, const Node& root, api::StorageClass& out);
+void DecodeCSINode(Decoder& d, const Node& root, api::CSINode& out);
+void DecodeCSIDriver(Decoder& d, const Node& root, api::CSIDriver& out);
+void DecodeCSIStorageCapacity(Decoder& d, const Node& root, api::CSIStorageCapacity& out);
 
 }  // namespace corral::loader::internal

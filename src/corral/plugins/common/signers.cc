@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "corral/api/storage.h"
+
 namespace corral::plugins::signers {
 
 namespace {
@@ -273,9 +275,41 @@ std::string Volumes(const api::Pod& pod, const Interner& in) {
         sources.push_back(std::move(s));
         break;
       }
-      case api::VolumeKind::kEphemeral:
-        sources.emplace_back("{\"ephemeral\":{}}");
+      case api::VolumeKind::kEphemeral: {
+        // The claim template's scheduling-relevant fields (the claim itself is per pod).
+        std::string s = "{\"ephemeral\":{";
+        if (v.claim_template != nullptr) {
+          const api::PersistentVolumeClaim& c = *v.claim_template;
+          s += "\"accessModes\":" + std::to_string(c.access_modes) + ",\"storageClassName\":";
+          AppendJsonString(s, in.Str(c.storage_class_name));
+          s += ",\"storage\":";
+          AppendJsonString(s, c.storage_request.String());
+        }
+        s += "}}";
+        sources.push_back(std::move(s));
         break;
+      }
+      case api::VolumeKind::kCsi:
+      case api::VolumeKind::kGcePersistentDisk:
+      case api::VolumeKind::kAwsElasticBlockStore:
+      case api::VolumeKind::kAzureDisk:
+      case api::VolumeKind::kCinder:
+      case api::VolumeKind::kRbd:
+      case api::VolumeKind::kIscsi: {
+        std::string s = "{\"kind\":" + std::to_string(static_cast<int>(v.kind)) + ",\"id\":";
+        AppendJsonString(s, in.Str(v.source.id));
+        s += ",\"driver\":";
+        AppendJsonString(s, in.Str(v.source.driver));
+        s += ",\"pool\":";
+        AppendJsonString(s, in.Str(v.source.pool));
+        for (Symbol m : v.source.monitors) {
+          s += ",\"monitor\":";
+          AppendJsonString(s, in.Str(m));
+        }
+        s += v.source.read_only ? ",\"readOnly\":true}" : "}";
+        sources.push_back(std::move(s));
+        break;
+      }
       case api::VolumeKind::kOther:
         break;
     }
