@@ -11,6 +11,7 @@
 // spec.scheduler_name is set).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -276,6 +277,17 @@ struct PodCondition {
   Symbol reason;
 };
 
+// spec.resourceClaims[i] (DRA): exactly one of resource_claim_name and
+// resource_claim_template_name is set. `generated_claim_name` is the claim made from the template
+// for this pod: status.resourceClaimStatuses when the input has it, otherwise the name the loader
+// gave the claim it generated (as kube's resourceclaim controller does); empty when none exists.
+struct PodResourceClaim {
+  Symbol name;
+  Symbol resource_claim_name;
+  Symbol resource_claim_template_name;
+  Symbol generated_claim_name;
+};
+
 struct Pod {
   ObjectMeta meta;
 
@@ -298,7 +310,7 @@ struct Pod {
   std::optional<WorkloadReference> workload_ref;
   std::optional<PodSchedulingGroup> scheduling_group;
   std::vector<Volume> volumes;
-  std::vector<Symbol> resource_claims;  // DRA claim names (not modelled; reported)
+  std::vector<PodResourceClaim> resource_claims;  // spec.resourceClaims
   bool host_network = false;
 
   // status
@@ -404,6 +416,10 @@ struct PodGroup {
 };
 
 // Everything a loader produced, in load order (files sorted, documents in file order).
+namespace resource {
+struct ResourceObjects;  // corral/api/resource/types.h
+}
+
 struct ObjectSet {
   std::vector<Node> nodes;
   std::vector<Pod> pods;
@@ -413,6 +429,9 @@ struct ObjectSet {
   std::vector<SelectorOwner> selector_owners;
   std::vector<Workload> workloads;
   std::vector<PodGroup> pod_groups;
+  // resource.k8s.io objects (DRA); null when the input has none. Shared and immutable: the
+  // scheduler keeps allocation state of its own.
+  std::shared_ptr<const resource::ResourceObjects> resources;
 };
 
 }  // namespace corral::api

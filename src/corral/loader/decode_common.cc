@@ -599,6 +599,14 @@ const doc::Field<api::NodeSelector> kNodeSelectorFields[] = {
      }},
 };
 
+}  // namespace
+
+void DecodeNodeSelector(Decoder& d, const Node& n, api::NodeSelector& out) {
+  d.Struct(n, out, kNodeSelectorFields);
+}
+
+namespace {
+
 const doc::Field<api::PreferredSchedulingTerm> kPreferredTermFields[] = {
     {"weight", [](Decoder& d, const Node& n,
                   api::PreferredSchedulingTerm& t) { d.ReadInt32(n, t.weight, 1, 100); }},

@@ -53,6 +53,8 @@ void DecodeTaint(Decoder& d, const Node& n, api::Taint& out);
 void DecodeToleration(Decoder& d, const Node& n, api::Toleration& out);
 void DecodeAffinity(Decoder& d, const Node& n, api::Affinity& out);
 void DecodeNodeAffinity(Decoder& d, const Node& n, api::NodeAffinity& out);
+// A v1.NodeSelector (nodeSelectorTerms), as node affinity reads it.
+void DecodeNodeSelector(Decoder& d, const Node& n, api::NodeSelector& out);
 void DecodeTopologySpreadConstraint(Decoder& d, const Node& n, api::TopologySpreadConstraint& out);
 
 // Qualified-name check (label keys, taint keys, topology keys), reported at the current path.
