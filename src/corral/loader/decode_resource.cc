@@ -95,13 +95,9 @@ const doc::Field<res::DeviceClass> kDeviceClassSpecFields[] = {
     {"selectors",
      [](Decoder& d, const Node& n, res::DeviceClass& c) { DecodeSelectors(d, n, c.selectors); }},
     {"extendedResourceName",
-     [](Decoder& d, const Node& n, res::DeviceClass& c) {
-       std::string_view v;
-       if (!d.ReadString(n, v) || v.empty()) return;
-       if (!IsExtendedResourceName(v)) {
-         d.Error(n, fmt::format("Invalid value: {:?}: must be a valid extended resource name", v));
-       }
-       c.extended_resource_name = d.Intern(v);
+     [](Decoder& d, const Node& n, res::DeviceClass&) {
+       if (n.is_null()) return;
+       d.Error(n, "not modelled by Corral: extended resources backed by DRA (DRAExtendedResource)");
      }},
 };
 constexpr std::string_view kDeviceClassSpecIgnored[] = {"config"};

@@ -7,6 +7,9 @@ namespace corral::state {
 namespace res = api::resource;
 
 void DraStore::Reset(const res::ResourceObjects* objects) {
+  if (initialized_ && objects == source_) return;
+  initialized_ = true;
+  source_ = objects;
   classes_.clear();
   class_by_name_.clear();
   slices_.clear();

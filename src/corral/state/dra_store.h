@@ -26,7 +26,8 @@ namespace corral::state {
 class DraStore final : public framework::DraManager {
  public:
   // Replaces every object with those of `objects` (null: none). The store copies the claims and
-  // keeps pointers to the classes and slices, so `objects` must outlive it.
+  // keeps pointers to the classes and slices, so `objects` must outlive it. Resetting with the
+  // objects the store already holds keeps its state (drivers re-announce their object sets).
   void Reset(const api::resource::ResourceObjects* objects);
 
   // A pod was deleted (or finished): see the file comment. Returns true when some claim changed.
@@ -75,6 +76,8 @@ class DraStore final : public framework::DraManager {
       pending_;
   absl::flat_hash_set<framework::DeviceId> allocated_;
   Symbol pods_resource_;
+  const api::resource::ResourceObjects* source_ = nullptr;
+  bool initialized_ = false;
 };
 
 }  // namespace corral::state

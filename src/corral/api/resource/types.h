@@ -28,8 +28,7 @@ struct DeviceSelector {
 struct DeviceClass {
   ObjectMeta meta;
   std::vector<DeviceSelector> selectors;
-  // spec.extendedResourceName (DRAExtendedResource); empty when unset.
-  Symbol extended_resource_name;
+  // spec.extendedResourceName (DRAExtendedResource) is rejected by the loader: not modelled yet.
 };
 
 struct Counter {
