@@ -121,7 +121,7 @@ status:
   EXPECT_TRUE(o.resource_claims[0].spec.requests[0].exactly->admin_access);
   const auto& gen = o.resource_claims[1];
   EXPECT_EQ(S(gen.meta.name).substr(0, S(gen.meta.name).size() - 5),
-            "trainer-with-a-rather-long-name-fo-accelerator-claim-also-");
+            "trainer-with-a-rather-long-name--accelerator-claim-also-");
   EXPECT_EQ(S(gen.meta.owner_references[0].uid), "u1");
   EXPECT_TRUE(gen.meta.owner_references[0].controller);
   EXPECT_EQ(S(gen.spec.requests[0].first_available[1].result_name), "gpu/any");
@@ -171,39 +171,39 @@ metadata: {name: p}
 spec:
   containers: [{name: c, image: i}]
   resourceClaims:
-  - {name: a, resourceClaimName: x, resourceClaimTemplateName: y}
+  - {name: a, resourceClaimName: x, resourceClaimTemplateName: t}
   - {name: a, resourceClaimName: x}
 )");
   EXPECT_FALSE(r.ok());
   EXPECT_THAT(
       messages_,
       ElementsAre(
-          "dra.yaml:4: error: spec: exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+          "dra.yaml:5: spec: exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
           "`perDeviceNodeSelection` is required",
-          "dra.yaml:10: error: spec.devices[0].attributes[a]: exactly one value must be specified",
-          "dra.yaml:11: error: spec.devices[0].attributes[v].version: Invalid value: \"1.0\": must "
-          "be a string compatible with semver.org spec 2.0.0",
-          "dra.yaml:12: error: spec.devices[1].name: Duplicate value: \"d\"",
-          "dra.yaml:21: error: spec.devices.requests[0].exactly.count: Invalid value: must not be "
+          "dra.yaml:10: spec.devices[0].attributes[a]: exactly one value must be specified",
+          "dra.yaml:11: spec.devices[0].attributes[v].version: Invalid value: \"1.0\": must be a "
+          "string compatible with semver.org spec 2.0.0",
+          "dra.yaml:12: spec.devices[1].name: Duplicate value: \"d\"",
+          "dra.yaml:21: spec.devices.requests[0].exactly.count: Invalid value: must not be "
           "specified when allocationMode is 'All'",
-          "dra.yaml:22: error: spec.devices.requests[1]: exactly one of `exactly` or "
-          "`firstAvailable` is required",
-          "dra.yaml:26: error: spec.devices.requests[2].exactly.count: Invalid value: 0: must be "
-          "greater than zero",
-          "dra.yaml:26: error: spec.devices.requests[2].exactly.tolerations: not modelled by "
-          "Corral: device taints and tolerations (DRADeviceTaints)",
-          "dra.yaml:28: error: spec.devices.constraints[0].requests[0]: Invalid value: \"nope\": "
-          "must be the name of a request in the claim or the name of a request and a subrequest "
-          "separated by '/'",
-          "dra.yaml:28: error: spec.devices.constraints[0].matchAttribute: Invalid value: "
-          "\"model\": must include a domain",
-          "dra.yaml:29: error: spec.devices.constraints[1].distinctAttribute: not modelled by "
-          "Corral: distinctAttribute constraints",
-          "dra.yaml:34: error: spec.extendedResourceName: not modelled by Corral: extended "
-          "resources backed by DRA (DRAExtendedResource)",
-          "dra.yaml:41: error: spec.resourceClaims[0]: must specify one of: `resourceClaimName`, "
+          "dra.yaml:22: spec.devices.requests[1]: exactly one of `exactly` or `firstAvailable` is "
+          "required",
+          "dra.yaml:26: spec.devices.requests[2].exactly.tolerations: not modelled by Corral: "
+          "device taints and tolerations (DRADeviceTaints)",
+          "dra.yaml:26: spec.devices.requests[2].exactly.count: Invalid value: 0: must be greater "
+          "than zero",
+          "dra.yaml:28: spec.devices.constraints[0].matchAttribute: Invalid value: \"model\": must "
+          "include a domain",
+          "dra.yaml:28: spec.devices.constraints[0].requests[0]: Invalid value: \"nope\": must be "
+          "the name of a request in the claim or the name of a request and a subrequest separated "
+          "by '/'",
+          "dra.yaml:29: spec.devices.constraints[1].distinctAttribute: not modelled by Corral: "
+          "distinctAttribute constraints",
+          "dra.yaml:34: spec.extendedResourceName: not modelled by Corral: extended resources "
+          "backed by DRA (DRAExtendedResource)",
+          "dra.yaml:42: spec.resourceClaims[0]: must specify one of: `resourceClaimName`, "
           "`resourceClaimTemplateName`",
-          "dra.yaml:42: error: spec.resourceClaims[1].name: Duplicate value: \"a\""));
+          "dra.yaml:43: spec.resourceClaims[1].name: Duplicate value: \"a\""));
 }
 
 // Every construct outside the CEL subset is an error at the expression's line, never a silent
@@ -233,27 +233,25 @@ TEST_F(LoaderResourceTest, UnsupportedCelIsAPositionedError) {
   EXPECT_THAT(
       messages_,
       ElementsAre(
-          "dra.yaml:9: error: spec.selectors[0].cel.expression: unsupported CEL function "
-          "'matches' (column 15)",
-          "dra.yaml:18: error: spec.selectors[0].cel.expression: unsupported CEL double literal "
-          "(column 28)",
-          "dra.yaml:27: error: spec.selectors[0].cel.expression: unsupported CEL unsigned integer "
-          "literal (column 29)",
-          "dra.yaml:36: error: spec.selectors[0].cel.expression: unsupported CEL bytes literal "
+          "dra.yaml:8: spec.selectors[0].cel.expression: unsupported CEL function 'matches' "
+          "(column 15)",
+          "dra.yaml:16: spec.selectors[0].cel.expression: unsupported CEL double literal (column "
+          "28)",
+          "dra.yaml:24: spec.selectors[0].cel.expression: unsupported CEL unsigned integer literal "
           "(column 29)",
-          "dra.yaml:45: error: spec.selectors[0].cel.expression: unsupported CEL null literal "
-          "(column 29)",
-          "dra.yaml:54: error: spec.selectors[0].cel.expression: unsupported CEL map literal "
-          "(column 1)",
-          "dra.yaml:63: error: spec.selectors[0].cel.expression: unsupported CEL string "
-          "concatenation (column 15)",
-          "dra.yaml:72: error: spec.selectors[0].cel.expression: unsupported CEL macro 'exists' "
-          "(column 8)",
-          "dra.yaml:81: error: spec.selectors[0].cel.expression: unsupported CEL function 'int' "
-          "(column 1)",
-          "dra.yaml:90: error: spec.selectors[0].cel.expression: unsupported CEL quantity() of a "
-          "computed string (column 1)",
-          "dra.yaml:99: error: spec.selectors[0].cel.expression: compilation failed: undeclared "
+          "dra.yaml:32: spec.selectors[0].cel.expression: unsupported CEL bytes literal (column "
+          "29)",
+          "dra.yaml:40: spec.selectors[0].cel.expression: unsupported CEL null literal (column 29)",
+          "dra.yaml:48: spec.selectors[0].cel.expression: unsupported CEL map literal (column 1)",
+          "dra.yaml:56: spec.selectors[0].cel.expression: unsupported CEL string concatenation "
+          "(column 15)",
+          "dra.yaml:64: spec.selectors[0].cel.expression: unsupported CEL macro 'exists' (column "
+          "8)",
+          "dra.yaml:72: spec.selectors[0].cel.expression: unsupported CEL function 'int' (column "
+          "1)",
+          "dra.yaml:80: spec.selectors[0].cel.expression: unsupported CEL quantity() of a computed "
+          "string (column 1)",
+          "dra.yaml:88: spec.selectors[0].cel.expression: compilation failed: undeclared "
           "reference to 'noSuchVar' (in container '') (column 1)"));
 }
 

@@ -54,7 +54,8 @@ void GenerateTemplateClaims(Interner& in, std::vector<api::Pod>& pods,
       constexpr size_t kMaxBaseLen = 57;
       if (base.size() > kMaxBaseLen) {
         const size_t len = base.size();
-        base = fmt::format("{}-{}-", pod_name.substr(0, pod_name.size() * kMaxBaseLen / len),
+        // kube keeps no trailing hyphen here: the suffix follows the claim part directly.
+        base = fmt::format("{}-{}", pod_name.substr(0, pod_name.size() * kMaxBaseLen / len),
                            claim_name.substr(0, claim_name.size() * kMaxBaseLen / len));
       }
       Symbol name = in.Intern(base + Suffix(in.Str(pod.meta.namespace_), pod_name, claim_name));

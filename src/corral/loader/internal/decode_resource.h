@@ -22,12 +22,13 @@ void DecodeResourceClaimTemplate(doc::Decoder& d, const doc::Node& root,
 
 // Creates the ResourceClaim of every pod claim that names a ResourceClaimTemplate and has no
 // generated claim yet, as kube's resourceclaim controller does when the pod is created: the
-// template's spec, a name of generateName "<pod>-<podClaim>-" (both parts shortened in proportion
-// when longer than 57 characters) plus a 5-character suffix of kube's alphabet derived from the
-// namespace, pod and claim names (deterministic, where kube's is random), the pod as controlling
-// owner, and the annotation resource.kubernetes.io/pod-claim-name. Sets the pod claim's
-// generated_claim_name. A missing template leaves the claim ungenerated: the pod then waits at
-// PreEnqueue, as in kube. Claims named by status.resourceClaimStatuses must exist in the input.
+// template's spec, a name of generateName "<pod>-<podClaim>-" (beyond 57 characters both parts
+// are shortened in proportion and joined as "<pod>-<podClaim>", without the last hyphen) plus a
+// 5-character suffix of kube's alphabet derived from the namespace, pod and claim names
+// (deterministic, where kube's is random), the pod as controlling owner, and the annotation
+// resource.kubernetes.io/pod-claim-name. Sets the pod claim's generated_claim_name. A missing
+// template leaves the claim ungenerated: the pod then waits at PreEnqueue, as in kube. Claims named
+// by status.resourceClaimStatuses must exist in the input.
 void GenerateTemplateClaims(Interner& in, std::vector<api::Pod>& pods,
                             api::resource::ResourceObjects& objects);
 
