@@ -84,6 +84,67 @@ spec:
                      devs);
 }
 
+// A device consuming counters from `set` ("name=qty,..."); with `from_counters` its capacity is the
+// counters it consumes (kube's fromCounters).
+Dev CD(std::string name, const std::vector<std::pair<std::string, std::string>>& sets,
+       bool from_counters = true) {
+  std::string body = "    consumesCounters:\n";
+  std::string caps;
+  for (const auto& [set, counters] : sets) {
+    body += fmt::format("    - counterSet: {}\n      counters: {{", set);
+    std::string_view rest = counters;
+    bool first = true;
+    while (!rest.empty()) {
+      size_t comma = rest.find(',');
+      std::string_view kv = rest.substr(0, comma);
+      size_t eq = kv.find('=');
+      body += fmt::format("{}{}: {{value: {}}}", first ? "" : ", ", kv.substr(0, eq),
+                          kv.substr(eq + 1));
+      if (from_counters) {
+        caps += fmt::format("{}{}: {{value: {}}}", caps.empty() ? "" : ", ", kv.substr(0, eq),
+                            kv.substr(eq + 1));
+      }
+      first = false;
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+    body += "}\n";
+  }
+  if (!caps.empty()) body += fmt::format("    capacity: {{{}}}\n", caps);
+  return {std::move(name), body};
+}
+
+// A slice holding only counter sets ("set:name=qty,...;set2:...").
+std::string CounterSlice(std::string_view name, std::string_view pool, int64_t count,
+                         const std::vector<std::pair<std::string, std::string>>& sets) {
+  std::string out = fmt::format(R"(---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: {}}}
+spec:
+  driver: driver-a
+  nodeName: node-1
+  pool: {{name: {}, generation: 1, resourceSliceCount: {}}}
+  sharedCounters:
+)",
+                                name, pool, count);
+  for (const auto& [set, counters] : sets) {
+    out += fmt::format("  - name: {}\n    counters: {{", set);
+    std::string_view rest = counters;
+    bool first = true;
+    while (!rest.empty()) {
+      size_t comma = rest.find(',');
+      std::string_view kv = rest.substr(0, comma);
+      size_t eq = kv.find('=');
+      out += fmt::format("{}{}: {{value: {}}}", first ? "" : ", ", kv.substr(0, eq),
+                         kv.substr(eq + 1));
+      first = false;
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+    out += "}\n";
+  }
+  return out;
+}
+
 std::string OneDevice(std::string_view name, std::string_view where, std::string_view pool,
                       std::string_view driver) {
   return Slice(name, where, pool, driver, {D("device-1")});
@@ -656,6 +717,123 @@ std::vector<Case> Cases() {
        {},
        "node-1",
        {L("req-0 driver-a/pool-1/device-2, req-1 driver-a/pool-1/device-3")}},
+      {"partitionable-devices-single-device",
+       {Claim("claim-0", {Req("req-0", "class-a", 1)}), classA,
+        Slice("slice-1", "node-1", "pool-1", "driver-a",
+              {CD("device-1", {{"counter-set-1", "memory=4Gi"}}, false)}, 2),
+        CounterSlice("slice-2", "pool-1", 2, {{"counter-set-1", "memory=8Gi"}})},
+       {},
+       "node-1",
+       {L("req-0 driver-a/pool-1/device-1")}},
+      {"partitionable-devices-prioritized-list",
+       {Claim(
+            "claim-0",
+            {Req("req-0", "class-a", 1),
+             "    - name: req-1\n      firstAvailable:\n"
+             "      - name: subreq-0\n        deviceClassName: class-a\n" +
+                 Selector(R"(device.capacity["driver-a"].memory.compareTo(quantity("6Gi")) >= 0)") +
+                 "      - name: subreq-1\n        deviceClassName: class-a\n" +
+                 Selector(
+                     R"(device.capacity["driver-a"].memory.compareTo(quantity("4Gi")) >= 0)")}),
+        classA,
+        Slice("slice-1", "node-1", "pool-1", "driver-a",
+              {CD("device-1", {{"counter-set-1", "memory=4Gi"}}),
+               CD("device-2", {{"counter-set-1", "memory=6Gi"}}),
+               CD("device-3", {{"counter-set-1", "memory=4Gi"}})},
+              2),
+        CounterSlice("slice-2", "pool-1", 2, {{"counter-set-1", "memory=8Gi"}})},
+       {},
+       "node-1",
+       {L("req-0 driver-a/pool-1/device-1, req-1/subreq-1 driver-a/pool-1/device-3")}},
+      {"partitionable-devices-multiple-devices",
+       {Claim("claim-0", {Req("req-0", "class-a", 1), Req("req-1", "class-a", 1)}), classA,
+        Slice("slice-1", "node-1", "pool-1", "driver-a",
+              {CD("device-1", {{"counter-set-1", "memory=4Gi"}}),
+               CD("device-2", {{"counter-set-1", "memory=6Gi"}}),
+               CD("device-3", {{"counter-set-1", "memory=4Gi"}})},
+              2),
+        CounterSlice("slice-2", "pool-1", 2, {{"counter-set-1", "memory=8Gi"}})},
+       {},
+       "node-1",
+       {L("req-0 driver-a/pool-1/device-1, req-1 driver-a/pool-1/device-3")}},
+      {"partitionable-devices-multiple-capacity-pools",
+       {Claim(
+            "claim-0",
+            {Req("req-0", "class-a", 1),
+             "    - name: req-1\n      firstAvailable:\n"
+             "      - name: subreq-0\n        deviceClassName: class-a\n" +
+                 Selector(R"(device.capacity["driver-a"].memory.compareTo(quantity("6Gi")) >= 0)") +
+                 "      - name: subreq-1\n        deviceClassName: class-a\n" +
+                 Selector(
+                     R"(device.capacity["driver-a"].memory.compareTo(quantity("4Gi")) >= 0)")}),
+        classA,
+        Slice("slice-1", "node-1", "pool-1", "driver-a",
+              {CD("device-1", {{"counter-set-1", "memory=4Gi"}, {"counter-set-2", "cpus=4"}}),
+               CD("device-2", {{"counter-set-1", "memory=6Gi"}, {"counter-set-2", "cpus=6"}}),
+               CD("device-3", {{"counter-set-1", "memory=4Gi"}, {"counter-set-2", "cpus=4"}})},
+              2),
+        CounterSlice("slice-2", "pool-1", 2,
+                     {{"counter-set-1", "memory=18Gi"}, {"counter-set-2", "cpus=8"}})},
+       {},
+       "node-1",
+       {L("req-0 driver-a/pool-1/device-1, req-1/subreq-1 driver-a/pool-1/device-3")}},
+      {"partitionable-devices-multiple-counters",
+       {Claim("claim-0", {Req("req-0", "class-a", 1), Req("req-1", "class-a", 1)}), classA,
+        Slice("slice-1", "node-1", "pool-1", "driver-a",
+              {CD("device-1",
+                  {{"counter-set-1", "memory=4Gi,cpus=6"}, {"counter-set-2", "cpus=4,memory=2Gi"}},
+                  false),
+               CD("device-2",
+                  {{"counter-set-1", "memory=6Gi,cpus=4"}, {"counter-set-2", "cpus=6,memory=6Gi"}},
+                  false),
+               CD("device-3",
+                  {{"counter-set-1", "memory=4Gi,cpus=4"}, {"counter-set-2", "cpus=4,memory=4Gi"}},
+                  false)},
+              2),
+        CounterSlice(
+            "slice-2", "pool-1", 2,
+            {{"counter-set-1", "cpus=8,memory=18Gi"}, {"counter-set-2", "cpus=12,memory=18Gi"}})},
+       {},
+       "node-1",
+       {L("req-0 driver-a/pool-1/device-2, req-1 driver-a/pool-1/device-3")}},
+      {"partitionable-devices-multiple-pools",
+       {Claim("claim-0", {Req("req-0", "class-a", 1), Req("req-1", "class-a", 1)}), classA,
+        Slice("slice-1", "node-1", "pool-1", "driver-a",
+              {CD("device-1", {{"counter-set-1", "cpus=6,memory=4Gi"}}, false),
+               CD("device-2", {{"counter-set-1", "cpus=4,memory=6Gi"}}, false),
+               CD("device-3", {{"counter-set-1", "cpus=4,memory=4Gi"}}, false)},
+              2),
+        CounterSlice("slice-2", "pool-1", 2, {{"counter-set-1", "cpus=8,memory=18Gi"}}),
+        Slice("slice-3", "node-1", "pool-2", "driver-a",
+              {CD("device-1", {{"counter-set-1", "cpus=6,memory=4Gi"}}, false),
+               CD("device-2", {{"counter-set-1", "cpus=1,memory=7Gi"}}, false),
+               CD("device-3", {{"counter-set-1", "cpus=1,memory=7Gi"}}, false)},
+              2),
+        CounterSlice("slice-4", "pool-2", 2, {{"counter-set-1", "cpus=8,memory=18Gi"}})},
+       {"driver-a/pool-1/device-2", "driver-a/pool-1/device-3", "driver-a/pool-2/device-1"},
+       "node-1",
+       {L("req-0 driver-a/pool-2/device-2, req-1 driver-a/pool-2/device-3")}},
+      {"partitionable-devices-unused-counters-in-counter-set",
+       {Claim("claim-0", {Req("req-0", "class-a", 2)}), classA,
+        Slice("slice-1", "node-1", "pool-1", "driver-a",
+              {CD("device-1", {{"counter-set-1", "memory=5Gi"}}, false),
+               CD("device-2", {{"counter-set-1", "memory=4Gi"}}, false),
+               CD("device-3", {{"counter-set-1", "memory=4Gi"}}, false)},
+              2),
+        CounterSlice("slice-2", "pool-1", 2, {{"counter-set-1", "memory=8Gi,unused=1Gi"}})},
+       {},
+       "node-1",
+       {L("req-0 driver-a/pool-1/device-2, req-0 driver-a/pool-1/device-3")}},
+      {"partitionable-devices-no-capacity-available",
+       {Claim("claim-0", {Req("req-0", "class-a", 1)}), classA,
+        Slice("slice-1", "node-1", "pool-1", "driver-a",
+              {CD("device-1", {{"counter-set-1", "memory=4Gi"}}),
+               CD("device-2", {{"counter-set-1", "memory=16Gi"}})}),
+        CounterSlice("slice-2", "pool-1", 1, {{"counter-set-1", "memory=18Gi"}})},
+       {"driver-a/pool-1/device-2"},
+       "node-1",
+       {},
+       O::kUnsatisfiable},
       {"too-many-devices-single-request",
        {Claim("claim-0", {Req("req-0", "class-a", 500)}), classA},
        {},

@@ -120,11 +120,13 @@ Status DynamicResources::PreFilter(framework::CycleState& cs, size_t slot,
                                    const framework::PodInfo& pod, const framework::Snapshot&,
                                    framework::PreFilterResult*) {
   slot_ = slot;
+  const api::Pod& p = *pod.pod;
+  // No state for a pod without claims (kube writes an empty one; every reader treats a missing
+  // state as empty), so most pods cost nothing here.
+  if (p.resource_claims.empty()) return Status::Skip();
   auto state = std::make_unique<DraState>();
   DraState* s = state.get();
   cs.Write(slot, std::move(state));
-  const api::Pod& p = *pod.pod;
-  if (p.resource_claims.empty()) return Status::Skip();
   framework::DraManager* dra = handle_.SharedDRAManager();
   const Interner& in = handle_.interner();
   // As kube, the state keeps the claims only once PreFilter succeeds (PostFilter then has nothing
