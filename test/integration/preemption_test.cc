@@ -334,10 +334,12 @@ TEST_F(PreemptionScenarioTest, PreemptionPolicyNeverAndEqualPriority) {
   std::map<std::string, std::string> msgs;
   for (const auto& [p, msg] : s->PendingPods()) msgs[std::string(w_.in.Str(p->meta.name))] = msg;
   EXPECT_EQ(msgs["never-1"],
-            "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to "
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: "
+            "not eligible due to "
             "preemptionPolicy=Never.");
   EXPECT_EQ(msgs["same-2"],
-            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: "
+            "0/1 nodes are available: 1 "
             "No preemption "
             "victims found for incoming pod.");
 }

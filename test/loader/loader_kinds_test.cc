@@ -312,7 +312,7 @@ status:
   EXPECT_EQ(p.volumes[1].kind, api::VolumeKind::kEphemeral);
   EXPECT_EQ(p.volumes[2].kind, api::VolumeKind::kOther);
   ASSERT_EQ(p.resource_claims.size(), 1u);
-  EXPECT_EQ(S(p.resource_claims[0]), "gpu");
+  EXPECT_EQ(S(p.resource_claims[0].name), "gpu");
   EXPECT_FALSE(p.host_network);
 
   EXPECT_EQ(p.phase, api::PodPhase::kRunning);

@@ -128,7 +128,8 @@ workloads:
   EXPECT_EQ(r.out.result.pods_pending_end, 1);
   ASSERT_EQ(r.out.result.pending_reasons.size(), 1U);
   EXPECT_EQ(r.out.result.pending_reasons[0].first,
-            "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 "
+            "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: "
+            "0/2 nodes are available: 2 "
             "Preemption is not "
             "helpful for scheduling.");
 }

@@ -304,6 +304,17 @@ struct PodCondition {
   Symbol reason;
 };
 
+// spec.resourceClaims[i] (DRA): exactly one of resource_claim_name and
+// resource_claim_template_name is set. `generated_claim_name` is the claim made from the template
+// for this pod: status.resourceClaimStatuses when the input has it, otherwise the name the loader
+// gave the claim it generated (as kube's resourceclaim controller does); empty when none exists.
+struct PodResourceClaim {
+  Symbol name;
+  Symbol resource_claim_name;
+  Symbol resource_claim_template_name;
+  Symbol generated_claim_name;
+};
+
 struct Pod {
   ObjectMeta meta;
 
@@ -326,7 +337,7 @@ struct Pod {
   std::optional<WorkloadReference> workload_ref;
   std::optional<PodSchedulingGroup> scheduling_group;
   std::vector<Volume> volumes;
-  std::vector<Symbol> resource_claims;  // DRA claim names (not modelled; reported)
+  std::vector<PodResourceClaim> resource_claims;  // spec.resourceClaims
   bool host_network = false;
 
   // status
@@ -433,6 +444,9 @@ struct PodGroup {
 
 // Everything a loader produced, in load order (files sorted, documents in file order).
 struct StorageObjects;  // api/storage.h
+namespace resource {
+struct ResourceObjects;  // corral/api/resource/types.h
+}
 
 struct ObjectSet {
   std::vector<Node> nodes;
@@ -445,6 +459,9 @@ struct ObjectSet {
   std::vector<PodGroup> pod_groups;
   // PersistentVolumes, claims, storage classes and CSI objects; null when the inputs have none.
   std::shared_ptr<StorageObjects> storage;
+  // resource.k8s.io objects (DRA); null when the input has none. Shared and immutable: the
+  // scheduler keeps allocation state of its own.
+  std::shared_ptr<const resource::ResourceObjects> resources;
 };
 
 }  // namespace corral::api

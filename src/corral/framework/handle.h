@@ -27,6 +27,7 @@ class VolumeCache;  // corral/state/volume_cache.h
 namespace corral::framework {
 
 class Framework;
+class DraManager;  // corral/framework/dra_manager.h
 
 class Handle {
  public:
@@ -90,6 +91,10 @@ class Handle {
     (void)scheduler_name;
     return nullptr;
   }
+
+  // The resource.k8s.io state (kube's SharedDRAManager), or null when the implementation keeps none
+  // (DynamicResources then treats every claim as missing).
+  virtual DraManager* SharedDRAManager() { return nullptr; }
 
   // Moves the given pending pods to activeQ (GangScheduling Permit).
   virtual void Activate(std::span<const PodInfo* const> pods) = 0;

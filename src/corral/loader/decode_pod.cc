@@ -217,11 +217,45 @@ const doc::Field<Symbol> kSchedulingGateFields[] = {
     {"name", [](Decoder& d, const Node& n, Symbol& s) { d.ReadSymbol(n, s); }},
 };
 
-const doc::Field<Symbol> kResourceClaimFields[] = {
-    {"name", [](Decoder& d, const Node& n, Symbol& s) { d.ReadSymbol(n, s); }},
+const doc::Field<api::PodResourceClaim> kResourceClaimFields[] = {
+    {"name", [](Decoder& d, const Node& n, api::PodResourceClaim& c) { d.ReadSymbol(n, c.name); }},
+    {"resourceClaimName", [](Decoder& d, const Node& n,
+                             api::PodResourceClaim& c) { d.ReadSymbol(n, c.resource_claim_name); }},
+    {"resourceClaimTemplateName",
+     [](Decoder& d, const Node& n, api::PodResourceClaim& c) {
+       d.ReadSymbol(n, c.resource_claim_template_name);
+     }},
 };
-constexpr std::string_view kResourceClaimIgnored[] = {"resourceClaimName",
-                                                      "resourceClaimTemplateName", "source"};
+
+// kube's ValidatePodResourceClaims: a DNS label name, unique, and exactly one source.
+void CheckPodResourceClaim(Decoder& d, const Node& item, const api::PodResourceClaim& c,
+                           std::vector<Symbol>& seen) {
+  if (!item.is_map()) return;
+  if (c.name.empty()) {
+    d.Required(item, "name");
+  } else if (std::string err = CheckDns1123Label(d.interner()->Str(c.name)); !err.empty()) {
+    d.FieldError(item, "name",
+                 fmt::format("Invalid value: {:?}: {}", d.interner()->Str(c.name), err));
+  } else if (std::find(seen.begin(), seen.end(), c.name) != seen.end()) {
+    d.FieldError(item, "name", fmt::format("Duplicate value: {:?}", d.interner()->Str(c.name)));
+  } else {
+    seen.push_back(c.name);
+  }
+  if (c.resource_claim_name.empty() == c.resource_claim_template_name.empty()) {
+    d.Error(item, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`");
+  }
+}
+
+// status.resourceClaimStatuses[i]: the claim generated for a template claim.
+struct ClaimStatusIn {
+  Symbol name;
+  Symbol claim_name;
+};
+const doc::Field<ClaimStatusIn> kClaimStatusFields[] = {
+    {"name", [](Decoder& d, const Node& n, ClaimStatusIn& c) { d.ReadSymbol(n, c.name); }},
+    {"resourceClaimName",
+     [](Decoder& d, const Node& n, ClaimStatusIn& c) { d.ReadSymbol(n, c.claim_name); }},
+};
 
 const doc::Field<PodInput> kSpecFields[] = {
     {"initContainers", [](Decoder& d, const Node& n,
@@ -332,9 +366,10 @@ const doc::Field<PodInput> kSpecFields[] = {
      }},
     {"resourceClaims",
      [](Decoder& d, const Node& n, PodInput& p) {
-       d.ReadList(n, p.pod.resource_claims, [&](const Node& item, Symbol& s) {
-         d.Struct(item, s, kResourceClaimFields, kResourceClaimIgnored);
-         if (item.is_map() && s.empty()) d.Required(item, "name");
+       std::vector<Symbol> seen;
+       d.ReadList(n, p.pod.resource_claims, [&](const Node& item, api::PodResourceClaim& c) {
+         d.Struct(item, c, kResourceClaimFields);
+         CheckPodResourceClaim(d, item, c, seen);
        });
      }},
     {"hostNetwork",
@@ -473,6 +508,33 @@ void DecodePod(Decoder& d, const Node& root, PodInput& out, bool template_only) 
     };
     check(pod.init_containers, "initContainers");
     check(pod.containers, "containers");
+  }
+  // status.resourceClaimStatuses names the claims generated for template claims (read after the
+  // spec, whatever the key order).
+  const Node* status = root.Find("status");
+  const Node* claim_statuses =
+      status != nullptr && status->is_map() ? status->Find("resourceClaimStatuses") : nullptr;
+  if (claim_statuses != nullptr && !claim_statuses->is_null()) {
+    auto s1 = d.Field("status");
+    auto s2 = d.Field("resourceClaimStatuses");
+    std::vector<ClaimStatusIn> statuses;
+    d.ReadList(*claim_statuses, statuses, [&](const Node& item, ClaimStatusIn& c) {
+      d.Struct(item, c, kClaimStatusFields);
+      if (!item.is_map()) return;
+      if (c.name.empty()) {
+        d.Required(item, "name");
+        return;
+      }
+      for (api::PodResourceClaim& pc : pod.resource_claims) {
+        if (pc.name != c.name) continue;
+        if (!pc.resource_claim_template_name.empty()) pc.generated_claim_name = c.claim_name;
+        return;
+      }
+      d.FieldError(item, "name",
+                   fmt::format("Invalid value: {:?}: must match the name of an entry in "
+                               "`spec.resourceClaims`",
+                               In(d).Str(c.name)));
+    });
   }
   if (out.prio.class_name_line == 0)
     out.prio.class_name_line = spec != nullptr ? spec->line() : root.line();

@@ -16,6 +16,7 @@
 #include "corral/doc/decoder.h"
 #include "corral/doc/parse.h"
 #include "corral/loader/internal/decode.h"
+#include "corral/loader/internal/decode_resource.h"
 
 namespace corral::loader {
 
@@ -47,6 +48,10 @@ enum class KindId {
   kCSINode,
   kCSIDriver,
   kCSIStorageCapacity,
+  kDeviceClass,
+  kResourceSlice,
+  kResourceClaim,
+  kResourceClaimTemplate,
 };
 
 struct KindEntry {
@@ -76,6 +81,15 @@ constexpr KindEntry kKinds[] = {
     {"storage.k8s.io/v1", "CSINode", KindId::kCSINode},
     {"storage.k8s.io/v1", "CSIDriver", KindId::kCSIDriver},
     {"storage.k8s.io/v1", "CSIStorageCapacity", KindId::kCSIStorageCapacity},
+    {"resource.k8s.io/v1", "DeviceClass", KindId::kDeviceClass},
+    {"resource.k8s.io/v1", "ResourceSlice", KindId::kResourceSlice},
+    {"resource.k8s.io/v1", "ResourceClaim", KindId::kResourceClaim},
+    {"resource.k8s.io/v1", "ResourceClaimTemplate", KindId::kResourceClaimTemplate},
+    // v1beta2 has v1's schema.
+    {"resource.k8s.io/v1beta2", "DeviceClass", KindId::kDeviceClass},
+    {"resource.k8s.io/v1beta2", "ResourceSlice", KindId::kResourceSlice},
+    {"resource.k8s.io/v1beta2", "ResourceClaim", KindId::kResourceClaim},
+    {"resource.k8s.io/v1beta2", "ResourceClaimTemplate", KindId::kResourceClaimTemplate},
 };
 
 std::string SupportedVersions(std::string_view kind) {
@@ -103,7 +117,6 @@ constexpr doc::DropRule kDropRules[] = {
     {"status", "ephemeralContainerStatuses"},
     {"status", "podIPs"},
     {"status", "hostIPs"},
-    {"status", "resourceClaimStatuses"},
     {"status", "addresses"},
     {"status", "daemonEndpoints"},
     {"status", "nodeInfo"},
@@ -261,6 +274,11 @@ class Loader::Impl {
     AdmitPods();
     AdmitPodGroups();
     CreateEphemeralClaims();
+    internal::GenerateTemplateClaims(in_, result_.objects.pods, dra_);
+    if (!dra_.empty()) {
+      result_.objects.resources =
+          std::make_shared<const api::resource::ResourceObjects>(std::move(dra_));
+    }
     for (auto& r : rejected_) {  // already rejected: only report what admission would say too
       int32_t priority = 0;
       api::PreemptionPolicy policy{};
@@ -470,6 +488,31 @@ class Loader::Impl {
         } else if (!decoded) {
           rejected_.push_back({{in.prio, std::move(origin)}, class_name, "PodGroup", ns, name});
         }
+        break;
+      }
+      case KindId::kDeviceClass: {
+        api::resource::DeviceClass o;
+        internal::DecodeDeviceClass(d, root, o);
+        Add(d, ok(), o.meta, "DeviceClass", false, origin, dra_.device_classes, std::move(o));
+        break;
+      }
+      case KindId::kResourceSlice: {
+        api::resource::ResourceSlice o;
+        internal::DecodeResourceSlice(d, root, o);
+        Add(d, ok(), o.meta, "ResourceSlice", false, origin, dra_.resource_slices, std::move(o));
+        break;
+      }
+      case KindId::kResourceClaim: {
+        api::resource::ResourceClaim o;
+        internal::DecodeResourceClaim(d, root, o);
+        Add(d, ok(), o.meta, "ResourceClaim", true, origin, dra_.resource_claims, std::move(o));
+        break;
+      }
+      case KindId::kResourceClaimTemplate: {
+        api::resource::ResourceClaimTemplate o;
+        internal::DecodeResourceClaimTemplate(d, root, o);
+        Add(d, ok(), o.meta, "ResourceClaimTemplate", true, origin, dra_.resource_claim_templates,
+            std::move(o));
         break;
       }
     }
@@ -779,8 +822,9 @@ class Loader::Impl {
   Symbol default_ns_;
   // (kind, namespace, name) of every object added, for duplicate detection.
   absl::flat_hash_map<std::tuple<std::string_view, Symbol, Symbol>, Origin> seen_;
-  std::vector<Admission> pod_prio_;    // parallel to objects.pods
-  std::vector<Admission> group_prio_;  // parallel to objects.pod_groups
+  std::vector<Admission> pod_prio_;     // parallel to objects.pods
+  std::vector<Admission> group_prio_;   // parallel to objects.pod_groups
+  api::resource::ResourceObjects dra_;  // resource.k8s.io objects, shared at Finish
   struct Rejected {
     Admission admission;
     Symbol class_name;

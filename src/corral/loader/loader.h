@@ -8,8 +8,9 @@
 //
 // Kinds: v1 Node, Pod, Namespace, Service, ReplicationController; apps/v1 ReplicaSet, StatefulSet;
 // scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; scheduling.k8s.io/v1alpha1
-// Workload; scheduling.k8s.io/v1alpha2|v1beta1 Workload and PodGroup. docs/formats.md lists every
-// field.
+// Workload; scheduling.k8s.io/v1alpha2|v1beta1 Workload and PodGroup; resource.k8s.io/v1|v1beta2
+// DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate (the claims that pods' claim
+// templates stand for are generated at Finish). docs/formats.md lists every field.
 //
 // Contract:
 //  (1) Every problem becomes a Diagnostic with file, line and field path; all problems of all files

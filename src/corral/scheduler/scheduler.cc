@@ -87,6 +87,8 @@ void Scheduler::SetClusterObjects(const api::ObjectSet* objects) {
   owners_.clear();
   pdbs_.clear();
   wm_.SetObjects(objects);
+  dra_.set_pods_resource(interner_.Intern("pods"));
+  dra_.Reset(objects != nullptr ? objects->resources.get() : nullptr);
   if (objects == nullptr) return;
   for (const auto& ns : objects->namespaces) namespaces_[ns.meta.name] = &ns;
   for (const auto& o : objects->selector_owners) owners_[o.meta.namespace_].push_back(&o);
@@ -243,6 +245,8 @@ void Scheduler::DeletePod(const api::Pod* pod) {
   queue_->Delete(qp);
   last_failure_.erase(pod);
   pods_.erase(it);
+  // kube's resourceclaim controller: the pod's claims are released (and its generated ones go).
+  if (!pod->resource_claims.empty()) dra_.ReleasePod(*pod);
   if (was_cached) {
     FireEvent({framework::EventResource::kAssignedPod, framework::ActionType::kDelete},
               last.has_value() ? &*last : pod);

@@ -34,6 +34,7 @@
 #include "corral/scheduler/workload_manager.h"
 #include "corral/state/cluster_cache.h"
 #include "corral/state/volume_cache.h"
+#include "corral/state/dra_store.h"
 
 namespace corral::scheduler {
 
@@ -226,6 +227,7 @@ class Scheduler final : public framework::Handle {
   }
   const framework::Framework* GetFramework(Symbol scheduler_name) const override;
   void Activate(std::span<const framework::PodInfo* const> pods) override;
+  framework::DraManager* SharedDRAManager() override { return &dra_; }
   const api::Workload* GetWorkload(Symbol ns, Symbol name) const override;
   const api::PodGroup* GetPodGroup(Symbol ns, Symbol name) const override;
   bool HasAllModePodGroups() const override { return wm_.HasAllModePodGroups(); }
@@ -377,6 +379,7 @@ class Scheduler final : public framework::Handle {
 
   // Gangs (issue 5): pod groups and the pods held at Permit.
   WorkloadManager wm_;
+  state::DraStore dra_;  // resource.k8s.io objects and claim allocation state
   WaitingPods waiting_;
   const PlacementDomain* member_domain_ = nullptr;  // set while a member is placed in a domain
   absl::flat_hash_map<Symbol, std::vector<PlacementDomain>>

@@ -54,7 +54,7 @@ void DecodeTaint(Decoder& d, const Node& n, api::Taint& out);
 void DecodeToleration(Decoder& d, const Node& n, api::Toleration& out);
 void DecodeAffinity(Decoder& d, const Node& n, api::Affinity& out);
 void DecodeNodeAffinity(Decoder& d, const Node& n, api::NodeAffinity& out);
-// A v1.NodeSelector (at least one term).
+// A v1.NodeSelector (at least one term), as node affinity, PersistentVolumes and ResourceSlices read it.
 void DecodeNodeSelector(Decoder& d, const Node& n, api::NodeSelector& out);
 void DecodeTopologySpreadConstraint(Decoder& d, const Node& n, api::TopologySpreadConstraint& out);
 

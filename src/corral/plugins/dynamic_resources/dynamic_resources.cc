@@ -1,47 +1,337 @@
 #include "corral/plugins/dynamic_resources/dynamic_resources.h"
 
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+
+#include <absl/container/flat_hash_map.h>
+#include <fmt/format.h>
+
+#include "corral/api/resource/types.h"
+#include "corral/api/selectors.h"
+#include "corral/framework/dra_manager.h"
+#include "corral/plugins/dynamic_resources/allocator.h"
+
 namespace corral::plugins {
 
+namespace res = api::resource;
+using framework::Code;
 using framework::Status;
 
 Result<std::unique_ptr<framework::Plugin>> DynamicResources::New(const framework::PluginArgs* args,
-                                                                 framework::Handle&) {
+                                                                 framework::Handle& handle) {
   if (args != nullptr) return Error::Invalid("DynamicResources takes no args in Corral");
-  return std::unique_ptr<framework::Plugin>(std::make_unique<DynamicResources>());
+  return std::unique_ptr<framework::Plugin>(std::make_unique<DynamicResources>(handle));
 }
 
 namespace {
-bool HasClaims(const framework::PodInfo& pod) {
-  return !pod.pod->resource_claims.empty();
+
+Status Unresolvable(std::string msg) {
+  return Status::WithOwnedReason(Code::kUnschedulableAndUnresolvable, std::move(msg));
 }
+
+// The cycle's state (kube's stateData). Filter writes the per-node results under the mutex.
+struct DraState final : framework::StateData {
+  std::vector<const res::ResourceClaim*> claims;  // the pod's claims, in spec order
+  std::vector<std::optional<api::NodeSelector>> available_on_nodes;  // allocated claims only
+  std::vector<size_t> to_allocate;                                   // indices into claims
+  std::shared_ptr<const plugins::dra::Allocator> allocator;
+  // Reserve's allocation of each claim of to_allocate (parallel to it).
+  std::vector<std::optional<res::AllocationResult>> reserved;
+
+  mutable std::mutex mu;
+  mutable std::set<size_t> unavailable_claims;
+  mutable absl::flat_hash_map<Symbol, std::vector<res::AllocationResult>> node_allocations;
+
+  std::unique_ptr<framework::StateData> Clone() const override {
+    auto c = std::make_unique<DraState>();
+    c->claims = claims;
+    c->available_on_nodes = available_on_nodes;
+    c->to_allocate = to_allocate;
+    c->allocator = allocator;
+    c->reserved = reserved;
+    std::lock_guard<std::mutex> l(mu);
+    c->unavailable_claims = unavailable_claims;
+    c->node_allocations = node_allocations;
+    return c;
+  }
+};
+
+bool IsReservedForPod(const res::ResourceClaim& claim, const api::Pod& pod, Symbol pods) {
+  for (const auto& r : claim.reserved_for) {
+    if (r.resource == pods && r.name == pod.meta.name && r.uid == pod.meta.uid) return true;
+  }
+  return false;
+}
+
+// kube resourceclaim.Name + draManager lookup + IsForPod, as foreachPodResourceClaim does. Calls
+// `cb` for every claim found; returns kube's error text for the first problem, or "".
+template <class Fn>
+std::string ForEachPodClaim(const framework::Handle& h, framework::DraManager* dra,
+                            const api::Pod& pod, Fn&& cb) {
+  const Interner& in = h.interner();
+  for (const api::PodResourceClaim& pc : pod.resource_claims) {
+    Symbol name = pc.resource_claim_name;
+    bool must_check_owner = false;
+    if (name.empty()) {
+      if (pc.generated_claim_name.empty()) {
+        return fmt::format("pod \"{}/{}\": ResourceClaim not created yet",
+                           in.Str(pod.meta.namespace_), in.Str(pod.meta.name));
+      }
+      name = pc.generated_claim_name;
+      must_check_owner = true;
+    }
+    const res::ResourceClaim* claim =
+        dra != nullptr ? dra->GetClaim(pod.meta.namespace_, name) : nullptr;
+    if (claim == nullptr) {
+      return fmt::format("resourceclaim.resource.k8s.io \"{}\" not found", in.Str(name));
+    }
+    if (claim->meta.deletion_timestamp.has_value()) {
+      return fmt::format("resourceclaim \"{}\" is being deleted", in.Str(name));
+    }
+    if (must_check_owner) {
+      bool owner = false;
+      for (const auto& o : claim->meta.owner_references) {
+        owner |= o.controller && o.name == pod.meta.name && o.uid == pod.meta.uid;
+      }
+      if (!owner) {
+        return fmt::format("ResourceClaim {}/{} was not created for pod {}/{} (pod is not owner)",
+                           in.Str(claim->meta.namespace_), in.Str(claim->meta.name),
+                           in.Str(pod.meta.namespace_), in.Str(pod.meta.name));
+      }
+    }
+    cb(*claim);
+  }
+  return "";
+}
+
 }  // namespace
 
-Status DynamicResources::PreFilter(framework::CycleState&, size_t, const framework::PodInfo& pod,
-                                   const framework::Snapshot&, framework::PreFilterResult*) {
-  return HasClaims(pod) ? Status::Unresolvable(kReason) : Status::Skip();
+Status DynamicResources::PreEnqueue(const framework::PodInfo& pod) {
+  if (pod.pod->resource_claims.empty()) return {};
+  std::string err = ForEachPodClaim(handle_, handle_.SharedDRAManager(), *pod.pod,
+                                    [](const res::ResourceClaim&) {});
+  return err.empty() ? Status() : Unresolvable(std::move(err));
 }
 
-Status DynamicResources::Filter(const framework::CycleState&, size_t, const framework::PodInfo& pod,
-                                const framework::NodeInfo&) const {
-  return HasClaims(pod) ? Status::Unresolvable(kReason) : Status();
-}
-
-Status DynamicResources::PreScore(framework::CycleState&, size_t, const framework::PodInfo&,
-                                  std::span<const framework::NodeInfo* const>) {
-  return Status::Skip();
-}
-
-Status DynamicResources::Reserve(framework::CycleState&, const framework::PodInfo&, Symbol) {
+Status DynamicResources::PreFilter(framework::CycleState& cs, size_t slot,
+                                   const framework::PodInfo& pod, const framework::Snapshot&,
+                                   framework::PreFilterResult*) {
+  slot_ = slot;
+  const api::Pod& p = *pod.pod;
+  // No state for a pod without claims (kube writes an empty one; every reader treats a missing
+  // state as empty), so most pods cost nothing here.
+  if (p.resource_claims.empty()) return Status::Skip();
+  auto state = std::make_unique<DraState>();
+  DraState* s = state.get();
+  cs.Write(slot, std::move(state));
+  framework::DraManager* dra = handle_.SharedDRAManager();
+  const Interner& in = handle_.interner();
+  // As kube, the state keeps the claims only once PreFilter succeeds (PostFilter then has nothing
+  // to deallocate after a PreFilter rejection).
+  std::vector<const res::ResourceClaim*> claims;
+  std::string err =
+      ForEachPodClaim(handle_, dra, p, [&](const res::ResourceClaim& c) { claims.push_back(&c); });
+  if (!err.empty()) return Unresolvable(std::move(err));
+  if (claims.empty()) return Status::Skip();
+  const Symbol pods = in.Find("pods").value_or(Symbol());
+  std::vector<std::optional<api::NodeSelector>> available(claims.size());
+  std::vector<size_t> to_allocate;
+  for (size_t i = 0; i < claims.size(); ++i) {
+    const res::ResourceClaim& c = *claims[i];
+    if (c.allocation.has_value()) {
+      const bool can_be_reserved = c.reserved_for.size() < res::kReservedForMaxSize;
+      if (!can_be_reserved && !IsReservedForPod(c, p, pods)) {
+        return Status::Unresolvable("resourceclaim in use");
+      }
+      available[i] = c.allocation->node_selector;
+      continue;
+    }
+    to_allocate.push_back(i);
+    if (dra->ClaimHasPendingAllocation(c)) {
+      return Unresolvable(fmt::format("resource claim {}/{} is in the process of being allocated",
+                                      in.Str(c.meta.namespace_), in.Str(c.meta.name)));
+    }
+    auto check_class = [&](Symbol cls, const std::string& request) -> std::string {
+      if (dra->GetDeviceClass(cls) != nullptr) return "";
+      return fmt::format("request {}: device class {} does not exist", request, in.Str(cls));
+    };
+    for (const res::DeviceRequest& r : c.spec.requests) {
+      std::string e;
+      if (r.exactly.has_value()) {
+        e = check_class(r.exactly->device_class_name, std::string(in.Str(r.name)));
+      } else {
+        for (const auto& sub : r.first_available) {
+          e = check_class(sub.device_class_name, std::string(in.Str(sub.result_name)));
+          if (!e.empty()) break;
+        }
+      }
+      if (!e.empty()) return Unresolvable(std::move(e));
+    }
+  }
+  s->claims = std::move(claims);
+  s->available_on_nodes = std::move(available);
+  s->to_allocate = std::move(to_allocate);
+  if (!s->to_allocate.empty()) {
+    s->allocator = std::make_shared<const dra::Allocator>(*dra, in);
+    s->reserved.resize(s->to_allocate.size());
+  }
   return {};
 }
-void DynamicResources::Unreserve(framework::CycleState&, const framework::PodInfo&, Symbol) {}
-Status DynamicResources::PreBind(framework::CycleState&, const framework::PodInfo&, Symbol) {
-  return Status::Skip();
+
+Status DynamicResources::Filter(const framework::CycleState& cs, size_t slot,
+                                const framework::PodInfo&, const framework::NodeInfo& node) const {
+  const DraState* s = cs.Get<DraState>(slot);
+  if (s == nullptr || s->claims.empty()) return {};
+  const api::Node& n = *node.node();
+  const Interner& in = handle_.interner();
+  std::vector<size_t> unavailable;
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    const auto& sel = s->available_on_nodes[i];
+    if (sel.has_value() && !api::MatchesNodeSelector(*sel, n.meta.labels, n.meta.name, in)) {
+      unavailable.push_back(i);
+    }
+  }
+  std::vector<res::AllocationResult> allocations;
+  if (s->allocator != nullptr) {
+    std::vector<const res::ResourceClaim*> claims;
+    claims.reserve(s->to_allocate.size());
+    for (size_t i : s->to_allocate) claims.push_back(s->claims[i]);
+    std::string err;
+    switch (s->allocator->Allocate(n, claims, &allocations, &err)) {
+      case dra::Allocator::Outcome::kError:
+        return Status::Error(std::move(err));
+      case dra::Allocator::Outcome::kUnsatisfiable:
+        return Status::Unresolvable("cannot allocate all claims");
+      case dra::Allocator::Outcome::kFailedOnNode:
+        return Unresolvable(std::move(err));
+      case dra::Allocator::Outcome::kAllocated:
+        break;
+    }
+  }
+  std::lock_guard<std::mutex> l(s->mu);
+  if (!unavailable.empty()) {
+    s->unavailable_claims.insert(unavailable.begin(), unavailable.end());
+    return Status::Unresolvable("resourceclaim not available on the node");
+  }
+  if (s->allocator != nullptr) s->node_allocations[n.meta.name] = std::move(allocations);
+  return {};
+}
+
+Status DynamicResources::PostFilter(framework::CycleState& cs, const framework::PodInfo& pod,
+                                    const framework::NodeToStatus&, framework::PostFilterResult*) {
+  DraState* s = cs.Get<DraState>(slot_);
+  if (s == nullptr || s->claims.empty()) {
+    return Status::Unschedulable("no new claims to deallocate");
+  }
+  framework::DraManager* dra = handle_.SharedDRAManager();
+  const Symbol pods = handle_.interner().Find("pods").value_or(Symbol());
+  // kube picks one unavailable claim at random (map order); Corral takes the first in spec order.
+  for (size_t i : s->unavailable_claims) {
+    const res::ResourceClaim& c = *s->claims[i];
+    if (c.reserved_for.empty() ||
+        (c.reserved_for.size() == 1 && c.reserved_for[0].resource == pods &&
+         c.reserved_for[0].name == pod.pod->meta.name &&
+         c.reserved_for[0].uid == pod.pod->meta.uid)) {
+      dra->DeallocateClaim(c);
+      return Status::Unschedulable("deallocation of ResourceClaim completed");
+    }
+  }
+  return Status::Unschedulable("still not schedulable");
+}
+
+Status DynamicResources::Reserve(framework::CycleState& cs, const framework::PodInfo&,
+                                 Symbol node) {
+  DraState* s = cs.Get<DraState>(slot_);
+  if (s == nullptr || s->claims.empty() || s->to_allocate.empty()) return {};
+  auto it = s->node_allocations.find(node);
+  if (it == s->node_allocations.end()) {
+    return Status::Error("claim allocation not found for node");
+  }
+  if (it->second.size() != s->to_allocate.size()) {
+    return Status::Error(
+        fmt::format("internal error, have {} allocations, {} claims to allocate, want {} claims",
+                    it->second.size(), s->to_allocate.size(), s->to_allocate.size()));
+  }
+  framework::DraManager* dra = handle_.SharedDRAManager();
+  for (size_t k = 0; k < s->to_allocate.size(); ++k) {
+    s->reserved[k] = it->second[k];
+    dra->SignalClaimPendingAllocation(*s->claims[s->to_allocate[k]], it->second[k]);
+  }
+  return {};
+}
+
+void DynamicResources::Unreserve(framework::CycleState& cs, const framework::PodInfo& pod, Symbol) {
+  DraState* s = cs.Get<DraState>(slot_);
+  if (s == nullptr || s->claims.empty()) return;
+  framework::DraManager* dra = handle_.SharedDRAManager();
+  const Symbol pods = handle_.interner().Find("pods").value_or(Symbol());
+  for (const res::ResourceClaim* c : s->claims) {
+    dra->RemoveClaimPendingAllocation(*c);
+    if (c->allocation.has_value() && IsReservedForPod(*c, *pod.pod, pods)) {
+      dra->UnreserveClaim(*c, pod.pod->meta.uid);
+    }
+  }
+}
+
+Status DynamicResources::PreBind(framework::CycleState& cs, const framework::PodInfo& pod, Symbol) {
+  DraState* s = cs.Get<DraState>(slot_);
+  if (s == nullptr || s->claims.empty()) return Status::Skip();
+  framework::DraManager* dra = handle_.SharedDRAManager();
+  const Symbol pods = handle_.interner().Find("pods").value_or(Symbol());
+  const Interner& in = handle_.interner();
+  for (const res::ResourceClaim* c : s->claims) {
+    if (IsReservedForPod(*c, *pod.pod, pods)) continue;
+    std::string err = dra->BindClaim(*c, pod.pod->meta.name, pod.pod->meta.uid);
+    if (!err.empty()) {
+      return Status::Error(
+          fmt::format("claim {}/{}: {}", in.Str(c->meta.namespace_), in.Str(c->meta.name), err));
+    }
+  }
+  return {};
+}
+
+std::vector<framework::ClusterEvent> DynamicResources::EventsToRegister() const {
+  using framework::ActionType;
+  using framework::EventResource;
+  return {
+      {EventResource::kNode, ActionType::kAdd},
+      {EventResource::kNode, ActionType::kUpdate},
+      // A deleted pod releases its claims (kube: ResourceClaim update, deallocated).
+      {EventResource::kAssignedPod, ActionType::kDelete},
+      // A bound pod's PreBind wrote its claims' status (kube: ResourceClaim update).
+      {EventResource::kAssignedPod, ActionType::kAdd},
+  };
+}
+
+framework::QueueingHint DynamicResources::Hint(const framework::PodInfo& pod,
+                                               const framework::ClusterEvent& event,
+                                               const void* subject) const {
+  using framework::QueueingHint;
+  if (event.resource != framework::EventResource::kAssignedPod) return QueueingHint::kQueue;
+  const auto* other = static_cast<const api::Pod*>(subject);
+  if (other == nullptr || other->resource_claims.empty()) return QueueingHint::kQueueSkip;
+  // kube isSchedulableAfterClaimChange: a deallocation may help any pod.
+  if (event.action == framework::ActionType::kDelete) return QueueingHint::kQueue;
+  // A claim status update matters to the pods that use the claim.
+  for (const auto& a : pod.pod->resource_claims) {
+    Symbol an = a.resource_claim_name.empty() ? a.generated_claim_name : a.resource_claim_name;
+    for (const auto& b : other->resource_claims) {
+      Symbol bn = b.resource_claim_name.empty() ? b.generated_claim_name : b.resource_claim_name;
+      if (!an.empty() && an == bn && pod.pod->meta.namespace_ == other->meta.namespace_) {
+        return QueueingHint::kQueue;
+      }
+    }
+  }
+  return QueueingHint::kQueueSkip;
 }
 
 Status DynamicResources::Sign(const framework::PodInfo& pod,
                               std::vector<framework::SignFragment>*) const {
-  return HasClaims(pod) ? Status::Unschedulable("pod has ResourceClaims") : Status();
+  return pod.pod->resource_claims.empty() ? Status()
+                                          : Status::Unschedulable("pod has ResourceClaims");
 }
 
 }  // namespace corral::plugins

@@ -1,9 +1,30 @@
 #pragma once
-// DynamicResources (DRA), accepted by name. Corral does not model ResourceClaims, DeviceClasses or
-// ResourceSlices, so a pod that references ResourceClaims is reported instead of being scheduled as
-// if it had none: UnschedulableAndUnresolvable at PreFilter with kReason. Every other pod is
-// skipped (PreFilter/PreScore Skip), as kube does for pods without claims. Pods with claims are
-// unsignable, as in kube (KEP-5598).
+// DynamicResources (DRA with structured parameters), as kube v1.37's plugin
+// (pkg/scheduler/framework/plugins/dynamicresources) behaves for ResourceClaims:
+//   - PreEnqueue: every claim of the pod must exist (a template claim needs its generated claim,
+//     made by the loader as kube's resourceclaim controller would; see
+//     loader/internal/decode_resource.h), must not be being deleted, and a generated claim must be
+//     owned by the pod. Otherwise UnschedulableAndUnresolvable with kube's message.
+//   - PreFilter: Skip for a pod without claims. "resourceclaim in use" when an allocated claim can
+//     take no more consumers; "resource claim ns/name is in the process of being allocated" while
+//     another pod's allocation of it is in flight; "request r: device class c does not exist".
+//     Claims to allocate get an Allocator (allocator.h) over the slices and allocated devices.
+//   - Filter: allocated claims must be available on the node (their allocation's node selector);
+//     unallocated ones must be allocatable together on the node ("cannot allocate all claims"),
+//     and the results are kept per node for Reserve. A CEL run-time error is an Error status.
+//   - PostFilter: an allocated claim that was unavailable on some node and that no other pod uses
+//     is deallocated ("deallocation of ResourceClaim completed"), so the next attempt can
+//     allocate it elsewhere; otherwise "still not schedulable". Both are Unschedulable.
+//   - Reserve: the node's allocations become in flight (their devices are taken from every other
+//     pod); Unreserve drops them and removes the pod from reservedFor.
+//   - PreBind: writes each allocation and adds the pod to reservedFor.
+//   - QueueingHints: node added or updated; a bound pod deleted whose claims were released; a pod
+//     bound that shares a claim (its claim status changed).
+// Cost: pods without claims are skipped at PreFilter (no state, no Filter call). For pods with
+// claims, Filter runs the allocator's search, which allocates its per-node state as kube's does;
+// CEL selectors are compiled at load and evaluate without allocating.
+// No Score (kube v1.37 has none). Pods with claims are unsignable (KEP-5598). Extended resources
+// backed by DRA (DRAExtendedResource) are not modelled yet: see docs/deviations.md.
 
 #include <memory>
 #include <span>
@@ -17,42 +38,49 @@
 
 namespace corral::plugins {
 
-class DynamicResources final : public framework::PreFilterPlugin,
+class DynamicResources final : public framework::PreEnqueuePlugin,
+                               public framework::PreFilterPlugin,
                                public framework::FilterPlugin,
-                               public framework::PreScorePlugin,
+                               public framework::PostFilterPlugin,
                                public framework::ReservePlugin,
                                public framework::PreBindPlugin,
                                public framework::EnqueueExtensions,
                                public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = names::kDynamicResources;
-  static constexpr std::string_view kReason =
-      "pod has ResourceClaims: dynamic resource allocation is not modelled by Corral";
 
-  // Takes no args (kube's DynamicResourcesArgs filter timeout has nothing to act on here).
+  // Takes no args (kube's DynamicResourcesArgs filterTimeout bounds wall-clock time, which Corral's
+  // deterministic allocator does not use).
   static Result<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs* args,
                                                         framework::Handle& handle);
+  explicit DynamicResources(framework::Handle& handle) : handle_(handle) {}
 
   std::string_view Name() const override { return kName; }
+  framework::Status PreEnqueue(const framework::PodInfo& pod) override;
   framework::Status PreFilter(framework::CycleState& state, size_t slot,
                               const framework::PodInfo& pod, const framework::Snapshot& snapshot,
                               framework::PreFilterResult* result) override;
   framework::Status Filter(const framework::CycleState& state, size_t slot,
                            const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
-  framework::Status PreScore(framework::CycleState& state, size_t slot,
-                             const framework::PodInfo& pod,
-                             std::span<const framework::NodeInfo* const> nodes) override;
+  framework::Status PostFilter(framework::CycleState& state, const framework::PodInfo& pod,
+                               const framework::NodeToStatus& statuses,
+                               framework::PostFilterResult* result) override;
   framework::Status Reserve(framework::CycleState& state, const framework::PodInfo& pod,
                             Symbol node) override;
   void Unreserve(framework::CycleState& state, const framework::PodInfo& pod, Symbol node) override;
   framework::Status PreBind(framework::CycleState& state, const framework::PodInfo& pod,
                             Symbol node) override;
-  // No modelled event can allocate a claim.
-  std::vector<framework::ClusterEvent> EventsToRegister() const override { return {}; }
+  std::vector<framework::ClusterEvent> EventsToRegister() const override;
+  framework::QueueingHint Hint(const framework::PodInfo& pod, const framework::ClusterEvent& event,
+                               const void* subject) const override;
   // kube: a pod with ResourceClaims is unsignable.
   framework::Status Sign(const framework::PodInfo& pod,
                          std::vector<framework::SignFragment>* fragments) const override;
+
+ private:
+  framework::Handle& handle_;
+  size_t slot_ = 0;  // this plugin's CycleState slot, learnt at PreFilter
 };
 
 }  // namespace corral::plugins

@@ -1,0 +1,161 @@
+#pragma once
+// resource.k8s.io/v1 objects for Dynamic Resource Allocation with structured parameters:
+// DeviceClass, ResourceSlice, ResourceClaim and ResourceClaimTemplate, as the scheduler reads them
+// (k8s.io/api/resource/v1). Fields the scheduler does not act on (opaque driver config, device
+// status) are not kept; fields that would change allocation but that Corral does not model are
+// rejected by the loader (docs/formats.md lists both).
+//
+// CEL selectors are compiled once, when the object is loaded; a selector holds its program.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "corral/api/quantity.h"
+#include "corral/api/types.h"
+#include "corral/cel/cel.h"
+
+namespace corral::api::resource {
+
+// A CEL device selector with its compiled program (never null in a loaded object).
+struct DeviceSelector {
+  std::string expression;
+  std::shared_ptr<const cel::Program> program;
+};
+
+struct DeviceClass {
+  ObjectMeta meta;
+  std::vector<DeviceSelector> selectors;
+  // spec.extendedResourceName (DRAExtendedResource) is rejected by the loader: not modelled yet.
+};
+
+struct Counter {
+  Symbol name;
+  Quantity value;
+};
+
+// A named set of counters a ResourceSlice shares between its devices (partitionable devices).
+struct CounterSet {
+  Symbol name;
+  std::vector<Counter> counters;
+};
+
+// The counters a device consumes from one of its slice's counter sets.
+struct DeviceCounterConsumption {
+  Symbol counter_set;
+  std::vector<Counter> counters;
+};
+
+struct Device {
+  Symbol name;
+  // Attribute and capacity names split into domain and id (an unqualified name takes the driver
+  // as its domain); the views point into the interner. Kept in input order.
+  std::vector<cel::DeviceAttribute> attributes;
+  std::vector<cel::DeviceCapacity> capacity;
+  std::vector<DeviceCounterConsumption> consumes_counters;
+  // Per-device node selection (slice.spec.perDeviceNodeSelection): exactly one is set then.
+  Symbol node_name;
+  std::optional<NodeSelector> node_selector;
+  bool all_nodes = false;
+};
+
+struct ResourceSlice {
+  ObjectMeta meta;
+  Symbol driver;
+  Symbol pool_name;
+  int64_t pool_generation = 0;
+  int64_t resource_slice_count = 1;
+  // Exactly one of node_name, node_selector, all_nodes, per_device_node_selection.
+  Symbol node_name;
+  std::optional<NodeSelector> node_selector;
+  bool all_nodes = false;
+  bool per_device_node_selection = false;
+  std::vector<Device> devices;
+  std::vector<CounterSet> shared_counters;
+};
+
+enum class AllocationMode : uint8_t { kExactCount, kAll };
+
+// ExactDeviceRequest, and the DeviceSubRequest of firstAvailable (which has a name and no
+// adminAccess).
+struct DeviceRequestSpec {
+  Symbol name;  // sub-requests only
+  // The request name allocation results carry: the request's, or "<request>/<sub-request>".
+  Symbol result_name;
+  Symbol device_class_name;
+  std::vector<DeviceSelector> selectors;
+  AllocationMode allocation_mode = AllocationMode::kExactCount;
+  int64_t count = 1;
+  bool admin_access = false;
+};
+
+struct DeviceRequest {
+  Symbol name;
+  std::optional<DeviceRequestSpec> exactly;
+  std::vector<DeviceRequestSpec> first_available;
+};
+
+// A matchAttribute constraint: every device allocated for `requests` (all requests when empty)
+// must have the attribute, with the same value.
+struct DeviceConstraint {
+  std::vector<Symbol> requests;
+  Symbol match_attribute;  // fully qualified ("domain/id")
+  std::string_view match_domain, match_id;
+};
+
+struct DeviceRequestAllocationResult {
+  Symbol request;  // "<request>" or "<request>/<subrequest>"
+  Symbol driver;
+  Symbol pool;
+  Symbol device;
+  bool admin_access = false;
+};
+
+struct AllocationResult {
+  std::vector<DeviceRequestAllocationResult> devices;
+  std::optional<NodeSelector> node_selector;  // nullopt: available on every node
+};
+
+struct ConsumerReference {
+  Symbol resource;  // "pods"
+  Symbol name;
+  Symbol uid;
+};
+
+struct ResourceClaimSpec {
+  std::vector<DeviceRequest> requests;
+  std::vector<DeviceConstraint> constraints;
+};
+
+struct ResourceClaim {
+  ObjectMeta meta;
+  ResourceClaimSpec spec;
+  // status
+  std::optional<AllocationResult> allocation;
+  std::vector<ConsumerReference> reserved_for;
+};
+
+struct ResourceClaimTemplate {
+  ObjectMeta meta;
+  ResourceClaimSpec spec;
+};
+
+// kube's ResourceClaimReservedForMaxSize: a claim is reserved for at most this many consumers.
+inline constexpr size_t kReservedForMaxSize = 256;
+
+// All resource.k8s.io objects of an input.
+struct ResourceObjects {
+  std::vector<DeviceClass> device_classes;
+  std::vector<ResourceSlice> resource_slices;
+  std::vector<ResourceClaim> resource_claims;
+  std::vector<ResourceClaimTemplate> resource_claim_templates;
+
+  bool empty() const {
+    return device_classes.empty() && resource_slices.empty() && resource_claims.empty() &&
+           resource_claim_templates.empty();
+  }
+};
+
+}  // namespace corral::api::resource

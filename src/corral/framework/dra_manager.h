@@ -1,0 +1,64 @@
+#pragma once
+// DraManager: the scheduler's view of resource.k8s.io objects for the DynamicResources plugin
+// (kube's SharedDRAManager with its claim assume cache and in-flight allocations). Implemented by
+// state::DraStore; reached through Handle::SharedDRAManager().
+//
+// Claims are read with their current status: the allocation and reservedFor the input gave them,
+// plus what PreBind wrote since, minus what pod deletions released. An allocation "in flight"
+// (signalled by Reserve, not yet written by PreBind) makes its devices unavailable to every other
+// claim, so two pods never get the same device between Reserve and PreBind.
+//
+// Runs on the scheduling thread only.
+
+#include <span>
+
+#include <absl/container/flat_hash_set.h>
+
+#include "corral/api/resource/types.h"
+#include "corral/core/interner.h"
+
+namespace corral::framework {
+
+// A device by driver, pool and name (kube's structured.DeviceID).
+struct DeviceId {
+  Symbol driver;
+  Symbol pool;
+  Symbol device;
+  bool operator==(const DeviceId&) const = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const DeviceId& d) {
+    return H::combine(std::move(h), d.driver, d.pool, d.device);
+  }
+};
+
+class DraManager {
+ public:
+  virtual ~DraManager() = default;
+
+  virtual const api::resource::DeviceClass* GetDeviceClass(Symbol name) const = 0;
+  virtual std::span<const api::resource::DeviceClass* const> DeviceClasses() const = 0;
+  virtual std::span<const api::resource::ResourceSlice* const> ResourceSlices() const = 0;
+  // The claim with its current status, or null if there is none.
+  virtual const api::resource::ResourceClaim* GetClaim(Symbol ns, Symbol name) const = 0;
+
+  // Devices held by allocated claims and by allocations in flight (results with adminAccess do not
+  // hold their device).
+  virtual const absl::flat_hash_set<DeviceId>& AllocatedDevices() const = 0;
+
+  virtual bool ClaimHasPendingAllocation(const api::resource::ResourceClaim& claim) const = 0;
+  // Reserve: `allocation` is in flight for `claim` (its devices count as allocated).
+  virtual void SignalClaimPendingAllocation(const api::resource::ResourceClaim& claim,
+                                            api::resource::AllocationResult allocation) = 0;
+  // Unreserve: forgets an in-flight allocation. False if there was none.
+  virtual bool RemoveClaimPendingAllocation(const api::resource::ResourceClaim& claim) = 0;
+  // PreBind: writes the in-flight allocation (if any) into the claim's status and adds the pod to
+  // reservedFor. Returns kube's error text, or "" on success.
+  virtual std::string BindClaim(const api::resource::ResourceClaim& claim, Symbol pod_name,
+                                Symbol pod_uid) = 0;
+  // Unreserve after PreBind: removes the pod from reservedFor.
+  virtual void UnreserveClaim(const api::resource::ResourceClaim& claim, Symbol pod_uid) = 0;
+  // PostFilter: clears the claim's allocation and reservedFor.
+  virtual void DeallocateClaim(const api::resource::ResourceClaim& claim) = 0;
+};
+
+}  // namespace corral::framework

@@ -1,0 +1,566 @@
+#include "corral/plugins/dynamic_resources/allocator.h"
+
+#include <algorithm>
+#include <optional>
+
+#include <absl/container/flat_hash_set.h>
+#include <fmt/format.h>
+
+#include "corral/api/selectors.h"
+#include "corral/api/well_known.h"
+
+namespace corral::plugins::dra {
+
+namespace res = api::resource;
+using framework::DeviceId;
+
+Allocator::Allocator(const framework::DraManager& dra, const Interner& interner)
+    : dra_(dra), in_(interner) {
+  const auto& allocated = dra.AllocatedDevices();
+  for (const res::ResourceSlice* s : dra.ResourceSlices()) {
+    if (!s->node_name.empty()) {
+      by_node_[s->node_name].push_back(s);
+    } else {
+      shared_.push_back(s);
+    }
+    if (allocated.empty()) continue;
+    for (const res::Device& d : s->devices) {
+      if (d.consumes_counters.empty() || !allocated.contains({s->driver, s->pool_name, d.name})) {
+        continue;
+      }
+      for (const auto& cc : d.consumes_counters) {
+        for (const auto& c : cc.counters) {
+          api::Quantity& q = consumed_[{s->driver, s->pool_name, cc.counter_set, c.name}];
+          auto sum = q.Add(c.value);
+          if (sum.ok()) q = *sum;
+        }
+      }
+    }
+  }
+}
+
+namespace {
+
+struct Pool {
+  Symbol driver;
+  Symbol name;
+  int64_t generation = 0;
+  std::vector<const res::ResourceSlice*> slices;
+  bool incomplete = false;
+  bool invalid = false;
+  std::string invalid_reason;
+};
+
+// A candidate device: where it lives.
+struct DeviceRef {
+  const Pool* pool;
+  const res::ResourceSlice* slice;
+  const res::Device* device;
+  DeviceId id() const { return {pool->driver, pool->name, device->name}; }
+};
+
+// One request to satisfy (an exact request, or one sub-request of firstAvailable).
+struct RequestData {
+  size_t claim = 0;
+  Symbol request;      // the request's name (the parent's for a sub-request)
+  Symbol sub_request;  // empty for an exact request
+  const res::DeviceRequestSpec* spec = nullptr;
+  const res::DeviceClass* cls = nullptr;
+  int64_t num_devices = 0;
+  std::vector<DeviceRef> all_devices;  // AllocationMode All
+};
+
+struct Constraint {
+  size_t claim = 0;
+  const res::DeviceConstraint* spec = nullptr;
+  std::optional<cel::AttributeValue> value;
+  int refs = 0;
+};
+
+// kube compares versions as strings (semver's minimal form makes that exact).
+bool SameAttribute(const cel::AttributeValue& a, const cel::AttributeValue& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case cel::AttributeValue::Kind::kInt:
+      return a.int_value == b.int_value;
+    case cel::AttributeValue::Kind::kBool:
+      return a.bool_value == b.bool_value;
+    case cel::AttributeValue::Kind::kString:
+    case cel::AttributeValue::Kind::kVersion:
+      return a.string_value == b.string_value;
+  }
+  return false;
+}
+
+constexpr size_t kAllocationResultsMaxSize = 32;
+
+const cel::AttributeValue* FindAttribute(const res::Device& d, std::string_view domain,
+                                         std::string_view id) {
+  for (const auto& a : d.attributes) {
+    if (a.id == id && a.domain == domain) return &a.value;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+// The search state of one Allocate call.
+class AllocationSearch {
+ public:
+  AllocationSearch(const Allocator& a, const api::Node& node,
+                   std::span<const res::ResourceClaim* const> claims, std::string* error)
+      : a_(a), in_(a.in_), node_(node), claims_(claims), error_(error) {}
+
+  Allocator::Outcome Run(std::vector<res::AllocationResult>* results) {
+    GatherPools();
+    if (!BuildRequests()) return Allocator::Outcome::kError;
+    chosen_.assign(claims_.size(), {});
+    bool done = false;
+    if (!AllocateOne(0, 0, 0, &done)) return Allocator::Outcome::kError;
+    if (!done) {
+      // kube: not fatal (other nodes may do), surfaced as this node's reason.
+      for (const Pool& p : pools_) {
+        if (p.invalid) {
+          *error_ = "invalid resource pools were encountered";
+          return Allocator::Outcome::kFailedOnNode;
+        }
+      }
+      return Allocator::Outcome::kUnsatisfiable;
+    }
+    results->clear();
+    for (size_t c = 0; c < claims_.size(); ++c) {
+      res::AllocationResult r;
+      for (const Chosen& ch : chosen_[c]) {
+        r.devices.push_back({ch.req->spec->result_name, ch.dev.pool->driver, ch.dev.pool->name,
+                             ch.dev.device->name, ch.req->spec->admin_access});
+      }
+      r.node_selector = NodeSelectorFor(chosen_[c]);
+      results->push_back(std::move(r));
+    }
+    return Allocator::Outcome::kAllocated;
+  }
+
+ private:
+  struct Chosen {
+    const RequestData* req;
+    DeviceRef dev;
+  };
+
+  bool SliceOnNode(const res::ResourceSlice& s) const {
+    if (!s.node_name.empty()) return s.node_name == node_.meta.name;
+    if (s.all_nodes || s.per_device_node_selection) return true;
+    if (s.node_selector.has_value()) {
+      return api::MatchesNodeSelector(*s.node_selector, node_.meta.labels, node_.meta.name, in_);
+    }
+    return false;
+  }
+  bool DeviceOnNode(const res::ResourceSlice& s, const res::Device& d) const {
+    if (!s.per_device_node_selection) return true;
+    if (!d.node_name.empty()) return d.node_name == node_.meta.name;
+    if (d.all_nodes) return true;
+    if (d.node_selector.has_value()) {
+      return api::MatchesNodeSelector(*d.node_selector, node_.meta.labels, node_.meta.name, in_);
+    }
+    return false;
+  }
+
+  void GatherPools() {
+    auto add = [&](const res::ResourceSlice* s) {
+      if (!SliceOnNode(*s)) return;
+      for (Pool& p : pools_) {
+        if (p.driver != s->driver || p.name != s->pool_name) continue;
+        if (s->pool_generation > p.generation) {
+          p.generation = s->pool_generation;
+          p.slices.clear();
+        }
+        if (s->pool_generation == p.generation) p.slices.push_back(s);
+        return;
+      }
+      pools_.push_back({s->driver, s->pool_name, s->pool_generation, {s}, false, false, {}});
+    };
+    if (auto it = a_.by_node_.find(node_.meta.name); it != a_.by_node_.end()) {
+      for (const auto* s : it->second) add(s);
+    }
+    for (const auto* s : a_.shared_) add(s);
+    std::sort(pools_.begin(), pools_.end(), [&](const Pool& x, const Pool& y) {
+      if (x.driver != y.driver) return in_.Str(x.driver) < in_.Str(y.driver);
+      return in_.Str(x.name) < in_.Str(y.name);
+    });
+    for (Pool& p : pools_) {
+      std::sort(p.slices.begin(), p.slices.end(), [&](const auto* x, const auto* y) {
+        return in_.Str(x->meta.name) < in_.Str(y->meta.name);
+      });
+      p.incomplete = static_cast<int64_t>(p.slices.size()) != p.slices[0]->resource_slice_count;
+      absl::flat_hash_set<Symbol> names;
+      for (const auto* s : p.slices) {
+        for (const auto& d : s->devices) {
+          if (!names.insert(d.name).second && !p.invalid) {
+            p.invalid = true;
+            p.invalid_reason = fmt::format("duplicate device name {}", in_.Str(d.name));
+          }
+        }
+      }
+    }
+  }
+
+  // klog.KObj: "namespace/name", or "name" without a namespace.
+  std::string ClaimKey(size_t c) const {
+    if (claims_[c]->meta.namespace_.empty()) return std::string(in_.Str(claims_[c]->meta.name));
+    return fmt::format("{}/{}", in_.Str(claims_[c]->meta.namespace_),
+                       in_.Str(claims_[c]->meta.name));
+  }
+  std::string PoolId(const Pool& p) const {
+    return fmt::format("{}/{}", in_.Str(p.driver), in_.Str(p.name));
+  }
+  std::string DeviceIdString(const DeviceRef& d) const {
+    return fmt::format("{}/{}/{}", in_.Str(d.pool->driver), in_.Str(d.pool->name),
+                       in_.Str(d.device->name));
+  }
+
+  // Class selectors, then request selectors (kube isSelectable). -1 on a CEL error.
+  int Selectable(const RequestData& r, const res::ResourceSlice* slice, const res::Device& d,
+                 Symbol driver) {
+    auto key = std::make_pair(&r, &d);
+    if (auto it = selectable_.find(key); it != selectable_.end()) return it->second;
+    cel::Device dev{.driver = in_.Str(driver), .attributes = d.attributes, .capacity = d.capacity};
+    int result = 1;
+    auto eval = [&](const std::vector<res::DeviceSelector>& sels, bool is_class) {
+      for (size_t i = 0; i < sels.size() && result == 1; ++i) {
+        bool matched = false;
+        std::string err;
+        if (!sels[i].program->Matches(dev, &matched, &err)) {
+          *error_ = is_class ? fmt::format("class {}: selector #{}: CEL runtime error: {}",
+                                           in_.Str(r.cls->meta.name), i, err)
+                             : fmt::format("claim {}: selector #{}: CEL runtime error: {}",
+                                           ClaimKey(r.claim), i, err);
+          result = -1;
+        } else if (!matched) {
+          result = 0;
+        }
+      }
+    };
+    eval(r.cls->selectors, true);
+    if (result == 1) eval(r.spec->selectors, false);
+    if (result == 1 && !DeviceOnNode(*slice, d)) result = 0;
+    selectable_[key] = result;
+    return result;
+  }
+
+  std::string RequestName(const RequestData& r) const {
+    if (r.sub_request.empty()) return std::string(in_.Str(r.request));
+    return fmt::format("{}/{}", in_.Str(r.request), in_.Str(r.sub_request));
+  }
+
+  bool FillRequest(RequestData& r) {
+    r.cls = a_.dra_.GetDeviceClass(r.spec->device_class_name);
+    if (r.cls == nullptr) {
+      *error_ = fmt::format(
+          "claim {}, request {}: could not retrieve device class {}: "
+          "deviceclass.resource.k8s.io \"{}\" not found",
+          ClaimKey(r.claim), RequestName(r), in_.Str(r.spec->device_class_name),
+          in_.Str(r.spec->device_class_name));
+      return false;
+    }
+    if (r.spec->allocation_mode == res::AllocationMode::kExactCount) {
+      r.num_devices = r.spec->count;
+      return true;
+    }
+    for (const Pool& p : pools_) {
+      if (p.incomplete) {
+        *error_ = fmt::format(
+            "claim {}, request {}: asks for all devices, but resource pool {} is currently being "
+            "updated",
+            ClaimKey(r.claim), RequestName(r), PoolId(p));
+        return false;
+      }
+      if (p.invalid) {
+        *error_ = fmt::format(
+            "claim {}, request {}: asks for all devices, but resource pool {} is currently "
+            "invalid",
+            ClaimKey(r.claim), RequestName(r), PoolId(p));
+        return false;
+      }
+      for (const auto* s : p.slices) {
+        for (const auto& d : s->devices) {
+          int sel = Selectable(r, s, d, p.driver);
+          if (sel < 0) return false;
+          if (sel == 1) r.all_devices.push_back({&p, s, &d});
+        }
+      }
+    }
+    r.num_devices = static_cast<int64_t>(r.all_devices.size());
+    return true;
+  }
+
+  bool BuildRequests() {
+    requests_.resize(claims_.size());
+    constraints_.resize(claims_.size());
+    claim_devices_.resize(claims_.size());
+    for (size_t c = 0; c < claims_.size(); ++c) {
+      const res::ResourceClaim& claim = *claims_[c];
+      requests_[c].resize(claim.spec.requests.size());
+      int64_t min_per_claim = 0;
+      for (size_t i = 0; i < claim.spec.requests.size(); ++i) {
+        const res::DeviceRequest& req = claim.spec.requests[i];
+        auto& alts = requests_[c][i];
+        if (req.exactly.has_value()) {
+          alts.push_back({c, req.name, Symbol(), &*req.exactly, nullptr, 0, {}});
+        } else {
+          for (const auto& sub : req.first_available) {
+            alts.push_back({c, req.name, sub.name, &sub, nullptr, 0, {}});
+          }
+        }
+        int64_t min_devices = -1;
+        for (RequestData& r : alts) {
+          if (!FillRequest(r)) return false;
+          if (min_devices < 0 || r.num_devices < min_devices) min_devices = r.num_devices;
+        }
+        min_per_claim += std::max<int64_t>(min_devices, 0);
+      }
+      if (min_per_claim > static_cast<int64_t>(kAllocationResultsMaxSize)) {
+        *error_ =
+            fmt::format("claim {}: number of requested devices {} exceeds the claim limit of {}",
+                        ClaimKey(c), min_per_claim, kAllocationResultsMaxSize);
+        return false;
+      }
+      for (const auto& con : claim.spec.constraints) {
+        if (!con.match_attribute.empty()) constraints_[c].push_back({c, &con, std::nullopt, 0});
+      }
+    }
+    return true;
+  }
+
+  bool Covers(const Constraint& con, const RequestData& r) const {
+    if (con.spec->requests.empty()) return true;
+    for (Symbol s : con.spec->requests) {
+      if (s == r.request) return true;
+      if (!r.sub_request.empty() && in_.Str(s) == RequestName(r)) return true;
+    }
+    return false;
+  }
+
+  // Counters `d` consumes that its pool can no longer provide.
+  bool CountersAvailable(const DeviceRef& d) const {
+    for (const auto& cc : d.device->consumes_counters) {
+      for (const auto& c : cc.counters) {
+        // The pool's capacity for this counter.
+        std::optional<api::Quantity> total;
+        for (const auto* s : d.pool->slices) {
+          for (const auto& cs : s->shared_counters) {
+            if (cs.name != cc.counter_set) continue;
+            for (const auto& k : cs.counters) {
+              if (k.name == c.name) total = k.value;
+            }
+          }
+        }
+        if (!total.has_value()) return false;  // kube: the counter set must exist in the pool
+        api::Quantity used;
+        Allocator::CounterKey key{d.pool->driver, d.pool->name, cc.counter_set, c.name};
+        if (auto it = a_.consumed_.find(key); it != a_.consumed_.end()) used = it->second;
+        if (auto it = consuming_.find(key); it != consuming_.end()) {
+          auto s = used.Add(it->second);
+          if (s.ok()) used = *s;
+        }
+        auto need = used.Add(c.value);
+        if (!need.ok() || *need > *total) return false;
+      }
+    }
+    return true;
+  }
+
+  void Consume(const DeviceRef& d, bool add) {
+    for (const auto& cc : d.device->consumes_counters) {
+      for (const auto& c : cc.counters) {
+        api::Quantity& q = consuming_[{d.pool->driver, d.pool->name, cc.counter_set, c.name}];
+        auto r = add ? q.Add(c.value) : q.Sub(c.value);
+        if (r.ok()) q = *r;
+      }
+    }
+  }
+
+  bool InUse(const DeviceId& id) const {
+    if (a_.dra_.AllocatedDevices().contains(id)) return true;
+    auto it = allocating_.find(id);
+    return it != allocating_.end() && it->second > 0;
+  }
+
+  // kube allocateDevice: availability, counters and constraints; on success the device counts as
+  // allocating. 1: allocated; 0: not usable; -1: error (a constraint that `must` cannot hold).
+  int AllocateDevice(const RequestData& r, const DeviceRef& d, bool must) {
+    const bool admin = r.spec->admin_access;
+    const DeviceId id = d.id();
+    if (admin ? claim_devices_[r.claim].contains(id) : InUse(id)) return 0;
+    if (!d.device->consumes_counters.empty() && !CountersAvailable(d)) return 0;
+    auto& cons = constraints_[r.claim];
+    for (size_t i = 0; i < cons.size(); ++i) {
+      if (Add(cons[i], r, *d.device)) continue;
+      if (must) {
+        *error_ = fmt::format(
+            "claim {}, request {}: cannot add device {} because a claim constraint would not be "
+            "satisfied",
+            ClaimKey(r.claim), RequestName(r), DeviceIdString(d));
+        for (size_t e = 0; e < i; ++e) Remove(cons[e], r);
+        return -1;
+      }
+      for (size_t e = 0; e < i; ++e) Remove(cons[e], r);
+      return 0;
+    }
+    ++allocating_[id];
+    claim_devices_[r.claim].insert(id);
+    Consume(d, true);
+    chosen_[r.claim].push_back({&r, d});
+    return 1;
+  }
+
+  void DeallocateDevice(const RequestData& r, const DeviceRef& d) {
+    for (Constraint& con : constraints_[r.claim]) Remove(con, r);
+    const DeviceId id = d.id();
+    --allocating_[id];
+    claim_devices_[r.claim].erase(id);
+    Consume(d, false);
+    chosen_[r.claim].pop_back();
+  }
+
+  // kube matchAttributeConstraint.add/remove.
+  bool Add(Constraint& con, const RequestData& r, const res::Device& d) {
+    if (!Covers(con, r)) return true;
+    const cel::AttributeValue* v = FindAttribute(d, con.spec->match_domain, con.spec->match_id);
+    if (v == nullptr) return false;
+    if (con.refs == 0) {
+      con.value = *v;
+      con.refs = 1;
+      return true;
+    }
+    if (!SameAttribute(*con.value, *v)) return false;
+    ++con.refs;
+    return true;
+  }
+  void Remove(Constraint& con, const RequestData& r) {
+    if (Covers(con, r)) --con.refs;
+  }
+
+  // kube allocateOne. Returns false on error; *done when a complete allocation was found.
+  bool AllocateOne(size_t c, size_t ri, int64_t di, bool* done, const RequestData* cur = nullptr) {
+    if (c == claims_.size()) {
+      *done = true;
+      return true;
+    }
+    if (ri == requests_[c].size()) return AllocateOne(c + 1, 0, 0, done);
+    if (cur == nullptr) {
+      // A new request: try its alternatives in order (one for an exact request).
+      for (const RequestData& alt : requests_[c][ri]) {
+        if (!AllocateOne(c, ri, 0, done, &alt)) return false;
+        if (*done) return true;
+      }
+      return true;
+    }
+    const RequestData& r = *cur;
+    const bool all = r.spec->allocation_mode == res::AllocationMode::kAll;
+    // At least one device is required for 'All'.
+    if (all && r.all_devices.empty()) return true;
+    if (di >= r.num_devices) return AllocateOne(c, ri + 1, 0, done);
+    // kube: a claim holds at most AllocationResultsMaxSize devices.
+    if (static_cast<int64_t>(chosen_[c].size()) + r.num_devices - di >
+        static_cast<int64_t>(kAllocationResultsMaxSize)) {
+      return true;
+    }
+    if (all) {
+      const DeviceRef& d = r.all_devices[static_cast<size_t>(di)];
+      int got = AllocateDevice(r, d, true);
+      if (got < 0) return false;
+      if (got == 0) return true;  // every device must be allocated: no solution
+      if (!AllocateOne(c, ri, di + 1, done, cur)) {
+        DeallocateDevice(r, d);
+        return false;
+      }
+      if (!*done) DeallocateDevice(r, d);
+      return true;
+    }
+    for (const Pool& p : pools_) {
+      // Devices of invalid or incomplete pools are not allocated (kube), without an error:
+      // other pools may do.
+      if (p.incomplete || p.invalid) continue;
+      for (const auto* s : p.slices) {
+        for (const auto& dev : s->devices) {
+          DeviceRef d{&p, s, &dev};
+          const DeviceId id = d.id();
+          if (r.spec->admin_access ? claim_devices_[c].contains(id) : InUse(id)) continue;
+          int sel = Selectable(r, s, dev, p.driver);
+          if (sel < 0) return false;
+          if (sel == 0) continue;
+          int got = AllocateDevice(r, d, false);
+          if (got < 0) return false;
+          if (got == 0) continue;
+          if (!AllocateOne(c, ri, di + 1, done, cur)) return false;
+          if (*done) return true;
+          DeallocateDevice(r, d);
+        }
+      }
+    }
+    return true;
+  }
+
+  std::optional<api::NodeSelector> NodeSelectorFor(const std::vector<Chosen>& chosen) const {
+    api::NodeSelectorTerm term;
+    for (const Chosen& ch : chosen) {
+      const res::ResourceSlice& s = *ch.dev.slice;
+      const res::Device& d = *ch.dev.device;
+      Symbol node_name = s.per_device_node_selection ? d.node_name : s.node_name;
+      bool all = s.per_device_node_selection ? d.all_nodes : s.all_nodes;
+      const std::optional<api::NodeSelector>& sel =
+          s.per_device_node_selection ? d.node_selector : s.node_selector;
+      if (!node_name.empty()) {
+        api::NodeSelectorRequirement req;
+        req.key = api::wk::kMetadataName;
+        req.op = api::NodeSelectorOp::kIn;
+        req.values = {node_name};
+        api::NodeSelector out;
+        out.node_selector_terms.push_back({});
+        out.node_selector_terms[0].match_fields.push_back(std::move(req));
+        return out;
+      }
+      if (all || !sel.has_value() || sel->node_selector_terms.empty()) continue;
+      const auto& t = sel->node_selector_terms[0];
+      auto add = [](const std::vector<api::NodeSelectorRequirement>& from,
+                    std::vector<api::NodeSelectorRequirement>& to) {
+        for (const auto& r : from) {
+          bool present = false;
+          for (const auto& x : to) {
+            present |= x.key == r.key && x.op == r.op && x.values == r.values;
+          }
+          if (!present) to.push_back(r);
+        }
+      };
+      add(t.match_fields, term.match_fields);
+      add(t.match_expressions, term.match_expressions);
+    }
+    if (term.match_fields.empty() && term.match_expressions.empty()) return std::nullopt;
+    api::NodeSelector out;
+    out.node_selector_terms.push_back(std::move(term));
+    return out;
+  }
+
+  const Allocator& a_;
+  const Interner& in_;
+  const api::Node& node_;
+  std::span<const res::ResourceClaim* const> claims_;
+  std::string* error_;
+  std::vector<Pool> pools_;
+  std::vector<std::vector<std::vector<RequestData>>> requests_;  // [claim][request][alternative]
+  std::vector<std::vector<Constraint>> constraints_;             // per claim
+  absl::flat_hash_map<DeviceId, int> allocating_;  // devices of the allocation being built
+  std::vector<absl::flat_hash_set<DeviceId>> claim_devices_;  // per claim
+  absl::flat_hash_map<Allocator::CounterKey, api::Quantity> consuming_;
+  absl::flat_hash_map<std::pair<const RequestData*, const res::Device*>, int> selectable_;
+  std::vector<std::vector<Chosen>> chosen_;
+};
+
+Allocator::Outcome Allocator::Allocate(const api::Node& node,
+                                       std::span<const res::ResourceClaim* const> claims,
+                                       std::vector<res::AllocationResult>* results,
+                                       std::string* error) const {
+  AllocationSearch search(*this, node, claims, error);
+  return search.Run(results);
+}
+
+}  // namespace corral::plugins::dra

@@ -1,0 +1,68 @@
+#pragma once
+// The structured-parameters allocator of kube's k8s.io/dynamic-resource-allocation/structured
+// (the stable implementation), for one node at a time:
+//   - pools: the slices available on the node (nodeName, nodeSelector, allNodes, or per device),
+//     grouped by driver and pool, only the newest generation kept; a pool is incomplete when it
+//     has fewer slices than resourceSliceCount and invalid when a device name repeats;
+//   - requests in claim order, each `count` devices (ExactCount) or every matching device on the
+//     node (All; an incomplete or invalid pool is an error then), or the first sub-request of
+//     firstAvailable that can be satisfied;
+//   - a device is a candidate when it is not allocated (unless the request has adminAccess), the
+//     class's and the request's CEL selectors accept it, every matchAttribute constraint that
+//     covers the request agrees on the attribute, and the counters it consumes are still
+//     available in its pool's shared counter sets;
+//   - depth-first search with backtracking over pools (sorted by driver, pool), slices (by name)
+//     and devices (in order): the first complete allocation wins.
+// Results carry kube's node selector (the node's name for a node-local device, the slices'
+// selector requirements merged into one term, or none for allNodes).
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "corral/api/resource/types.h"
+#include "corral/api/types.h"
+#include "corral/core/interner.h"
+#include "corral/framework/dra_manager.h"
+
+namespace corral::plugins::dra {
+
+class Allocator {
+ public:
+  enum class Outcome { kAllocated, kUnsatisfiable, kFailedOnNode, kError };
+
+  // Indexes the manager's slices and the counters consumed by allocated devices. The manager's
+  // state must not change while the allocator is used (one scheduling cycle).
+  Allocator(const framework::DraManager& dra, const Interner& interner);
+
+  // Allocates every claim of `claims` for `node`. kAllocated: `results` has one entry per claim.
+  // kUnsatisfiable: no allocation exists. kFailedOnNode: none exists and the node has an invalid
+  // pool ("invalid resource pools were encountered" in `error`, kube's ErrFailedAllocationOnNode).
+  // kError: kube's error text in `error` (a CEL run-time error, a missing class, all devices of an
+  // incomplete or invalid pool, a constraint that cannot hold for all devices).
+  Outcome Allocate(const api::Node& node,
+                   std::span<const api::resource::ResourceClaim* const> claims,
+                   std::vector<api::resource::AllocationResult>* results, std::string* error) const;
+
+ private:
+  const framework::DraManager& dra_;
+  const Interner& in_;
+  absl::flat_hash_map<Symbol, std::vector<const api::resource::ResourceSlice*>> by_node_;
+  std::vector<const api::resource::ResourceSlice*> shared_;  // selector, allNodes, per device
+  // Counter consumption of allocated devices, by (driver, pool, counter set, counter).
+  struct CounterKey {
+    Symbol driver, pool, set, counter;
+    bool operator==(const CounterKey&) const = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const CounterKey& k) {
+      return H::combine(std::move(h), k.driver, k.pool, k.set, k.counter);
+    }
+  };
+  absl::flat_hash_map<CounterKey, api::Quantity> consumed_;
+
+  friend class AllocationSearch;
+};
+
+}  // namespace corral::plugins::dra

@@ -1,0 +1,163 @@
+#include "corral/state/dra_store.h"
+
+#include <algorithm>
+
+namespace corral::state {
+
+namespace res = api::resource;
+
+void DraStore::Reset(const res::ResourceObjects* objects) {
+  if (initialized_ && objects == source_) return;
+  initialized_ = true;
+  source_ = objects;
+  classes_.clear();
+  class_by_name_.clear();
+  slices_.clear();
+  claims_.clear();
+  by_key_.clear();
+  pending_.clear();
+  allocated_.clear();
+  if (objects == nullptr) return;
+  for (const auto& c : objects->device_classes) {
+    classes_.push_back(&c);
+    class_by_name_[c.meta.name] = &c;
+  }
+  for (const auto& s : objects->resource_slices) slices_.push_back(&s);
+  for (const auto& c : objects->resource_claims) {
+    claims_.push_back(c);
+    by_key_[{c.meta.namespace_, c.meta.name}] = &claims_.back();
+    if (c.allocation.has_value()) Hold(*c.allocation);
+  }
+}
+
+void DraStore::Hold(const res::AllocationResult& a) {
+  for (const auto& r : a.devices) {
+    if (!r.admin_access) allocated_.insert({r.driver, r.pool, r.device});
+  }
+}
+
+void DraStore::Release(const res::AllocationResult& a) {
+  for (const auto& r : a.devices) {
+    if (!r.admin_access) allocated_.erase(framework::DeviceId{r.driver, r.pool, r.device});
+  }
+}
+
+const res::DeviceClass* DraStore::GetDeviceClass(Symbol name) const {
+  auto it = class_by_name_.find(name);
+  return it == class_by_name_.end() ? nullptr : it->second;
+}
+
+const res::ResourceClaim* DraStore::GetClaim(Symbol ns, Symbol name) const {
+  auto it = by_key_.find({ns, name});
+  return it == by_key_.end() ? nullptr : it->second;
+}
+
+res::ResourceClaim* DraStore::Mutable(const res::ResourceClaim& claim) {
+  auto it = by_key_.find({claim.meta.namespace_, claim.meta.name});
+  return it == by_key_.end() || it->second != &claim ? nullptr : it->second;
+}
+
+bool DraStore::ClaimHasPendingAllocation(const res::ResourceClaim& claim) const {
+  return pending_.contains(&claim);
+}
+
+void DraStore::SignalClaimPendingAllocation(const res::ResourceClaim& claim,
+                                            res::AllocationResult allocation) {
+  if (auto it = pending_.find(&claim); it != pending_.end()) Release(it->second);
+  Hold(allocation);
+  pending_[&claim] = std::move(allocation);
+}
+
+bool DraStore::RemoveClaimPendingAllocation(const res::ResourceClaim& claim) {
+  auto it = pending_.find(&claim);
+  if (it == pending_.end()) return false;
+  Release(it->second);
+  pending_.erase(it);
+  return true;
+}
+
+std::string DraStore::BindClaim(const res::ResourceClaim& claim, Symbol pod_name, Symbol pod_uid) {
+  res::ResourceClaim* c = Mutable(claim);
+  if (c == nullptr) return "claim got deleted in the meantime";
+  auto it = pending_.find(c);
+  if (it != pending_.end()) {
+    if (c->allocation.has_value()) return "claim got allocated elsewhere in the meantime";
+    c->allocation = std::move(it->second);  // its devices stay held
+    pending_.erase(it);
+  }
+  if (c->reserved_for.size() >= res::kReservedForMaxSize) {
+    return "claim reserved for too many consumers";
+  }
+  c->reserved_for.push_back({pods_resource_, pod_name, pod_uid});
+  return "";
+}
+
+void DraStore::UnreserveClaim(const res::ResourceClaim& claim, Symbol pod_uid) {
+  res::ResourceClaim* c = Mutable(claim);
+  if (c == nullptr) return;
+  // The caller passes the pod's uid; a pod without one is matched by the last entry it added.
+  for (size_t i = c->reserved_for.size(); i-- > 0;) {
+    if (c->reserved_for[i].uid == pod_uid) {
+      c->reserved_for.erase(c->reserved_for.begin() + static_cast<ptrdiff_t>(i));
+      return;
+    }
+  }
+}
+
+void DraStore::DeallocateClaim(const res::ResourceClaim& claim) {
+  res::ResourceClaim* c = Mutable(claim);
+  if (c == nullptr) return;
+  if (c->allocation.has_value()) Release(*c->allocation);
+  c->allocation.reset();
+  c->reserved_for.clear();
+}
+
+bool DraStore::RefersTo(const res::ConsumerReference& ref, const api::Pod& pod,
+                        Symbol pods_resource) {
+  return ref.resource == pods_resource && ref.name == pod.meta.name && ref.uid == pod.meta.uid;
+}
+
+bool DraStore::ReleasePod(const api::Pod& pod) {
+  bool changed = false;
+  for (const api::PodResourceClaim& pc : pod.resource_claims) {
+    Symbol name =
+        !pc.resource_claim_name.empty() ? pc.resource_claim_name : pc.generated_claim_name;
+    if (name.empty()) continue;
+    auto it = by_key_.find({pod.meta.namespace_, name});
+    if (it == by_key_.end()) continue;
+    res::ResourceClaim* c = it->second;
+    auto& rf = c->reserved_for;
+    const size_t before = rf.size();
+    rf.erase(std::remove_if(
+                 rf.begin(), rf.end(),
+                 [&](const res::ConsumerReference& r) { return RefersTo(r, pod, pods_resource_); }),
+             rf.end());
+    changed |= rf.size() != before;
+    bool owned = false;
+    for (const auto& o : c->meta.owner_references) {
+      owned |= o.controller && o.name == pod.meta.name && o.uid == pod.meta.uid;
+    }
+    if (owned && !pc.resource_claim_template_name.empty()) {
+      // Garbage-collected with its pod.
+      if (c->allocation.has_value()) Release(*c->allocation);
+      if (auto p = pending_.find(c); p != pending_.end()) {
+        Release(p->second);
+        pending_.erase(p);
+      }
+      c->allocation.reset();
+      c->reserved_for.clear();
+      by_key_.erase(it);
+      changed = true;
+      continue;
+    }
+    if (rf.empty() && c->allocation.has_value()) {
+      // kube's resourceclaim controller deallocates a claim no pod uses any more.
+      Release(*c->allocation);
+      c->allocation.reset();
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace corral::state

@@ -1,0 +1,83 @@
+#pragma once
+// DraStore: the scheduler's resource.k8s.io state (framework::DraManager): the device classes and
+// slices of the input, and a mutable copy of every ResourceClaim whose status the scheduler and
+// the simulated resourceclaim controller change:
+//   - PreBind writes an allocation and adds the pod to reservedFor (kube's PreBind API calls);
+//   - ReleasePod, when a pod is deleted, removes it from reservedFor, deallocates a claim that is
+//     no longer reserved for anyone, and deletes the claims generated for the pod from its
+//     templates (kube's resourceclaim controller and garbage collector).
+// Allocations in flight (Reserve → PreBind) hold their devices, as kube's inFlightAllocations do.
+
+#include <deque>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
+
+#include "corral/api/resource/types.h"
+#include "corral/api/types.h"
+#include "corral/framework/dra_manager.h"
+
+namespace corral::state {
+
+class DraStore final : public framework::DraManager {
+ public:
+  // Replaces every object with those of `objects` (null: none). The store copies the claims and
+  // keeps pointers to the classes and slices, so `objects` must outlive it. Resetting with the
+  // objects the store already holds keeps its state (drivers re-announce their object sets).
+  void Reset(const api::resource::ResourceObjects* objects);
+
+  // A pod was deleted (or finished): see the file comment. Returns true when some claim changed.
+  bool ReleasePod(const api::Pod& pod);
+
+  // Whether `ref` names `pod` (resource "pods", same name and uid; Corral inputs often have no
+  // uid, so the name is compared too).
+  static bool RefersTo(const api::resource::ConsumerReference& ref, const api::Pod& pod,
+                       Symbol pods_resource);
+
+  // ---- framework::DraManager ----
+  const api::resource::DeviceClass* GetDeviceClass(Symbol name) const override;
+  std::span<const api::resource::DeviceClass* const> DeviceClasses() const override {
+    return classes_;
+  }
+  std::span<const api::resource::ResourceSlice* const> ResourceSlices() const override {
+    return slices_;
+  }
+  const api::resource::ResourceClaim* GetClaim(Symbol ns, Symbol name) const override;
+  const absl::flat_hash_set<framework::DeviceId>& AllocatedDevices() const override {
+    return allocated_;
+  }
+  bool ClaimHasPendingAllocation(const api::resource::ResourceClaim& claim) const override;
+  void SignalClaimPendingAllocation(const api::resource::ResourceClaim& claim,
+                                    api::resource::AllocationResult allocation) override;
+  bool RemoveClaimPendingAllocation(const api::resource::ResourceClaim& claim) override;
+  std::string BindClaim(const api::resource::ResourceClaim& claim, Symbol pod_name,
+                        Symbol pod_uid) override;
+  void UnreserveClaim(const api::resource::ResourceClaim& claim, Symbol pod_uid) override;
+  void DeallocateClaim(const api::resource::ResourceClaim& claim) override;
+
+  // Interned "pods" (consumer references' resource), set by the scheduler.
+  void set_pods_resource(Symbol s) { pods_resource_ = s; }
+
+ private:
+  api::resource::ResourceClaim* Mutable(const api::resource::ResourceClaim& claim);
+  void Hold(const api::resource::AllocationResult& a);
+  void Release(const api::resource::AllocationResult& a);
+
+  std::vector<const api::resource::DeviceClass*> classes_;
+  absl::flat_hash_map<Symbol, const api::resource::DeviceClass*> class_by_name_;
+  std::vector<const api::resource::ResourceSlice*> slices_;
+  std::deque<api::resource::ResourceClaim> claims_;  // stable addresses
+  absl::flat_hash_map<std::pair<Symbol, Symbol>, api::resource::ResourceClaim*> by_key_;
+  absl::flat_hash_map<const api::resource::ResourceClaim*, api::resource::AllocationResult>
+      pending_;
+  absl::flat_hash_set<framework::DeviceId> allocated_;
+  Symbol pods_resource_;
+  const api::resource::ResourceObjects* source_ = nullptr;
+  bool initialized_ = false;
+};
+
+}  // namespace corral::state
