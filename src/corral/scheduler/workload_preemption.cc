@@ -15,7 +15,8 @@
 //      fewer).
 //   3. With that placement assumed, reprieve PDB-violating units first: a unit is put back when
 //   each of its
-//      pods still passes its own filters on its node.
+//      pods still passes its own filters on its node, nominated pods of higher or equal priority
+//      counted.
 //   4. Binary search over the remaining units' priorities for the lowest priority N such that
 //   evicting only
 //      units of priority ≤ N lets the gang fit; units above N stay.
@@ -87,7 +88,7 @@ bool Scheduler::TryReprieve(PreemptionUnit& u, bool check) {
       if (fits) {
         Status s = vf->RunPreFilterPlugins(st, *p, &pre, &restricting);
         fits = s.ok() && (!pre.node_names.has_value() || pre.node_names->contains(u.nodes[i])) &&
-               vf->RunFilterPlugins(st, *p, *node).ok();
+               vf->RunFilterPluginsWithNominatedPods(st, *p, *node).ok();
       }
       if (!fits) break;
     }
