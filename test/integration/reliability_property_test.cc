@@ -55,6 +55,7 @@ struct PendingSpec {
   int priority;
   bool ssd;        // nodeSelector disk=ssd
   bool tolerates;  // tolerates the taint
+  int replicas;    // identical copies in a row (opportunistic batching hints them)
 };
 struct GangSpec {
   int generation;  // 0: v1alpha1 Workload, 1: PodGroup
@@ -133,13 +134,15 @@ void Fill(World& w, const Spec& spec) {
   }
   for (size_t i = 0; i < spec.pending.size(); ++i) {
     const PendingSpec& ps = spec.pending[i];
-    api::Pod& p = w.AddPod(fmt::format("plain-{}", i), ps.cpu_milli, ps.priority);
-    if (ps.ssd) p.node_selector.Set(w.in.Intern("disk"), w.in.Intern("ssd"));
-    if (ps.tolerates) {
-      api::Toleration t;
-      t.key = w.in.Intern("dedicated");
-      t.op = api::TolerationOp::kExists;
-      p.tolerations.push_back(t);
+    for (int r = 0; r < ps.replicas; ++r) {
+      api::Pod& p = w.AddPod(fmt::format("plain-{}-{}", i, r), ps.cpu_milli, ps.priority);
+      if (ps.ssd) p.node_selector.Set(w.in.Intern("disk"), w.in.Intern("ssd"));
+      if (ps.tolerates) {
+        api::Toleration t;
+        t.key = w.in.Intern("dedicated");
+        t.op = api::TolerationOp::kExists;
+        p.tolerations.push_back(t);
+      }
     }
   }
   for (size_t g = 0; g < spec.gangs.size(); ++g) {
@@ -249,17 +252,18 @@ Outcome Run(World& w, const Spec& spec, bool batching, Recorder& rec) {
 Spec GenSpec() {
   Spec spec;
   spec.nodes = *rc::gen::resize(
-      6, rc::gen::nonEmpty(rc::gen::container<std::vector<NodeSpec>>(rc::gen::construct<NodeSpec>(
-             rc::gen::element(2000, 3400, 8000, 16000, 32000), rc::gen::inRange(0, 3),
+      8, rc::gen::nonEmpty(rc::gen::container<std::vector<NodeSpec>>(rc::gen::construct<NodeSpec>(
+             rc::gen::element(2000, 3400, 8000, 8000, 16000, 32000), rc::gen::inRange(0, 3),
              rc::gen::inRange(0, 4), rc::gen::arbitrary<bool>(),
              rc::gen::weightedElement<bool>({{4, false}, {1, true}})))));
   spec.bound = *rc::gen::resize(
-      6, rc::gen::container<std::vector<BoundSpec>>(rc::gen::construct<BoundSpec>(
-             rc::gen::inRange(0, 6), rc::gen::element(500, 2000, 4000), rc::gen::element(0, 10))));
+      10, rc::gen::container<std::vector<BoundSpec>>(rc::gen::construct<BoundSpec>(
+              rc::gen::inRange(0, 6), rc::gen::element(500, 2000, 4000), rc::gen::element(0, 10))));
   spec.pending = *rc::gen::resize(
       8, rc::gen::container<std::vector<PendingSpec>>(rc::gen::construct<PendingSpec>(
              rc::gen::element(500, 1000, 4000), rc::gen::element(0, 10, 1000, 100000),
-             rc::gen::weightedElement<bool>({{3, false}, {1, true}}), rc::gen::arbitrary<bool>())));
+             rc::gen::weightedElement<bool>({{3, false}, {1, true}}), rc::gen::arbitrary<bool>(),
+             rc::gen::inRange(1, 5))));
   spec.gangs = *rc::gen::resize(
       4, rc::gen::container<std::vector<GangSpec>>(rc::gen::construct<GangSpec>(
              rc::gen::inRange(0, 2), rc::gen::inRange(1, 7), rc::gen::inRange(1, 7),
