@@ -56,6 +56,7 @@ struct PendingSpec {
   bool ssd;        // nodeSelector disk=ssd
   bool tolerates;  // tolerates the taint
   int replicas;    // identical copies in a row (opportunistic batching hints them)
+  int pin;         // > 0: required node affinity matchFields metadata.name In the first `pin` nodes
 };
 struct GangSpec {
   int generation;  // 0: v1alpha1 Workload, 1: PodGroup
@@ -137,6 +138,20 @@ void Fill(World& w, const Spec& spec) {
     for (int r = 0; r < ps.replicas; ++r) {
       api::Pod& p = w.AddPod(fmt::format("plain-{}-{}", i, r), ps.cpu_milli, ps.priority);
       if (ps.ssd) p.node_selector.Set(w.in.Intern("disk"), w.in.Intern("ssd"));
+    if (ps.pin > 0) {
+      // NodeAffinity's PreFilter narrows the candidates: the filter pass covers only these nodes
+      // (and rotates its start index by their number).
+      api::NodeSelectorRequirement req;
+      req.key = w.in.Intern("metadata.name");
+      for (int k = 0; k < ps.pin && k < static_cast<int>(w.nodes.size()); ++k)
+        req.values.push_back(w.nodes[static_cast<size_t>(k)].meta.name);
+      api::NodeSelectorTerm term;
+      term.match_fields.push_back(std::move(req));
+      p.affinity.emplace();
+      p.affinity->node_affinity.emplace();
+      p.affinity->node_affinity->required.emplace();
+      p.affinity->node_affinity->required->node_selector_terms.push_back(std::move(term));
+    }
       if (ps.tolerates) {
         api::Toleration t;
         t.key = w.in.Intern("dedicated");
@@ -263,7 +278,7 @@ Spec GenSpec() {
       8, rc::gen::container<std::vector<PendingSpec>>(rc::gen::construct<PendingSpec>(
              rc::gen::element(500, 1000, 4000), rc::gen::element(0, 10, 1000, 100000),
              rc::gen::weightedElement<bool>({{3, false}, {1, true}}), rc::gen::arbitrary<bool>(),
-             rc::gen::inRange(1, 5))));
+             rc::gen::inRange(1, 5), rc::gen::element(0, 0, 0, 1, 2, 3))));
   spec.gangs = *rc::gen::resize(
       4, rc::gen::container<std::vector<GangSpec>>(rc::gen::construct<GangSpec>(
              rc::gen::inRange(0, 2), rc::gen::inRange(1, 7), rc::gen::inRange(1, 7),
