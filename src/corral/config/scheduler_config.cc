@@ -71,6 +71,9 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 // the alphabetically first on a tie). "*" is accepted where `allow_star` (a `disabled` list).
 void CheckPluginName(Decoder& d, const Node& item, std::string_view name, bool allow_star) {
   if (name.empty() || (allow_star && name == "*")) return;
+  for (std::string_view removed : kRemovedPlugins) {
+    if (name == removed) return;  // reported with kube's own message where it is enabled
+  }
   static const std::vector<std::string> kNames = plugins::NewInTreeRegistry().Names();
   if (std::binary_search(kNames.begin(), kNames.end(), name)) return;
   std::string_view best;
