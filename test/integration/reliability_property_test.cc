@@ -1,7 +1,8 @@
 // Reliability properties over random clusters and workloads (RapidCheck; a fixed seed and a few
 // hundred cases in the default suite, thousands under the `property_long` label). A cluster has
 // zones, racks, labels and a taint; the workload has low-priority pods already bound, pending pods
-// of several priorities (node selectors, tolerations) and gangs of both Workload API generations
+// of several priorities in runs of identical replicas (node selectors, tolerations, required node
+// affinity by metadata.name narrowing the filter pass) and gangs of both Workload API generations
 // (v1alpha1 Workload + spec.workloadRef; PodGroup + spec.schedulingGroup, with a group priority,
 // a zone topology constraint and disruptionMode). On each case:
 //   (1) termination within a cycle budget: scheduling to idle takes at most kCyclesPerPodPerRound
@@ -138,20 +139,20 @@ void Fill(World& w, const Spec& spec) {
     for (int r = 0; r < ps.replicas; ++r) {
       api::Pod& p = w.AddPod(fmt::format("plain-{}-{}", i, r), ps.cpu_milli, ps.priority);
       if (ps.ssd) p.node_selector.Set(w.in.Intern("disk"), w.in.Intern("ssd"));
-    if (ps.pin > 0) {
-      // NodeAffinity's PreFilter narrows the candidates: the filter pass covers only these nodes
-      // (and rotates its start index by their number).
-      api::NodeSelectorRequirement req;
-      req.key = w.in.Intern("metadata.name");
-      for (int k = 0; k < ps.pin && k < static_cast<int>(w.nodes.size()); ++k)
-        req.values.push_back(w.nodes[static_cast<size_t>(k)].meta.name);
-      api::NodeSelectorTerm term;
-      term.match_fields.push_back(std::move(req));
-      p.affinity.emplace();
-      p.affinity->node_affinity.emplace();
-      p.affinity->node_affinity->required.emplace();
-      p.affinity->node_affinity->required->node_selector_terms.push_back(std::move(term));
-    }
+      if (ps.pin > 0) {
+        // NodeAffinity's PreFilter narrows the candidates: the filter pass covers only these nodes
+        // (and rotates its start index by their number).
+        api::NodeSelectorRequirement req;
+        req.key = w.in.Intern("metadata.name");
+        for (int k = 0; k < ps.pin && k < static_cast<int>(w.nodes.size()); ++k)
+          req.values.push_back(w.nodes[static_cast<size_t>(k)].meta.name);
+        api::NodeSelectorTerm term;
+        term.match_fields.push_back(std::move(req));
+        p.affinity.emplace();
+        p.affinity->node_affinity.emplace();
+        p.affinity->node_affinity->required.emplace();
+        p.affinity->node_affinity->required->node_selector_terms.push_back(std::move(term));
+      }
       if (ps.tolerates) {
         api::Toleration t;
         t.key = w.in.Intern("dedicated");
