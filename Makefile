@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps release run test asan bench fuzz tidy format format-check clean
+.PHONY: all deps release run test property-long asan bench fuzz tidy format format-check clean
 
 all: release
 
@@ -24,6 +24,10 @@ run: release
 # The whole test suite (unit, golden end-to-end, property tests, the fuzz targets over their seed corpora).
 test: release
 	ctest --test-dir $(BUILD)/release --output-on-failure -j$(JOBS)
+
+# The long property runs (thousands of random cases; excluded from `make test`).
+property-long: release
+	ctest --test-dir $(BUILD)/release --output-on-failure -C property_long -L property_long
 
 # Debug build with AddressSanitizer + UndefinedBehaviorSanitizer, whole suite.
 asan: deps

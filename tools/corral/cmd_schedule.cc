@@ -45,7 +45,10 @@ Command AddScheduleCommand(CLI::App& root) {
       "--config", flags->config,
       "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1); default: kube's defaults");
   app->add_option("--seed", flags->seed,
-                  "Seed for tie-breaking among equally scored nodes (default 1)");
+                  "Seed for tie-breaking among equally scored nodes (default 1)")
+      ->check([](const std::string& v) {
+        return v.starts_with('-') ? "must be a non-negative integer, got " + v : std::string();
+      });
   app->add_option("--feature-gates", flags->feature_gates,
                   "Feature gates by kube's names: Name=true|false,...");
   app->add_option("--explain", flags->explain,

@@ -263,7 +263,10 @@ Command AddSimulateCommand(CLI::App& root) {
   app->add_option("--event-log-format", flags->event_log_format,
                   "Event log format: text (one line per event) or jsonl (one JSON object per line)")
       ->check(CLI::IsMember({"text", "jsonl"}));
-  app->add_option("--seed", flags->seed, "Seed (overrides the scenario's)");
+  app->add_option("--seed", flags->seed, "Seed (overrides the scenario's)")
+      ->check([](const std::string& v) {
+        return v.starts_with('-') ? "must be a non-negative integer, got " + v : std::string();
+      });
   app->add_option("--duration", flags->duration,
                   "Simulated duration, Go syntax (overrides the scenario's)");
   app->add_option("--config", flags->config,

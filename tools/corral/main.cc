@@ -1,6 +1,9 @@
 // The corral CLI: parses flags, calls the library, maps errors to exit codes
 // (0 ok, 1 runtime failure, 2 bad input or usage). No scheduling logic lives here.
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -26,7 +29,14 @@ int main(int argc, char** argv) {
     return rc == 0 ? kExitOk : kExitBadInput;
   }
   for (auto& c : commands) {
-    if (c.app->parsed()) return c.run();
+    if (!c.app->parsed()) continue;
+    int rc = c.run();
+    // Output that could not be written (a full device, a closed pipe) is a failure, not a success.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+      std::fprintf(stderr, "corral: cannot write the standard output: %s\n", std::strerror(errno));
+      if (rc == kExitOk) rc = kExitFailure;
+    }
+    return rc;
   }
   return kExitBadInput;
 }

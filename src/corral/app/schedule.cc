@@ -175,6 +175,20 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
     if (!cfg.ok()) return cfg.error();
     opts.config = std::move(cfg).value();
   }
+  // Permit mode places members one by one and cannot keep a group in one topology domain; such a
+  // group is never split silently (docs/gangs.md).
+  if (!req.workload_cycle &&
+      req.gates.Enabled(framework::Feature::kTopologyAwareWorkloadScheduling)) {
+    for (const api::PodGroup& g : loaded.objects.pod_groups) {
+      if (g.topology_keys.empty()) continue;
+      return Error::Invalid(fmt::format(
+          "--gang-mode permit: PodGroup {}/{} has spec.schedulingConstraints.topology, which "
+          "permit "
+          "mode cannot honour (members are placed one by one and could be split across domains); "
+          "use --gang-mode workload-cycle",
+          in.Str(g.meta.namespace_), in.Str(g.meta.name)));
+    }
+  }
   opts.gates = req.gates;
   opts.seed = req.seed;
   opts.workload_cycle = req.workload_cycle;

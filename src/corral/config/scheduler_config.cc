@@ -1,5 +1,7 @@
 #include "corral/config/scheduler_config.h"
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -8,14 +10,18 @@
 
 #include <fmt/format.h>
 
+#include "corral/core/clock.h"
+#include "corral/core/rng.h"
 #include "corral/doc/decoder.h"
 #include "corral/doc/parse.h"
+#include "corral/framework/framework.h"
 #include "corral/loader/fragments.h"
 #include "corral/plugins/default_preemption/default_preemption.h"
 #include "corral/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "corral/plugins/node_affinity/node_affinity.h"
 #include "corral/plugins/node_resources/args.h"
 #include "corral/plugins/pod_topology_spread/pod_topology_spread.h"
+#include "corral/plugins/registry.h"
 #include "corral/plugins/volume_binding/volume_binding.h"
 
 namespace corral::config {
@@ -42,6 +48,53 @@ constexpr std::string_view kProcessFields[] = {
 // ---- plugins
 // -------------------------------------------------------------------------------------------
 
+// Levenshtein distance between `a` and `b`, letters compared case-insensitively.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// An unknown plugin name is an error at its `name` field (kube reports it unpositioned when the
+// framework is built), with the nearest registered name when one is within 2 edits (case ignored;
+// the alphabetically first on a tie). "*" is accepted where `allow_star` (a `disabled` list).
+void CheckPluginName(Decoder& d, const Node& item, std::string_view name, bool allow_star) {
+  if (name.empty() || (allow_star && name == "*")) return;
+  for (std::string_view removed : kRemovedPlugins) {
+    if (name == removed) return;  // reported with kube's own message where it is enabled
+  }
+  static const std::vector<std::string> kNames = plugins::NewInTreeRegistry().Names();
+  if (std::binary_search(kNames.begin(), kNames.end(), name)) return;
+  std::string_view best;
+  size_t best_distance = 3;
+  for (const std::string& known : kNames) {
+    const size_t dist = EditDistance(name, known);
+    if (dist < best_distance) {
+      best = known;
+      best_distance = dist;
+    }
+  }
+  std::string msg = fmt::format("Invalid value: {:?}: plugin does not exist", name);
+  if (!best.empty()) msg += fmt::format("; did you mean {:?}?", best);
+  const Node* at = item.is_map() ? item.Find("name") : nullptr;
+  if (at != nullptr) {
+    d.FieldError(item, "name", msg);
+  } else {
+    d.Error(item, msg);
+  }
+}
+
 void DecodePluginEntry(Decoder& d, const Node& n, PluginEntry& e, bool with_weight) {
   static const doc::Field<PluginEntry> kFields[] = {
       {"name", [](Decoder& dd, const Node& v, PluginEntry& o) { dd.ReadString(v, o.name); }},
@@ -51,6 +104,10 @@ void DecodePluginEntry(Decoder& d, const Node& n, PluginEntry& e, bool with_weig
   if (e.name.empty()) d.Required(n, "name");
   if (!with_weight && e.weight != 0) {
     d.FieldError(n, "weight", "weight is only used by score plugins (score or multiPoint)");
+  } else if (e.weight < 0) {
+    // kube turns 0 into the default weight 1; a negative weight would subtract the plugin's score.
+    d.FieldError(n, "weight",
+                 fmt::format("Invalid value: {}: must be greater than or equal to 0", e.weight));
   }
 }
 
@@ -64,6 +121,7 @@ void DecodePluginSet(Decoder& d, const Node& n, PluginSet& out, bool with_weight
       d.ForEachItem(v, [&](const Node& item) {
         PluginEntry e;
         DecodePluginEntry(d, item, e, with_weight);
+        CheckPluginName(d, item, e.name, /*allow_star=*/false);
         for (std::string_view removed : kRemovedPlugins) {
           if (e.name == removed) {
             d.Error(
@@ -80,6 +138,7 @@ void DecodePluginSet(Decoder& d, const Node& n, PluginSet& out, bool with_weight
       d.ForEachItem(v, [&](const Node& item) {
         PluginEntry e;
         DecodePluginEntry(d, item, e, false);
+        CheckPluginName(d, item, e.name, /*allow_star=*/true);
         if (!e.name.empty()) out.disabled.push_back(std::move(e.name));
       });
     } else {
@@ -438,6 +497,7 @@ void DecodeProfile(Decoder& d, const Node& n, ProfileInput& in, Interner& intern
             return;
           }
         }
+        CheckPluginName(d, item, name, /*allow_star=*/false);
         const ArgsType* type = nullptr;
         for (const auto& t : kArgsTypes) {
           if (t.plugin == name) type = &t;
@@ -464,6 +524,52 @@ void DecodeProfile(Decoder& d, const Node& n, ProfileInput& in, Interner& intern
       d.UnknownField(n.key(i), kKnown);
     }
   }
+}
+
+// A Handle over an empty cluster: enough to construct every in-tree plugin, so that the errors the
+// framework raises when it is built are found while the file's positions are still known.
+class ProbeHandle final : public framework::Handle {
+ public:
+  ProbeHandle(const Interner& interner, const framework::FeatureGates& gates)
+      : interner_(interner), gates_(gates) {}
+  const Interner& interner() const override { return interner_; }
+  const framework::FeatureGates& features() const override { return gates_; }
+  const Clock& clock() const override { return clock_; }
+  Rng& rng() override { return rng_; }
+  const framework::Snapshot& snapshot() const override { return snapshot_; }
+  const api::Namespace* GetNamespace(Symbol) const override { return nullptr; }
+  std::span<const api::SelectorOwner* const> SelectorOwners(Symbol) const override { return {}; }
+  std::span<const api::PodDisruptionBudget* const> PodDisruptionBudgets(Symbol) const override {
+    return {};
+  }
+  std::span<const framework::PodInfo* const> NominatedPodsForNode(Symbol) const override {
+    return {};
+  }
+  void Activate(std::span<const framework::PodInfo* const>) override {}
+
+ private:
+  const Interner& interner_;
+  const framework::FeatureGates& gates_;
+  ManualClock clock_;
+  Rng rng_{1};
+  framework::Snapshot snapshot_;
+};
+
+// The first scalar under `n` whose text is `text`, or null.
+const Node* FindScalar(const Node& n, std::string_view text) {
+  if (n.is_map()) {
+    for (size_t i = 0; i < n.size(); ++i) {
+      if (const Node* hit = FindScalar(n.value(i), text)) return hit;
+    }
+    return nullptr;
+  }
+  if (n.is_sequence()) {
+    for (const Node& item : n.items()) {
+      if (const Node* hit = FindScalar(item, text)) return hit;
+    }
+    return nullptr;
+  }
+  return n.is_scalar() && n.text() == text ? &n : nullptr;
 }
 
 bool SamePluginSet(const PluginSet& a, const PluginSet& b) {
@@ -606,6 +712,36 @@ Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view text,
   }
   for (auto& p : profiles) cfg.profiles.push_back(std::move(p.cfg));
   framework::ApplyDefaults(cfg, gates);
+  // The framework's own checks (a plugin at an extension point it does not implement, a plugin
+  // listed twice, no queue sort or bind plugin): each profile is built once over an empty cluster,
+  // and an error is placed at the entry naming the plugin it quotes (else at the profile).
+  {
+    ProbeHandle probe(interner, gates);
+    Diagnostics built_diags;
+    static const framework::Registry kRegistry = plugins::NewInTreeRegistry();
+    for (size_t i = 0; i < cfg.profiles.size(); ++i) {
+      auto built = framework::Framework::New(cfg.profiles[i], kRegistry, probe);
+      if (built.ok()) continue;
+      const std::string& msg = built.error().message;
+      const Node* at = profiles[i].node;
+      std::string path = fmt::format("profiles[{}]", i);
+      if (const Node* plugins = at->is_map() ? at->Find("plugins") : nullptr) {
+        at = plugins;
+        path += ".plugins";
+        const size_t open = msg.find('"');
+        const size_t close = open == std::string::npos ? open : msg.find('"', open + 1);
+        if (close != std::string::npos) {
+          if (const Node* hit = FindScalar(*plugins, msg.substr(open + 1, close - open - 1)))
+            at = hit;
+        }
+      }
+      built_diags.Error(std::string(file), at->line(), path, msg);
+    }
+    if (built_diags.has_errors()) {
+      diags.Merge(built_diags);
+      return Error::Invalid(built_diags.items().back().ToString());
+    }
+  }
   return cfg;
 }
 

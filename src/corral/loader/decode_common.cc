@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,8 @@
 namespace corral::loader::internal {
 
 namespace {
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 Interner& In(Decoder& d) {
   return *d.interner();
@@ -310,6 +313,18 @@ void DecodeResourceList(Decoder& d, const Node& n, api::ResourceList& out, Resou
     if (q.Sign() < 0) {
       d.Error(value,
               fmt::format("invalid value {:?}: must be greater than or equal to 0", value.text()));
+      return;
+    }
+    // The scheduler counts cpu in int64 millicores and every other resource in int64 units
+    // (framework::Resource); a quantity beyond that range would be capped there, and a capped
+    // request fits a capped capacity. Rejected instead.
+    if (name == "cpu" ? q > api::Quantity::FromMilli(kInt64Max)
+                      : q > api::Quantity::FromInt(kInt64Max)) {
+      d.Error(value,
+              fmt::format("invalid value {:?}: out of range: {} must be at most {} (the int64 "
+                          "range the scheduler counts it in)",
+                          value.text(), name,
+                          name == "cpu" ? "9223372036854775807m" : "9223372036854775807"));
       return;
     }
     if (IsExtendedResourceName(name) && q.MilliValue() % 1000 != 0) {

@@ -212,6 +212,15 @@ class Loader::Impl {
     }
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
+      // A FIFO, socket or device found in a directory is skipped with a note before it is opened
+      // (opening a FIFO blocks until a writer appears). A path named on the command line is read
+      // whatever its type, so `corral validate <(kubectl get ... -o yaml)` works.
+      if (std::error_code tec; !fs::is_regular_file(f, tec)) {
+        if (fs::exists(f, tec)) {
+          Diags().Warning(f, 0, "", "note: skipped (not a regular file)");
+          continue;
+        }
+      }
       if (HasExtension(f, {".yaml", ".yml", ".json"})) {
         AddFile(f, /*named=*/false);
       } else {

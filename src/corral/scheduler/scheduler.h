@@ -335,8 +335,12 @@ class Scheduler final : public framework::Handle {
   // The priority preemption uses for a pod: its PodGroup's spec.priority when set (KEP-5710), else
   // its own.
   int32_t EffectivePriority(const framework::PodInfo& pod) const;
-  // Puts an evicted-for-trial unit back if every pod still passes its own filters on its node.
-  bool TryReprieve(PreemptionUnit& unit, bool check);
+  // Puts an evicted-for-trial unit back if every pod still passes its own filters on its node,
+  // with the pods nominated there at `preemptor_priority` or above counted, as the preemptor's
+  // next cycle counts them (a unit reprieved into room promised to a nominated pod would let that
+  // cycle fail where this placement said it fits, and the gang would preempt again, without a
+  // victim, forever).
+  bool TryReprieve(PreemptionUnit& unit, bool check, int32_t preemptor_priority);
   int32_t NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const;
   void FireEvent(const framework::ClusterEvent& event, const void* subject);
   std::string FitErrorMessage(size_t num_nodes, const Diagnosis& d,

@@ -15,7 +15,8 @@
 //      fewer).
 //   3. With that placement assumed, reprieve PDB-violating units first: a unit is put back when
 //   each of its
-//      pods still passes its own filters on its node.
+//      pods still passes its own filters on its node, with the pods nominated there at the gang's
+//      priority or above counted (what the gang's next cycle counts).
 //   4. Binary search over the remaining units' priorities for the lowest priority N such that
 //   evicting only
 //      units of priority ≤ N lets the gang fit; units above N stay.
@@ -69,7 +70,7 @@ int32_t Scheduler::EffectivePriority(const PodInfo& pod) const {
   return pod.priority();
 }
 
-bool Scheduler::TryReprieve(PreemptionUnit& u, bool check) {
+bool Scheduler::TryReprieve(PreemptionUnit& u, bool check, int32_t preemptor_priority) {
   if (!u.removed) return true;
   size_t added = 0;
   bool fits = true;
@@ -86,8 +87,12 @@ bool Scheduler::TryReprieve(PreemptionUnit& u, bool check) {
       fits = node != nullptr;
       if (fits) {
         Status s = vf->RunPreFilterPlugins(st, *p, &pre, &restricting);
+        // The nominated pods counted are those the gang's own cycle will count: priority ≥ the
+        // gang's (lower ones nominated where the members go lose their nomination below).
+        PodInfo as_preemptor = *p;
+        as_preemptor.group_priority = preemptor_priority;
         fits = s.ok() && (!pre.node_names.has_value() || pre.node_names->contains(u.nodes[i])) &&
-               vf->RunFilterPlugins(st, *p, *node).ok();
+               vf->RunFilterPluginsWithNominatedPods(st, as_preemptor, *node).ok();
       }
       if (!fits) break;
     }
@@ -283,7 +288,7 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members,
     for (const PodInfo* p : u.pods) cache_.RemovePod(p);
     u.removed = true;
   };
-  auto put_back = [&](PreemptionUnit& u) { TryReprieve(u, /*check=*/false); };
+  auto put_back = [&](PreemptionUnit& u) { TryReprieve(u, /*check=*/false, prio); };
   auto restore_all = [&] {
     for (PreemptionUnit& u : units) put_back(u);
     snapshot_ = &cache_.snapshot();
@@ -295,7 +300,7 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members,
   auto reprieve = [&](PreemptionUnit& u) {
     bool check = member_affinity || u.affinity;
     for (Symbol n : u.nodes) check = check || member_nodes.contains(n);
-    return TryReprieve(u, check);
+    return TryReprieve(u, check, prio);
   };
   auto note_placement = [&] {
     member_nodes.clear();

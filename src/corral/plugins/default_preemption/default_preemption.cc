@@ -563,32 +563,29 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   // reallocation was a visible share of the time.
   std::vector<const NodeInfo*>& potential = potential_nodes_;
   potential.clear();
-  if (statuses.absent.code() == Code::kUnschedulable) {
-    // The explicit codes by node name (dense, stamped per call instead of cleared).
-    if (++explicit_epoch_ == 0) {
-      std::fill(explicit_stamp_.begin(), explicit_stamp_.end(), 0);
-      explicit_epoch_ = 1;
+  // kube's NodesForStatusCode lists the snapshot when the absent status matches and otherwise
+  // iterates its status map (a Go map: random order). Corral takes snapshot order in both cases, so
+  // the candidates do not depend on the order the filter pass visited the nodes in (which rotates
+  // with the start index, and differs when opportunistic batching lets a cycle skip the pass).
+  // The explicit codes by node name (dense, stamped per call instead of cleared).
+  if (++explicit_epoch_ == 0) {
+    std::fill(explicit_stamp_.begin(), explicit_stamp_.end(), 0);
+    explicit_epoch_ = 1;
+  }
+  for (const auto& ns : statuses.nodes) {
+    const uint32_t id = ns.node->name().id();
+    if (id >= explicit_stamp_.size()) {
+      explicit_stamp_.resize(id + 1, 0);
+      explicit_codes_.resize(id + 1);
     }
-    for (const auto& ns : statuses.nodes) {
-      const uint32_t id = ns.node->name().id();
-      if (id >= explicit_stamp_.size()) {
-        explicit_stamp_.resize(id + 1, 0);
-        explicit_codes_.resize(id + 1);
-      }
-      explicit_stamp_[id] = explicit_epoch_;
-      explicit_codes_[id] = ns.status.code();
-    }
-    for (const NodeInfo* n : all) {
-      const uint32_t id = n->name().id();
-      const bool exp = id < explicit_stamp_.size() && explicit_stamp_[id] == explicit_epoch_;
-      if ((exp ? explicit_codes_[id] : Code::kUnschedulable) == Code::kUnschedulable) {
-        potential.push_back(n);
-      }
-    }
-  } else {
-    for (const auto& ns : statuses.nodes) {
-      if (ns.status.code() == Code::kUnschedulable) potential.push_back(ns.node);
-    }
+    explicit_stamp_[id] = explicit_epoch_;
+    explicit_codes_[id] = ns.status.code();
+  }
+  const Code absent = statuses.absent.code();
+  for (const NodeInfo* n : all) {
+    const uint32_t id = n->name().id();
+    const bool exp = id < explicit_stamp_.size() && explicit_stamp_[id] == explicit_epoch_;
+    if ((exp ? explicit_codes_[id] : absent) == Code::kUnschedulable) potential.push_back(n);
   }
   reason_counts_.clear();
   num_failed_ = 0;
