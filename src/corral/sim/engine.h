@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -91,10 +92,22 @@ struct PerfWindow {
   int64_t start_ns = 0, stop_ns = 0;
 };
 
+// One member cluster of a run: its scheduler (built on the run's interner and clock), the feature
+// gates it was built with, and the cluster objects it starts with. All must outlive the Engine.
+struct EngineMember {
+  scheduler::Scheduler* sched = nullptr;
+  const framework::FeatureGates* gates = nullptr;
+  const api::ObjectSet* objects = nullptr;
+};
+
 class Engine {
  public:
+  // A run of one cluster: the spec's gates and objects.
   Engine(const SimSpec& spec, Interner& interner, scheduler::Scheduler& sched, ManualClock& clock,
          EngineOptions opts);
+  // A run of several member clusters on one clock (member i is cluster i of the spec).
+  Engine(const SimSpec& spec, Interner& interner, std::span<const EngineMember> members,
+         ManualClock& clock, EngineOptions opts);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;

@@ -68,6 +68,7 @@ struct NodePool {
   // When set, node i is this callback's result (its name is kept if non-empty). Errors stop the run
   // as input errors.
   std::function<Result<api::Node>(int64_t index)> render;
+  uint32_t cluster = 0;  // index into SimSpec::clusters (0: the only cluster)
 };
 
 struct PodTemplate {
@@ -111,6 +112,7 @@ struct Workload {
   bool collect_metrics = false;   // counted by the scheduler_perf throughput collector
   bool wait = false;              // the starting op blocks until all its pods are bound
   std::string group;              // barrier/deletePods grouping key (namespace), informational
+  uint32_t cluster = 0;           // index into SimSpec::clusters (0: the only cluster)
 };
 
 struct ChurnSpec {

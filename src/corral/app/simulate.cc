@@ -1,4 +1,4 @@
-#include "corral/sim/run.h"
+#include "corral/app/simulate.h"
 
 #include <fmt/format.h>
 
@@ -7,14 +7,18 @@
 #include "corral/scheduler/scheduler.h"
 #include "corral/sim/scenario.h"
 
-namespace corral::sim {
+namespace corral::app {
 
-Result<RunOutput> RunSimulation(SimSpec& spec, Interner& interner, Diagnostics& diags,
+using sim::CostModel;
+using sim::Engine;
+using sim::EngineOptions;
+
+Result<RunOutput> RunSimulation(sim::SimSpec& spec, Interner& interner, Diagnostics& diags,
                                 const RunRequest& req) {
   if (!spec.scheduler_config.has_value() && !spec.scheduler_config_path.empty()) {
     auto cfg = config::LoadSchedulerConfig(spec.scheduler_config_path, interner, spec.gates, diags);
     if (!cfg.ok()) {
-      if (diags.has_errors()) return Error::Invalid(DiagnosticsMessage(diags));
+      if (diags.has_errors()) return Error::Invalid(sim::DiagnosticsMessage(diags));
       return cfg.error();
     }
     spec.scheduler_config = std::move(cfg).value();
@@ -54,4 +58,4 @@ Result<RunOutput> RunSimulation(SimSpec& spec, Interner& interner, Diagnostics& 
   return out;
 }
 
-}  // namespace corral::sim
+}  // namespace corral::app
