@@ -23,6 +23,7 @@
 #include "corral/sim/report.h"
 #include "corral/sim/scenario.h"
 #include "corral/sim/trace.h"
+#include "corral/sim/virtual_time.h"
 
 #include "command.h"
 
@@ -134,6 +135,11 @@ int Run(const SimulateFlags& flags) {
     Duration d{};
     if (!doc::ParseGoDuration(flags.duration, d) || d.count() <= 0) {
       fmt::print(stderr, "corral simulate: --duration: invalid duration {:?}\n", flags.duration);
+      return kExitBadInput;
+    }
+    if (d.count() > sim::kMaxVirtualNs) {
+      fmt::print(stderr, "corral simulate: --duration: {}\n",
+                 sim::VirtualRangeError(flags.duration));
       return kExitBadInput;
     }
     s.duration_ns = d.count();

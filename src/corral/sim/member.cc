@@ -374,6 +374,7 @@ void Member::ApplyDecision(const Decision& d, int64_t cost_ns) {
   WorkloadState& ws = pods.workload(s.workload);
   w_.sampler->AdvanceOverall(w_.now);
   ++res.pods_scheduled;
+  ++scheduled;
   ++ws.stats.pods_scheduled;
   if (!s.bound_once) {
     s.bound_once = true;

@@ -119,6 +119,11 @@ class Member : public scheduler::SchedulerObserver {
   int64_t sched_wall_ns = 0;
   std::vector<std::string> slot_names;  // last node name per slot
   std::vector<std::string> slot_pools;
+  // Kept only in a run of several clusters (RunResult::clusters).
+  int64_t scheduled = 0;
+  LogHistogram latency;
+  std::vector<int64_t> sample_pending;
+  std::vector<std::array<float, kMaxTracked>> sample_util;
 
   // ---- SchedulerObserver ----
   void OnScheduled(const api::Pod& pod, Symbol node, std::string_view) override;

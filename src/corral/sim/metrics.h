@@ -130,6 +130,18 @@ struct FeatureStatus {
   std::string note;  // why absent, or what the numbers mean
 };
 
+// One member cluster of a run with several clusters.
+struct ClusterResult {
+  std::string name;
+  int64_t nodes_end = 0;
+  int64_t pods_scheduled = 0, pods_pending_end = 0, pods_running_end = 0;
+  int64_t cycles = 0;
+  LogHistogram latency;                              // arrival → bound, of this cluster's pods
+  std::array<double, kMaxTracked> mean_util{};       // over the run's samples
+  std::vector<int64_t> pending;                      // per sample of RunResult::samples
+  std::vector<std::array<float, kMaxTracked>> util;  // per sample
+};
+
 struct RunResult {
   std::string name;
   std::string description;
@@ -185,6 +197,9 @@ struct RunResult {
   std::vector<std::string> notes;
   std::string
       failure;  // set when a blocking op could never complete (e.g. a barrier on hopeless pods)
+
+  // Per member cluster (empty for a run of one cluster); the fields above are the fleet's totals.
+  std::vector<ClusterResult> clusters;
 
   // Non-deterministic (wall clock); only for stderr and --timing.
   double wall_seconds = 0;

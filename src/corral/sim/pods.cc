@@ -57,7 +57,7 @@ void Pods::FreePod(uint32_t i) {
 }
 
 uint32_t Pods::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, int64_t duration_ns,
-                         Symbol name) {
+                         Symbol name, bool recreated) {
   const SimSpec& spec = w_.spec;
   Interner& in = w_.in;
   const PodTemplate& tmpl = spec.pod_templates[tmpl_idx];
@@ -75,6 +75,9 @@ uint32_t Pods::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, int64_t 
   uint32_t i = AllocPod();
   PodSlot& s = Pod(i);
   s.pod = *src;
+  // A pod recreated by its workload is a new pending pod: its controller does not copy the binding
+  // (a manifest pod given with spec.nodeName is bound only at its first creation).
+  if (recreated) s.pod.node_name = Symbol{};
   if (!name.empty()) {
     s.pod.meta.name = name;
   } else if (group != kNone) {
@@ -173,6 +176,7 @@ void Pods::StartRunning(uint32_t slot) {
   ++m.running;
   const int64_t wait = now - s.arrival_ns;
   w_.res.latency.Add(wait);
+  if (!w_.spec.clusters.empty()) m.latency.Add(wait);
   WorkloadState& ws = wl_[s.workload];
   ws.stats.latency.Add(wait);
   if (s.group != kNone) {
@@ -255,7 +259,7 @@ void Pods::Evict(uint32_t slot, std::string_view reason, bool recreate) {
     ++wl_[w].stats.pods_completed;
   }
   if (recreate && w_.spec.workloads[w].recreate_on_evict) {
-    CreatePod(w, group, tmpl, duration, Symbol{});
+    CreatePod(w, group, tmpl, duration, Symbol{}, /*recreated=*/true);
     // A gang restarts as a whole, as its training controller would: its other bound members go too,
     // and the gang waits again for all of its pods.
     if (group != kNone && w_.spec.workloads[w].kind == WorkloadKind::kGang && !restarting_gang_) {

@@ -98,9 +98,11 @@ class Pods {
   // The member a workload's pods go to.
   uint16_t MemberOf(uint32_t w) const;
 
-  // Creates a pod of workload `w` now (named `name`, or from its group or template). Returns its
-  // slot, or kNone when the input failed (World::Fail) or no profile serves the pod.
-  uint32_t CreatePod(uint32_t w, uint32_t group, uint32_t tmpl, int64_t duration_ns, Symbol name);
+  // Creates a pod of workload `w` now (named `name`, or from its group or template). A `recreated`
+  // pod never keeps the template's binding. Returns its slot, or kNone when the input failed
+  // (World::Fail) or no profile serves the pod.
+  uint32_t CreatePod(uint32_t w, uint32_t group, uint32_t tmpl, int64_t duration_ns, Symbol name,
+                     bool recreated = false);
   // A binding finished: the pod runs from now for its duration.
   void StartRunning(uint32_t slot);
   void PodDone(uint32_t slot, uint32_t gen);

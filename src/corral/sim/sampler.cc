@@ -139,6 +139,18 @@ void Sampler::TakeSample() {
                     : 0.0F;
   }
   res.samples.push_back(s);
+  if (!w_.spec.clusters.empty()) {
+    for (const auto& m : w_.members) {
+      m->sample_pending.push_back(static_cast<int64_t>(m->sched().NumPendingPods()));
+      std::array<float, kMaxTracked> u{};
+      for (size_t r = 0; r < w_.tracked.size(); ++r) {
+        u[r] = m->alloc_total[r] > 0 ? static_cast<float>(static_cast<double>(m->req_total[r]) /
+                                                          static_cast<double>(m->alloc_total[r]))
+                                     : 0.0F;
+      }
+      m->sample_util.push_back(u);
+    }
+  }
   for (size_t h = 0; h < res.heat_resources.size(); ++h) {
     std::vector<uint8_t> row;
     for (const auto& m : w_.members) {
@@ -167,6 +179,14 @@ void Sampler::TakeSample() {
       ++j;
     }
     res.samples.resize(j);
+    for (const auto& m : w_.members) {
+      for (size_t i = 0, k = 0; i < m->sample_pending.size(); i += 2, ++k) {
+        m->sample_pending[k] = m->sample_pending[i];
+        m->sample_util[k] = m->sample_util[i];
+      }
+      m->sample_pending.resize(std::min(m->sample_pending.size(), j));
+      m->sample_util.resize(std::min(m->sample_util.size(), j));
+    }
     for (auto& h : res.heat) {
       if (h.size() > j) h.resize(j);
     }
@@ -254,6 +274,25 @@ void Sampler::Finish(RunResult& r) {
       r.mean_util[k] = sum / static_cast<double>(r.samples.size());
       r.peak_util[k] = peak;
     }
+  }
+  for (size_t c = 0; c < w_.spec.clusters.size(); ++c) {
+    Member& m = *w_.members[c];
+    ClusterResult cr;
+    cr.name = w_.spec.clusters[c].name;
+    cr.nodes_end = m.nodes_alive;
+    cr.pods_scheduled = m.scheduled;
+    cr.pods_pending_end = static_cast<int64_t>(m.sched().NumPendingPods());
+    cr.pods_running_end = m.running + m.binding;
+    cr.cycles = m.cycles;
+    cr.latency = m.latency;
+    cr.pending = std::move(m.sample_pending);
+    cr.util = std::move(m.sample_util);
+    for (size_t k = 0; k < r.resources.size() && !cr.util.empty(); ++k) {
+      double sum = 0;
+      for (const auto& u : cr.util) sum += u[k];
+      cr.mean_util[k] = sum / static_cast<double>(cr.util.size());
+    }
+    r.clusters.push_back(std::move(cr));
   }
   // Scheduled pods per virtual second, with kube's collector rules over the whole run.
   AdvanceOverall(now);

@@ -172,6 +172,15 @@ struct CostModel {
   int64_t fixed_ns = 0;
 };
 
+// A member cluster of a run with several clusters: its own scheduler settings. Its node pools and
+// workloads name it by index (NodePool::cluster, Workload::cluster).
+struct ClusterSpec {
+  std::string name;
+  framework::FeatureGates gates;
+  std::string scheduler_config_path;  // KubeSchedulerConfiguration file, resolved
+  std::optional<framework::SchedulerConfig> scheduler_config;
+};
+
 struct SimSpec {
   std::string name;
   std::string description;
@@ -200,6 +209,11 @@ struct SimSpec {
   std::vector<Op> program;
 
   std::vector<std::string> notes;  // shown in the summary (e.g. ignored inputs)
+
+  // Empty: one cluster with the settings above (every single-cluster input). Otherwise one member
+  // per entry, each with its own scheduler; the scheduler settings above then apply to none of
+  // them.
+  std::vector<ClusterSpec> clusters;
 };
 
 }  // namespace corral::sim

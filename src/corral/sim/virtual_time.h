@@ -6,8 +6,25 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
 
 namespace corral::sim {
+
+// The longest duration (and the latest time) an input may give: 876000h, 100 years. Any time plus
+// one such duration stays far inside int64 nanoseconds (292 years), so run arithmetic never wraps;
+// longer chains of durations saturate (below).
+inline constexpr int64_t kMaxVirtualNs = 876'000LL * 3600 * 1'000'000'000;
+
+// The message for a duration beyond kMaxVirtualNs (`text` as the input wrote it).
+inline std::string VirtualRangeError(std::string_view text) {
+  return fmt::format(
+      "duration {} is beyond the simulator's virtual-time range: at most 876000h (100 years), so "
+      "that a time plus a duration always fits in int64 nanoseconds",
+      text);
+}
 
 constexpr int64_t SaturatingAdd(int64_t a, int64_t b) {
   int64_t r = 0;

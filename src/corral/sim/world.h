@@ -9,7 +9,9 @@
 // left. `epoch` counts changes of any member's cluster state; the program re-checks its current op
 // only when it moved.
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -50,7 +52,9 @@ struct World {
   TimePoint start;
   int64_t now = 0;
   EventQueue events;
-  int64_t real_pending = 0;
+  // Times of the pending real events (a min-heap): real events leave the agenda in time order, so
+  // the heap's top is always the earliest one still to come.
+  std::vector<int64_t> real_times;
   Rng rng;  // binding latency, label rules
   uint64_t epoch = 1;
   int64_t last_progress_ns = 0;  // the last binding
@@ -70,9 +74,20 @@ struct World {
   std::vector<std::unique_ptr<Member>> members;
 
   void Push(int64_t t, EventKind k, uint32_t a = 0, uint32_t b = 0, uint16_t lane = 0) {
-    if (IsRealEvent(k)) ++real_pending;
+    if (IsRealEvent(k)) {
+      real_times.push_back(t);
+      std::push_heap(real_times.begin(), real_times.end(), std::greater<>());
+    }
     events.Push(t, k, a, b, lane);
   }
+  // Called for each real event taken off the agenda.
+  void RealEventDone() {
+    std::pop_heap(real_times.begin(), real_times.end(), std::greater<>());
+    real_times.pop_back();
+  }
+  bool real_pending() const { return !real_times.empty(); }
+  // The earliest pending real event, or kForeverNs.
+  int64_t next_real_ns() const { return real_times.empty() ? kForeverNs : real_times.front(); }
   void SetNow(int64_t t) {
     now = t;
     clock.Set(start + Duration(t));
