@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "corral/sim/manifests.h"
 #include "corral/sim/report.h"
@@ -467,6 +468,15 @@ TEST(EngineMembersTest, EachWorkloadRunsInItsCluster) {
   // West holds 10 × 100m of 4 cpus on one node; east spreads the same over two.
   EXPECT_NEAR(r.clusters[1].util.back()[0], 0.25, 1e-6);
   EXPECT_NEAR(r.clusters[0].util.back()[0], 0.125, 1e-6);
+  // The summary and -o json gain a section per cluster.
+  const std::string summary = FormatSummary(r);
+  EXPECT_THAT(summary, ::testing::HasSubstr("CLUSTERS (the sections above are the fleet total)"));
+  EXPECT_THAT(summary, ::testing::ContainsRegex("  west +1 +10 "));
+  const auto j = nlohmann::json::parse(FormatJson(r));
+  ASSERT_EQ(j["clusters"].size(), 2U);
+  EXPECT_EQ(j["clusters"][1]["name"], "west");
+  EXPECT_EQ(j["clusters"][1]["pods"]["scheduled"], 10);
+  EXPECT_EQ(j["clusters"][1]["timeline"].size(), r.samples.size());
 }
 
 TEST(EngineMembersTest, LanesScheduleSideBySide) {

@@ -5,19 +5,18 @@
 //
 // Model:
 //  - Node pools: a Node template stamped out `count` times (names `<prefix><i>`), with zone/rack
-//  labels
-//    and label rules applied per node, or rendered per index by a callback (scheduler_perf
+//    labels and label rules applied per node, or rendered per index by a callback (scheduler_perf
 //    templates).
 //  - Pod templates: a validated, defaulted api::Pod; pods are created lazily from it at arrival.
 //  - Workloads: streams of arrivals of one pod template. Each arrival creates `pods_per_arrival`
-//  pods (a
-//    Job's parallelism or a gang); arrivals come as one burst, at a fixed rate, as a Poisson
-//    process, or at explicit times (traces, manifests). Pods run for a sampled duration after
-//    binding, then complete.
+//    pods (a Job's parallelism or a gang); arrivals come as one burst, at a fixed rate, as a
+//    Poisson process, or at explicit times (traces, manifests). Pods run for a sampled duration
+//    after binding, then complete.
 //  - A program of ops, executed in order in virtual time (scheduler_perf style): each op may wait
-//  for an
-//    absolute time (`at`), and some block until a condition holds (barrier, createPods with wait,
-//    sleep).
+//    for an absolute time (`at`), and some block until a condition holds (barrier, createPods with
+//    wait, sleep).
+//  - Clusters: none (one cluster, every input today), or one member per ClusterSpec with its own
+//    scheduler settings; pools and workloads name their cluster by index.
 //
 // Ownership: a SimSpec owns everything it refers to, including the Interner-interned symbols'
 // meaning; the Interner that interned them must outlive the spec and be the one the Engine's
@@ -60,8 +59,7 @@ struct NodePool {
   api::Node tmpl;             // meta.name is replaced; labels are extended per node
   int64_t initial_count = 0;  // created by the compiled createNodes op (informational)
   // Zones round-robin on topology.kubernetes.io/zone; racks (when > 0) on topology.corral.dev/rack
-  // as
-  // "<zone>-rack-<k>", k = (i / zones) % racks_per_zone.
+  // as "<zone>-rack-<k>", k = (i / zones) % racks_per_zone.
   std::vector<Symbol> zones;
   int32_t racks_per_zone = 0;
   std::vector<LabelRule> label_rules;
