@@ -7,8 +7,10 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "corral/sim/manifests.h"
 #include "corral/sim/report.h"
@@ -404,6 +406,94 @@ workloads:
   EXPECT_FLOAT_EQ(r.out.result.samples[3].util[0], 0.5F);  // 2 of 4 CPUs
   EXPECT_EQ(r.out.result.samples[3].running, 2);
   EXPECT_EQ(r.out.result.heat[0].size(), 11U);
+}
+
+}  // namespace
+}  // namespace corral::sim
+
+namespace corral::sim {
+namespace {
+
+// Two member clusters built from one scenario: pool `b` and workload `w1` belong to the second.
+Result<SimSpec> TwoClusters(Interner& in, std::string_view cost) {
+  Diagnostics diags;
+  auto spec = ParseScenario(fmt::format(R"(apiVersion: corral.dev/v1alpha1
+kind: Scenario
+metadata: {{name: two}}
+scheduler: {{schedulingCost: {}}}
+nodePools:
+- {{name: a, count: 2, resources: {{cpu: "4", memory: 8Gi}}}}
+- {{name: b, count: 1, resources: {{cpu: "4", memory: 8Gi}}}}
+workloads:
+- {{name: w0, count: 10, resources: {{cpu: 100m, memory: 100Mi}}}}
+- {{name: w1, count: 10, resources: {{cpu: 100m, memory: 100Mi}}}}
+)",
+                                        cost),
+                            "two.yaml", "", in, diags);
+  if (!spec.ok()) return spec;
+  spec->clusters = {{"east", spec->gates, "", std::nullopt},
+                    {"west", spec->gates, "", std::nullopt}};
+  spec->pools[1].cluster = 1;
+  spec->workloads[1].cluster = 1;
+  return spec;
+}
+
+TEST(EngineMembersTest, EachWorkloadRunsInItsCluster) {
+  Interner in = api::NewInterner();
+  auto spec = TwoClusters(in, "instant");
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  testing::Ran ran = testing::RunSpec(*spec, in);
+  const RunResult& r = ran.out.result;
+  ASSERT_EQ(r.clusters.size(), 2U);
+  EXPECT_EQ(r.clusters[0].name, "east");
+  EXPECT_EQ(r.clusters[0].nodes_end, 2);
+  EXPECT_EQ(r.clusters[1].nodes_end, 1);
+  EXPECT_EQ(r.clusters[0].pods_scheduled, 10);
+  EXPECT_EQ(r.clusters[1].pods_scheduled, 10);
+  EXPECT_EQ(r.pods_scheduled, 20);
+  EXPECT_EQ(r.nodes_end, 3);
+  // Every pod of w1 is on the west cluster's only node, every pod of w0 on an east node.
+  std::istringstream log(ran.log);
+  int w0 = 0, w1 = 0;
+  for (std::string line; std::getline(log, line);) {
+    if (line.find(" bind default/w1-") != std::string::npos) {
+      EXPECT_NE(line.find(" node=b-0 "), std::string::npos) << line;
+      ++w1;
+    } else if (line.find(" bind default/w0-") != std::string::npos) {
+      EXPECT_NE(line.find(" node=a-"), std::string::npos) << line;
+      ++w0;
+    }
+  }
+  EXPECT_EQ(w0, 10);
+  EXPECT_EQ(w1, 10);
+  // West holds 10 × 100m of 4 cpus on one node; east spreads the same over two.
+  EXPECT_NEAR(r.clusters[1].util.back()[0], 0.25, 1e-6);
+  EXPECT_NEAR(r.clusters[0].util.back()[0], 0.125, 1e-6);
+  // The summary and -o json gain a section per cluster.
+  const std::string summary = FormatSummary(r);
+  EXPECT_THAT(summary, ::testing::HasSubstr("CLUSTERS (the sections above are the fleet total)"));
+  EXPECT_THAT(summary, ::testing::ContainsRegex("  west +1 +10 "));
+  const auto j = nlohmann::json::parse(FormatJson(r));
+  ASSERT_EQ(j["clusters"].size(), 2U);
+  EXPECT_EQ(j["clusters"][1]["name"], "west");
+  EXPECT_EQ(j["clusters"][1]["pods"]["scheduled"], 10);
+  EXPECT_EQ(j["clusters"][1]["timeline"].size(), r.samples.size());
+}
+
+TEST(EngineMembersTest, LanesScheduleSideBySide) {
+  // With a fixed cost per cycle, each member's lane is busy for its own cycles only: the two
+  // clusters' ten pods each are bound by 10 ms, where one scheduler for all twenty would need 20
+  // ms.
+  Interner in = api::NewInterner();
+  auto spec = TwoClusters(in, "1ms");
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  testing::Ran ran = testing::RunSpec(*spec, in);
+  EXPECT_EQ(ran.out.result.pods_scheduled, 20);
+  EXPECT_EQ(ran.out.result.clusters[0].cycles, 10);
+  EXPECT_EQ(ran.out.result.clusters[1].cycles, 10);
+  EXPECT_EQ(ran.log.find("00:00:00.011"), std::string::npos);
+  EXPECT_NE(ran.log.find("00:00:00.010 bind default/w0-9"), std::string::npos) << ran.log;
+  EXPECT_NE(ran.log.find("00:00:00.010 bind default/w1-9"), std::string::npos) << ran.log;
 }
 
 }  // namespace

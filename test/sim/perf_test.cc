@@ -3,16 +3,21 @@
 // thresholds checked, and kube's perf-dash JSON shape. Runs use a fixed scheduling cost so that the
 // numbers are exact.
 
-#include "corral/sim/perf.h"
+#include "corral/app/perf.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "corral/sim/perf.h"
+
 #include "sim_test_util.h"
 
 namespace corral::sim {
 namespace {
+
+using app::PerfRunOptions;
+using app::RunPerfWorkload;
 
 constexpr const char* kConfig = "examples/scheduler_perf/misc/performance-config.yaml";
 

@@ -10,11 +10,15 @@
 #include <gtest/gtest.h>
 
 #include "corral/api/well_known.h"
+#include "corral/app/simulate.h"
 #include "corral/sim/output.h"
-#include "corral/sim/run.h"
 #include "corral/sim/scenario.h"
 
 namespace corral::sim::testing {
+
+using app::RunOutput;
+using app::RunRequest;
+using app::RunSimulation;
 
 inline std::string ReadFileOrEmpty(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "corral/api/well_known.h"
+#include "corral/app/perf.h"
 #include "corral/doc/decoder.h"
 #include "corral/sim/output.h"
-#include "corral/sim/perf.h"
 
 #include "command.h"
 
@@ -74,7 +74,7 @@ int Run(const PerfFlags& flags) {
     return kExitBadInput;
   }
   SteadyClock wall;
-  sim::PerfRunOptions opts;
+  app::PerfRunOptions opts;
   opts.wall = &wall;
   if (!flags.cost.empty()) {
     if (flags.cost == "measured") {
@@ -103,7 +103,7 @@ int Run(const PerfFlags& flags) {
                    sim::Thousands(p.pods_arrived), sim::Thousands(p.pods_scheduled));
       };
     }
-    auto r = sim::RunPerfWorkload(*cfg, ref, in, opts);
+    auto r = app::RunPerfWorkload(*cfg, ref, in, opts);
     if (tty) fmt::print(stderr, "\r\x1b[K");
     if (!flags.quiet) {
       fmt::print(stderr, "{}: {} in {:.2f} s wall\n", ref.name, sim::PerfStatusName(r.status),

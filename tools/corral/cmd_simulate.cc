@@ -15,14 +15,15 @@
 #include <unistd.h>
 
 #include "corral/api/well_known.h"
+#include "corral/app/simulate.h"
 #include "corral/doc/decoder.h"
 #include "corral/sim/default_scenario.h"
 #include "corral/sim/manifests.h"
 #include "corral/sim/output.h"
 #include "corral/sim/report.h"
-#include "corral/sim/run.h"
 #include "corral/sim/scenario.h"
 #include "corral/sim/trace.h"
+#include "corral/sim/virtual_time.h"
 
 #include "command.h"
 
@@ -136,6 +137,11 @@ int Run(const SimulateFlags& flags) {
       fmt::print(stderr, "corral simulate: --duration: invalid duration {:?}\n", flags.duration);
       return kExitBadInput;
     }
+    if (d.count() > sim::kMaxVirtualNs) {
+      fmt::print(stderr, "corral simulate: --duration: {}\n",
+                 sim::VirtualRangeError(flags.duration));
+      return kExitBadInput;
+    }
     s.duration_ns = d.count();
   }
   if (!flags.feature_gates.empty()) {
@@ -191,13 +197,13 @@ int Run(const SimulateFlags& flags) {
     }
   }
   ProgressBar bar;
-  sim::RunRequest req;
+  app::RunRequest req;
   req.wall = &wall;
   req.log = log.get();
   if (!flags.quiet && isatty(STDERR_FILENO) != 0)
     req.progress = [&](const sim::Progress& p) { bar.Update(p); };
   auto t0 = std::chrono::steady_clock::now();
-  auto out = sim::RunSimulation(s, in, diags, req);
+  auto out = app::RunSimulation(s, in, diags, req);
   double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   bar.Clear();
   if (log_file != nullptr && log_file != stdout) std::fclose(log_file);

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "corral/sim/virtual_time.h"
+
 namespace corral::sim {
 
 double StandardNormal(Rng& rng) {
@@ -117,6 +119,10 @@ bool ReadNs(doc::Decoder& d, const doc::Node& n, double& out) {
     d.Error(n, "must not be negative");
     return false;
   }
+  if (v.count() > kMaxVirtualNs) {
+    d.Error(n, VirtualRangeError(n.text()));
+    return false;
+  }
   out = static_cast<double>(v.count());
   return true;
 }
@@ -147,7 +153,12 @@ const doc::Field<DistIn> kNormalFields[] = {
 
 void Bound(doc::Decoder& d, const doc::Node& n, int64_t& out) {
   Duration v{};
-  if (d.ReadDuration(n, v)) out = v.count();
+  if (!d.ReadDuration(n, v)) return;
+  if (v.count() > kMaxVirtualNs) {
+    d.Error(n, VirtualRangeError(n.text()));
+    return;
+  }
+  out = v.count();
 }
 
 const doc::Field<DistIn> kDistFields[] = {
@@ -217,6 +228,10 @@ bool DecodeDistribution(doc::Decoder& d, const doc::Node& n, Distribution& out) 
     if (!d.ReadDuration(n, v)) return false;
     if (v.count() < 0) {
       d.Error(n, "must not be negative");
+      return false;
+    }
+    if (v.count() > kMaxVirtualNs) {
+      d.Error(n, VirtualRangeError(s));
       return false;
     }
     out = Distribution::Fixed(v);

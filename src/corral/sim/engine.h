@@ -1,39 +1,39 @@
 #pragma once
-// Engine: the discrete-event simulator. Executes a SimSpec against a Scheduler on a virtual clock
-// (ManualClock), driving it only through its public interface: AddNode/RemoveNode/AddPod/DeletePod
-// in, ScheduleOne to make decisions, SchedulerObserver callbacks out, FlushUnschedulableLeftover
-// every 30 s of virtual time as kube-scheduler's queue does.
+// Engine: the discrete-event simulator. Executes a SimSpec against one Scheduler per member cluster
+// on a virtual clock (ManualClock), driving each only through its public interface:
+// AddNode/RemoveNode/AddPod/DeletePod in, ScheduleOne to make decisions, SchedulerObserver
+// callbacks out, FlushUnschedulableLeftover every 30 s of virtual time as kube-scheduler's queue
+// does.
 //
 // Contract:
 //  (1) Deterministic: the same spec, seed and cost model (kNone or kFixed) give byte-identical
-//  results and
-//      event logs. Events at the same virtual time run in scheduling order (EventQueue seq); every
-//      random draw comes from per-workload Rngs derived from the seed.
+//      results and event logs. Events at the same virtual time run in scheduling order (EventQueue
+//      seq); members step in index order; every random draw comes from per-workload Rngs derived
+//      from the seed.
 //  (2) Virtual time advances only between events or by the cost model: with kNone scheduling is
 //      instantaneous; kFixed charges a constant per ScheduleOne call; kMeasured charges the wall
 //      time the call took (read from EngineOptions::wall), so the virtual clock runs at the
-//      scheduler's real speed. Decisions take effect at the end of the cycle's cost. Binding
-//      latency delays a bound pod's start.
+//      scheduler's real speed. Each member has its own lane (member.h): decisions take effect at
+//      the end of the cycle's cost. Binding latency delays a bound pod's start. Empty virtual time
+//      costs nothing to skip, and time arithmetic saturates (virtual_time.h).
 //  (3) Pods are created lazily from templates at arrival, in pooled slots whose api::Pod objects
-//  are
-//      reused after deletion (stable addresses for the scheduler, no per-pod heap churn once warm);
-//      node and pod state is compact; memory is proportional to the live objects (plus the interned
-//      pod names).
-//  (4) A pod that fails twice at the same cluster state (an error retried from backoff) stops the
-//  loop
-//      until the next event or a retry tick (1 s doubling to 10 s), so a hopeless pod cannot spin
-//      virtual time at zero cost.
+//      are reused after deletion (stable addresses for the scheduler, no per-pod heap churn once
+//      warm); node and pod state is compact; memory is proportional to the live objects (plus the
+//      interned pod names).
+//  (4) A pod that fails twice at the same cluster state (an error retried from backoff) stops its
+//      member's lane until the next event or a retry tick (1 s doubling to 10 s), so a hopeless pod
+//      cannot spin virtual time at zero cost.
 //  (5) Run ends at spec.duration_ns, or — without a duration — when the program has finished and
-//  nothing
-//      is left to happen. A blocking op (barrier, createPods wait) that can no longer be satisfied
-//      (no pending event and no binding for 6 virtual minutes) ends the run with RunResult::failure
-//      set.
+//      nothing is left to happen. A blocking op (barrier, createPods wait) that can no longer be
+//      satisfied (no pending event and no binding for 6 virtual minutes) ends the run with
+//      RunResult::failure set.
 //
 // Not thread-safe. The spec, interner, scheduler and clock must outlive the Engine.
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -91,10 +91,22 @@ struct PerfWindow {
   int64_t start_ns = 0, stop_ns = 0;
 };
 
+// One member cluster of a run: its scheduler (built on the run's interner and clock), the feature
+// gates it was built with, and the cluster objects it starts with. All must outlive the Engine.
+struct EngineMember {
+  scheduler::Scheduler* sched = nullptr;
+  const framework::FeatureGates* gates = nullptr;
+  const api::ObjectSet* objects = nullptr;
+};
+
 class Engine {
  public:
+  // A run of one cluster: the spec's gates and objects.
   Engine(const SimSpec& spec, Interner& interner, scheduler::Scheduler& sched, ManualClock& clock,
          EngineOptions opts);
+  // A run of several member clusters on one clock (member i is cluster i of the spec).
+  Engine(const SimSpec& spec, Interner& interner, std::span<const EngineMember> members,
+         ManualClock& clock, EngineOptions opts);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;

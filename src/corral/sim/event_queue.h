@@ -19,21 +19,22 @@ enum class EventKind : uint8_t {
   kArrival,        // a = workload: next arrival of that stream
   kBindDone,       // a = pod slot, b = generation: binding finished, the pod starts running
   kPodDone,        // a = pod slot, b = generation: the pod's run time is over
-  kFlushTick,      // Scheduler::FlushUnschedulableLeftover, every 30 s
+  kFlushTick,      // lane: Scheduler::FlushUnschedulableLeftover, every 30 s
   kSampleTick,     // time-series sample
   kCollectorTick,  // scheduler_perf throughput collector sample
-  kRetryTick,      // wake the scheduler after it found nothing it could do (errors in backoff)
-  kOpWake,         // the program's current op waited for a time
-  kChurnTick,      // a = churn index
-  kDeleteTick,     // a = deleter index: next pod deletion of a rate-limited deletePods op
-  kVictimGone,     // a = pod slot, b = generation: a preemption victim's grace period is over
-  kPermitTimer,    // the scheduler's earliest Permit deadline (gangs waiting for their quorum)
+  kRetryTick,    // lane: wake the scheduler after it found nothing it could do (errors in backoff)
+  kOpWake,       // the program's current op waited for a time
+  kChurnTick,    // a = churn index
+  kDeleteTick,   // a = deleter index: next pod deletion of a rate-limited deletePods op
+  kVictimGone,   // a = pod slot, b = generation: a preemption victim's grace period is over
+  kPermitTimer,  // lane: the scheduler's earliest Permit deadline (gangs waiting for their quorum)
 };
 
 struct Event {
   int64_t time_ns = 0;
   uint64_t seq = 0;
   EventKind kind = EventKind::kArrival;
+  uint16_t lane = 0;  // the member (cluster) a lane event (flush, retry, Permit timer) is for
   uint32_t a = 0;
   uint32_t b = 0;
 };
@@ -41,8 +42,8 @@ static_assert(sizeof(Event) == 32);
 
 class EventQueue {
  public:
-  void Push(int64_t time_ns, EventKind kind, uint32_t a = 0, uint32_t b = 0) {
-    heap_.push_back(Event{time_ns, seq_++, kind, a, b});
+  void Push(int64_t time_ns, EventKind kind, uint32_t a = 0, uint32_t b = 0, uint16_t lane = 0) {
+    heap_.push_back(Event{time_ns, seq_++, kind, lane, a, b});
     SiftUp(heap_.size() - 1);
   }
   bool empty() const { return heap_.empty(); }

@@ -7,6 +7,7 @@
 #include "corral/doc/decoder.h"
 #include "corral/loader/loader.h"
 #include "corral/sim/scenario.h"
+#include "corral/sim/virtual_time.h"
 
 namespace corral::sim {
 
@@ -39,6 +40,10 @@ void AddManifestPods(const std::vector<const api::Pod*>& pods, Interner& interne
             fmt::format("metadata.annotations[{}]", kDurationAnnotation),
             fmt::format("invalid duration {:?} (want a Go duration such as \"30m\" or \"1h30m\")",
                         *d));
+      } else if (v.count() > kMaxVirtualNs) {
+        diags.Error(std::string(interner.Str(p->meta.source.file)), p->meta.source.line,
+                    fmt::format("metadata.annotations[{}]", kDurationAnnotation),
+                    VirtualRangeError(*d));
       } else {
         a.duration_ns = v.count();
       }

@@ -90,10 +90,19 @@ void ThroughputCollector::Tick(int64_t now_ns, int64_t scheduled) {
   }
   double seconds = static_cast<double>(now_ns - last_time_) / 1e9;
   double throughput = static_cast<double>(fresh) / seconds;
-  for (int i = 0; i <= skipped_; ++i) samples_.push_back(throughput);
+  for (int64_t i = 0; i <= skipped_; ++i) samples_.push_back(throughput);
   last_count_ = scheduled;
   skipped_ = 0;
   last_time_ = now_ns;
+}
+
+void ThroughputCollector::TickMany(int64_t first_ns, int64_t interval_ns, int64_t n,
+                                   int64_t scheduled) {
+  (void)interval_ns;
+  if (n <= 0 || !running_ || scheduled == 0) return;
+  Tick(first_ns, scheduled);
+  // Every later tick sees the same count: an empty interval each.
+  skipped_ += n - 1;
 }
 
 ThroughputCollector::Summary ThroughputCollector::Summarize() const {

@@ -69,6 +69,9 @@ class ThroughputCollector {
   void Start(int64_t now_ns, int64_t scheduled);
   // One tick of the sampling interval.
   void Tick(int64_t now_ns, int64_t scheduled);
+  // `n` ticks at first_ns, first_ns + interval_ns, ... with the same count: one Tick and n − 1
+  // empty intervals, in O(1).
+  void TickMany(int64_t first_ns, int64_t interval_ns, int64_t n, int64_t scheduled);
   bool running() const { return running_; }
   void Stop() { running_ = false; }
   const std::vector<double>& samples() const { return samples_; }
@@ -81,7 +84,7 @@ class ThroughputCollector {
   bool started_ = false;
   int64_t last_count_ = 0;
   int64_t last_time_ = 0;
-  int skipped_ = 0;
+  int64_t skipped_ = 0;
   std::vector<double> samples_;
 };
 
@@ -125,6 +128,18 @@ struct WorkloadStats {
 struct FeatureStatus {
   bool available = false;
   std::string note;  // why absent, or what the numbers mean
+};
+
+// One member cluster of a run with several clusters.
+struct ClusterResult {
+  std::string name;
+  int64_t nodes_end = 0;
+  int64_t pods_scheduled = 0, pods_pending_end = 0, pods_running_end = 0;
+  int64_t cycles = 0;
+  LogHistogram latency;                              // arrival → bound, of this cluster's pods
+  std::array<double, kMaxTracked> mean_util{};       // over the run's samples
+  std::vector<int64_t> pending;                      // per sample of RunResult::samples
+  std::vector<std::array<float, kMaxTracked>> util;  // per sample
 };
 
 struct RunResult {
@@ -182,6 +197,9 @@ struct RunResult {
   std::vector<std::string> notes;
   std::string
       failure;  // set when a blocking op could never complete (e.g. a barrier on hopeless pods)
+
+  // Per member cluster (empty for a run of one cluster); the fields above are the fleet's totals.
+  std::vector<ClusterResult> clusters;
 
   // Non-deterministic (wall clock); only for stderr and --timing.
   double wall_seconds = 0;

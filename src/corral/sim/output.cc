@@ -120,6 +120,30 @@ std::string FormatSummary(const RunResult& r) {
   s += "\nSCHEDULING LATENCY (arrival → bound)\n";
   s += "  " + LatencyLine(r.latency) + "\n";
 
+  if (!r.clusters.empty()) {
+    // Per member cluster; the sections above are the fleet's totals.
+    s += "\nCLUSTERS (the sections above are the fleet total)\n";
+    rows = {{"cluster", "nodes", "scheduled", "running", "pending", "cycles"}};
+    for (size_t k = 0; k < r.resources.size(); ++k)
+      rows[0].push_back(r.resources[k].name + " mean");
+    rows[0].push_back("latency");
+    for (const auto& c : r.clusters) {
+      std::vector<std::string> row = {c.name,
+                                      Thousands(c.nodes_end),
+                                      Thousands(c.pods_scheduled),
+                                      Thousands(c.pods_running_end),
+                                      Thousands(c.pods_pending_end),
+                                      Thousands(c.cycles)};
+      for (size_t k = 0; k < r.resources.size(); ++k) row.push_back(Pct(c.mean_util[k]));
+      row.push_back(LatencyLine(c.latency));
+      rows.push_back(std::move(row));
+    }
+    std::vector<bool> right(rows[0].size(), true);
+    right.front() = false;
+    right.back() = false;
+    s += Table(rows, 2, right);
+  }
+
   s += "\nWORKLOADS\n";
   rows = {{"name", "kind", "arrivals", "pods", "scheduled", "completed", "evicted", "preempted",
            "pending", "wait p50", "wait p99", "group wait p99"}};
@@ -250,6 +274,34 @@ std::string FormatJson(const RunResult& r) {
   }
   j["utilization"] = util;
   j["latency_seconds"] = Hist(r.latency);
+  if (!r.clusters.empty()) {
+    json clusters = json::array();
+    for (const auto& c : r.clusters) {
+      json cu = json::object();
+      for (size_t k = 0; k < r.resources.size(); ++k)
+        cu[r.resources[k].name] = {{"mean", Round6(c.mean_util[k])}};
+      json ctl = json::array();
+      for (size_t i = 0; i < c.pending.size() && i < r.samples.size(); ++i) {
+        json u = json::object();
+        for (size_t k = 0; k < r.resources.size(); ++k)
+          u[r.resources[k].name] = Round6(c.util[i][k]);
+        ctl.push_back({{"t", static_cast<double>(r.samples[i].t_ns) / 1e9},
+                       {"pending", c.pending[i]},
+                       {"utilization", std::move(u)}});
+      }
+      clusters.push_back({{"name", c.name},
+                          {"nodes", c.nodes_end},
+                          {"pods",
+                           {{"scheduled", c.pods_scheduled},
+                            {"running_end", c.pods_running_end},
+                            {"pending_end", c.pods_pending_end}}},
+                          {"cycles", c.cycles},
+                          {"utilization", std::move(cu)},
+                          {"latency_seconds", Hist(c.latency)},
+                          {"timeline", std::move(ctl)}});
+    }
+    j["clusters"] = std::move(clusters);
+  }
   j["gangs"] = {{"available", r.gang_scheduling.available},
                 {"note", r.gang_scheduling.note},
                 {"arrived", r.gangs_arrived},

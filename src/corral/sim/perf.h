@@ -1,6 +1,6 @@
 #pragma once
-// `corral perf`: runs scheduler_perf workloads (perf_config.h) on the simulator and reports kube's
-// SchedulingThroughput (metrics.h ThroughputCollector) plus the scheduling attempt duration,
+// `corral perf` results: a scheduler_perf workload (perf_config.h) run on the simulator reports
+// kube's SchedulingThroughput (metrics.h ThroughputCollector) plus the scheduling attempt duration,
 // checked against each workload's threshold (kube's rule: Average pods/s must not be below it; with
 // thresholdMetricSelector.expectLower the metric must not be above it).
 //
@@ -25,12 +25,6 @@
 
 namespace corral::sim {
 
-struct PerfRunOptions {
-  const Clock* wall = nullptr;  // required unless `cost` is kInstant/kFixed
-  std::optional<CostModel> cost;
-  std::function<void(const Progress&)> progress;
-};
-
 struct PerfResult {
   enum class Status { kPass, kFail, kNoThreshold, kSkipped, kError };
   std::string name;
@@ -47,9 +41,6 @@ struct PerfResult {
   std::string cost_model;  // "measured", "fixed 1ms", ...
   std::vector<std::string> notes;
 };
-
-PerfResult RunPerfWorkload(const PerfConfig& config, const PerfWorkloadRef& ref, Interner& interner,
-                           const PerfRunOptions& opts);
 
 std::string PerfStatusName(PerfResult::Status s);
 std::string FormatPerfTable(const std::vector<PerfResult>& results);

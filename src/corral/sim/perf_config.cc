@@ -14,6 +14,7 @@
 #include "corral/sim/go_template.h"
 #include "corral/sim/object_set.h"
 #include "corral/sim/scenario.h"
+#include "corral/sim/virtual_time.h"
 
 namespace corral::sim {
 
@@ -22,6 +23,16 @@ using doc::Node;
 namespace fs = std::filesystem;
 
 namespace {
+
+// The most objects one op may create: 10,000,000 (as a scenario's op count). Every object lives in
+// memory, a pod slot at about 1 KiB, so larger counts cannot be held; kube's own scheduler_perf
+// workloads stay below 100,000.
+constexpr int64_t kMaxObjects = 10'000'000;
+
+std::string CountLimitReason(int64_t max) {
+  return max == kMaxObjects ? " objects per op (every object is held in memory, about 1 KiB each)"
+                            : " (the virtual-time range is 876000h)";
+}
 
 struct ParamValue {
   bool is_int = true;
@@ -431,9 +442,11 @@ class OpCompiler {
   std::string unsupported;
 
  private:
-  // Reads an integer field given literally (`count: 5`) or through a param (`countParam: $n`).
+  // Reads an integer field given literally (`count: 5`) or through a param (`countParam: $n`), in
+  // [0, max]. The default max is kMaxObjects: every object lives in memory (a pod slot is about
+  // 1 KiB), so a count beyond it is an error before anything is allocated.
   std::optional<int64_t> Count(const Node& op, std::string_view key, std::string_view param_key,
-                               bool required);
+                               bool required, int64_t max = kMaxObjects);
   std::optional<std::string> String(const Node& op, std::string_view key);
   bool Bool(const Node& op, std::string_view key);
   std::optional<int64_t> DurationField(const Node& op, std::string_view key,
@@ -480,11 +493,11 @@ void OpCompiler::CheckKeys(const Node& op, std::initializer_list<std::string_vie
 }
 
 std::optional<int64_t> OpCompiler::Count(const Node& op, std::string_view key,
-                                         std::string_view param_key, bool required) {
+                                         std::string_view param_key, bool required, int64_t max) {
   if (const Node* n = op.Find(key); n != nullptr && !n->is_null()) {
     int64_t v = 0;
     auto s = d_.Field(key);
-    if (d_.ReadInt64(*n, v, 0, 100'000'000)) return v;
+    if (d_.ReadInt64(*n, v, 0, max)) return v;
     return std::nullopt;
   }
   if (const Node* n = op.Find(param_key); n != nullptr && !n->is_null()) {
@@ -508,6 +521,11 @@ std::optional<int64_t> OpCompiler::Count(const Node& op, std::string_view key,
     }
     if (it->second.i < 0) {
       d_.Error(*n, fmt::format("parameter {:?} is negative", ref.substr(1)));
+      return std::nullopt;
+    }
+    if (it->second.i > max) {
+      d_.Error(*n, fmt::format("parameter {:?} = {} is beyond the limit of {}{}", ref.substr(1),
+                               it->second.i, max, CountLimitReason(max)));
       return std::nullopt;
     }
     return it->second.i;
@@ -559,6 +577,10 @@ std::optional<int64_t> OpCompiler::DurationField(const Node& op, std::string_vie
   Duration v{};
   if (!doc::ParseGoDuration(text, v) || v.count() < 0) {
     d_.Error(*at, fmt::format("invalid duration {:?} (want a Go duration such as \"5s\")", text));
+    return std::nullopt;
+  }
+  if (v.count() > kMaxVirtualNs) {
+    d_.Error(*at, VirtualRangeError(text));
     return std::nullopt;
   }
   return v.count();
@@ -841,7 +863,13 @@ bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_ov
   if (!count) return false;
   if (const Node* m = op.Find("countMultiplierParam"); m != nullptr && !m->is_null()) {
     auto mult = Count(op, "countMultiplier", "countMultiplierParam", false);
-    if (mult) *count *= *mult;
+    if (!mult) return false;
+    if (*mult != 0 && *count > kMaxObjects / *mult) {
+      d_.Error(*m, fmt::format("count {} × multiplier {} is beyond the limit of {}{}", *count,
+                               *mult, kMaxObjects, CountLimitReason(kMaxObjects)));
+      return false;
+    }
+    *count *= *mult;
   }
   std::string ns = !ns_override.empty()
                        ? ns_override
@@ -972,8 +1000,9 @@ bool OpCompiler::Churn(const Node& op, size_t idx) {
   }
   o.churn.number = Count(op, "number", "numberParam", false).value_or(1);
   if (o.churn.number <= 0) o.churn.number = 1;
-  int64_t interval_ms =
-      Count(op, "intervalMilliseconds", "intervalMillisecondsParam", false).value_or(500);
+  int64_t interval_ms = Count(op, "intervalMilliseconds", "intervalMillisecondsParam", false,
+                              kMaxVirtualNs / 1'000'000)
+                            .value_or(500);
   o.churn.interval_ns = interval_ms * 1'000'000;
   if (o.churn.interval_ns <= 0) o.churn.interval_ns = 500'000'000;
   std::string ns = String(op, "namespace").value_or(fmt::format("namespace-{}", idx));

@@ -15,6 +15,7 @@
 #include "corral/doc/parse.h"
 #include "corral/sim/manifests.h"
 #include "corral/sim/object_set.h"
+#include "corral/sim/virtual_time.h"
 
 namespace corral::sim {
 
@@ -161,6 +162,10 @@ bool ReadDurationNs(Decoder& d, const Node& n, int64_t& out) {
   if (!d.ReadDuration(n, v)) return false;
   if (v.count() < 0) {
     d.Error(n, "must not be negative");
+    return false;
+  }
+  if (v.count() > kMaxVirtualNs) {
+    d.Error(n, VirtualRangeError(n.text()));
     return false;
   }
   out = v.count();
@@ -375,7 +380,10 @@ const doc::Field<OpIn> kOpFields[] = {
     {"count", [](Decoder& d, const Node& n, OpIn& o) { d.ReadInt64(n, o.count, 0, 10'000'000); }},
     {"remove", [](Decoder& d, const Node& n, OpIn& o) { d.ReadBool(n, o.remove); }},
     {"duration",
-     [](Decoder& d, const Node& n, OpIn& o) { o.has_duration = ReadDurationNs(d, n, o.duration); }},
+     [](Decoder& d, const Node& n, OpIn& o) {
+       ReadDurationNs(d, n, o.duration);
+       o.has_duration = true;
+     }},
     {"priorityClass",
      [](Decoder& d, const Node& n, OpIn& o) {
        o.class_node = &n;
@@ -638,6 +646,10 @@ size_t Compiler::AddPool(size_t i) {
   if (p.tmpl != nullptr) {
     const Node& t = *p.tmpl;
     std::string json = "{";
+    if (const Node* k = t.Find("kind"); k != nullptr && k->text() != "Node") {
+      Error(k, path + ".template.kind",
+            fmt::format("a node pool template must be a Node, got kind {:?}", k->text()));
+    }
     bool has_api = t.Find("apiVersion") != nullptr, has_kind = t.Find("kind") != nullptr;
     if (!has_api) json += R"("apiVersion":"v1",)";
     if (!has_kind) json += R"("kind":"Node",)";
@@ -695,6 +707,10 @@ size_t Compiler::AddWorkloadTemplate(size_t i) {
   std::string tmpl_name = fmt::format("corral-workload-template-{}", i);
   if (w.tmpl != nullptr) {
     const Node& t = *w.tmpl;
+    if (const Node* k = t.Find("kind"); k != nullptr && k->text() != "Pod") {
+      Error(k, path + ".template.kind",
+            fmt::format("a workload template must be a Pod, got kind {:?}", k->text()));
+    }
     std::string json = "{";
     if (t.Find("apiVersion") == nullptr) json += R"("apiVersion":"v1",)";
     if (t.Find("kind") == nullptr) json += R"("kind":"Pod",)";

@@ -5,19 +5,18 @@
 //
 // Model:
 //  - Node pools: a Node template stamped out `count` times (names `<prefix><i>`), with zone/rack
-//  labels
-//    and label rules applied per node, or rendered per index by a callback (scheduler_perf
+//    labels and label rules applied per node, or rendered per index by a callback (scheduler_perf
 //    templates).
 //  - Pod templates: a validated, defaulted api::Pod; pods are created lazily from it at arrival.
 //  - Workloads: streams of arrivals of one pod template. Each arrival creates `pods_per_arrival`
-//  pods (a
-//    Job's parallelism or a gang); arrivals come as one burst, at a fixed rate, as a Poisson
-//    process, or at explicit times (traces, manifests). Pods run for a sampled duration after
-//    binding, then complete.
+//    pods (a Job's parallelism or a gang); arrivals come as one burst, at a fixed rate, as a
+//    Poisson process, or at explicit times (traces, manifests). Pods run for a sampled duration
+//    after binding, then complete.
 //  - A program of ops, executed in order in virtual time (scheduler_perf style): each op may wait
-//  for an
-//    absolute time (`at`), and some block until a condition holds (barrier, createPods with wait,
-//    sleep).
+//    for an absolute time (`at`), and some block until a condition holds (barrier, createPods with
+//    wait, sleep).
+//  - Clusters: none (one cluster, every input today), or one member per ClusterSpec with its own
+//    scheduler settings; pools and workloads name their cluster by index.
 //
 // Ownership: a SimSpec owns everything it refers to, including the Interner-interned symbols'
 // meaning; the Interner that interned them must outlive the spec and be the one the Engine's
@@ -60,14 +59,14 @@ struct NodePool {
   api::Node tmpl;             // meta.name is replaced; labels are extended per node
   int64_t initial_count = 0;  // created by the compiled createNodes op (informational)
   // Zones round-robin on topology.kubernetes.io/zone; racks (when > 0) on topology.corral.dev/rack
-  // as
-  // "<zone>-rack-<k>", k = (i / zones) % racks_per_zone.
+  // as "<zone>-rack-<k>", k = (i / zones) % racks_per_zone.
   std::vector<Symbol> zones;
   int32_t racks_per_zone = 0;
   std::vector<LabelRule> label_rules;
   // When set, node i is this callback's result (its name is kept if non-empty). Errors stop the run
   // as input errors.
   std::function<Result<api::Node>(int64_t index)> render;
+  uint32_t cluster = 0;  // index into SimSpec::clusters (0: the only cluster)
 };
 
 struct PodTemplate {
@@ -111,6 +110,7 @@ struct Workload {
   bool collect_metrics = false;   // counted by the scheduler_perf throughput collector
   bool wait = false;              // the starting op blocks until all its pods are bound
   std::string group;              // barrier/deletePods grouping key (namespace), informational
+  uint32_t cluster = 0;           // index into SimSpec::clusters (0: the only cluster)
 };
 
 struct ChurnSpec {
@@ -170,6 +170,15 @@ struct CostModel {
   int64_t fixed_ns = 0;
 };
 
+// A member cluster of a run with several clusters: its own scheduler settings. Its node pools and
+// workloads name it by index (NodePool::cluster, Workload::cluster).
+struct ClusterSpec {
+  std::string name;
+  framework::FeatureGates gates;
+  std::string scheduler_config_path;  // KubeSchedulerConfiguration file, resolved
+  std::optional<framework::SchedulerConfig> scheduler_config;
+};
+
 struct SimSpec {
   std::string name;
   std::string description;
@@ -198,6 +207,11 @@ struct SimSpec {
   std::vector<Op> program;
 
   std::vector<std::string> notes;  // shown in the summary (e.g. ignored inputs)
+
+  // Empty: one cluster with the settings above (every single-cluster input). Otherwise one member
+  // per entry, each with its own scheduler; the scheduler settings above then apply to none of
+  // them.
+  std::vector<ClusterSpec> clusters;
 };
 
 }  // namespace corral::sim

@@ -1,0 +1,141 @@
+#pragma once
+// Pods: the pod and group (job, gang) slot pools that every member shares, the pod lifecycle
+// (arrival, binding, running, completion, eviction and recreation) and the workloads' arrival
+// streams.
+//
+// Contract: a pod slot's api::Pod keeps its address for the whole run (slots live in fixed chunks
+// and are reused after deletion, with `gen` bumped), so a member's scheduler may hold pointers to
+// it. A pod belongs to the member of its workload's cluster from creation to deletion; every change
+// of a pod touches that member (its epoch and its lane).
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "corral/api/types.h"
+#include "corral/core/check.h"
+#include "corral/core/rng.h"
+#include "corral/sim/metrics.h"
+#include "corral/sim/spec.h"
+#include "corral/sim/world.h"
+
+namespace corral::sim {
+
+enum class PodState : uint8_t { kFree, kPending, kBinding, kRunning };
+
+struct PodSlot {
+  api::Pod pod;
+  std::array<int64_t, kMaxTracked> req{};
+  int64_t arrival_ns = 0;
+  int64_t bound_ns = 0;
+  int64_t duration_ns = kForeverNs;
+  uint64_t fail_epoch = UINT64_MAX;
+  uint32_t workload = kNone;
+  uint32_t group = kNone;
+  uint32_t node = kNone;  // a node slot of the pod's member
+  uint32_t pos_in_node = 0;
+  uint32_t tmpl = 0;
+  uint32_t gen = 0;
+  uint16_t member = 0;
+  PodState state = PodState::kFree;
+  bool terminating = false;  // a preemption victim waiting for its grace period
+  bool attempted = false;
+  bool failed = false;
+  bool measured = false;
+  bool bound_once = false;
+};
+
+struct GroupSlot {
+  uint32_t workload = kNone;
+  int32_t size = 0;
+  int32_t bound = 0;
+  int32_t finished = 0;
+  int32_t next_pod = 0;  // pods are named <group>-<k>
+  int64_t arrival_ns = 0;
+  Symbol name;
+  std::vector<uint32_t> members;  // live pod slots
+  bool complete = false;
+  bool ever_complete = false;
+  bool alive = false;
+};
+
+struct WorkloadState {
+  Rng rng{1};
+  int64_t arrivals = 0;
+  size_t cursor = 0;  // explicit arrivals
+  bool active = false;
+  bool stopped = false;
+  bool exhausted = false;  // no more arrivals will come
+  int64_t pods_created = 0;
+  int64_t pods_bound_once = 0;
+  int64_t target_pods = -1;  // for render index/count
+  WorkloadStats stats;
+};
+
+class Pods {
+ public:
+  explicit Pods(World& w);
+
+  PodSlot& Pod(uint32_t i) { return pod_chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
+  const PodSlot& Pod(uint32_t i) const {
+    return pod_chunks_[i >> kChunkBits][i & (kChunkSize - 1)];
+  }
+  // Slots ever used: [0, slots()) covers every live pod.
+  uint32_t slots() const { return pod_slots_; }
+  uint32_t SlotOf(const api::Pod& p) const {
+    auto it = slot_of_.find(&p);
+    CORRAL_CHECK_MSG(it != slot_of_.end(), "scheduler reported a pod the simulator does not own");
+    return it->second;
+  }
+  GroupSlot& group(uint32_t g) { return groups_[g]; }
+  WorkloadState& workload(uint32_t w) { return wl_[w]; }
+  size_t workloads() const { return wl_.size(); }
+  // The member a workload's pods go to.
+  uint16_t MemberOf(uint32_t w) const;
+
+  // Creates a pod of workload `w` now (named `name`, or from its group or template). A `recreated`
+  // pod never keeps the template's binding. Returns its slot, or kNone when the input failed
+  // (World::Fail) or no profile serves the pod.
+  uint32_t CreatePod(uint32_t w, uint32_t group, uint32_t tmpl, int64_t duration_ns, Symbol name,
+                     bool recreated = false);
+  // A binding finished: the pod runs from now for its duration.
+  void StartRunning(uint32_t slot);
+  void PodDone(uint32_t slot, uint32_t gen);
+  // Deletes a pod (reason "preempted", "drain", "churn", ...); with `recreate` its workload brings
+  // it back as a new pending pod (and a gang restarts as a whole).
+  void Evict(uint32_t slot, std::string_view reason, bool recreate);
+
+  // Arrivals of workload `w`: all due now, then the next one on the agenda.
+  void Arrive(uint32_t w);
+  void ScheduleNextArrival(uint32_t w);
+  // Pods of `cls` created from now on get `value` (scheduler_perf updatePriority).
+  void SetPriority(Symbol cls, int32_t value) { priority_override_[cls] = value; }
+
+ private:
+  uint32_t AllocPod();
+  void FreePod(uint32_t i);
+  void FreeGroup(uint32_t group);
+  uint32_t NewGroup(uint32_t w, int32_t size);
+
+  static constexpr int kChunkBits = 10;
+  static constexpr uint32_t kChunkSize = 1U << kChunkBits;
+
+  World& w_;
+  std::vector<std::unique_ptr<PodSlot[]>> pod_chunks_;
+  uint32_t pod_slots_ = 0;
+  std::vector<uint32_t> free_pods_;
+  absl::flat_hash_map<const api::Pod*, uint32_t> slot_of_;
+  std::string name_buf_;
+  std::vector<GroupSlot> groups_;
+  std::vector<uint32_t> free_groups_;
+  bool restarting_gang_ = false;
+  std::vector<WorkloadState> wl_;
+  absl::flat_hash_map<Symbol, int32_t> priority_override_;
+};
+
+}  // namespace corral::sim

@@ -1,0 +1,70 @@
+#pragma once
+// Program: the run's ops executed in order on the virtual clock (scheduler_perf style) — node and
+// workload ops, barriers, sleeps, rate-limited pod deletion — and the background churn they start.
+//
+// Contract: an op may first wait for its absolute time (`at`); it then executes once, and the
+// program moves on when the op is done (most ops at once; a barrier, a waiting createPods or
+// deletePods, and a sleep block). Advance() is called again only when some member's state changed
+// (World::epoch) or a program event fired, so a blocked op costs nothing per loop turn. When the
+// last op is done, background churn without an end stops (kube's semantics) unless the run has a
+// duration, and the scheduler_perf window closes.
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "corral/sim/spec.h"
+#include "corral/sim/world.h"
+
+namespace corral::sim {
+
+class Program {
+ public:
+  explicit Program(World& w) : w_(w) {}
+
+  // Runs ops until one blocks or the program ends.
+  void Advance();
+  // Advance() is due: the state changed since the last call, or a program event fired.
+  bool due() const { return !done_ && checked_epoch_ != w_.epoch; }
+  bool done() const { return done_; }
+  size_t pc() const { return pc_; }
+
+  void OnWake();
+  void OnChurnTick(uint32_t c);
+  void OnDeleteTick(uint32_t d);
+
+ private:
+  struct ChurnState {
+    const ChurnSpec* spec = nullptr;
+    std::vector<std::vector<uint32_t>> ring;  // per template: node slots or pod slots (recreate)
+    std::vector<std::vector<uint32_t>> ring_gen;
+    size_t next = 0;
+    bool active = false;
+  };
+  struct Deleter {
+    std::vector<std::pair<uint32_t, uint32_t>> pods;  // (slot, gen)
+    size_t next = 0;
+    int64_t interval_ns = 0;
+  };
+
+  void Execute(const Op& op);
+  bool Done(const Op& op);
+  bool BarrierMet(const Op& op) const;
+  bool Matches(const Op& op, const api::Pod& pod) const;
+  void ChurnTick(uint32_t c);
+  void DeleteTick(uint32_t d);
+
+  World& w_;
+  size_t pc_ = 0;
+  bool op_started_ = false;
+  bool op_wake_armed_ = false;
+  bool done_ = false;
+  int64_t sleep_until_ = 0;
+  uint64_t checked_epoch_ = 0;
+  std::vector<ChurnState> churns_;
+  std::vector<Deleter> deleters_;
+  size_t op_deleter_ = SIZE_MAX;
+};
+
+}  // namespace corral::sim
