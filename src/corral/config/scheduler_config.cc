@@ -39,8 +39,7 @@ constexpr std::string_view kProcessFields[] = {
     "clientConnection",          "leaderElection",     "delayCacheUntilActive", "enableProfiling",
     "enableContentionProfiling", "healthzBindAddress", "metricsBindAddress"};
 
-// ---- plugins
-// -------------------------------------------------------------------------------------------
+// ---- plugins ------------------------------------------------------------------------------------
 
 void DecodePluginEntry(Decoder& d, const Node& n, PluginEntry& e, bool with_weight) {
   static const doc::Field<PluginEntry> kFields[] = {
@@ -129,8 +128,7 @@ void DecodePlugins(Decoder& d, const Node& n, framework::Plugins& out) {
   }
 }
 
-// ---- plugin args
-// ---------------------------------------------------------------------------------------
+// ---- plugin args --------------------------------------------------------------------------------
 
 void ReportArgsError(Decoder& d, const Node& at, const Error& e) {
   // The plugins' Validate messages already carry the field path (kube's field.Error format).
@@ -366,8 +364,7 @@ const ArgsType kArgsTypes[] = {
      }},
 };
 
-// ---- profiles and the file
-// -----------------------------------------------------------------------------
+// ---- profiles and the file ----------------------------------------------------------------------
 
 struct ProfileInput {
   framework::ProfileConfig cfg;

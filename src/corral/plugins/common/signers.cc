@@ -6,27 +6,11 @@
 #include <utility>
 #include <vector>
 
+#include "corral/api/strconv.h"
+
 namespace corral::plugins::signers {
 
 namespace {
-
-std::string_view OperatorName(api::NodeSelectorOp op) {
-  switch (op) {
-    case api::NodeSelectorOp::kIn:
-      return "In";
-    case api::NodeSelectorOp::kNotIn:
-      return "NotIn";
-    case api::NodeSelectorOp::kExists:
-      return "Exists";
-    case api::NodeSelectorOp::kDoesNotExist:
-      return "DoesNotExist";
-    case api::NodeSelectorOp::kGt:
-      return "Gt";
-    case api::NodeSelectorOp::kLt:
-      return "Lt";
-  }
-  return "";
-}
 
 std::string_view EffectName(api::TaintEffect e) {
   switch (e) {
@@ -61,7 +45,7 @@ std::string Requirement(const api::NodeSelectorRequirement& r, const Interner& i
   std::string out = "{\"key\":";
   AppendJsonString(out, in.Str(r.key));
   out += ",\"operator\":";
-  AppendJsonString(out, OperatorName(r.op));
+  AppendJsonString(out, api::NodeSelectorOpName(r.op));
   if (!values.empty()) {
     out += ",\"values\":[";
     for (size_t i = 0; i < values.size(); ++i) {
@@ -84,8 +68,8 @@ std::vector<std::string> Requirements(const std::vector<api::NodeSelectorRequire
   return out;
 }
 
-// {"MatchExpressions":[...],"MatchFields":[...]} with every list sorted; elements are encoded
-// strings.
+// {"MatchExpressions":[...],"MatchFields":[...]} with every list sorted; elements are
+// encoded strings.
 std::string Term(const api::NodeSelectorTerm& t, const Interner& in) {
   std::string out = "{\"MatchExpressions\":";
   AppendStringArray(out, Requirements(t.match_expressions, in));

@@ -52,5 +52,7 @@ class UnmodeledVolumePlugin : public framework::PreFilterPlugin,
   std::string_view name_;
   const Interner& interner_;
 };
+static_assert(framework::kImplements<UnmodeledVolumePlugin, framework::PreFilterPlugin,
+                                     framework::FilterPlugin, framework::SignPlugin>);
 
 }  // namespace corral::plugins

@@ -54,5 +54,9 @@ class DynamicResources final : public framework::PreFilterPlugin,
   framework::Status Sign(const framework::PodInfo& pod,
                          std::vector<framework::SignFragment>* fragments) const override;
 };
+static_assert(framework::kImplements<DynamicResources, framework::PreFilterPlugin,
+                                     framework::FilterPlugin, framework::PreScorePlugin,
+                                     framework::ReservePlugin, framework::PreBindPlugin,
+                                     framework::EnqueueExtensions, framework::SignPlugin>);
 
 }  // namespace corral::plugins

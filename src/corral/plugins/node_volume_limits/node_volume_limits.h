@@ -22,5 +22,7 @@ class NodeVolumeLimits final : public UnmodeledVolumePlugin {
                                                         framework::Handle& handle);
   explicit NodeVolumeLimits(const Interner& interner) : UnmodeledVolumePlugin(kName, interner) {}
 };
+static_assert(framework::kImplements<NodeVolumeLimits, framework::PreFilterPlugin,
+                                     framework::FilterPlugin, framework::SignPlugin>);
 
 }  // namespace corral::plugins

@@ -27,8 +27,8 @@ struct VolumeBindingArgs final : framework::PluginArgs {
   bool has_shape = false;
 
   // kube's ValidateVolumeBindingArgs; `path` prefixes field names ("" for none), e.g.
-  // "bindTimeoutSeconds: Invalid value: -1: invalid BindTimeoutSeconds, should not be a negative
-  // value".
+  // "bindTimeoutSeconds: Invalid value: -1: invalid BindTimeoutSeconds, should not be a
+  // negative value".
   Result<void> Validate(std::string_view path = "") const;
 };
 
@@ -86,5 +86,9 @@ class VolumeBinding final : public framework::PreFilterPlugin,
  private:
   const Interner& interner_;
 };
+static_assert(framework::kImplements<
+              VolumeBinding, framework::PreFilterPlugin, framework::FilterPlugin,
+              framework::PreScorePlugin, framework::ScorePlugin, framework::ReservePlugin,
+              framework::PreBindPlugin, framework::EnqueueExtensions, framework::SignPlugin>);
 
 }  // namespace corral::plugins

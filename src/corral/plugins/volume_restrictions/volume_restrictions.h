@@ -1,8 +1,8 @@
 #pragma once
 // VolumeRestrictions, accepted by name. kube's volumerestrictions plugin checks in-tree disk
 // volumes (GCE PD, EBS, RBD, ISCSI) mounted by other pods on the node and ReadWriteOncePod claims.
-// Corral does not model volumes: the plugin skips every pod (common/unmodeled_volume_plugin.h says
-// why).
+// Corral does not model volumes: the plugin skips every pod (common/unmodeled_volume_plugin.h
+// says why).
 
 #include <memory>
 #include <string_view>
@@ -23,5 +23,7 @@ class VolumeRestrictions final : public UnmodeledVolumePlugin {
                                                         framework::Handle& handle);
   explicit VolumeRestrictions(const Interner& interner) : UnmodeledVolumePlugin(kName, interner) {}
 };
+static_assert(framework::kImplements<VolumeRestrictions, framework::PreFilterPlugin,
+                                     framework::FilterPlugin, framework::SignPlugin>);
 
 }  // namespace corral::plugins

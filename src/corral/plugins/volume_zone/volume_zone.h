@@ -22,5 +22,7 @@ class VolumeZone final : public UnmodeledVolumePlugin {
                                                         framework::Handle& handle);
   explicit VolumeZone(const Interner& interner) : UnmodeledVolumePlugin(kName, interner) {}
 };
+static_assert(framework::kImplements<VolumeZone, framework::PreFilterPlugin,
+                                     framework::FilterPlugin, framework::SignPlugin>);
 
 }  // namespace corral::plugins
