@@ -54,9 +54,12 @@ tidy: deps
 format:
 	git ls-files '*.h' '*.cc' | xargs clang-format -i
 
-# Fails when a source file differs from what .clang-format makes of it.
+# Fails when a source file differs from what .clang-format makes of it, or when a comment has a
+# one-word line (a contract comment that clang-format re-wrapped, or a split `// ----` divider;
+# scripts/check-comment-prose.py says what is flagged and how to exempt an intentional one).
 format-check:
 	git ls-files '*.h' '*.cc' | xargs clang-format --dry-run -Werror
+	git ls-files '*.h' '*.cc' | xargs python3 scripts/check-comment-prose.py
 
 clean:
 	rm -rf $(BUILD)

@@ -4,18 +4,16 @@
 //   node template: 4 cpu, 32Gi, 110 pods;  pod template: 100m cpu, 500Mi
 //   Gangs/<nodes>/<gangs>/<size>        gangs of `size` pods (PodGroup, gang minCount = size)
 //   TopologyGangs/<racks>/<per rack>/<gangs>/<size>  the same with schedulingConstraints.topology
-//   on
-//                                       a rack label (100 racks of 50 nodes)
+//                                       on a rack label (100 racks of 50 nodes)
 // Reported (CPU time of the scheduling thread: the machine is shared, wall time is noise):
 //   ms_per_attempt  CPU time of the whole measured phase (RunUntilIdle: queue, group cycles,
-//   binding) /
-//                   group attempts (scheduler_podgroup_schedule_attempts_total): an upper bound of
-//                   the average of kube's scheduler_podgroup_scheduling_attempt_duration_seconds,
-//                   whose CI ceiling is 8–12 ms for 1000–3000 gangs of 3 on 5000 nodes. Workload
-//                   cycle only (0 in Permit-only mode, which has no group attempts). The
-//                   scheduler's own duration histogram is not used: a thread-CPU clock costs a
-//                   system call per read, several per member cycle, which would inflate what it
-//                   measures.
+//                   binding) / group attempts (scheduler_podgroup_schedule_attempts_total): an
+//                   upper bound of the average of kube's
+//                   scheduler_podgroup_scheduling_attempt_duration_seconds, whose CI ceiling is
+//                   8–12 ms for 1000–3000 gangs of 3 on 5000 nodes. Workload cycle only (0 in
+//                   Permit-only mode, which has no group attempts). The scheduler's own duration
+//                   histogram is not used: a thread-CPU clock costs a system call per read, several
+//                   per member cycle, which would inflate what it measures.
 //   attempts        group attempts (= gangs when every gang fits at its first attempt)
 //   ms_per_group    CPU time of the measured phase / number of gangs
 //   items = pods.

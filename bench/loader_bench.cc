@@ -4,8 +4,8 @@
 // on some, status.
 //
 //   cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DCORRAL_BUILD_BENCHMARKS=ON
-//   -DCORRAL_BUILD_TESTS=OFF cmake --build build/bench -j2 --target corral_loader_bench &&
-//   build/bench/bench/corral_loader_bench
+//   -DCORRAL_BUILD_TESTS=OFF cmake --build build/bench -j2 --target corral_loader_bench
+//   && build/bench/bench/corral_loader_bench
 //
 // Goals (docs/performance.md): JSON < 2 s, YAML < 10 s for the whole dump.
 // CORRAL_LOADER_BENCH_SAVE=DIR writes the data set to DIR/dump.{json,yaml};
@@ -37,8 +37,8 @@ const int kPods = EnvInt("CORRAL_LOADER_BENCH_PODS", 100000);
 constexpr int kNamespaces = 20;
 constexpr int kZones = 3;
 
-// A minimal JSON writer (commas and indentation handled here); YAML is produced from the parsed
-// tree.
+// A minimal JSON writer (commas and indentation handled here); YAML is produced from the
+// parsed tree.
 class Emitter {
  public:
   std::string& out() { return out_; }
@@ -398,8 +398,7 @@ void EmitPod(Emitter& e, int i) {
 
 namespace {
 
-// ---- YAML, written from the parsed JSON tree in kubectl's style
-// -------------------------------------------
+// ---- YAML, written from the parsed JSON tree in kubectl's style ---------------------------------
 
 bool NeedsQuotes(std::string_view s) {
   if (s.empty() || s.front() == ' ' || s.back() == ' ') return true;
@@ -471,8 +470,7 @@ void WriteYaml(const corral::doc::Node& n, size_t indent, std::string& out) {
   }
 }
 
-// ---- the data set
-// -------------------------------------------------------------------------------------------
+// ---- the data set -------------------------------------------------------------------------------
 
 struct Dataset {
   std::string json;

@@ -14,10 +14,10 @@
 //                     for one, so every default pod filters past nominated and full nodes
 //   GangPreemption    nodes / initial low pods (350m, priority 0: 10 per node) / gangs of 8 members
 //                     (3000m each, PodGroup priority 10, minCount 8): each gang takes 8 nodes
-//                     through workload-aware preemption (KEP-5710) and binds once its victims are
-//                     gone
-// items_per_second = measured pods / CPU time of the measured phase (the scheduler is
-// single-threaded).
+//                     through workload-aware preemption (KEP-5710) and binds once its victims
+//                     are gone
+// items_per_second = measured pods / CPU time of the measured phase (the scheduler
+// is single-threaded).
 
 #include <memory>
 #include <string>

@@ -3,14 +3,14 @@
 //   node template: 4 cpu, 32Gi, 110 pods;  pod template: 100m cpu, 500Mi (request = limit), port 80
 //   SchedulingBasic/5000Nodes_10000Pods      5000 nodes, 1000 initial, 10000 measured pods
 //   SchedulingPodAntiAffinity/5000Nodes_2000Pods  required hostname anti-affinity to color=green
-//                                            (namespaces sched-0, sched-1), 1000 initial, 2000
-//                                            measured
+//                                            (namespaces sched-0, sched-1), 1000 initial,
+//                                            2000 measured
 //   SchedulingPodAffinity/5000Nodes_5000Pods  all nodes in zone1, required zone affinity to foo="",
 //                                            5000 initial, 5000 measured
 //   TopologySpreading/5000Nodes_5000Pods     nodes over moon-1..3, DoNotSchedule zone spread
 //                                            (maxSkew 5, color=blue), 1000 initial, 5000 measured
-// items_per_second = measured pods / CPU time of the measured phase (the scheduler is
-// single-threaded).
+// items_per_second = measured pods / CPU time of the measured phase (the scheduler
+// is single-threaded).
 
 #include <memory>
 #include <string>

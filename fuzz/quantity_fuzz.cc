@@ -1,13 +1,12 @@
 // Parses arbitrary bytes as a resource.Quantity and checks the invariants the scheduler relies on:
 //   1. Parse never crashes, and a failure carries one of Quantity's documented messages.
 //   2. String() of a parsed quantity re-parses to an equal quantity, and printing is a fixed point
-//   after
-//      that round trip. (The first round may change the format, as in kube: BinarySI "312.5Ki"
-//      prints "320000", not a multiple of 1024, which re-parses as DecimalSI and prints "320k".)
+//      after that round trip. (The first round may change the format, as in kube: BinarySI
+//      "312.5Ki" prints "320000", not a multiple of 1024, which re-parses as DecimalSI and
+//      prints "320k".)
 //   3. "-" + input parses to the negation, in the same format (input without a leading sign).
 //   4. Value() is MilliValue() rounded away from zero again (nested rounding), unless either
-//   saturates.
-//   5. q + q - q == q whenever q + q is representable.
+//   saturates. 5. q + q - q == q whenever q + q is representable.
 
 #include <cstddef>
 #include <cstdint>

@@ -2,24 +2,23 @@
 // with percentageOfNodesToScore 100 and a fixed seed:
 //   (1) the placements with OpportunisticBatching on are identical to batching off;
 //   (2) every placement of the batching run passes every filter at the moment it is made (replayed
-//   with
-//       Scheduler::Evaluate on a second scheduler that receives the placed pods one by one, bound).
+//       with Scheduler::Evaluate on a second scheduler that receives the placed pods one by
+//       one, bound).
 // Pod streams are runs of a few templates so that consecutive pods share signatures:
 //   one-pod-per-node   templates that fill a node (host port, or most of its cpu)
 //   multi-pod-per-node small templates (rescoring of the last chosen node)
 //   (both with kube's signing rule and scheduler_perf's no-topology configuration)
 //   beyond kube        the stock profile (system default topology spread; CorralBatchingExtensions
-//   signs
-//                      pods no Service selects), with a Service selecting one template's pods,
-//                      preferred node affinity and PreferNoSchedule taints (normalizing scores)
+//                      signs pods no Service selects), with a Service selecting one template's
+//                      pods, preferred node affinity and PreferNoSchedule taints
+//                      (normalizing scores)
 //   preferred affinity  beyond kube (CorralBatchingRescoreHook): preferred pod affinity /
-//   anti-affinity to the
-//                       template's own pods by zone or hostname, one or several pods per node
+//                       anti-affinity to the template's own pods by zone or hostname, one or
+//                       several pods per node
 //   ScheduleAnyway      beyond kube: ScheduleAnyway topology spread of the template's own pods by
-//   zone or
-//                       hostname (and sometimes preferred pod affinity too)
-//   (beyond-kube cases run twice with batching: incremental PreScore on and off; both must equal
-//   off)
+//                       zone or hostname (and sometimes preferred pod affinity too)
+//   (beyond-kube cases run twice with batching: incremental PreScore on and off; both must
+//   equal off)
 
 #include <map>
 #include <string>

@@ -97,8 +97,8 @@ std::unique_ptr<scheduler::Scheduler> NewScheduler(World& w, const Clock& clock,
 
 class FilterMemoTest : public ::testing::Test {
  protected:
-  // Three 1-cpu nodes, each holding a 600m pod of priority 10: a 500m pod fits nowhere and cannot
-  // preempt.
+  // Three 1-cpu nodes, each holding a 600m pod of priority 10: a 500m pod fits nowhere and
+  // cannot preempt.
   void SetUp() override {
     s_ = NewScheduler(w_, clock_, /*memo=*/true);
     for (int i = 0; i < 3; ++i) s_->AddNode(&w_.NewNode(i, 1000, 10));
@@ -144,8 +144,8 @@ TEST_F(FilterMemoTest, ChangedNodeIsFilteredAgain) {
 
 TEST_F(FilterMemoTest, ChangedNominationsAreFilteredAgain) {
   Schedule(w_.NewPod("a", 500, 0));
-  // A pending pod that arrives nominated to node-2 (and fits nowhere itself) changes node-2's
-  // nominations.
+  // A pending pod that arrives nominated to node-2 (and fits nowhere itself) changes
+  // node-2's nominations.
   Schedule(w_.NewPod("nominated", 2000, 5, false, w_.in.Intern("node-2")));
   const int64_t hits = stats().hits, misses = stats().misses;
   Schedule(w_.NewPod("b", 500, 0));

@@ -5,9 +5,8 @@
 //   (2) the bound members of a topology-constrained gang lie in one domain;
 //   (3) no node is over-committed (cpu, memory, pod count);
 //   (4) no partial reservation survives a failed cycle: every assumed member is waiting at Permit,
-//   and
-//       with the workload cycle no member is assumed after any single scheduling step (a committed
-//       group binds in the step that placed it, a failed one rolls back).
+//       and with the workload cycle no member is assumed after any single scheduling step (a
+//       committed group binds in the step that placed it, a failed one rolls back).
 // Some members of each gang arrive late, after the first run, and join the running group.
 
 #include <map>

@@ -255,8 +255,8 @@ class WorkloadCycleTest : public GangFixture, public ::testing::Test {
         "scheduler_podgroup_schedule_attempts_total",
         {{"result", std::string(result)}, {"profile", "default-scheduler"}});
   }
-  // A bound pod (spec.nodeName) requesting `cpu` (empty: no requests, counted with kube's non-zero
-  // 100m).
+  // A bound pod (spec.nodeName) requesting `cpu` (empty: no requests, counted with kube's
+  // non-zero 100m).
   void Bound(std::string_view name, std::string_view node, std::string_view cpu) {
     auto b = w_.Pod(name).NodeName(node);
     if (cpu.empty()) {
@@ -487,8 +487,8 @@ TEST_F(PermitOnlyTest, PartialGangWaitsAtPermitThenTimesOutAndIsRequeued) {
   Sched().FireTimers();
   EXPECT_EQ(Sched().NumWaitingOnPermit(), 0u);
   EXPECT_EQ(BoundOf({&a, &b, &c}), 0);
-  // Rejected with kube's timeout message (FailedScheduling) and requeued; the capacity is free
-  // again.
+  // Rejected with kube's timeout message (FailedScheduling) and requeued; the capacity is
+  // free again.
   std::vector<std::string> timeouts;
   for (const auto& [p, m] : rec_.failures) {
     if (p == &a || p == &b) timeouts.push_back(m);

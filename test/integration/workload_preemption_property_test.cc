@@ -5,8 +5,7 @@
 //   (2) a disruptionMode-all group is evicted whole or not at all;
 //   (3) a preemption nominates at least minCount members (never preempts to place fewer);
 //   (4) once the victims are gone the gang is placed (nothing of higher priority arrives in
-//   between), on
-//       its nominated nodes;
+//       between), on its nominated nodes;
 //   (5) the same inputs and seed give the same preemptions.
 
 #include <deque>

@@ -112,8 +112,8 @@ TEST_F(WorkloadPreemptionTest, GangEvictsTheFewestLowerPriorityPodsAndIsPlacedOn
   // Two cores per member: 4 victims in all, never more.
   EXPECT_EQ(r.victims.size(), 4u);
   for (const auto& v : r.victims) EXPECT_LT(v.priority, 100);
-  // Reprieve runs in importance order (earlier start = more important), so the later-started pods
-  // go.
+  // Reprieve runs in importance order (earlier start = more important), so the later-started
+  // pods go.
   EXPECT_EQ(VictimNames(r), (std::set<std::string>{"a2", "a3", "b2", "b3"}));
   EXPECT_TRUE(rec_.bound.contains(&m0));
   EXPECT_TRUE(rec_.bound.contains(&m1));
@@ -235,8 +235,8 @@ TEST_F(WorkloadPreemptionTest, PdbIsViolatedWhenNothingElseHelps) {
 TEST_F(WorkloadPreemptionTest, NeverPreemptsToPlaceFewerThanMinCount) {
   Nodes(3, "4");
   Group("g", 3, 100);
-  // n0 and n1 can be freed; n2 is held by a higher-priority pod. 4-core members: only 2 of 3 could
-  // fit.
+  // n0 and n1 can be freed; n2 is held by a higher-priority pod. 4-core members: only 2 of 3
+  // could fit.
   Running("low0", "n0", 0, "4");
   Running("low1", "n1", 0, "4");
   Running("vip", "n2", 1000, "4");

@@ -1,9 +1,7 @@
 #pragma once
 // Test-only builders for API objects and framework infos (kube's st.MakeNode()/st.MakePod()
-// wrappers):
-//   TestWorld w;
-//   auto& n = w.Node("n1").Capacity({{"cpu", "4"}, {"memory", "32Gi"}, {"pods",
-//   "110"}}).Label("zone", "a").Obj(); auto& p = w.Pod("p1").Req({{"cpu", "100m"}}).Obj();
+//   wrappers): TestWorld w; auto& n = w.Node("n1").Capacity({{"cpu", "4"}, {"memory", "32Gi"},
+//   {"pods", "110"}}).Label("zone", "a").Obj(); auto& p = w.Pod("p1").Req({{"cpu", "100m"}}).Obj();
 // Objects live in the world (stable addresses) so NodeInfo/PodInfo may point at them.
 
 #include <algorithm>

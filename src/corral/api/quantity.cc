@@ -5,6 +5,8 @@
 #include <limits>
 #include <optional>
 
+#include "corral/api/strconv.h"
+
 namespace corral::api {
 namespace {
 
@@ -54,25 +56,6 @@ struct Suffix {
   int32_t exponent = 0;  // power of `base`
   Format format = Format::kDecimalSI;
 };
-
-// strconv.ParseInt(s, 10, 64): optional sign, then one or more decimal digits, within int64.
-std::optional<int64_t> ParseInt64(std::string_view s) {
-  bool negative = false;
-  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
-    negative = s[0] == '-';
-    s.remove_prefix(1);
-  }
-  if (s.empty()) return std::nullopt;
-  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (!IsDigit(c)) return std::nullopt;
-    const auto d = static_cast<uint64_t>(c - '0');
-    if (v > (limit - d) / 10) return std::nullopt;
-    v = v * 10 + d;
-  }
-  return negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
-}
 
 // kube's suffix interpretation: the fixed decimal and binary suffixes, else "e"/"E" followed by an
 // int64 exponent that is then narrowed to int32 (kube's `int32(parsed)`, which wraps).

@@ -16,31 +16,26 @@
 //
 // Value and range:
 //   1. A Quantity is an exact multiple of 10^-9. Digits finer than a nano are rounded away from
-//   zero at
-//      parse time, as kube does ("0.1n" is 1n, "-0.1n" is -1n).
-//   2. A BinarySI value whose magnitude exceeds 2^63-1 is capped at 2^63-1, as kube does ("9Ei" is
-//      9223372036854775807).
+//      zero at parse time, as kube does ("0.1n" is 1n, "-0.1n" is -1n).
+//   2. A BinarySI value whose magnitude exceeds 2^63-1 is capped at 2^63-1, as kube does ("9Ei"
+//      is 9223372036854775807).
 //   3. Other magnitudes must be below 10^29 (10^38 nano units); larger input is rejected with
-//   "quantity too
-//      large". Kube keeps such decimal values exactly (as inf.Dec) but no resource the scheduler
-//      compares comes near this, and kube's own Value() of them is meaningless (0 or a wrapped
-//      int64).
+//      "quantity too large". Kube keeps such decimal values exactly (as inf.Dec) but no resource
+//      the scheduler compares comes near this, and kube's own Value() of them is meaningless (0 or
+//      a wrapped int64).
 //   4. Value() and MilliValue() round away from zero (kube's documented contract and the result of
-//   its int64
-//      fast path; its inf.Dec path rounds some negative values towards +inf instead) and saturate
-//      at the int64 limits (where kube returns 0 or a wrapped value).
+//      its int64 fast path; its inf.Dec path rounds some negative values towards +inf instead) and
+//      saturate at the int64 limits (where kube returns 0 or a wrapped value).
 //
 // String() is kube's canonical form (CanonicalizeBytes): the largest suffix that keeps an integer
 // mantissa, e.g. "0.1" → "100m", "1.5Gi" → "1536Mi", "1000" → "1k", "1e3" → "1e3", "1.5" → "1500m".
 // Differences:
 //   - kube's String() of a freshly parsed value echoes the input when it believes the input is
-//   canonical,
-//     which leaks spellings such as "+1", "01", "1E3", "1e+3" and "5e0"; Corral always prints the
-//     canonical form ("1", "1", "1e3", "1e3", "5").
+//     canonical, which leaks spellings such as "+1", "01", "1E3", "1e+3" and "5e0"; Corral always
+//     prints the canonical form ("1", "1", "1e3", "1e3", "5").
 //   - A DecimalSI value of 10^21 or more prints with an "E" suffix ("1000E"); kube drops the suffix
-//   and
-//     prints "1", which does not re-parse to the same value. A BinarySI value with more than six
-//     factors of 1024 prints in Ei ("1024Ei"), where kube again drops the suffix.
+//     and prints "1", which does not re-parse to the same value. A BinarySI value with more than
+//     six factors of 1024 prints in Ei ("1024Ei"), where kube again drops the suffix.
 
 #include <compare>
 #include <cstdint>
@@ -70,8 +65,8 @@ class Quantity {
 
   // Parses `s` in kube's grammar. Errors carry kube's message (kErrFormatWrong for malformed input,
   // kErrSuffix for an unknown suffix such as "1Ki3" or "1e", kErrNumeric for a number with no
-  // digits where kube's slow path needs one, e.g. "Pi"), or kErrTooLarge. Errors have
-  // ErrorCode::kInvalidInput.
+  // digits where kube's slow path needs one, e.g. "Pi"), or kErrTooLarge. Errors
+  // have ErrorCode::kInvalidInput.
   static Result<Quantity> Parse(std::string_view s);
 
   // Exact constructors (kube NewMilliQuantity, NewQuantity).

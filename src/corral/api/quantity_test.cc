@@ -155,8 +155,8 @@ TEST(QuantityTest, ParsesLikeKube) {
 }
 
 TEST(QuantityTest, RoundTripMayChangeFormatOnceLikeKube) {
-  // A BinarySI value that no binary suffix divides prints as a plain number, which parses as
-  // DecimalSI.
+  // A BinarySI value that no binary suffix divides prints as a plain number, which parses
+  // as DecimalSI.
   const Quantity q = Quantity::Parse("312.5Ki").value();  // 320000 = 312.5 × 1024
   EXPECT_EQ(q.String(), "320000");
   const Quantity again = Quantity::Parse(q.String()).value();
@@ -315,8 +315,8 @@ TEST(QuantityTest, AddAndSubAreExactAndZeroTakesTheOtherFormat) {
   EXPECT_EQ(over.error().message, Quantity::kErrTooLarge);
   Result<Quantity> under = near.Negated().Sub(Q("1"));
   ASSERT_FALSE(under.ok());
-  // Found by quantity_fuzz: the sum of two values near the bound exceeds Int128 itself (2e38 >
-  // 2^127).
+  // Found by quantity_fuzz: the sum of two values near the bound exceeds Int128 itself (2e38
+  // > 2^127).
   ASSERT_FALSE(near.Add(near).ok());
   ASSERT_FALSE(near.Negated().Sub(near).ok());
   ASSERT_FALSE(Q("92233720367580E15").Add(Q("92233720367580E15")).ok());  // the fuzzer's input
@@ -349,8 +349,8 @@ TEST(QuantityTest, ConstructorsMatchNewQuantityAndNewMilliQuantity) {
 }
 
 TEST(QuantityTest, StringMatchesKubeCanonicalForms) {
-  // kube TestQuantityString: (value, format) → canonical string, built here through FromMilli or
-  // Parse.
+  // kube TestQuantityString: (value, format) → canonical string, built here through FromMilli
+  // or Parse.
   struct Case {
     Quantity q;
     std::string_view want;

@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "corral/api/strconv.h"
+
 namespace corral::api {
 namespace {
 
@@ -19,25 +21,6 @@ bool IsAlnum(char c) {
 }
 bool IsLowerAlnum(char c) {
   return IsDigit(c) || (c >= 'a' && c <= 'z');
-}
-
-// Go's strconv.ParseInt(s, 10, 64): optional sign, one or more decimal digits, within int64.
-std::optional<int64_t> ParseInt64(std::string_view s) {
-  bool negative = false;
-  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
-    negative = s[0] == '-';
-    s.remove_prefix(1);
-  }
-  if (s.empty()) return std::nullopt;
-  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (!IsDigit(c)) return std::nullopt;
-    const auto d = static_cast<uint64_t>(c - '0');
-    if (v > (limit - d) / 10) return std::nullopt;
-    v = v * 10 + d;
-  }
-  return negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
 }
 
 // Whether kube's labels.NewRequirement accepts the operator/values combination (key and value
@@ -128,27 +111,25 @@ std::string QualifiedNameRegexError(std::string_view what) {
   return msg;
 }
 
-// All of kube's IsQualifiedName messages for `value`, joined; empty when valid.
-std::string QualifiedNameErrors(std::string_view value) {
-  std::string errors;
+std::vector<std::string> QualifiedNameMessagesImpl(std::string_view value) {
+  std::vector<std::string> errors;
   const size_t slash = value.find('/');
   std::string_view name = value;
   if (slash != std::string_view::npos) {
     if (value.find('/', slash + 1) != std::string_view::npos) {
-      return QualifiedNameRegexError("a qualified name") +
-             " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+      return {QualifiedNameRegexError("a qualified name") +
+              " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"};
     }
     const std::string_view prefix = value.substr(0, slash);
     name = value.substr(slash + 1);
     if (prefix.empty()) {
-      AppendError(errors, "prefix part must be non-empty");
+      errors.emplace_back("prefix part must be non-empty");
     } else {
       if (prefix.size() > kDns1123SubdomainMaxLength) {
-        AppendError(errors, "prefix part must be no more than 253 characters");
+        errors.emplace_back("prefix part must be no more than 253 characters");
       }
       if (!MatchesDns1123SubdomainChars(prefix)) {
-        AppendError(
-            errors,
+        errors.emplace_back(
             "prefix part a lowercase RFC 1123 subdomain must consist of lower case "
             "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
             "character (e.g. 'example.com', regex used for validation is "
@@ -157,11 +138,18 @@ std::string QualifiedNameErrors(std::string_view value) {
     }
   }
   if (name.empty()) {
-    AppendError(errors, "name part must be non-empty");
+    errors.emplace_back("name part must be non-empty");
   } else if (name.size() > kQualifiedNameMaxLength) {
-    AppendError(errors, "name part must be no more than 63 characters");
+    errors.emplace_back("name part must be no more than 63 characters");
   }
-  if (!MatchesQualifiedNameChars(name)) AppendError(errors, QualifiedNameRegexError("name part"));
+  if (!MatchesQualifiedNameChars(name)) errors.emplace_back(QualifiedNameRegexError("name part"));
+  return errors;
+}
+
+// The same messages joined with "; " (kube's aggregate of one field's errors); empty when valid.
+std::string QualifiedNameErrors(std::string_view value) {
+  std::string errors;
+  for (const std::string& msg : QualifiedNameMessagesImpl(value)) AppendError(errors, msg);
   return errors;
 }
 
@@ -345,6 +333,10 @@ bool IsScalarResourceName(std::string_view name) {
 
 bool IsOvercommitAllowed(std::string_view name) {
   return IsNativeResource(name) && !IsHugePageResourceName(name);
+}
+
+std::vector<std::string> QualifiedNameMessages(std::string_view value) {
+  return QualifiedNameMessagesImpl(value);
 }
 
 Result<void> ValidateQualifiedName(std::string_view value) {

@@ -1,8 +1,8 @@
 #pragma once
 // Matching semantics that plugins call on hot paths: label selectors (metav1), node selector terms
 // (the component-helpers `nodeaffinity` package), taints and tolerations (core/v1 `ToleratesTaint`
-// and v1helper), and resource-name classification (v1helper) with the API server's resource-name
-// validation.
+// and v1helper), and resource-name classification (v1helper) with the API server's
+// resource-name validation.
 //
 // Every matcher is allocation-free and works on interned Symbols; only Gt/Lt (which compare label
 // values as integers) and the matchFields key read strings back from the Interner.
@@ -15,7 +15,9 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "corral/api/types.h"
 #include "corral/core/interner.h"
@@ -23,8 +25,7 @@
 
 namespace corral::api {
 
-// ---- label selectors
-// ------------------------------------------------------------------------------------
+// ---- label selectors ----------------------------------------------------------------------------
 
 // labels.SelectorFromSet(match_labels).Matches(labels): every pair of `match_labels` is in
 // `labels`. An empty set matches everything. This is also pod.spec.nodeSelector's semantics.
@@ -40,8 +41,7 @@ bool Matches(const LabelSelectorRequirement& requirement, const LabelSet& labels
 // missing selector (std::nullopt) matches nothing, and callers keep that distinction.
 bool Matches(const LabelSelector& selector, const LabelSet& labels);
 
-// ---- node selectors
-// -------------------------------------------------------------------------------------
+// ---- node selectors -----------------------------------------------------------------------------
 
 // One label requirement of a node selector term (In, NotIn, Exists, DoesNotExist as above; Gt and
 // Lt parse the label value and the single requirement value as int64 with Go's strconv.ParseInt
@@ -68,8 +68,7 @@ bool MatchesNodeSelectorTerm(const NodeSelectorTerm& term, const LabelSet& node_
 bool MatchesNodeSelector(const NodeSelector& selector, const LabelSet& node_labels,
                          Symbol node_name, const Interner& interner);
 
-// ---- taints and tolerations
-// -----------------------------------------------------------------------------
+// ---- taints and tolerations ---------------------------------------------------------------------
 
 // A set of taint effects, used to select which taints a check considers.
 class TaintEffectSet {
@@ -117,8 +116,8 @@ const Taint* FindUntoleratedTaint(std::span<const Taint> taints,
 // ------------------------------------------------------------------------------------- Names
 // follow v1helper (pkg/apis/core/v1/helper and component-helpers/scheduling/corev1).
 
-// Contains "kubernetes.io/" anywhere (kube uses strings.Contains, so "foo.kubernetes.io/bar"
-// counts).
+// Contains "kubernetes.io/" anywhere (kube uses strings.Contains, so
+// "foo.kubernetes.io/bar" counts).
 bool IsPrefixedNativeResource(std::string_view name);
 // Unprefixed (no "/"), or prefixed native: cpu, memory, pods, hugepages-2Mi, kubernetes.io/foo.
 bool IsNativeResource(std::string_view name);
@@ -129,8 +128,8 @@ bool IsExtendedResourceName(std::string_view name);
 bool IsHugePageResourceName(std::string_view name);
 // Starts with "attachable-volumes-".
 bool IsAttachableVolumeResourceName(std::string_view name);
-// Extended, huge pages, prefixed native, or attachable volumes: the resources NodeInfo keeps as
-// scalars.
+// Extended, huge pages, prefixed native, or attachable volumes: the resources NodeInfo keeps
+// as scalars.
 bool IsScalarResourceName(std::string_view name);
 // Native and not huge pages: requests may be below limits (v1helper.IsOvercommitAllowed).
 bool IsOvercommitAllowed(std::string_view name);
@@ -140,6 +139,9 @@ bool IsOvercommitAllowed(std::string_view name);
 // alphanumeric. Label keys follow the same rule. Errors carry kube's messages (joined with "; "
 // when several apply).
 Result<void> ValidateQualifiedName(std::string_view value);
+// The same messages one by one, in kube's order (empty when valid), for callers that report each as
+// its own field error.
+std::vector<std::string> QualifiedNameMessages(std::string_view value);
 // apimachinery validation.IsValidLabelValue: empty, or a qualified-name name part.
 Result<void> ValidateLabelValue(std::string_view value);
 

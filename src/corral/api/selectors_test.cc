@@ -256,7 +256,6 @@ TEST_F(SelectorsTest, NodeSelectorTermsAreOred) {
 }
 
 // ---- taints and tolerations (kube TestTolerationToleratesTaint, TestFindMatchingUntoleratedTaint)
-// ----
 
 TEST_F(SelectorsTest, ToleratesTaintLikeKube) {
   using E = TaintEffect;

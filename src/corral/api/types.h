@@ -72,13 +72,12 @@ struct ObjectMeta {
 };
 
 // A resource name → quantity map, sorted by name symbol. Canonical names: cpu, memory,
-// ephemeral-storage, pods, hugepages-<size>, and extended resources (a domain-prefixed name such as
-// nvidia.com/gpu).
+// ephemeral-storage, pods, hugepages-<size>, and extended resources (a domain-prefixed name such
+// as nvidia.com/gpu).
 using ResourceList = std::vector<std::pair<Symbol, Quantity>>;
 const Quantity* FindResource(const ResourceList& list, Symbol name);
 
-// ---- selectors
-// ------------------------------------------------------------------------------------------
+// ---- selectors ----------------------------------------------------------------------------------
 
 enum class LabelSelectorOp { kIn, kNotIn, kExists, kDoesNotExist };
 
@@ -150,8 +149,7 @@ struct Affinity {
   std::optional<PodAffinity> pod_anti_affinity;
 };
 
-// ---- taints and tolerations
-// -----------------------------------------------------------------------------
+// ---- taints and tolerations ---------------------------------------------------------------------
 
 enum class TaintEffect {
   kNone,
@@ -176,8 +174,7 @@ struct Toleration {
   std::optional<int64_t> toleration_seconds;
 };
 
-// ---- Node
-// -----------------------------------------------------------------------------------------------
+// ---- Node ---------------------------------------------------------------------------------------
 
 struct ContainerImage {
   std::vector<Symbol> names;
@@ -199,8 +196,7 @@ struct Node {
   std::vector<NodeCondition> conditions;
 };
 
-// ---- Pod
-// ------------------------------------------------------------------------------------------------
+// ---- Pod ----------------------------------------------------------------------------------------
 
 enum class Protocol { kTCP, kUDP, kSCTP };
 
@@ -350,8 +346,7 @@ struct Pod {
   bool IsTerminating() const { return meta.deletion_timestamp.has_value(); }
 };
 
-// ---- other core and scheduling kinds
-// --------------------------------------------------------------------
+// ---- other core and scheduling kinds ------------------------------------------------------------
 
 struct Namespace {
   ObjectMeta meta;
@@ -390,8 +385,7 @@ struct SelectorOwner {
       selector;  // nil or empty map selector ⇒ selects nothing (kube's behaviour)
 };
 
-// ---- Workload API
-// ---------------------------------------------------------------------------------------
+// ---- Workload API -------------------------------------------------------------------------------
 
 enum class PodGroupPolicyKind { kBasic, kGang };
 
@@ -407,8 +401,7 @@ struct TypedLocalObjectReference {
 };
 
 // One entry of v1alpha1 `spec.podGroups` ({name, policy}) or of the current
-// `spec.podGroupTemplates`
-// ({name, schedulingPolicy}).
+// `spec.podGroupTemplates` ({name, schedulingPolicy}).
 struct WorkloadPodGroup {
   Symbol name;
   PodGroupSchedulingPolicy policy;

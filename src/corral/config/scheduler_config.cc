@@ -45,8 +45,7 @@ constexpr std::string_view kProcessFields[] = {
     "clientConnection",          "leaderElection",     "delayCacheUntilActive", "enableProfiling",
     "enableContentionProfiling", "healthzBindAddress", "metricsBindAddress"};
 
-// ---- plugins
-// -------------------------------------------------------------------------------------------
+// ---- plugins ------------------------------------------------------------------------------------
 
 // Levenshtein distance between `a` and `b`, letters compared case-insensitively.
 size_t EditDistance(std::string_view a, std::string_view b) {
@@ -188,8 +187,7 @@ void DecodePlugins(Decoder& d, const Node& n, framework::Plugins& out) {
   }
 }
 
-// ---- plugin args
-// ---------------------------------------------------------------------------------------
+// ---- plugin args --------------------------------------------------------------------------------
 
 void ReportArgsError(Decoder& d, const Node& at, const Error& e) {
   // The plugins' Validate messages already carry the field path (kube's field.Error format).
@@ -430,8 +428,7 @@ const ArgsType kArgsTypes[] = {
      }},
 };
 
-// ---- profiles and the file
-// -----------------------------------------------------------------------------
+// ---- profiles and the file ----------------------------------------------------------------------
 
 struct ProfileInput {
   framework::ProfileConfig cfg;

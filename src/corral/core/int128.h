@@ -1,6 +1,6 @@
 #pragma once
-// 128-bit integers for exact intermediate arithmetic (GCC/Clang extension, allowed under
-// -Wpedantic).
+// 128-bit integers for exact intermediate arithmetic (GCC/Clang extension, allowed
+// under -Wpedantic).
 
 namespace corral {
 __extension__ using Int128 = __int128;

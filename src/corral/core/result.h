@@ -18,8 +18,7 @@ enum class ErrorCode {
 };
 
 // A failure with a human-readable message. Messages are complete sentences fragments in kube's
-// style
-// ("spec.taints[0].effect: unknown effect ..."), without a trailing period.
+// style ("spec.taints[0].effect: unknown effect ..."), without a trailing period.
 struct Error {
   ErrorCode code = ErrorCode::kInvalidInput;
   std::string message;

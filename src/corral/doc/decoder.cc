@@ -21,8 +21,8 @@ std::string Clip(std::string_view s) {
   return std::string(s.substr(0, kMax)) + "...";
 }
 
-// Optimal string alignment distance: Levenshtein plus adjacent transpositions ("nmae" -> "name" is
-// 1).
+// Optimal string alignment distance: Levenshtein plus adjacent transpositions ("nmae" -> "name"
+// is 1).
 size_t EditDistance(std::string_view a, std::string_view b) {
   std::vector<size_t> prev2(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
@@ -285,8 +285,8 @@ bool Decoder::ReadInt32(const Node& n, int32_t& out, int32_t min, int32_t max) {
       return false;
     }
   }
-  // Bounds equal to the int32 limits were checked above; leave them open so messages name only real
-  // bounds.
+  // Bounds equal to the int32 limits were checked above; leave them open so messages name only
+  // real bounds.
   int64_t lo =
       min == std::numeric_limits<int32_t>::min() ? std::numeric_limits<int64_t>::min() : min;
   int64_t hi =
@@ -396,8 +396,7 @@ bool Decoder::EnumError(const Node& n, std::string_view what, std::string_view g
   return false;
 }
 
-// ---- free helpers
-// ---------------------------------------------------------------------------------------
+// ---- free helpers -------------------------------------------------------------------------------
 
 bool ParseRfc3339(std::string_view s, TimePoint& out) {
   // YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)

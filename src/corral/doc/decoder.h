@@ -7,20 +7,17 @@
 //
 // Contract:
 //  (1) Decoding never stops at the first problem. Every Read* records what was wrong and returns
-//  false, and
-//      the caller carries on with the next field, so one pass reports all errors of a document.
+//      false, and the caller carries on with the next field, so one pass reports all errors of
+//      a document.
 //  (2) A null value (`field:`, `field: null`, `field: ~`) means "absent", as in Kubernetes JSON:
-//  Read*
-//      return false without a diagnostic and leave `out` unchanged.
+//      Read* return false without a diagnostic and leave `out` unchanged.
 //  (3) Types are strict, as kube's JSON decoding is: a string field given `yes` or `1` (plain YAML)
-//  is an
-//      error that says to quote it; an integer field given "1" (quoted) is an error. Quantities
-//      accept strings and numbers, as resource.Quantity does.
+//      is an error that says to quote it; an integer field given "1" (quoted) is an error.
+//      Quantities accept strings and numbers, as resource.Quantity does.
 //  (4) Unknown fields are warnings naming the field (with a "did you mean" suggestion); with
 //      `strict`, they and every other warning are errors.
 //  (5) The path is kept by RAII scopes (`auto s = d.Field("spec");`), so messages always name the
-//  full
-//      path; building it allocates only when it grows beyond its previous length.
+//      full path; building it allocates only when it grows beyond its previous length.
 //
 // Typical use with a field table (at most 64 fields per table):
 //
@@ -29,10 +26,8 @@
 //       }},
 //       {"effect", [](doc::Decoder& d, const doc::Node& n, api::Taint& t) {
 //          d.ReadEnum(n, kEffects, "effect", t.effect); }},
-//   };
-//   api::Taint t;
-//   d.Struct(node, t, kTaintFields, /*ignored=*/{});
-//   if (t.key.empty()) d.Required(node, "key");
+//   }; api::Taint t; d.Struct(node, t, kTaintFields, /*ignored=*/{}); if (t.key.empty())
+//   d.Required(node, "key");
 //
 // Not thread-safe; one Decoder per input file.
 
@@ -95,15 +90,14 @@ struct DecodeOptions {
 
 class Decoder {
  public:
-  // `interner` may be null when ReadSymbol is not used. `diags` and `interner` must outlive the
-  // Decoder.
+  // `interner` may be null when ReadSymbol is not used. `diags` and `interner` must outlive
+  // the Decoder.
   Decoder(std::string_view file, Diagnostics& diags, Interner* interner = nullptr,
           DecodeOptions opts = {});
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
 
-  // ---- path
-  // -------------------------------------------------------------------------------------------
+  // ---- path -------------------------------------------------------------------------------------
   class [[nodiscard]] Scope {
    public:
     Scope(const Scope&) = delete;
@@ -124,8 +118,7 @@ class Decoder {
   // Replaces the whole path (e.g. "items[3]" for the objects of a List); restored by the Scope.
   Scope Root(std::string_view prefix);
 
-  // ---- reporting (at the current path)
-  // ----------------------------------------------------------------
+  // ---- reporting (at the current path) ----------------------------------------------------------
   void Error(const Node& at, std::string message);
   void Warning(const Node& at, std::string message);  // an error under strict
   // Reports a problem with `field` of the map `parent` (e.g. a missing field), at path.field.
@@ -170,8 +163,7 @@ class Decoder {
   template <class T, class Fn>
   void ReadList(const Node& n, std::vector<T>& out, Fn&& fn);
 
-  // ---- scalars (contracts 2 and 3)
-  // --------------------------------------------------------------------
+  // ---- scalars (contracts 2 and 3) --------------------------------------------------------------
   bool ReadString(const Node& n, std::string_view& out);
   bool ReadString(const Node& n, std::string& out);
   bool ReadSymbol(const Node& n, Symbol& out);  // REQUIRES: an interner
@@ -203,7 +195,6 @@ class Decoder {
 
  private:
   bool TypeError(const Node& n, std::string_view want);
-  std::string EnumWant(std::span<const std::string_view> names) const;
   bool EnumError(const Node& n, std::string_view what, std::string_view got,
                  std::span<const std::string_view> names);
 
@@ -228,8 +219,7 @@ bool ParseGoDuration(std::string_view s, Duration& out);
 // The closest of `candidates` to `name` if it is close enough to be a likely typo, else "".
 std::string_view Suggest(std::string_view name, std::span<const std::string_view> candidates);
 
-// ---- template implementations
-// ---------------------------------------------------------------------------
+// ---- template implementations -------------------------------------------------------------------
 
 template <class T, size_t N>
 FieldsSeen<T> Decoder::Struct(const Node& n, T& out, const doc::Field<T> (&fields)[N],

@@ -64,8 +64,8 @@ Result<InputBuffer> InputBuffer::ReadFile(const std::string& path) {
     ::close(fd);
     return Error::Invalid("cannot read file: not a regular file");
   }
-  // Read into a buffer of the stat'ed size; a file that grows meanwhile is read on into a larger
-  // one.
+  // Read into a buffer of the stat'ed size; a file that grows meanwhile is read on into a
+  // larger one.
   std::string overflow;
   InputBuffer b = Allocate(static_cast<size_t>(st.st_size));
   size_t got = 0;

@@ -28,8 +28,8 @@ class InputBuffer {
   InputBuffer& operator=(InputBuffer&&) noexcept = default;
 
   static InputBuffer Copy(std::string_view text);
-  // Reads a whole file. Errors: kNotFound (missing), kInvalidInput (unreadable: a directory,
-  // permissions).
+  // Reads a whole file. Errors: kNotFound (missing), kInvalidInput (unreadable: a
+  // directory, permissions).
   static Result<InputBuffer> ReadFile(const std::string& path);
 
   std::string_view text() const { return {data_.get() + offset_, size_}; }

@@ -1,32 +1,27 @@
 #pragma once
 // The document tree: a compact, read-only tree of YAML or JSON values, shared by every loader of
-// structured input (Kubernetes manifests, KubeSchedulerConfiguration, scenarios, scheduler_perf
-// configs).
+// structured input (Kubernetes manifests, KubeSchedulerConfiguration, scenarios,
+// scheduler_perf configs).
 //
 // Contract:
 //  (1) A `Stream` owns everything: its input text, all nodes, all strings (most scalar texts point
-//  into the
-//      input; unescaped or rewritten ones live in an arena). Nodes, `text()` views and child spans
-//      stay valid exactly as long as their Stream; a Stream is movable (views survive the move),
-//      never copyable.
+//      into the input; unescaped or rewritten ones live in an arena). Nodes, `text()` views and
+//      child spans stay valid exactly as long as their Stream; a Stream is movable (views survive
+//      the move), never copyable.
 //  (2) A Node is 24 bytes and trivially copyable. Containers point at contiguous child arrays: a
-//  sequence
-//      at its items, a map at alternating key/value nodes. Map entries keep input order.
+//      sequence at its items, a map at alternating key/value nodes. Map entries keep input order.
 //  (3) Scalars keep their text and how they were written. `text()` is the unescaped scalar text
-//  (for JSON
-//      numbers and plain YAML scalars, the source spelling). `kind()` is the resolved type: YAML
-//      plain scalars resolve like sigs.k8s.io/yaml (go-yaml v2, YAML 1.1): `yes`/`on`/`y` are
-//      booleans, `~` is null, `0x1f` an integer. Quoted scalars are always strings, so `"1"`
-//      (kString, quoted) and `1` (kInt, plain) differ, and a decoder can say "got boolean yes"
-//      instead of guessing.
+//      (for JSON numbers and plain YAML scalars, the source spelling). `kind()` is the resolved
+//      type: YAML plain scalars resolve like sigs.k8s.io/yaml (go-yaml v2, YAML 1.1):
+//      `yes`/`on`/`y` are booleans, `~` is null, `0x1f` an integer. Quoted scalars are always
+//      strings, so `"1"` (kString, quoted) and `1` (kInt, plain) differ, and a decoder can say "got
+//      boolean yes" instead of guessing.
 //  (4) Every node has the 1-based line where it starts in its input (the line of a map's first key
-//  for
-//      block maps, of `{` / `[` for flow maps and sequences and for JSON).
+//      for block maps, of `{` / `[` for flow maps and sequences and for JSON).
 //  (5) Aliases are resolved when the tree is built: an alias node is a copy of the anchored node
-//  and shares
-//      its children. The tree is therefore a DAG, never cyclic.
-//  (6) Building a tree never aborts on bad input: syntax errors and duplicate keys go to
-//  `Diagnostics`.
+//      and shares its children. The tree is therefore a DAG, never cyclic.
+//  (6) Building a tree never aborts on bad input: syntax errors and duplicate keys go
+//  to `Diagnostics`.
 //
 // Thread-safety: a finished Stream is immutable and may be read from any number of threads.
 
@@ -44,8 +39,8 @@ namespace corral::doc {
 
 enum class Kind : uint8_t { kNull, kBool, kInt, kFloat, kString, kSequence, kMap };
 
-// How a scalar was written. JSON strings are kDoubleQuoted; JSON numbers, booleans and null are
-// kPlain.
+// How a scalar was written. JSON strings are kDoubleQuoted; JSON numbers, booleans and null
+// are kPlain.
 enum class Style : uint8_t {
   kPlain,
   kSingleQuoted,
@@ -82,8 +77,8 @@ class Node {
   std::string_view tag() const;
 
   // REQUIRES: kind() == kBool / kInt / kFloat respectively. Numbers are read from text() on each
-  // call (cheap: they are short), which keeps nodes small; YAML spellings such as 0x1F, 1_000, .inf
-  // work.
+  // call (cheap: they are short), which keeps nodes small; YAML spellings such as 0x1F, 1_000,
+  // .inf work.
   bool bool_value() const { return (flags_ & kTrue) != 0; }
   int64_t int_value() const;
   double float_value() const;
@@ -187,8 +182,8 @@ class Stream {
   size_t node_count_ = 0;
 };
 
-// A canonical one-line-per-node dump ("<line> <kind> <text>" with indentation), for tests and
-// debugging.
+// A canonical one-line-per-node dump ("<line> <kind> <text>" with indentation), for tests
+// and debugging.
 std::string DebugString(const Node& node);
 
 }  // namespace corral::doc

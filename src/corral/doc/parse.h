@@ -2,12 +2,11 @@
 // Parsers that build a doc::Stream (see node.h) from YAML (libyaml) or JSON (simdjson).
 //
 // Both report every problem they find into `diags`, attributed to `file` with a line, and never
-// abort:
-//  - syntax errors: "file:12: YAML syntax error: mapping values are not allowed in this context";
-//    documents completed before the error are kept, the broken one is dropped (and said so);
+//  abort: - syntax errors: "file:12: YAML syntax error: mapping values are not allowed in this
+//    context"; documents completed before the error are kept, the broken one is dropped (and
+//    said so);
 //  - duplicate map keys: "file:7: metadata.name: duplicate key "name" (first at line 5)"; the first
-//  entry
-//    is kept;
+//    entry is kept;
 //  - excessive aliasing ("billion laughs"): the document is dropped with an error.
 // The two parsers produce identical trees (kinds, texts, lines) for the same JSON text.
 
@@ -48,8 +47,8 @@ Stream ParseYaml(std::string_view text, std::string_view file, Diagnostics& diag
 Stream ParseYamlAdopt(InputBuffer input, std::string_view file, Diagnostics& diags,
                       const ParseLimits& limits = {});
 
-// Parses one JSON value. Numbers that fit int64 are kInt, others kFloat (text keeps the exact
-// spelling).
+// Parses one JSON value. Numbers that fit int64 are kInt, others kFloat (text keeps the
+// exact spelling).
 Stream ParseJson(std::string_view text, std::string_view file, Diagnostics& diags,
                  const ParseLimits& limits = {});
 Stream ParseJsonAdopt(InputBuffer input, std::string_view file, Diagnostics& diags,

@@ -12,19 +12,12 @@
 
 #include "corral/framework/feature_gates.h"
 #include "corral/framework/handle.h"
+#include "corral/pipeline/plugin_config.h"
 
 namespace corral::framework {
 
-struct PluginEntry {
-  std::string name;
-  int32_t weight = 0;  // Score only; 0 ⇒ 1
-  bool operator==(const PluginEntry&) const = default;
-};
-
-struct PluginSet {
-  std::vector<PluginEntry> enabled;
-  std::vector<std::string> disabled;  // may contain "*"
-};
+using pipeline::PluginEntry;
+using pipeline::PluginSet;
 
 struct Plugins {
   PluginSet pre_enqueue, queue_sort, pre_filter, filter, post_filter, pre_score, score, reserve,
@@ -52,8 +45,6 @@ Plugins DefaultPlugins(const FeatureGates& gates);
 // kube's mergePlugins: default enabled plugins (minus disabled, replaced in place by custom entries
 // with the same name), then the remaining custom ones; "*" disables all defaults of that point.
 Plugins MergePlugins(const Plugins& defaults, const Plugins& custom);
-// A configuration with one default profile ("default-scheduler").
-SchedulerConfig DefaultSchedulerConfig(const FeatureGates& gates);
 // Applies defaulting to a decoded config: at least one profile; each profile's plugins merged with
 // the defaults.
 void ApplyDefaults(SchedulerConfig& config, const FeatureGates& gates);

@@ -1,7 +1,7 @@
 #pragma once
 // Feature gates by kube's names, with kube-scheduler v1.37 defaults. Set from the command line with
-// `--feature-gates=Name=true|false,...` (kube's flag syntax) or from scheduler_perf featureGates
-// maps.
+// `--feature-gates=Name=true|false,...` (kube's flag syntax) or from scheduler_perf
+// featureGates maps.
 
 #include <string>
 #include <string_view>
@@ -62,8 +62,8 @@ class FeatureGates {
   FeatureGates();  // v1.37 defaults
 
   bool Enabled(Feature f) const { return values_[static_cast<size_t>(f)]; }
-  // Sets one gate by kube name. Unknown names and writes to locked gates are errors with kube's
-  // wording.
+  // Sets one gate by kube name. Unknown names and writes to locked gates are errors with
+  // kube's wording.
   Result<void> Set(std::string_view name, bool value);
   // Parses "A=true,B=false" (spaces around items allowed).
   Result<void> ParseFlag(std::string_view flag);

@@ -7,29 +7,11 @@
 #include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
 
+#include "corral/pipeline/fit_error.h"
+
 namespace corral::framework {
 
-namespace {
-
-// kube prints Go slices of strings as "[a b c]".
-std::string GoList(const std::vector<std::string_view>& names) {
-  std::string out = "[";
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) out += ' ';
-    out += names[i];
-  }
-  out += ']';
-  return out;
-}
-
-void CollectNames(const PluginSet& set, std::vector<std::string>* order,
-                  absl::flat_hash_set<std::string>* seen) {
-  for (const auto& e : set.enabled) {
-    if (seen->insert(e.name).second) order->push_back(e.name);
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Result<std::unique_ptr<Framework>> Framework::New(const ProfileConfig& profile,
                                                   const Registry& registry, Handle& handle) {
@@ -45,80 +27,40 @@ Result<std::unique_ptr<Framework>> Framework::New(const ProfileConfig& profile,
 Result<void> Framework::Build(const ProfileConfig& profile, const Registry& registry) {
   const Plugins& ps = profile.plugins;
   // 1. Instantiate every plugin named anywhere, once, in order of first appearance.
-  std::vector<std::string> needed;
-  absl::flat_hash_set<std::string> seen;
-  for (const PluginSet* set : {&ps.multi_point, &ps.pre_enqueue, &ps.queue_sort, &ps.pre_filter,
-                               &ps.filter, &ps.post_filter, &ps.pre_score, &ps.score, &ps.reserve,
-                               &ps.permit, &ps.pre_bind, &ps.bind, &ps.post_bind}) {
-    CollectNames(*set, &needed, &seen);
-  }
-  absl::flat_hash_map<std::string, size_t> slot_of;
-  for (const auto& name : needed) {
-    const PluginFactory* factory = registry.Find(name);
-    if (factory == nullptr) return Error::Invalid(fmt::format("plugin {:?} does not exist", name));
-    const PluginArgs* args = nullptr;
-    if (auto it = profile.plugin_args.find(name); it != profile.plugin_args.end())
-      args = it->second.get();
-    auto plugin = (*factory)(args, *handle_);
-    if (!plugin.ok()) {
-      return Error::Invalid(
-          fmt::format("initializing plugin {:?}: {}", name, plugin.error().message));
-    }
-    slot_of[name] = plugins_.size();
-    plugins_.push_back(std::move(plugin).value());
-    plugin_names_.push_back(name);
-  }
+  const PluginSet* const sets[] = {&ps.multi_point, &ps.pre_enqueue, &ps.queue_sort, &ps.pre_filter,
+                                   &ps.filter,      &ps.post_filter, &ps.pre_score,  &ps.score,
+                                   &ps.reserve,     &ps.permit,      &ps.pre_bind,   &ps.bind,
+                                   &ps.post_bind};
+  Result<void> made =
+      table_.Instantiate(sets, [&](const std::string& name) -> Result<std::unique_ptr<Plugin>> {
+        const PluginFactory* factory = registry.Find(name);
+        if (factory == nullptr)
+          return Error::Invalid(fmt::format("plugin {:?} does not exist", name));
+        const PluginArgs* args = nullptr;
+        if (auto it = profile.plugin_args.find(name); it != profile.plugin_args.end())
+          args = it->second.get();
+        auto plugin = (*factory)(args, *handle_);
+        if (!plugin.ok()) {
+          return Error::Invalid(
+              fmt::format("initializing plugin {:?}: {}", name, plugin.error().message));
+        }
+        return plugin;
+      });
+  if (!made.ok()) return made;
   for (const auto& [name, args] : profile.plugin_args) {
     (void)args;
-    if (!slot_of.contains(name)) {
-      // kube accepts pluginConfig for plugins that are not enabled only if they exist in the
-      // registry.
-      if (!registry.Has(name))
-        return Error::Invalid(fmt::format("plugin {:?} does not exist", name));
-    }
+    // kube accepts pluginConfig for plugins that are not enabled only if they exist in
+    // the registry.
+    if (!table_.Contains(name) && !registry.Has(name))
+      return Error::Invalid(fmt::format("plugin {:?} does not exist", name));
   }
 
   // 2. Per extension point: the explicitly configured plugins, then multiPoint expansion.
   auto fill = [&]<class P>(std::vector<Entry<P>>& list, const PluginSet& set,
                            std::string_view type_name) -> Result<void> {
-    absl::flat_hash_set<std::string_view> in_list;
-    for (const auto& e : set.enabled) {
-      size_t slot = slot_of.at(e.name);
-      P* p = dynamic_cast<P*>(plugins_[slot].get());
-      if (p == nullptr) {
-        return Error::Invalid(
-            fmt::format("plugin {:?} does not extend {} plugin", e.name, type_name));
-      }
-      if (!in_list.insert(plugin_names_[slot]).second) {
-        return Error::Invalid(
-            fmt::format("plugin {:?} already registered as {:?}", e.name, type_name));
-      }
-      list.push_back({p, plugin_names_[slot], slot, e.weight});
-    }
-    if (ps.multi_point.enabled.empty()) return {};
-    absl::flat_hash_set<std::string_view> disabled(set.disabled.begin(), set.disabled.end());
-    if (disabled.contains("*")) return {};
-    std::vector<Entry<P>> overrides, multi, rest;
-    absl::flat_hash_set<std::string_view> override_names, multi_names;
-    for (const auto& e : ps.multi_point.enabled) {
-      size_t slot = slot_of.at(e.name);
-      P* p = dynamic_cast<P*>(plugins_[slot].get());
-      if (p == nullptr || disabled.contains(e.name)) continue;
-      if (in_list.contains(e.name)) {
-        override_names.insert(plugin_names_[slot]);
-        continue;
-      }
-      if (!multi_names.insert(plugin_names_[slot]).second) {
-        return Error::Invalid(
-            fmt::format("plugin {:?} already registered as {:?}", e.name, type_name));
-      }
-      multi.push_back({p, plugin_names_[slot], slot, e.weight});
-    }
-    for (auto& e : list) (override_names.contains(e.name) ? overrides : rest).push_back(e);
-    list.clear();
-    list.insert(list.end(), overrides.begin(), overrides.end());
-    list.insert(list.end(), multi.begin(), multi.end());
-    list.insert(list.end(), rest.begin(), rest.end());
+    auto r = table_.Expand<P>(set, ps.multi_point, type_name);
+    if (!r.ok()) return r.error();
+    list = std::move(r).value();
     return {};
   };
   Result<void> r;
@@ -141,9 +83,9 @@ Result<void> Framework::Build(const ProfileConfig& profile, const Registry& regi
         profile_name_, queue_sort_list_.size()));
   }
   queue_sort_ = queue_sort_list_[0].plugin;
-  // PreFilterExtensions, in PreFilter order (Extensions() is fixed for a plugin's lifetime).
+  // PreFilterExtensions, in PreFilter order (fixed for a plugin's lifetime).
   for (const auto& e : pre_filter_) {
-    if (const PreFilterExtensions* ext = e.plugin->Extensions()) {
+    if (const PreFilterExtensions* ext = e.plugin->PreFilterExtensions()) {
       pre_filter_ext_.push_back({ext, e.name, e.slot});
     }
   }
@@ -153,33 +95,18 @@ Result<void> Framework::Build(const ProfileConfig& profile, const Registry& regi
   }
 
   // 3. Score weights: the Score point's own weight wins over multiPoint's; 0 ⇒ 1; overflow check.
-  absl::flat_hash_map<std::string_view, int32_t> weights;
-  for (const PluginSet* set : {&ps.score, &ps.multi_point}) {
-    for (const auto& e : set->enabled) {
-      if (weights.contains(e.name)) continue;
-      if (dynamic_cast<ScorePlugin*>(plugins_[slot_of.at(e.name)].get()) == nullptr) continue;
-      weights[e.name] = e.weight == 0 ? 1 : e.weight;
-    }
-  }
-  int64_t total = 0;
-  for (auto& e : score_) {
-    e.weight = weights.contains(e.name) ? weights[e.name] : 1;
-    if (static_cast<int64_t>(e.weight) * kMaxNodeScore > INT64_MAX - total) {
-      return Error::Invalid("total score of Score plugins could overflow");
-    }
-    total += static_cast<int64_t>(e.weight) * kMaxNodeScore;
-  }
+  if (!(r = table_.AssignWeights(score_, ps.score, ps.multi_point, kMaxNodeScore)).ok()) return r;
 
-  // 4. Signatures (KEP-5598): enabled only if every PreFilter/Filter/PreScore/Score plugin can
-  // sign.
+  // 4. Signatures (KEP-5598): enabled only if every PreFilter/Filter/PreScore/Score plugin
+  // can sign.
   can_sign_ = true;
   absl::flat_hash_set<size_t> signer_slots;
   auto require_signer = [&](size_t slot) {
-    auto* s = dynamic_cast<SignPlugin*>(plugins_[slot].get());
+    auto* s = dynamic_cast<SignPlugin*>(table_.at(slot));
     if (s == nullptr) {
       can_sign_ = false;
     } else if (signer_slots.insert(slot).second) {
-      sign_.push_back({s, plugin_names_[slot], slot, 0});
+      sign_.push_back({s, table_.name(slot), slot, 0});
     }
   };
   for (const auto& e : pre_filter_) require_signer(e.slot);
@@ -204,8 +131,8 @@ Status Framework::RunPreEnqueuePlugins(const PodInfo& pod) const {
 Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
                                       PreFilterResult* result,
                                       std::vector<std::string_view>* plugins_with_nodes_out) const {
-  state.skip_filter().assign(plugins_.size(), false);
-  state.skip_score().assign(plugins_.size(), false);
+  state.skip_filter().assign(table_.size(), false);
+  state.skip_score().assign(table_.size(), false);
   result->node_names.reset();
   std::vector<std::string_view> plugins_with_nodes;
   Status return_status;
@@ -242,7 +169,7 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
             plugins_with_nodes.size() == 1
                 ? fmt::format("node(s) didn't satisfy plugin {}", plugins_with_nodes[0])
                 : fmt::format("node(s) didn't satisfy plugin(s) {} simultaneously",
-                              GoList(plugins_with_nodes));
+                              pipeline::GoList(plugins_with_nodes));
         return Status::WithOwnedReason(Code::kUnschedulableAndUnresolvable, std::move(msg));
       }
     }
@@ -379,8 +306,7 @@ Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod,
 
 Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
                                      std::span<const NodeInfo* const> nodes) const {
-  if (state.skip_score().size() < plugins_.size())
-    state.skip_score().assign(plugins_.size(), false);
+  if (state.skip_score().size() < table_.size()) state.skip_score().assign(table_.size(), false);
   for (const auto& e : pre_score_) {
     Status s = e.plugin->PreScore(state, e.slot, pod, nodes);
     if (s.IsSkip()) {
@@ -413,11 +339,10 @@ Status Framework::RunPreScorePluginsAfterAdd(CycleState& state, const PodInfo& p
                                              const PodInfo& added, const NodeInfo& node,
                                              std::span<const NodeInfo* const> nodes,
                                              bool incremental, int64_t* incremental_count) const {
-  if (state.skip_score().size() < plugins_.size())
-    state.skip_score().assign(plugins_.size(), false);
+  if (state.skip_score().size() < table_.size()) state.skip_score().assign(table_.size(), false);
   for (const auto& e : pre_score_) {
     if (incremental) {
-      if (const PreScoreExtensions* ext = e.plugin->PreScoreExt(); ext != nullptr) {
+      if (const PreScoreExtensions* ext = e.plugin->PreScoreExtensions(); ext != nullptr) {
         Status s = ext->AddPod(state, e.slot, pod, added, node, nodes);
         if (s.ok() || s.IsSkip()) {
           if (s.IsSkip()) state.skip_score()[e.slot] = true;
@@ -441,54 +366,27 @@ Status Framework::RunPreScorePluginsAfterAdd(CycleState& state, const PodInfo& p
 
 Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
                                   std::span<const NodeInfo* const> nodes, ScoreTable* out) const {
-  const size_t n = nodes.size();
-  out->nodes.assign(nodes.begin(), nodes.end());
-  out->plugins.clear();
   const std::vector<bool>& skip = state.skip_score();
-  for (size_t i = 0; i < score_.size(); ++i) {
-    if (score_[i].slot < skip.size() && skip[score_[i].slot]) continue;
-    out->plugins.push_back(i);
-  }
-  const size_t np = out->plugins.size();
-  out->raw.assign(np * n, 0);
-  out->normalized.assign(np * n, 0);
-  out->total.assign(n, 0);
-  for (size_t pi = 0; pi < np; ++pi) {
-    const auto& e = score_[out->plugins[pi]];
-    int64_t* raw = out->raw.data() + pi * n;
-    for (size_t j = 0; j < n; ++j) {
-      Status s = e.plugin->Score(state, e.slot, pod, *nodes[j], &raw[j]);
-      if (!s.ok()) {
-        return Status::Error(
-            fmt::format("running Score plugins: plugin {:?} failed with: {}", e.name, s.Message()));
-      }
-    }
-    int64_t* norm = out->normalized.data() + pi * n;
-    if (e.plugin->HasNormalize()) {
-      normalize_scratch_.resize(n);
-      for (size_t j = 0; j < n; ++j) normalize_scratch_[j] = {nodes[j]->name(), raw[j]};
-      Status s = e.plugin->NormalizeScore(state, e.slot, pod, normalize_scratch_);
-      if (!s.ok()) {
-        return Status::Error(
-            fmt::format("running Normalize on Score plugins: plugin {:?} failed with: {}", e.name,
-                        s.Message()));
-      }
-      for (size_t j = 0; j < n; ++j) norm[j] = normalize_scratch_[j].score;
-    } else {
-      std::copy(raw, raw + n, norm);
-    }
-    for (size_t j = 0; j < n; ++j) {
-      if (norm[j] > kMaxNodeScore || norm[j] < kMinNodeScore) {
-        return Status::Error(
-            fmt::format("applying score defaultWeights on Score plugins: plugin {:?} returns an "
-                        "invalid score {}, it "
-                        "should in the range of [{}, {}] after normalizing",
-                        e.name, norm[j], kMinNodeScore, kMaxNodeScore));
-      }
-      out->total[j] += norm[j] * e.weight;
-    }
-  }
-  return {};
+  return pipeline::RunScoreTable<NodeInfo>(
+      std::span<const Entry<ScorePlugin>>(score_), nodes, out,
+      [&](size_t i) { return !(score_[i].slot < skip.size() && skip[score_[i].slot]); },
+      [&](const Entry<ScorePlugin>& e, const NodeInfo& node, int64_t* raw) {
+        return e.plugin->Score(state, e.slot, pod, node, raw);
+      },
+      [&](const Entry<ScorePlugin>& e, std::span<const int64_t> raw, std::span<int64_t> norm) {
+        const size_t n = raw.size();
+        const ScoreExtensions* ext = e.plugin->ScoreExtensions();
+        if (ext == nullptr) {
+          std::copy(raw.begin(), raw.end(), norm.begin());
+          return Status();
+        }
+        normalize_scratch_.resize(n);
+        for (size_t j = 0; j < n; ++j) normalize_scratch_[j] = {nodes[j]->name(), raw[j]};
+        Status s = ext->NormalizeScore(state, e.slot, pod, normalize_scratch_);
+        if (!s.ok()) return s;
+        for (size_t j = 0; j < n; ++j) norm[j] = normalize_scratch_[j].score;
+        return Status();
+      });
 }
 
 Status Framework::RunReservePluginsReserve(CycleState& state, const PodInfo& pod,
@@ -614,10 +512,8 @@ std::vector<std::string> Framework::ListPlugins(std::string_view ep) const {
 }
 
 Plugin* Framework::GetPlugin(std::string_view name) const {
-  for (size_t i = 0; i < plugin_names_.size(); ++i) {
-    if (plugin_names_[i] == name) return plugins_[i].get();
-  }
-  return nullptr;
+  std::optional<size_t> slot = table_.SlotOf(name);
+  return slot.has_value() ? table_.at(*slot) : nullptr;
 }
 
 }  // namespace corral::framework

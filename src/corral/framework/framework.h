@@ -16,21 +16,14 @@
 #include "corral/framework/handle.h"
 #include "corral/framework/plugin.h"
 #include "corral/framework/registry.h"
+#include "corral/pipeline/plugin_table.h"
+#include "corral/pipeline/score.h"
 
 namespace corral::framework {
 
-// The scores of one cycle in flat arrays (reused across cycles by the caller; no per-node
-// allocation). For plugin i of `plugins` (indices into Framework::score_plugins(), skipped plugins
-// absent) and node j: raw[i * n + j], normalized[i * n + j]; weighted = normalized × weight;
-// total[j] = Σ weighted.
-struct ScoreTable {
-  std::vector<const NodeInfo*> nodes;
-  std::vector<size_t> plugins;
-  std::vector<int64_t> raw;
-  std::vector<int64_t> normalized;
-  std::vector<int64_t> total;
-  size_t n() const { return nodes.size(); }
-};
+// The scores of one cycle over nodes (pipeline/score.h); `plugins`
+// index Framework::score_plugins().
+using ScoreTable = pipeline::ScoreTable<NodeInfo>;
 
 class Framework {
  public:
@@ -45,12 +38,7 @@ class Framework {
   Handle& handle() const { return *handle_; }
 
   template <class P>
-  struct Entry {
-    P* plugin;
-    std::string_view name;
-    size_t slot;     // CycleState slot and skip-bitmap index
-    int32_t weight;  // Score only
-  };
+  using Entry = pipeline::PointEntry<P>;
 
   // ---- queueing ----
   Status RunPreEnqueuePlugins(const PodInfo& pod) const;
@@ -69,8 +57,8 @@ class Framework {
                                      const NodeInfo& node) const;
   Status RunPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod,
                                         const PodInfo& to_remove, const NodeInfo& node) const;
-  // Runs Filter plugins in order, stopping at the first non-success (tagged with the plugin's
-  // name).
+  // Runs Filter plugins in order, stopping at the first non-success (tagged with the
+  // plugin's name).
   Status RunFilterPlugins(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;
   // kube RunFilterPluginsWithNominatedPods: with nominated pods of priority ≥ the pod's on the
   // node, the node must pass both with them added (on copies of state and node) and without them.
@@ -105,8 +93,8 @@ class Framework {
   Status RunReservePluginsReserve(CycleState& state, const PodInfo& pod, Symbol node) const;
   void RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod, Symbol node) const;
   // Wait is returned with *timeout = the smallest plugin timeout, capped at 15 minutes. `waits`
-  // (optional) receives every plugin that asked to wait with its own (capped) timeout, in plugin
-  // order.
+  // (optional) receives every plugin that asked to wait with its own (capped) timeout, in
+  // plugin order.
   Status RunPermitPlugins(
       CycleState& state, const PodInfo& pod, Symbol node, Duration* timeout,
       std::vector<std::pair<std::string_view, Duration>>* waits = nullptr) const;
@@ -129,7 +117,7 @@ class Framework {
   bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
   const std::vector<Entry<ScorePlugin>>& score_plugins() const { return score_; }
   const std::vector<Entry<FilterPlugin>>& filter_plugins() const { return filter_; }
-  size_t num_slots() const { return plugins_.size(); }
+  size_t num_slots() const { return table_.size(); }
   // Names of every plugin per extension point, for `corral` diagnostics and tests.
   std::vector<std::string> ListPlugins(std::string_view extension_point) const;
   // The instantiated plugin named `name`, or null.
@@ -139,8 +127,8 @@ class Framework {
   template <class P>
   std::vector<P*> PluginsImplementing() const {
     std::vector<P*> out;
-    for (const auto& p : plugins_) {
-      if (auto* x = dynamic_cast<P*>(p.get())) out.push_back(x);
+    for (size_t i = 0; i < table_.size(); ++i) {
+      if (auto* x = dynamic_cast<P*>(table_.at(i))) out.push_back(x);
     }
     return out;
   }
@@ -157,14 +145,13 @@ class Framework {
   std::string profile_name_;
   std::optional<int32_t> percentage_;
   Handle* handle_ = nullptr;
-  std::vector<std::unique_ptr<Plugin>> plugins_;  // slot i = plugins_[i]
-  std::vector<std::string> plugin_names_;
+  pipeline::PluginTable<Plugin> table_;  // slot i = table_.at(i)
   std::vector<Entry<PreEnqueuePlugin>> pre_enqueue_;
   QueueSortPlugin* queue_sort_ = nullptr;
   std::vector<Entry<QueueSortPlugin>> queue_sort_list_;
   std::vector<Entry<PreFilterPlugin>> pre_filter_;
-  // The PreFilter plugins with PreFilterExtensions (cached at Build: PreFilterPlugin::Extensions()
-  // is fixed for a plugin's lifetime), in pre_filter_ order.
+  // The PreFilter plugins with PreFilterExtensions (cached at Build:
+  // PreFilterPlugin::PreFilterExtensions() is fixed for a plugin's lifetime), in pre_filter_ order.
   struct PreFilterExt {
     const PreFilterExtensions* ext;
     std::string_view name;

@@ -19,6 +19,7 @@
 #include "corral/framework/pod_info.h"
 #include "corral/framework/snapshot.h"
 #include "corral/framework/status.h"
+#include "corral/pipeline/handle.h"
 
 namespace corral::state {
 class VolumeCache;  // corral/state/volume_cache.h
@@ -29,14 +30,8 @@ namespace corral::framework {
 class Framework;
 class DraManager;  // corral/framework/dra_manager.h
 
-class Handle {
+class Handle : public pipeline::BaseHandle<FeatureGates> {
  public:
-  virtual ~Handle() = default;
-
-  virtual const Interner& interner() const = 0;
-  virtual const FeatureGates& features() const = 0;
-  virtual const Clock& clock() const = 0;
-  virtual Rng& rng() = 0;
   // The cluster as of the current cycle.
   virtual const Snapshot& snapshot() const = 0;
 
@@ -73,8 +68,8 @@ class Handle {
     }
     return {};
   }
-  // The pod's current nominatedNodeName (set by preemption in an earlier cycle, or from its
-  // status).
+  // The pod's current nominatedNodeName (set by preemption in an earlier cycle, or from
+  // its status).
   virtual Symbol NominatedNodeName(const PodInfo& pod) const {
     return pod.pod->nominated_node_name;
   }
@@ -100,8 +95,8 @@ class Handle {
   virtual void Activate(std::span<const PodInfo* const> pods) = 0;
 
   // ---- workloads (GenericWorkload; kube's WorkloadManager / PodGroupManager) ----
-  // The defaults describe a cluster without workload objects, so test fakes need not implement
-  // them.
+  // The defaults describe a cluster without workload objects, so test fakes need not
+  // implement them.
   virtual const api::Workload* GetWorkload(Symbol ns, Symbol name) const {
     (void)ns, (void)name;
     return nullptr;
@@ -141,8 +136,8 @@ class Handle {
 
 // Resolves the policy of `pod`'s group from the cluster objects the handle knows. Success with
 // `*out` set; UnschedulableAndUnresolvable with kube's PreEnqueue messages when the Workload, its
-// pod group or the PodGroup object does not exist (yet). REQUIRES: the pod belongs to a group
-// (PodGroupKeyOf).
+// pod group or the PodGroup object does not exist (yet). REQUIRES: the pod belongs to a
+// group (PodGroupKeyOf).
 inline Status ResolvePodGroup(const Handle& handle, const api::Pod& pod, ResolvedPodGroup* out) {
   const Interner& in = handle.interner();
   if (pod.scheduling_group.has_value()) {

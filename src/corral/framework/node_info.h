@@ -1,8 +1,8 @@
 #pragma once
 // NodeInfo: a node and the pods on it (bound and assumed), with the aggregates plugins read on hot
 // paths (kube's framework.NodeInfo). Owned and mutated only by the cluster cache between scheduling
-// cycles; plugins see `const NodeInfo&`. Copyable: preemption and nominated-pod evaluation work on
-// copies.
+// cycles; plugins see `const NodeInfo&`. Copyable: preemption and nominated-pod evaluation work
+// on copies.
 //
 // Invariants:
 //   (1) requested == Σ pod.request over pods(); non_zero_requested likewise with the non-zero

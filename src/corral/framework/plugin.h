@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <absl/container/flat_hash_set.h>
@@ -21,11 +22,12 @@
 #include "corral/framework/pod_info.h"
 #include "corral/framework/snapshot.h"
 #include "corral/framework/status.h"
+#include "corral/pipeline/score.h"
 
 namespace corral::framework {
 
-inline constexpr int64_t kMaxNodeScore = 100;
-inline constexpr int64_t kMinNodeScore = 0;
+inline constexpr int64_t kMaxNodeScore = pipeline::kMaxScore;
+inline constexpr int64_t kMinNodeScore = pipeline::kMinScore;
 
 class Plugin {
  public:
@@ -33,8 +35,13 @@ class Plugin {
   virtual std::string_view Name() const = 0;
 };
 
-// ---- queueing
-// -------------------------------------------------------------------------------------------
+// Whether `P` implements every one of `Interfaces` (extension points and sub-interfaces). Each
+// plugin class states its list in a static_assert beside it, so a refactoring that drops a base
+// class fails to compile instead of silently unregistering the plugin from an extension point.
+template <class P, class... Interfaces>
+inline constexpr bool kImplements = (std::is_base_of_v<Interfaces, P> && ...);
+
+// ---- queueing -----------------------------------------------------------------------------------
 
 class PreEnqueuePlugin : public virtual Plugin {
  public:
@@ -86,8 +93,7 @@ class EnqueueExtensions : public virtual Plugin {
   }
 };
 
-// ---- scheduling cycle
-// -----------------------------------------------------------------------------------
+// ---- scheduling cycle ---------------------------------------------------------------------------
 
 // A PreFilter may restrict the candidate nodes (kube PreFilterResult). nullopt = all nodes.
 struct PreFilterResult {
@@ -109,7 +115,9 @@ class PreFilterPlugin : public virtual Plugin {
   // `slot` is this plugin's CycleState slot. Skip ⇒ the plugin's Filter is not run this cycle.
   virtual Status PreFilter(CycleState& state, size_t slot, const PodInfo& pod,
                            const Snapshot& snapshot, PreFilterResult* result) = 0;
-  virtual const PreFilterExtensions* Extensions() const { return nullptr; }
+  // Null: no PreFilter extensions (kube's PreFilterExtensions() returning nil). Fixed for the
+  // plugin's lifetime.
+  virtual const framework::PreFilterExtensions* PreFilterExtensions() const { return nullptr; }
 };
 
 class FilterPlugin : public virtual Plugin {
@@ -134,8 +142,8 @@ struct NodeStatus {
 
 // The filter verdict of every node (kube's NodeToStatusReader): the nodes listed explicitly, and
 // one status for all nodes the cycle did not evaluate (excluded by a PreFilterResult, or every node
-// when PreFilter rejected the pod). kube's default for absent nodes is
-// UnschedulableAndUnresolvable.
+// when PreFilter rejected the pod). kube's default for absent nodes
+// is UnschedulableAndUnresolvable.
 struct NodeToStatus {
   std::span<const NodeStatus> nodes;
   Status absent = Status::Unresolvable("");
@@ -209,33 +217,31 @@ class PreScorePlugin : public virtual Plugin {
   virtual Status PreScore(CycleState& state, size_t slot, const PodInfo& pod,
                           std::span<const NodeInfo* const> nodes) = 0;
   // Null: no incremental PreScore (the batch re-runs PreScore).
-  virtual const PreScoreExtensions* PreScoreExt() const { return nullptr; }
+  virtual const framework::PreScoreExtensions* PreScoreExtensions() const { return nullptr; }
 };
 
 class RescoreExtension;  // below, with the batching extension points
 
-struct NodeScore {
-  Symbol name;
-  int64_t score = 0;
+using NodeScore = pipeline::TargetScore;
+
+// kube's ScoreExtensions: normalization over the whole feasible list, after every node is scored.
+class ScoreExtensions {
+ public:
+  virtual ~ScoreExtensions() = default;
+  virtual Status NormalizeScore(const CycleState& state, size_t slot, const PodInfo& pod,
+                                std::span<NodeScore> scores) const = 0;
 };
 
+// Optional sub-interfaces follow kube's idiom: a plugin returns a pointer to the sub-interface (its
+// own `this`, usually), null meaning none; the answer is fixed for the plugin's lifetime.
 class ScorePlugin : public virtual Plugin {
  public:
   virtual Status Score(const CycleState& state, size_t slot, const PodInfo& pod,
                        const NodeInfo& node, int64_t* score) const = 0;
-  // NormalizeScore over the whole feasible list (kube ScoreExtensions). Plugins without
-  // normalization return false from HasNormalize.
-  virtual bool HasNormalize() const { return false; }
-  virtual Status NormalizeScore(const CycleState& state, size_t slot, const PodInfo& pod,
-                                std::span<NodeScore> scores) const {
-    (void)state;
-    (void)slot;
-    (void)pod;
-    (void)scores;
-    return {};
-  }
+  // Null: the raw scores are used as they are (no NormalizeScore).
+  virtual const framework::ScoreExtensions* ScoreExtensions() const { return nullptr; }
   // Null: scores are node-local (placing a pod on A changes only A's score).
-  virtual const RescoreExtension* Rescorer() const { return nullptr; }
+  virtual const framework::RescoreExtension* RescoreExtension() const { return nullptr; }
 };
 
 // The Rescore hook (Corral, beyond KEP-5598: the KEP's deferred "Rescore extension point"; gate
@@ -277,8 +283,7 @@ class PermitPlugin : public virtual Plugin {
   virtual Status Permit(CycleState& state, const PodInfo& pod, Symbol node, Duration* timeout) = 0;
 };
 
-// ---- workload scheduling cycle (KEP-4671 beta)
-// ----------------------------------------------------------
+// ---- workload scheduling cycle (KEP-4671 beta) --------------------------------------------------
 
 // How far a workload cycle has got: members placed (assumed in this cycle, plus members already
 // assumed or bound before it) and members still to be evaluated.
@@ -312,8 +317,7 @@ class PostBindPlugin : public virtual Plugin {
   virtual void PostBind(CycleState& state, const PodInfo& pod, Symbol node) = 0;
 };
 
-// ---- batching (KEP-5598)
-// --------------------------------------------------------------------------------
+// ---- batching (KEP-5598) ------------------------------------------------------------------------
 
 // One fragment of a pod signature. Fragments with the same key carry the same value for the same
 // pod; the first value for a key wins.

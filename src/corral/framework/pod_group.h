@@ -36,8 +36,8 @@ struct PodGroupKey {
   }
 };
 
-// The gang instance a pod belongs to, or nullopt. schedulingGroup wins over a (tombstoned)
-// workloadRef.
+// The gang instance a pod belongs to, or nullopt. schedulingGroup wins over a
+// (tombstoned) workloadRef.
 inline std::optional<PodGroupKey> PodGroupKeyOf(const api::Pod& pod) {
   if (pod.scheduling_group.has_value()) {
     return PodGroupKey{pod.meta.namespace_, Symbol(), pod.scheduling_group->pod_group_name,
@@ -60,8 +60,8 @@ struct PodGroupState {
   absl::flat_hash_set<const PodInfo*> assigned;  // bound
   // Shared deadline of the current attempt to form the gang (set at the first Permit).
   std::optional<TimePoint> deadline;
-  // The schedulerName of the first member; members that disagree make the whole group
-  // unschedulable.
+  // The schedulerName of the first member; members that disagree make the whole
+  // group unschedulable.
   Symbol scheduler_name;
   bool mixed_scheduler_names = false;
   // Set by the workload cycle: why the group's last attempt failed (empty after a success), and the
@@ -69,7 +69,6 @@ struct PodGroupState {
   std::string failure;
   std::string domain;
 
-  size_t NumUnscheduled() const { return all.size() - assumed.size() - assigned.size(); }
   void AssumePod(const PodInfo* p) { assumed.insert(p); }
   void ForgetPod(const PodInfo* p) { assumed.erase(p); }
   // Members that are neither assumed nor assigned, in arrival order.

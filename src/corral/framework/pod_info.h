@@ -1,8 +1,8 @@
 #pragma once
 // PodInfo: a pod plus everything the scheduler derives from it once (kube's framework.PodInfo plus
 // the request computations its plugins would otherwise redo every cycle). Built when the pod
-// becomes known; immutable afterwards, so plugins may cache pointers to it for the duration of a
-// cycle.
+// becomes known; immutable afterwards, so plugins may cache pointers to it for the duration of
+// a cycle.
 
 #include <cstdint>
 #include <optional>
@@ -22,8 +22,8 @@ struct HostPort {
 };
 
 // An inter-pod (anti-)affinity term with its namespaces resolved and
-// matchLabelKeys/mismatchLabelKeys merged into the selector (kube's framework.AffinityTerm /
-// WeightedAffinityTerm).
+// matchLabelKeys/mismatchLabelKeys merged into the selector (kube's framework.AffinityTerm
+// / WeightedAffinityTerm).
 struct AffinityTerm {
   // Sorted, unique. When the API term names no namespaces and has no namespace_selector, this holds
   // the pod's own namespace (kube resolves it the same way).

@@ -20,8 +20,8 @@ struct Resource {
   // Extended and hugepages resources, sorted by name symbol. Entries may hold 0.
   absl::InlinedVector<std::pair<Symbol, int64_t>, 2> scalar;
 
-  // Builds from an API resource list (cpu, memory, ephemeral-storage, pods; everything else
-  // scalar).
+  // Builds from an API resource list (cpu, memory, ephemeral-storage, pods; everything
+  // else scalar).
   static Resource FromList(const api::ResourceList& list);
 
   int64_t Scalar(Symbol name) const;

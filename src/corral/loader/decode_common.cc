@@ -33,8 +33,7 @@ void CheckQualifiedNameAt(Decoder& d, const Node& at, std::string_view what, std
   }
 }
 
-// ---- metadata
-// -------------------------------------------------------------------------------------------
+// ---- metadata -----------------------------------------------------------------------------------
 
 namespace {
 
@@ -185,8 +184,7 @@ void DecodeLabels(Decoder& d, const Node& n, api::LabelSet& out) {
   out = api::LabelSet(std::move(pairs));
 }
 
-// ---- selectors
-// ------------------------------------------------------------------------------------------
+// ---- selectors ----------------------------------------------------------------------------------
 
 namespace {
 
@@ -276,8 +274,7 @@ void DecodeMapSelector(Decoder& d, const Node& n, std::optional<api::LabelSelect
   out = std::move(s);
 }
 
-// ---- resources
-// ------------------------------------------------------------------------------------------
+// ---- resources ----------------------------------------------------------------------------------
 
 void DecodeResourceList(Decoder& d, const Node& n, api::ResourceList& out, ResourceListUse use) {
   d.ForEachEntry(n, [&](const Node& key, const Node& value) {
@@ -400,8 +397,7 @@ void DecodeResources(Decoder& d, const Node& n, api::ResourceRequirements& out) 
   }
 }
 
-// ---- taints and tolerations
-// -----------------------------------------------------------------------------
+// ---- taints and tolerations ---------------------------------------------------------------------
 
 namespace {
 
@@ -501,8 +497,7 @@ void DecodeToleration(Decoder& d, const Node& n, api::Toleration& out) {
   }
 }
 
-// ---- node affinity
-// --------------------------------------------------------------------------------------
+// ---- node affinity ------------------------------------------------------------------------------
 
 namespace {
 
@@ -644,8 +639,7 @@ const doc::Field<api::NodeAffinity> kNodeAffinityFields[] = {
      }},
 };
 
-// ---- pod affinity
-// ---------------------------------------------------------------------------------------
+// ---- pod affinity -------------------------------------------------------------------------------
 
 const doc::Field<api::PodAffinityTerm> kPodAffinityTermFields[] = {
     {"labelSelector", [](Decoder& d, const Node& n,
@@ -727,8 +721,7 @@ const doc::Field<api::Affinity> kAffinityFields[] = {
      }},
 };
 
-// ---- topology spread
-// ------------------------------------------------------------------------------------
+// ---- topology spread ----------------------------------------------------------------------------
 
 constexpr doc::EnumName<api::WhenUnsatisfiable> kWhenUnsatisfiable[] = {
     {"DoNotSchedule", api::WhenUnsatisfiable::kDoNotSchedule},

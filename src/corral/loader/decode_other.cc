@@ -18,8 +18,7 @@ Interner& In(Decoder& d) {
 
 constexpr std::string_view kStatus[] = {"status"};
 
-// ---- Node
-// -----------------------------------------------------------------------------------------------
+// ---- Node ---------------------------------------------------------------------------------------
 
 const doc::Field<api::Node> kNodeSpecFields[] = {
     {"unschedulable",
@@ -98,8 +97,7 @@ const doc::Field<api::Node> kNodeFields[] = {
                   api::Node& o) { d.Struct(n, o, kNodeStatusFields, kNodeStatusIgnored); }},
 };
 
-// ---- Namespace
-// ------------------------------------------------------------------------------------------
+// ---- Namespace ----------------------------------------------------------------------------------
 
 const doc::Field<api::Namespace> kNamespaceFields[] = {
     {"apiVersion", [](Decoder&, const Node&, api::Namespace&) {}},
@@ -111,8 +109,7 @@ const doc::Field<api::Namespace> kNamespaceFields[] = {
 };
 constexpr std::string_view kNamespaceIgnored[] = {"spec", "status"};
 
-// ---- PriorityClass
-// --------------------------------------------------------------------------------------
+// ---- PriorityClass ------------------------------------------------------------------------------
 
 const doc::Field<api::PriorityClass> kPriorityClassFields[] = {
     {"apiVersion", [](Decoder&, const Node&, api::PriorityClass&) {}},
@@ -130,8 +127,7 @@ const doc::Field<api::PriorityClass> kPriorityClassFields[] = {
      }},
 };
 
-// ---- PodDisruptionBudget
-// --------------------------------------------------------------------------------
+// ---- PodDisruptionBudget ------------------------------------------------------------------------
 
 bool DecodeIntOrPercent(Decoder& d, const Node& n, std::optional<api::IntOrPercent>& out) {
   if (n.is_null()) return false;
@@ -206,8 +202,7 @@ const doc::Field<api::PodDisruptionBudget> kPdbFields[] = {
      }},
 };
 
-// ---- selector owners
-// ------------------------------------------------------------------------------------
+// ---- selector owners ----------------------------------------------------------------------------
 
 void DecodeOwnerMeta(Decoder& d, const Node& n, api::SelectorOwner& o) {
   NameRule rule = o.kind == api::SelectorOwnerKind::kService ? NameRule::kDns1035Label
@@ -289,8 +284,8 @@ const doc::Field<api::SelectorOwner> kOwnerFields[] = {
 void DecodeNode(Decoder& d, const Node& root, api::Node& out) {
   d.Struct(root, out, kNodeFields);
   CheckMetaPresent(d, root, out.meta);
-  // Allocatable defaults to capacity, resource by resource (as a kubelet without reservations
-  // reports).
+  // Allocatable defaults to capacity, resource by resource (as a kubelet without
+  // reservations reports).
   bool added = false;
   for (const auto& [name, q] : out.capacity) {
     if (api::FindResource(out.allocatable, name) == nullptr) {

@@ -15,8 +15,7 @@ Interner& In(Decoder& d) {
   return *d.interner();
 }
 
-// ---- containers
-// -----------------------------------------------------------------------------------------
+// ---- containers ---------------------------------------------------------------------------------
 
 struct ContainerIn {
   api::Container c;
@@ -115,8 +114,7 @@ void DecodeContainers(Decoder& d, const Node& n, std::vector<api::Container>& ou
   });
 }
 
-// ---- volumes
-// --------------------------------------------------------------------------------------------
+// ---- volumes ------------------------------------------------------------------------------------
 
 const doc::Field<api::Volume> kPvcSourceFields[] = {
     {"claimName", [](Decoder& d, const Node& n, api::Volume& v) { d.ReadSymbol(n, v.claim_name); }},
@@ -195,8 +193,7 @@ constexpr std::string_view kVolumeIgnored[] = {
     "image",
 };
 
-// ---- spec
-// -----------------------------------------------------------------------------------------------
+// ---- spec ---------------------------------------------------------------------------------------
 
 const doc::Field<api::WorkloadReference> kWorkloadRefFields[] = {
     {"name", [](Decoder& d, const Node& n, api::WorkloadReference& r) { d.ReadSymbol(n, r.name); }},
@@ -402,8 +399,7 @@ constexpr std::string_view kSpecIgnored[] = {
     "hostnameOverride",
 };
 
-// ---- status
-// ---------------------------------------------------------------------------------------------
+// ---- status -------------------------------------------------------------------------------------
 
 constexpr doc::EnumName<api::PodPhase> kPhases[] = {
     {"Pending", api::PodPhase::kPending},     {"Running", api::PodPhase::kRunning},
@@ -456,8 +452,7 @@ constexpr std::string_view kStatusIgnored[] = {
     "resources",
 };
 
-// ---- object
-// ---------------------------------------------------------------------------------------------
+// ---- object -------------------------------------------------------------------------------------
 
 const doc::Field<PodInput> kPodFields[] = {
     {"apiVersion", [](Decoder&, const Node&, PodInput&) {}},

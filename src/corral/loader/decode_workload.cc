@@ -16,8 +16,7 @@ Interner& In(Decoder& d) {
 
 constexpr size_t kMaxPodGroups = 8;
 
-// ---- scheduling policy
-// ----------------------------------------------------------------------------------
+// ---- scheduling policy --------------------------------------------------------------------------
 
 struct PolicyIn {
   api::PodGroupSchedulingPolicy p;
@@ -52,8 +51,8 @@ const doc::Field<PolicyIn> kPolicyFields[] = {
      }},
 };
 
-// Decodes a PodGroupSchedulingPolicy / PodGroupPolicy oneOf at `n`; reports when not exactly one is
-// set.
+// Decodes a PodGroupSchedulingPolicy / PodGroupPolicy oneOf at `n`; reports when not exactly one
+// is set.
 api::PodGroupSchedulingPolicy DecodePolicy(Decoder& d, const Node& n) {
   PolicyIn in;
   d.Struct(n, in, kPolicyFields);
@@ -65,8 +64,7 @@ api::PodGroupSchedulingPolicy DecodePolicy(Decoder& d, const Node& n) {
   return in.p;
 }
 
-// ---- Workload
-// -------------------------------------------------------------------------------------------
+// ---- Workload -----------------------------------------------------------------------------------
 
 const doc::Field<api::TypedLocalObjectReference> kControllerRefFields[] = {
     {"apiGroup", [](Decoder& d, const Node& n,
@@ -111,8 +109,8 @@ const doc::Field<GroupIn> kTemplateFields[] = {
        in.g.policy = DecodePolicy(d, n);
      }},
 };
-// Template fields that the controller copies into each PodGroup; the PodGroup's copy is what
-// counts.
+// Template fields that the controller copies into each PodGroup; the PodGroup's copy is
+// what counts.
 constexpr std::string_view kTemplateIgnored[] = {
     "schedulingConstraints", "resourceClaims", "disruptionMode",
     "priorityClassName",     "priority",       "preemptionPolicy"};
@@ -182,8 +180,7 @@ const doc::Field<api::Workload> kWorkloadFields[] = {
      }},
 };
 
-// ---- PodGroup
-// -------------------------------------------------------------------------------------------
+// ---- PodGroup -----------------------------------------------------------------------------------
 
 // v1alpha2: spec.podGroupTemplateRef.workload{workloadName, podGroupTemplateName}.
 const doc::Field<api::PodGroup> kTemplateWorkloadRefFields[] = {
@@ -209,8 +206,8 @@ const doc::Field<api::PodGroup> kWorkloadRefFields[] = {
      [](Decoder& d, const Node& n, api::PodGroup& g) { d.ReadSymbol(n, g.template_name); }},
 };
 
-// spec.schedulingConstraints.topology[].key (v1beta1) or .topologyConstraints[].topologyKey (early
-// v1alpha2).
+// spec.schedulingConstraints.topology[].key (v1beta1) or .topologyConstraints[].topologyKey
+// (early v1alpha2).
 const doc::Field<Symbol> kTopologyFields[] = {
     {"key", [](Decoder& d, const Node& n, Symbol& s) { d.ReadSymbol(n, s); }},
 };

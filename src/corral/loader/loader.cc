@@ -407,8 +407,8 @@ class Loader::Impl {
                 std::move(in.pod))) {
           pod_prio_.push_back({in.prio, std::move(origin)});
         } else if (!decoded) {
-          // Still check its priority class at the end, so that all mistakes of the object are
-          // reported.
+          // Still check its priority class at the end, so that all mistakes of the object
+          // are reported.
           rejected_.push_back({{in.prio, std::move(origin)}, class_name, "Pod", ns, name});
         }
         break;
@@ -621,8 +621,7 @@ class Loader::Impl {
     return true;
   }
 
-  // ---- priority admission
-  // ---------------------------------------------------------------------------------
+  // ---- priority admission -----------------------------------------------------------------------
 
   void AdmitPriorityClasses() {
     auto& pcs = result_.objects.priority_classes;
@@ -681,8 +680,8 @@ class Loader::Impl {
         pcs.push_back(std::move(pc));
       }
     }
-    // Pointers into `pcs` are invalid after the push_backs above: look the default up again by
-    // name.
+    // Pointers into `pcs` are invalid after the push_backs above: look the default up again
+    // by name.
     if (defaults != nullptr) default_name_ = pcs[default_idx].meta.name;
     for (size_t i = 0; i < pcs.size(); ++i) by_name_.emplace(pcs[i].meta.name, i);
   }
@@ -722,8 +721,8 @@ class Loader::Impl {
     Origin origin;
   };
 
-  // Applies kube's Priority admission plugin to one object; returns false when it rejects the
-  // object.
+  // Applies kube's Priority admission plugin to one object; returns false when it rejects
+  // the object.
   bool Admit(const Admission& a, Symbol& class_name, int32_t& priority,
              api::PreemptionPolicy* preemption, std::string_view kind, Symbol ns, Symbol name) {
     const Origin& o = a.origin;

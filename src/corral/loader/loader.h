@@ -14,12 +14,10 @@
 //
 // Contract:
 //  (1) Every problem becomes a Diagnostic with file, line and field path; all problems of all files
-//  are
-//      reported. An object with an error is left out of the ObjectSet (and the error says why);
+//      are reported. An object with an error is left out of the ObjectSet (and the error says why);
 //      nothing is dropped without a diagnostic.
 //  (2) Unknown kinds and unknown fields are warnings naming them; with `strict` they are errors.
-//  Fields
-//      of real objects that Corral does not model (status.containerStatuses,
+//      Fields of real objects that Corral does not model (status.containerStatuses,
 //      metadata.managedFields, ...) are accepted silently.
 //  (3) Defaults are those the API server applies (namespace "default", schedulerName, requests from
 //      limits, terminationGracePeriodSeconds 30, ...), and priority admission runs after all inputs

@@ -55,7 +55,7 @@ size_t OpportunisticBatch::MemoryBytes() const {
   return names_.capacity() * sizeof(Symbol) +
          (raw_.capacity() + norm_.capacity()) * sizeof(int64_t) + heap_.capacity() * sizeof(Entry) +
          extremes_.capacity() * sizeof(Extremes) + signature_.capacity() +
-         plugins_.capacity() * sizeof(size_t) + table_.nodes.capacity() * sizeof(void*) +
+         plugins_.capacity() * sizeof(size_t) + table_.targets.capacity() * sizeof(void*) +
          (table_.raw.capacity() + table_.normalized.capacity() + table_.total.capacity()) *
              sizeof(int64_t) +
          nodes_scratch_.capacity() * sizeof(void*) +
@@ -63,19 +63,7 @@ size_t OpportunisticBatch::MemoryBytes() const {
          ns_.capacity() * sizeof(framework::NodeScore);
 }
 
-std::vector<std::pair<Symbol, int64_t>> OpportunisticBatch::SortedForTest() const {
-  std::vector<Entry> h = heap_;
-  std::vector<std::pair<Symbol, int64_t>> out;
-  while (!h.empty()) {
-    std::pop_heap(h.begin(), h.end(), HeapLess);
-    out.emplace_back(names_[h.back().row], h.back().total);
-    h.pop_back();
-  }
-  return out;
-}
-
-// ---- extremes
-// -------------------------------------------------------------------------------------------
+// ---- extremes -----------------------------------------------------------------------------------
 
 void OpportunisticBatch::RecomputeExtremes() {
   const size_t np = plugins_.size();
@@ -144,8 +132,7 @@ bool OpportunisticBatch::AddToExtremes(uint32_t row) {
   return changed;
 }
 
-// ---- normalization
-// --------------------------------------------------------------------------------------
+// ---- normalization ------------------------------------------------------------------------------
 
 namespace {
 Status CheckRange(std::string_view plugin, int64_t v) {
@@ -167,7 +154,7 @@ Status OpportunisticBatch::Renormalize(const CycleState& state, const PodInfo& p
       ns_.resize(heap_.size());
       for (size_t j = 0; j < heap_.size(); ++j)
         ns_[j] = {names_[heap_[j].row], raw_[heap_[j].row * np + p]};
-      Status s = pe.plugin->NormalizeScore(state, pe.slot, pod, ns_);
+      Status s = pe.plugin->ScoreExtensions()->NormalizeScore(state, pe.slot, pod, ns_);
       if (!s.ok()) return s;
       for (size_t j = 0; j < heap_.size(); ++j) norm_[heap_[j].row * np + p] = ns_[j].score;
     } else {
@@ -194,7 +181,7 @@ Status OpportunisticBatch::NormalizeOne(const CycleState& state, const PodInfo& 
     if (normalizes_[p]) {
       const Extremes& x = extremes_[p];
       ns_.assign({{names_[row], v}, {Symbol(), x.max}, {Symbol(), x.min}});
-      Status s = pe.plugin->NormalizeScore(state, pe.slot, pod, ns_);
+      Status s = pe.plugin->ScoreExtensions()->NormalizeScore(state, pe.slot, pod, ns_);
       if (!s.ok()) return s;
       v = ns_[0].score;
     }
@@ -215,7 +202,7 @@ void OpportunisticBatch::Materialize(const PodInfo& pod) {
   cross_node_ = false;
   if (fwk_.handle().features().Enabled(framework::Feature::kCorralBatchingRescoreHook)) {
     for (const auto& e : fwk_.score_plugins()) {
-      const framework::RescoreExtension* rx = e.plugin->Rescorer();
+      const framework::RescoreExtension* rx = e.plugin->RescoreExtension();
       if (rx != nullptr && rx->CrossNode(pod)) cross_node_ = true;
     }
   }
@@ -228,7 +215,7 @@ void OpportunisticBatch::Materialize(const PodInfo& pod) {
   normalizes_.assign(np, false);
   any_normalize_ = false;
   for (size_t p = 0; p < np; ++p) {
-    normalizes_[p] = sp[plugins_[p]].plugin->HasNormalize();
+    normalizes_[p] = sp[plugins_[p]].plugin->ScoreExtensions() != nullptr;
     any_normalize_ = any_normalize_ || normalizes_[p];
   }
   raw_.resize(n * np);
@@ -256,8 +243,7 @@ void OpportunisticBatch::Materialize(const PodInfo& pod) {
   }
 }
 
-// ---- GetNodeHint
-// ----------------------------------------------------------------------------------------
+// ---- GetNodeHint --------------------------------------------------------------------------------
 
 void OpportunisticBatch::BeginRescore() {
   if (rescore_attempts_ == nullptr) {
@@ -349,18 +335,18 @@ bool OpportunisticBatch::CrossNodeRescore(CycleState& state, const PodInfo& pod,
         EndRescore();
         return false;
       }
-      table_.nodes[e.row] = n;
+      table_.targets[e.row] = n;
     }
   }
-  table_.nodes[popped_row_] = &last;
+  table_.targets[popped_row_] = &last;
   // The last chosen node: still feasible ⇒ back in the list, rescored below.
   const bool last_feasible =
       names_[popped_row_] == last_chosen_ && fwk_.RunFilterPlugins(state, pod, last).ok();
   if (last_feasible) heap_.push_back({0, Rnd(names_[popped_row_]), popped_row_});
-  // The feasible nodes as a full cycle would find them: the list (heap order) plus the last chosen
-  // node.
+  // The feasible nodes as a full cycle would find them: the list (heap order) plus the last
+  // chosen node.
   nodes_scratch_.clear();
-  for (const Entry& e : heap_) nodes_scratch_.push_back(table_.nodes[e.row]);
+  for (const Entry& e : heap_) nodes_scratch_.push_back(table_.targets[e.row]);
 
   // 1. PreScore: incrementally on the kept state when only the last pod's bind happened since it
   // was computed (CorralIncrementalPreScore), else from scratch on the pod's state.
@@ -385,8 +371,8 @@ bool OpportunisticBatch::CrossNodeRescore(CycleState& state, const PodInfo& pod,
     EndRescore();
     return false;
   }
-  // 2. The same Score plugins as the cached scores (a Skip that started or ended cannot be
-  // patched).
+  // 2. The same Score plugins as the cached scores (a Skip that started or ended cannot
+  // be patched).
   const auto& sp = fwk_.score_plugins();
   const std::vector<bool>& skip = ss->skip_score();
   size_t k = 0;
@@ -404,7 +390,7 @@ bool OpportunisticBatch::CrossNodeRescore(CycleState& state, const PodInfo& pod,
   bool hooked = false;
   for (size_t p = 0; score_ok && p < np; ++p) {
     const auto& e = sp[plugins_[p]];
-    const framework::RescoreExtension* rx = e.plugin->Rescorer();
+    const framework::RescoreExtension* rx = e.plugin->RescoreExtension();
     if (rx != nullptr && rx->CrossNode(pod)) {
       if (!hooked) rescore_steps_.push_back("rescore_hook");
       hooked = true;
@@ -534,8 +520,7 @@ Symbol OpportunisticBatch::GetNodeHint(CycleState& state, const PodInfo& pod,
   return hint;
 }
 
-// ---- StoreScheduleResults
-// -------------------------------------------------------------------------------
+// ---- StoreScheduleResults -----------------------------------------------------------------------
 
 void OpportunisticBatch::CycleFailed(int64_t cycle) {
   last_cycle_ = cycle;
@@ -579,8 +564,8 @@ void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& 
   }
   // A new batch: every scored node but the chosen one. The table is taken over (swapped, O(1)) and
   // only turned into the sorted list when a pod with the same signature asks for a hint
-  // (Materialize), so a batch that is flushed right away (alternating signatures) costs almost
-  // nothing.
+  // (Materialize), so a batch that is flushed right away (alternating signatures) costs
+  // almost nothing.
   has_state_ = true;
   materialized_ = false;
   cross_node_ = false;
@@ -589,7 +574,7 @@ void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& 
   creation_ = clock_.Now();
   std::swap(table_, *scores);
   names_.resize(n);
-  for (size_t j = 0; j < n; ++j) names_[j] = table_.nodes[j]->name();
+  for (size_t j = 0; j < n; ++j) names_[j] = table_.targets[j]->name();
   heap_.clear();
   done();
 }

@@ -1,6 +1,6 @@
 #pragma once
-// Opportunistic batching (KEP-5598; kube's pkg/scheduler/framework/runtime/batch.go with
-// rescoring).
+// Opportunistic batching (KEP-5598; kube's pkg/scheduler/framework/runtime/batch.go
+// with rescoring).
 //
 // One OpportunisticBatch per profile. A successful full cycle of a signed pod leaves the scored
 // node list (the chosen node popped) as the batch; the next pod with the same signature, scheduled
@@ -33,8 +33,8 @@
 // node A: PreScore over the list plus A if still feasible (incrementally through
 // PreScoreExtensions::AddPod when the last bind is the only cluster event since, gate
 // CorralIncrementalPreScore), A rescored by the node-local plugins, the cached nodes the Rescore
-// hooks report changed updated, then every plugin re-normalized over the list and the list
-// re-sorted.
+// hooks report changed updated, then every plugin re-normalized over the list and the
+// list re-sorted.
 
 #include <cstdint>
 #include <optional>
@@ -116,17 +116,15 @@ class OpportunisticBatch {
   int64_t batched_cross_node_pods() const { return batched_cross_node_pods_; }
   // Bytes held by the cache (capacity of its arrays).
   size_t MemoryBytes() const;
-  // The cached list in pop order (copy; for tests).
-  std::vector<std::pair<Symbol, int64_t>> SortedForTest() const;
   // Hook for tests: the sequence of steps of the last rescore ("prescore", "score", "normalize",
   // "sort"; a cross-node rescore: "prescore" or "prescore_incremental", "score", "rescore_hook",
   // "normalize", "sort").
   const std::vector<std::string_view>& last_rescore_steps() const { return rescore_steps_; }
-  // Whether the batch rescores through the plugins' Rescore hooks (its pods have cross-node
-  // scores).
+  // Whether the batch rescores through the plugins' Rescore hooks (its pods have
+  // cross-node scores).
   bool cross_node() const { return cross_node_; }
-  // Cross-node rescores whose PreScore was incremental, and nodes the Rescore hooks reported
-  // changed.
+  // Cross-node rescores whose PreScore was incremental, and nodes the Rescore hooks
+  // reported changed.
   int64_t incremental_prescores() const { return incremental_prescores_; }
   int64_t hook_rescored_nodes() const { return hook_rescored_nodes_; }
 
@@ -162,8 +160,8 @@ class OpportunisticBatch {
   // Re-inserts the last chosen node with fresh scores. False ⇒ flushed.
   bool Rescore(framework::CycleState& state, const framework::PodInfo& pod,
                const framework::NodeInfo& node);
-  // Removes row's raw scores from the extremes; returns true if a normalizing plugin's max/min
-  // vanished.
+  // Removes row's raw scores from the extremes; returns true if a normalizing plugin's
+  // max/min vanished.
   bool RemoveFromExtremes(uint32_t row);
   // Adds row's raw scores; returns true if a normalizing plugin's max/min changed.
   bool AddToExtremes(uint32_t row);
@@ -217,8 +215,8 @@ class OpportunisticBatch {
   std::vector<framework::NodeScore> ns_;  // scratch: normalize
   std::vector<uint32_t> rows_scratch_;
 
-  // Cross-node rescoring. Row r's NodeInfo is table_.nodes[r] (valid while `fresh`; re-looked-up
-  // otherwise).
+  // Cross-node rescoring. Row r's NodeInfo is table_.nodes[r] (valid while `fresh`;
+  // re-looked-up otherwise).
   bool cross_node_ = false;
   framework::CycleState score_state_;  // PreScore state kept for incremental PreScore
   bool score_state_valid_ = false;

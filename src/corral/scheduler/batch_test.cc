@@ -28,6 +28,7 @@ Faults g_faults;
 
 class FaultPlugin final : public framework::PreScorePlugin,
                           public framework::ScorePlugin,
+                          public framework::ScoreExtensions,
                           public framework::SignPlugin {
  public:
   std::string_view Name() const override { return "Fault"; }
@@ -40,7 +41,7 @@ class FaultPlugin final : public framework::PreScorePlugin,
     *score = 1;
     return g_faults.score ? framework::Status::Error("score fault") : framework::Status();
   }
-  bool HasNormalize() const override { return true; }
+  const framework::ScoreExtensions* ScoreExtensions() const override { return this; }
   framework::Status NormalizeScore(const framework::CycleState&, size_t, const framework::PodInfo&,
                                    std::span<framework::NodeScore>) const override {
     return g_faults.normalize ? framework::Status::Error("normalize fault") : framework::Status();
@@ -376,8 +377,7 @@ TEST(BatchTest, DurationMetricsOnlyWithAWallClock) {
 namespace corral::scheduler {
 namespace {
 
-// ---- beyond kube: the Rescore hook and incremental PreScore
-// ----------------------------------------------
+// ---- beyond kube: the Rescore hook and incremental PreScore -------------------------------------
 
 std::vector<Symbol> PlaceCross(Env& e, Env::Cross kind, int n) {
   std::vector<Symbol> out;

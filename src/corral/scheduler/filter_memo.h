@@ -8,8 +8,7 @@
 // Soundness. A verdict (RunFilterPluginsWithNominatedPods) is reused only when all of its inputs
 // are unchanged:
 //   - the pod, up to equivalence: same profile, same signature (Framework::Signature), same
-//   priority
-//     (it selects the nominated pods of the two-pass evaluation) and same
+//     priority (it selects the nominated pods of the two-pass evaluation) and same
 //     Framework::NodeLocalFilterKey (every filter that runs is node-local, the same ones skipped).
 //     That is the contract of NodeLocalFilterKey. Unsigned pods are never memoized: their filter
 //     inputs have no key (and pod slots are reused, so a pod address is no identity either).
@@ -62,8 +61,8 @@ namespace corral::scheduler {
 
 // The scheduler's Nominator, with a bounded log of the nodes whose nomination version changed
 // (Nominator::Version), so that a pass over a FilterMemo table looks up the versions of those
-// nodes only. Derived privately: every change goes through Add/Delete here, so none escapes the
-// log.
+// nodes only. Derived privately: every change goes through Add/Delete here, so none escapes
+// the log.
 class LoggedNominator : private Nominator {
  public:
   using Nominator::clock;

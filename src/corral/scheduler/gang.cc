@@ -1,4 +1,4 @@
-// The scheduler's side of gang scheduling (issue 5): Permit waiting (pods held assumed until
+// The scheduler's side of gang scheduling: Permit waiting (pods held assumed until
 // allowed, rejected or timed out), the deferred binding cycle, the Handle methods plugins use to
 // reach waiting pods and pod groups, and the PreEnqueue retry of gated members once their group's
 // quorum is known.

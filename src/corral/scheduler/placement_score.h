@@ -1,8 +1,8 @@
 #pragma once
 // The default placement scorer of topology-aware workload scheduling (KEP-5732): kube's
 // PlacementBinPacking (noderesources/placement_bin_packing.go, the NodeResourcesFit placement
-// scorer, "tightest fit") with the default MostAllocated strategy over cpu and memory, weight 1
-// each.
+// scorer, "tightest fit") with the default MostAllocated strategy over cpu and memory, weight
+// 1 each.
 
 #include <algorithm>
 #include <cstdint>
@@ -10,8 +10,8 @@
 namespace corral::scheduler {
 
 // The resources of one candidate placement (a topology domain), summed over its nodes. `requested`
-// is the committed non-zero request (kube NonZeroRequested) including the pod group members placed
-// there.
+// is the committed non-zero request (kube NonZeroRequested) including the pod group members
+// placed there.
 struct PlacementResources {
   int64_t requested_milli_cpu = 0;
   int64_t allocatable_milli_cpu = 0;

@@ -1,6 +1,6 @@
 // kube's PlacementBinPacking placement scorer (default MostAllocated, cpu + memory weight 1),
-// checked against the cases of kube's placement_bin_packing_test.go that apply to the default
-// strategy.
+// checked against the cases of kube's placement_bin_packing_test.go that apply to the
+// default strategy.
 
 #include "corral/scheduler/placement_score.h"
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "corral/pipeline/backoff.h"
+
 namespace corral::scheduler {
 
 using framework::Code;
@@ -28,18 +30,12 @@ bool SchedulingQueue::BackoffLess::operator()(const QueuedPod* a, const QueuedPo
 SchedulingQueue::SchedulingQueue(const Clock& clock, Options opts) : clock_(clock), opts_(opts) {}
 
 Duration SchedulingQueue::BackoffDuration(const QueuedPod& pod) const {
-  int32_t count = pod.consecutive_errors > 0 ? pod.consecutive_errors : pod.unschedulable_count;
-  if (count == 0 || opts_.max_backoff == Duration::zero()) return Duration::zero();
+  const int32_t count =
+      pod.consecutive_errors > 0 ? pod.consecutive_errors : pod.unschedulable_count;
   // A pod group's members back off as one entity with the cap raised to max backoff × √(group size)
   // (backoff_scale; KEP-4671 notes that the pod max backoff is too low for groups).
-  Duration cap = opts_.max_backoff;
-  if (pod.backoff_scale != 1.0) {
-    cap = std::chrono::duration_cast<Duration>(std::chrono::duration<double, std::nano>(
-        static_cast<double>(cap.count()) * pod.backoff_scale));
-  }
-  Duration d = opts_.initial_backoff;
-  for (int32_t i = 1; i < count && d < cap; ++i) d *= 2;
-  return std::min(d, cap);
+  return pipeline::BackoffDuration(count, opts_.initial_backoff, opts_.max_backoff,
+                                   pod.backoff_scale);
 }
 
 void SchedulingQueue::Unlink(QueuedPod* pod) {
@@ -171,8 +167,8 @@ void SchedulingQueue::OnEvent(
   std::vector<QueuedPod*> pods = UnschedulablePods();
   for (QueuedPod* pod : pods) {
     if (pod->where == QueueLocation::kGated) {
-      // Re-run PreEnqueue (kube re-evaluates gated pods on events their PreEnqueue plugins
-      // registered).
+      // Re-run PreEnqueue (kube re-evaluates gated pods on events their PreEnqueue
+      // plugins registered).
       framework::Status s = pod->fwk->RunPreEnqueuePlugins(pod->info);
       if (s.ok()) {
         pod->gated_message.clear();
@@ -241,12 +237,6 @@ void SchedulingQueue::RetryGated(QueuedPod* pod) {
   ToActive(pod);
 }
 
-void SchedulingQueue::MoveAllUnschedulable() {
-  for (QueuedPod* pod : UnschedulablePods()) {
-    if (pod->where == QueueLocation::kUnschedulable) ToActiveOrBackoff(pod);
-  }
-}
-
 void SchedulingQueue::FlushUnschedulableLeftover(Duration max_wait) {
   TimePoint now = clock_.Now();
   for (QueuedPod* pod : UnschedulablePods()) {
@@ -278,11 +268,6 @@ std::vector<QueuedPod*> SchedulingQueue::UnschedulablePods() const {
   out.reserve(unschedulable_order_.size());
   for (const auto& e : unschedulable_order_) out.push_back(e.first);
   return out;
-}
-
-std::optional<TimePoint> SchedulingQueue::NextBackoffExpiry() const {
-  if (backoff_.empty()) return std::nullopt;
-  return (*backoff_.begin())->backoff_expiry;
 }
 
 }  // namespace corral::scheduler

@@ -2,12 +2,10 @@
 // SchedulingQueue: kube's PriorityQueue (pkg/scheduler/backend/queue) on an injected clock.
 //   activeQ        ordered by the QueueSort plugin (priority desc, then queue timestamp)
 //   backoffQ       pods rejected by plugins, until their backoff expires: initial << (count − 1)
-//   capped
-//                  at max (× backoff_scale for members of a failed pod group cycle), count =
+//                  capped at max (× backoff_scale for members of a failed pod group cycle), count =
 //                  unschedulable attempts (or consecutive errors if any)
 //   unschedulable  pods that failed and wait for a cluster event that may help (QueueingHints: only
-//   the
-//                  plugins that rejected the pod are consulted), and pods gated by PreEnqueue
+//                  the plugins that rejected the pod are consulted), and pods gated by PreEnqueue
 // Pop takes the head of activeQ; with SchedulerPopFromBackoffQ (default on) an empty activeQ pops
 // the head of backoffQ instead of waiting.
 
@@ -48,13 +46,13 @@ struct QueuedPod {
   QueueLocation where = QueueLocation::kNone;
   TimePoint backoff_expiry;
   // Set when a waiting gang member activated this pod (GangScheduling Permit): among pods of equal
-  // priority, activated pods are popped first, in activation order (docs/deviations.md). Cleared on
-  // pop.
+  // priority, activated pods are popped first, in activation order (docs/deviations.md). Cleared
+  // on pop.
   uint64_t gang_activation = 0;
   // Members of a pod group whose workload cycle failed back off together, with the backoff cap
   // scaled by this factor (√ of the group size; 1 for pods outside a failed group cycle). Corral's
-  // choice: kube's KEP-4671 applies the pod backoff to groups and notes the 10 s cap may be too low
-  // (docs/deviations.md).
+  // choice: kube's KEP-4671 applies the pod backoff to groups and notes the 10 s cap may be too
+  // low (docs/deviations.md).
   double backoff_scale = 1.0;
   uint64_t seq = 0;  // insertion sequence, final tie-break for deterministic ordering
 };
@@ -88,12 +86,9 @@ class SchedulingQueue {
   // Takes a queued (not gated) member out of the queue for its group's workload cycle, as Pop does.
   // False if the pod is not in activeQ, backoffQ or the unschedulable pool.
   bool TakeForGroup(QueuedPod* pod);
-  // Re-runs PreEnqueue for a gated pod (its group's quorum may now be known); admitted pods go to
-  // activeQ.
+  // Re-runs PreEnqueue for a gated pod (its group's quorum may now be known); admitted pods go
+  // to activeQ.
   void RetryGated(QueuedPod* pod);
-  // Moves every unschedulable pod (not gated) to active/backoff (wildcard events such as
-  // UnschedulableTimeout / ForceActivate).
-  void MoveAllUnschedulable();
   // kube flushUnschedulablePodsLeftover: pods that have waited in the unschedulable pool longer
   // than `max_wait` (kube: 5 minutes) move to active/backoff.
   void FlushUnschedulableLeftover(Duration max_wait);
@@ -102,8 +97,6 @@ class SchedulingQueue {
   size_t BackoffSize() const { return backoff_.size(); }
   size_t UnschedulableSize() const { return unschedulable_.size(); }
   std::vector<QueuedPod*> UnschedulablePods() const;
-  // The earliest backoff expiry (for advancing virtual time), if any pod is backing off.
-  std::optional<TimePoint> NextBackoffExpiry() const;
   Duration BackoffDuration(const QueuedPod& pod) const;
 
  private:

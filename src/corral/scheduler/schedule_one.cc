@@ -1,17 +1,17 @@
 // The scheduling cycle of one pod (kube's pkg/scheduler/schedule_one.go), split into kube's steps:
-//   ScheduleCycle       orchestration: snapshot, SchedulePod, then assume/reserve/permit/bind or
-//   failure SchedulePod         PreFilter → FindNodesThatPassFilters → (one feasible node: done) →
-//   Prioritize →
-//                       SelectHost
+//   ScheduleCycle       orchestration: snapshot, SchedulePod, then assume, reserve, permit and
+//                       bind, or handle the failure
+//   SchedulePod         PreFilter → FindNodesThatPassFilters → (one feasible node: done) →
+//                       Prioritize → SelectHost
 //   HandleFailure       FitError message, explain, requeue with the rejecting plugins
-// Hook points for later features are marked "HOOK(...)".
 
 #include <algorithm>
 
 #include <absl/container/inlined_vector.h>
 #include <fmt/format.h>
 
-#include "corral/framework/fit_error.h"
+#include "corral/pipeline/fit_error.h"
+#include "corral/pipeline/select.h"
 #include "corral/scheduler/scheduler.h"
 
 namespace corral::scheduler {
@@ -27,16 +27,6 @@ constexpr int32_t kMinFeasibleNodesToFind = 100;
 constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
 // How many nodes ahead the memoized filter pass prefetches NodeInfos (their generation is read).
 constexpr size_t kPrefetchDistance = 24;
-
-// kube prints Go string slices as "[a b]".
-std::string GoList(const std::vector<std::string_view>& names) {
-  std::string out = "[";
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) out += ' ';
-    out += names[i];
-  }
-  return out + "]";
-}
 
 // Rejecting plugins already recorded in a filter pass, as (plugin name, pending).
 using RecordedRejectors = absl::InlinedVector<std::pair<std::string_view, bool>, 4>;
@@ -118,7 +108,7 @@ std::span<const framework::NodeStatus> Scheduler::Failed() {
 
 std::string Scheduler::FitErrorMessage(size_t num_nodes, const Diagnosis& d,
                                        const std::string& post_filter_msg) {
-  std::string msg = fmt::format("0/{} nodes are available:", num_nodes);
+  std::string msg = pipeline::NoneAvailable(num_nodes, "nodes");
   if (!d.pre_filter_msg.empty()) {
     msg += fmt::format(" {}.", d.pre_filter_msg);
   } else {
@@ -166,7 +156,7 @@ std::string Scheduler::FitErrorMessage(size_t num_nodes, const Diagnosis& d,
     if (d.absent_status.has_value() && d.num_absent > 0) {
       add(*d.absent_status, static_cast<int64_t>(d.num_absent));
     }
-    framework::AppendReasonHistogram(reasons, msg);
+    pipeline::AppendReasonHistogram(reasons, msg);
   }
   if (!post_filter_msg.empty()) msg += " " + post_filter_msg;
   return msg;
@@ -231,7 +221,7 @@ bool Scheduler::ScheduleCycle(QueuedPod* qp) {
   if (hinted) ++stats_.batched;
   if (!s.ok()) {
     if (s.code() == Code::kError) return HandleFailure(c, Code::kError, s.Message());
-    // HOOK(preemption): PostFilter (DefaultPreemption) may evict victims and nominate the pod; the
+    // PostFilter (DefaultPreemption) may evict victims and nominate the pod; the
     // pod is still unschedulable in this cycle and retries once the victims are gone (kube).
     std::string post_filter_msg = c.fwk->HasPostFilterPlugins() ? RunPostFilter(c) : std::string();
     return HandleFailure(c, Code::kUnschedulable,
@@ -258,7 +248,7 @@ Status Scheduler::SchedulePod(CycleContext& c, const NodeInfo** selected) {
     if (c.explain) c.ex.pre_filter = s;
     return s;
   }
-  // HOOK(gang): a topology-constrained workload cycle places its members inside one domain only.
+  // A topology-constrained workload cycle places its members inside one domain only.
   // Without a PreFilterResult the domain's node list is the candidate set as is (no copy).
   if (member_domain_ != nullptr) {
     if (pre.node_names.has_value()) {
@@ -293,18 +283,17 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
       }
       candidates = restricted_;
     } else {
-      candidates = member_domain_->nodes;  // HOOK(gang): the placement's nodes, in snapshot order
+      candidates = member_domain_->nodes;  // the placement's nodes, in snapshot order
     }
     c.diag.num_absent = num_all - candidates.size();
     std::sort(restricting.begin(), restricting.end());  // kube: sets.List (sorted)
     c.diag.absent_status = Status::WithOwnedReason(
         Code::kUnschedulableAndUnresolvable,
-        fmt::format("node(s) didn't satisfy plugin(s) {}", GoList(restricting)));
+        fmt::format("node(s) didn't satisfy plugin(s) {}", pipeline::GoList(restricting)));
   }
-  // HOOK(nominated node / batching hint): kube asks the batch for a hint right after PreFilter (a
-  // nominated pod flushes it with pod_nominated), then evaluates the nominated node (set by an
-  // earlier preemption) and, when it does not pass, the hinted node. A node that passes is the only
-  // feasible one.
+  // kube asks the batch for a hint right after PreFilter (a nominated pod flushes it with
+  // pod_nominated), then evaluates the nominated node (set by an earlier preemption) and, when it
+  // does not pass, the hinted node. A node that passes is the only feasible one.
   c.nominated = nominator_.NodeOf(&c.qp->info);
   if (c.batch != nullptr) {
     c.hint = c.batch->GetNodeHint(c.state, *c.pod, c.qp->signature, !c.nominated.empty(),
@@ -405,8 +394,8 @@ Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::Pre
         ++processed;
         if (memoized != nullptr && !memoized->ok() && memoized->code() != Code::kError &&
             !c.explain) {
-          // The common memo hit: a failure, referenced (copied into failed_ only if Failed() is
-          // called).
+          // The common memo hit: a failure, referenced (copied into failed_ only if Failed()
+          // is called).
           ++filter_memo_->stats().hits;
           if (memoized != last_recorded) {
             RecordRejector(*memoized, recorded, *c.qp);
@@ -473,19 +462,12 @@ Status Scheduler::PrioritizeAndSelect(CycleContext& c, const NodeInfo** selected
   if (!ss.ok()) return ss;
   if (!c.fwk->HasScorePlugins()) std::fill(scores_.total.begin(), scores_.total.end(), 1);
   c.scored = true;
-  // kube's heap order: TotalScore desc, then the node's Randomizer desc (the rest of that order is
-  // the batch list).
-  int64_t best = INT64_MIN;
-  uint64_t best_rnd = 0;
-  for (size_t j = 0; j < feasible_.size(); ++j) {
-    int64_t t = scores_.total[j];
-    uint64_t r = NodeRandomizer(feasible_[j]->name());
-    if (t > best || (t == best && r > best_rnd)) {
-      best = t;
-      best_rnd = r;
-      *selected = feasible_[j];
-    }
-  }
+  // kube's heap order: TotalScore desc, then the node's Randomizer desc, then feasible order (the
+  // rest of that order is the batch list).
+  const size_t best = pipeline::SelectBest(
+      feasible_.size(), [&](size_t j) { return scores_.total[j]; },
+      [&](size_t j) { return NodeRandomizer(feasible_[j]->name()); });
+  if (best != pipeline::kNone) *selected = feasible_[best];
   if (c.explain) {
     const auto& plugins = c.fwk->score_plugins();
     size_t fi = 0;
@@ -520,7 +502,7 @@ bool Scheduler::AssumeAndBind(CycleContext& c, Symbol node_name) {
   std::vector<std::pair<std::string_view, Duration>> waits;
   Status perm = fwk.RunPermitPlugins(c.state, pod, node_name, &timeout, &waits);
   if (perm.code() == Code::kWait) {
-    // HOOK(gang): the pod stays assumed and waits at Permit until every waiting plugin allows it,
+    // The pod stays assumed and waits at Permit until every waiting plugin allows it,
     // one rejects it, or a timeout passes (waiting_pods.cc). Binding is deferred until then.
     auto wp = std::make_unique<WaitingPod>();
     wp->qp = c.qp;
@@ -563,8 +545,7 @@ bool Scheduler::HandleFailure(CycleContext& c, Code code, std::string message) {
   return false;
 }
 
-// ---- preemption
-// ------------------------------------------------------------------------------------------
+// ---- preemption ---------------------------------------------------------------------------------
 
 std::string Scheduler::RunPostFilter(CycleContext& c) {
   framework::NodeToStatus statuses;
@@ -613,8 +594,8 @@ void Scheduler::ExecutePreemption(CycleContext& c, const framework::PostFilterRe
     if (auto it = pods_.find(p->pod); it != pods_.end()) queue_->Activate(it->second.get());
   }
   if (observer_ != nullptr) observer_->OnPreempted(rec);
-  // Evict. A victim already terminating is not deleted twice (kube skips pods with a
-  // deletionTimestamp).
+  // Evict. A victim already terminating is not deleted twice (kube skips pods with
+  // a deletionTimestamp).
   for (const auto& v : r.victims) {
     if (terminating_victims_.contains(v.pod)) continue;
     if (options_.delete_victims_immediately) {
@@ -625,7 +606,7 @@ void Scheduler::ExecutePreemption(CycleContext& c, const framework::PostFilterRe
   }
 }
 
-// HOOK(gang): one member of a workload cycle (workload_cycle.cc): the pod's scheduling algorithm as
+// One member of a workload cycle (workload_cycle.cc): the pod's scheduling algorithm as
 // in ScheduleCycle, without assume, PostFilter or failure handling.
 bool Scheduler::ScheduleMember(QueuedPod* qp, CycleState& state, const PlacementDomain* domain,
                                Symbol* node, std::string* failure, bool* hinted) {

@@ -283,7 +283,7 @@ void Scheduler::FireEvent(const framework::ClusterEvent& event, const void* subj
 bool Scheduler::ScheduleOne() {
   QueuedPod* qp = queue_->Pop();
   if (qp == nullptr) return false;
-  // HOOK(gang): with the workload cycle, popping a member pops its whole group.
+  // With the workload cycle, popping a member pops its whole group.
   framework::PodGroupState* group = options_.workload_cycle ? wm_.GroupOf(qp->info) : nullptr;
   framework::ResolvedPodGroup resolved;
   if (group != nullptr && framework::ResolvePodGroup(*this, *qp->info.pod, &resolved).ok()) {

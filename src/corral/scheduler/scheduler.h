@@ -107,6 +107,9 @@ struct SchedulerStats {
   int64_t batched = 0;  // pods placed on an opportunistic-batching hint (KEP-5598)
 };
 
+// The driver API is public. The plugin callbacks of framework::Handle are private overrides:
+// plugins reach them through the Handle their Framework was built with, and a driver that needs
+// the plugins' view (e.g. to resolve a pod group) passes the scheduler as a framework::Handle.
 class Scheduler final : public framework::Handle {
  public:
   struct Options {
@@ -124,8 +127,8 @@ class Scheduler final : public framework::Handle {
     // is assumed.
     bool workload_cycle = true;
     // Preemption victims are deleted as soon as they are chosen (`corral schedule`). When false
-    // they stay on their nodes, terminating, until the driver calls DeletePod (after their grace
-    // period).
+    // they stay on their nodes, terminating, until the driver calls DeletePod (after their
+    // grace period).
     bool delete_victims_immediately = true;
   };
 
@@ -136,8 +139,8 @@ class Scheduler final : public framework::Handle {
 
   void set_observer(SchedulerObserver* o) { observer_ = o; }
 
-  // Cluster objects other than nodes and pods (namespaces, selectors, PDBs). Must outlive the
-  // scheduler.
+  // Cluster objects other than nodes and pods (namespaces, selectors, PDBs). Must outlive
+  // the scheduler.
   void SetClusterObjects(const api::ObjectSet* objects);
 
   // ---- events in ----
@@ -178,8 +181,8 @@ class Scheduler final : public framework::Handle {
   std::optional<Duration> PendingBackoff(const api::Pod* pod) const;
 
   // Runs the pod's profile's PreFilter and Filter plugins (with nominated pods) against `node` in
-  // the current state, without changing anything: "would this pod pass every filter on that node
-  // now?".
+  // the current state, without changing anything: "would this pod pass every filter on that
+  // node now?".
   framework::Status Evaluate(const api::Pod& pod, Symbol node);
 
   // The node `pod` is nominated to (by preemption, or from its status), or empty.
@@ -205,10 +208,13 @@ class Scheduler final : public framework::Handle {
   // The failed-filter memo (CorralFilterMemo), or null when the gate is off.
   const FilterMemo* filter_memo() const { return filter_memo_.get(); }
 
-  // ---- framework::Handle ----
+  // What both drivers and plugins read (also framework::Handle's).
   const Interner& interner() const override { return interner_; }
   const framework::FeatureGates& features() const override { return options_.gates; }
   const Clock& clock() const override { return clock_; }
+
+ private:
+  // ---- framework::Handle (plugin-facing; private) ----
   Rng& rng() override { return rng_; }
   const framework::Snapshot& snapshot() const override { return *snapshot_; }
   const api::Namespace* GetNamespace(Symbol name) const override;
@@ -237,7 +243,7 @@ class Scheduler final : public framework::Handle {
   bool RejectWaitingPod(const framework::PodInfo& pod, std::string_view plugin,
                         std::string message) override;
 
- private:
+  // ---- construction and the scheduling cycle ----
   Scheduler(Interner& interner, const Clock& clock, Options options);
   struct Diagnosis;
   struct CycleContext;
@@ -267,8 +273,8 @@ class Scheduler final : public framework::Handle {
                         Symbol node, framework::Code code, std::string message,
                         std::string_view plugin);
   // ---- the workload scheduling cycle (workload_cycle.cc) ----
-  // One member's outcome in a workload cycle (also used by workload-aware preemption's trial
-  // placements).
+  // One member's outcome in a workload cycle (also used by workload-aware preemption's
+  // trial placements).
   struct MemberResult {
     QueuedPod* qp = nullptr;
     bool placed = false;
@@ -305,8 +311,8 @@ class Scheduler final : public framework::Handle {
   void RollBack(std::vector<MemberResult>& results);
   void RecordGroupAttempt(const framework::Framework& fwk, std::string_view result,
                           TimePoint wall_start);
-  // Binds allowed waiting pods and requeues rejected ones, in the order their outcomes were
-  // reached.
+  // Binds allowed waiting pods and requeues rejected ones, in the order their outcomes
+  // were reached.
   void ProcessWaitingOutcomes();
   // A pending member was added: re-runs PreEnqueue for gated siblings once the quorum is known.
   void OnGroupMemberAdded(framework::PodGroupState& group);
@@ -315,8 +321,8 @@ class Scheduler final : public framework::Handle {
   // Runs PostFilter after a FitError; executes a preemption it proposes and updates the pod's
   // nomination. Returns the post-filter message for the FitError.
   std::string RunPostFilter(CycleContext& c);
-  // kube's prepareCandidate: clears lower-priority nominations on the node, then evicts the
-  // victims.
+  // kube's prepareCandidate: clears lower-priority nominations on the node, then evicts
+  // the victims.
   void ExecutePreemption(CycleContext& c, const framework::PostFilterResult& r);
   // ---- workload-aware preemption (KEP-5710, workload_preemption.cc) ----
   struct PreemptionUnit;
@@ -368,8 +374,8 @@ class Scheduler final : public framework::Handle {
   bool in_cycle_ = false;
   bool event_during_cycle_ = false;
 
-  // Preemption (issue 6): nominated pods, and victims still terminating (delete_victims_immediately
-  // off).
+  // Preemption: nominated pods, and victims still terminating
+  // (delete_victims_immediately off).
   LoggedNominator nominator_;
   absl::flat_hash_set<const framework::PodInfo*> terminating_victims_;
   mutable std::vector<const framework::PodInfo*> nominated_scratch_;  // NominatedPodsForNode
@@ -381,7 +387,7 @@ class Scheduler final : public framework::Handle {
   };
   absl::flat_hash_map<const framework::Plugin*, EnqueueRegistration> enqueue_registrations_;
 
-  // Gangs (issue 5): pod groups and the pods held at Permit.
+  // Gangs: pod groups and the pods held at Permit.
   WorkloadManager wm_;
   state::DraStore dra_;  // resource.k8s.io objects and claim allocation state
   WaitingPods waiting_;

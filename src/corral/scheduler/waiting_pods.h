@@ -30,8 +30,8 @@ struct WaitingPod {
   framework::Framework* fwk = nullptr;
   framework::CycleState state;
   Symbol node;
-  // Plugins still to allow, each with its own deadline and the timeout it asked for (for the
-  // message).
+  // Plugins still to allow, each with its own deadline and the timeout it asked for (for
+  // the message).
   struct Pending {
     std::string_view plugin;
     TimePoint deadline;
@@ -59,8 +59,8 @@ class WaitingPods {
   bool Allow(const framework::PodInfo* pod, std::string_view plugin);
   // Rejects (first outcome wins). False if not waiting.
   bool Reject(const framework::PodInfo* pod, std::string_view plugin, std::string message);
-  // Rejects every still-waiting pod whose earliest pending deadline is ≤ now, with kube's timeout
-  // message.
+  // Rejects every still-waiting pod whose earliest pending deadline is ≤ now, with kube's
+  // timeout message.
   void ExpireUntil(TimePoint now);
   // The earliest deadline of a still-waiting pod.
   std::optional<TimePoint> NextDeadline() const;

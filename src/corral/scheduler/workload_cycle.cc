@@ -1,21 +1,17 @@
 // The workload scheduling cycle (kube's beta design, KEP-4671 §Scheduler Changes for Beta) and
 // topology-aware placement (KEP-5732):
-//   1. Popping any member of a pod group pops the group: every pending member of the same profile
-//   is taken
-//      out of the queue (gated members stay gated).
+//   1. Popping any member of a pod group pops the group: every pending member of the same
+//      profile is taken out of the queue (gated members stay gated).
 //   2. Members are ordered in homogeneous sub-groups (same KEP-5598 signature, first-seen order,
-//   arrival
-//      order within), then placed one by one on the live snapshot: PreFilter/Filter/Score as a pod
-//      cycle (batching hints apply), then assume + Reserve. A member whose signature already failed
-//      in this cycle fails without evaluation (same filters, less capacity).
+//      arrival order within), then placed one by one on the live snapshot: PreFilter/Filter/Score
+//      as a pod cycle (batching hints apply), then assume + Reserve. A member whose signature
+//      already failed in this cycle fails without evaluation (same filters, less capacity).
 //   3. PlacementFeasible (GangScheduling) is asked after each member and stops the cycle early when
-//   the
-//      quorum is out of reach.
+//      the quorum is out of reach.
 //   4. A group commits only if members already assumed/bound + members placed ≥ minCount (1 for
-//   basic
-//      groups, which therefore commit whatever fits); otherwise every placement of this cycle is
-//      rolled back (invariant: no reservation of a failed cycle survives) and the group backs off
-//      as a whole.
+//      basic groups, which therefore commit whatever fits); otherwise every placement of this cycle
+//      is rolled back (invariant: no reservation of a failed cycle survives) and the group backs
+//      off as a whole.
 //   5. Committed members go through Permit and bind; members that did not fit are requeued.
 // With `schedulingConstraints.topology[].key` (and TopologyAwareWorkloadScheduling), step 2–4 run
 // once per domain (one candidate placement per value of the key; a running group keeps its domain);
@@ -29,6 +25,7 @@
 
 #include <fmt/format.h>
 
+#include "corral/pipeline/select.h"
 #include "corral/scheduler/placement_score.h"
 #include "corral/scheduler/scheduler.h"
 
@@ -196,8 +193,8 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
     if (it == pods_.end() || it->second->fwk != &fwk) continue;
     if (queue_->TakeForGroup(it->second.get())) members.push_back(it->second.get());
   }
-  // 2. Homogeneous sub-groups: by signature, in first-seen order (unsignable pods each on their
-  // own).
+  // 2. Homogeneous sub-groups: by signature, in first-seen order (unsignable pods each on
+  // their own).
   {
     absl::flat_hash_map<std::string, size_t> rank;
     std::vector<std::pair<size_t, QueuedPod*>> keyed;
@@ -234,22 +231,21 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
     std::string_view kept;
     if (group.domain.size() > prefix.size())
       kept = std::string_view(group.domain).substr(prefix.size());
-    const PlacementDomain* best = nullptr;
-    int64_t best_score = -1;
+    // The feasible domains with their scores; the highest score wins, ties to the first by value.
+    std::vector<std::pair<const PlacementDomain*, int64_t>> feasible_domains;
     int32_t best_fit = 0;
     for (const PlacementDomain& d : domains) {
       if (!group.domain.empty() && d.value != kept) continue;
       int32_t n = PlaceMembers(members, group, resolved, &d, results);
       best_fit = std::max(best_fit, n);
-      if (feasible(n)) {
-        int64_t score = ScoreDomain(d.nodes);
-        if (score > best_score) {
-          best_score = score;
-          best = &d;
-        }
-      }
+      if (feasible(n)) feasible_domains.emplace_back(&d, ScoreDomain(d.nodes));
       RollBack(results);
     }
+    const size_t chosen = pipeline::SelectBest(
+        feasible_domains.size(), [&](size_t i) { return feasible_domains[i].second; },
+        [](size_t) { return uint64_t{0}; });
+    const PlacementDomain* best =
+        chosen == pipeline::kNone ? nullptr : feasible_domains[chosen].first;
     if (best != nullptr) {
       placed = PlaceMembers(members, group, resolved, best, results);
       group.domain = prefix + std::string(best->value);
@@ -273,7 +269,7 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
   if (!failure.empty()) {
     // All or nothing: no reservation of this cycle survives; the group backs off as a whole.
     RollBack(results);
-    // HOOK(preemption): KEP-5710 workload-aware preemption (workload_preemption.cc).
+    // KEP-5710 workload-aware preemption (workload_preemption.cc).
     std::string preemption;
     if (resolved.IsGang() && fwk.HasPostFilterPlugins())
       preemption = PreemptForGroup(members, group, resolved);
@@ -295,8 +291,8 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
     return;
   }
 
-  // Commit: placed members go through Permit and bind; the others are requeued (old timestamps
-  // kept).
+  // Commit: placed members go through Permit and bind; the others are requeued (old
+  // timestamps kept).
   group.failure.clear();
   in_cycle_ = false;
   std::vector<MemberResult*> unplaced;

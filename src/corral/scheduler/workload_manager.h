@@ -24,8 +24,8 @@ class WorkloadManager {
   // Whether a PodGroup with disruptionMode all is among the objects.
   bool HasAllModePodGroups() const { return has_all_mode_; }
 
-  // Records a member (pending, or bound when `bound`). Returns its group, or null if the pod has
-  // none.
+  // Records a member (pending, or bound when `bound`). Returns its group, or null if the pod
+  // has none.
   framework::PodGroupState* AddPod(const framework::PodInfo* pod, bool bound);
   // A pending member of another scheduler (not tracked otherwise): only its schedulerName counts.
   void NoteForeignMember(const framework::PodGroupKey& key, Symbol scheduler_name);

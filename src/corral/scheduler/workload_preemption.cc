@@ -3,29 +3,27 @@
 // cluster, or one topology domain for a KEP-5732 group). The algorithm follows the KEP's
 // §Preemption algorithm:
 //   0. Eligibility: preemptionPolicy Never ⇒ no; a member nominated to a node where a
-//   lower-priority pod is
-//      still terminating by preemption ⇒ no new preemption (the earlier one is still in progress).
+//      lower-priority pod is still terminating by preemption ⇒ no new preemption (the earlier one
+//      is still in progress).
 //   1. Potential victims are preemption units: a pod, or every cached pod of a `disruptionMode:
-//   all`
-//      PodGroup (evicted whole or not at all), of priority lower than the gang's. Units are sorted
-//      by importance: priority desc, then pod-group members before lone pods, then earlier start.
+//      all` PodGroup (evicted whole or not at all), of priority lower than the gang's. Units are
+//      sorted by importance (pipeline::MoreImportantVictim, kube's MoreImportantVictim): priority
+//      desc, then pod-group members before lone pods, then two groups by more pods, then
+//      earlier start.
 //   2. With every potential victim taken out of the cache, place the members (the workload cycle's
-//   own
-//      algorithm). Fewer than minCount fit ⇒ preemption cannot help (a gang never preempts to place
-//      fewer).
+//      own algorithm). Fewer than minCount fit ⇒ preemption cannot help (a gang never preempts to
+//      place fewer).
 //   3. With that placement assumed, reprieve PDB-violating units first: a unit is put back when
-//   each of its
-//      pods still passes its own filters on its node, with the pods nominated there at the gang's
-//      priority or above counted (what the gang's next cycle counts).
+//      each of its pods still passes its own filters on its node, with the pods nominated there at
+//      the gang's priority or above counted (what the gang's next cycle counts).
 //   4. Binary search over the remaining units' priorities for the lowest priority N such that
-//   evicting only
-//      units of priority ≤ N lets the gang fit; units above N stay.
-//   5. Place the members again and reprieve the remaining units in importance order.
+//      evicting only units of priority ≤ N lets the gang fit; units above N stay.
+//   5. Place the members again and reprieve the remaining units in importance order (3 and 5 are
+//      the two passes of pipeline::ReprieveUnits, 4 runs between them).
 //   6. The members placed are nominated to their nodes, lower-priority pods nominated there lose
-//   their
-//      nomination, and the victims are evicted through the scheduler's victim path (deleted at
-//      once, or left terminating for the driver's grace period). The members retry once the victims
-//      are gone.
+//      their nomination, and the victims are evicted through the scheduler's victim path (deleted
+//      at once, or left terminating for the driver's grace period). The members retry once the
+//      victims are gone.
 // Invariants: the cache is exactly as before the call except for the evicted victims (every trial
 // placement is rolled back and every unit not chosen is put back); a failed attempt leaves no
 // nomination of the group behind; a victim's priority is always lower than the gang's.
@@ -36,6 +34,7 @@
 #include <fmt/format.h>
 
 #include "corral/framework/pdb.h"
+#include "corral/pipeline/reprieve.h"
 #include "corral/scheduler/scheduler.h"
 
 namespace corral::scheduler {
@@ -244,14 +243,15 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members,
   if (units.empty())
     return fail(fmt::format("no lower-priority pods or pod groups to preempt for {}.", key));
   for (size_t i = 0; i < units.size(); ++i) units[i].order = i;
-  std::sort(units.begin(), units.end(), [](const PreemptionUnit& a, const PreemptionUnit& b) {
-    if (a.priority != b.priority) return a.priority > b.priority;
-    if (a.in_group != b.in_group) return a.in_group;
-    if (a.start != b.start) return a.start < b.start;
-    return a.order < b.order;
+  pipeline::SortByImportance(std::span<PreemptionUnit>(units), [](const PreemptionUnit& u) {
+    return pipeline::VictimRank{.priority = u.priority,
+                                .group = u.in_group,
+                                .size = u.pods.size(),
+                                .start = u.start,
+                                .order = u.order};
   });
-  // PodDisruptionBudgets, counted over the units in importance order (kube
-  // filterPodsWithPDBViolation).
+  // PodDisruptionBudgets, counted over the units in importance order
+  // (kube filterPodsWithPDBViolation).
   {
     absl::flat_hash_map<const api::PodDisruptionBudget*, int32_t> left;
     for (PreemptionUnit& u : units) {
@@ -294,8 +294,8 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members,
     snapshot_ = &cache_.snapshot();
   };
   // A unit whose pods share no node with the members' placement and that nothing couples to other
-  // nodes (no affinity or spread on either side) fits where it runs as before: skip its filter
-  // re-run.
+  // nodes (no affinity or spread on either side) fits where it runs as before: skip its
+  // filter re-run.
   absl::flat_hash_set<Symbol> member_nodes;
   auto reprieve = [&](PreemptionUnit& u) {
     bool check = member_affinity || u.affinity;
@@ -309,8 +309,8 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members,
     }
   };
 
-  // 2) Every potential victim gone: can the gang fit at all (in one domain when
-  // topology-constrained)?
+  // 2) Every potential victim gone: can the gang fit at all (in one domain
+  // when topology-constrained)?
   for (PreemptionUnit& u : units) take_out(u);
   bool fits = false;
   const api::PodGroup* pg = resolved.pod_group;
@@ -333,75 +333,85 @@ std::string Scheduler::PreemptForGroup(const std::vector<QueuedPod*>& members,
         "minCount {}.",
         already + best_placed, group.all.size(), key, need));
   }
-  // 3) Reprieve PDB violators against this placement.
+  // 3) Reprieve PDB violators against this placement; then (between the passes) 4) and 5) place the
+  // members again; then reprieve every unit still out in importance order (pipeline/reprieve.h).
   note_placement();
-  for (PreemptionUnit& u : units) {
-    if (u.violates_pdb) reprieve(u);
-  }
-  RollBack(results);
-
-  // 4) The lowest priority bound N that still lets the gang fit. Only units still out take part
-  // (PDB violators reprieved in 3 stay put).
-  std::vector<int32_t> prios;
-  auto collect_prios = [&] {
-    prios.clear();
-    for (const PreemptionUnit& u : units) {
-      if (u.removed) prios.push_back(u.priority);
-    }
-    std::sort(prios.begin(), prios.end());
-    prios.erase(std::unique(prios.begin(), prios.end()), prios.end());
-  };
-  collect_prios();
-  if (!try_place()) {
-    // The reprieved PDB violators changed the placement and it no longer fits: they are candidates
-    // again.
-    for (PreemptionUnit& u : units) take_out(u);
-    collect_prios();
-    if (!try_place()) {
-      restore_all();
-      return fail(
-          fmt::format("gang {} no longer fits after reprieving PodDisruptionBudget victims.", key));
-    }
-  }
-  RollBack(results);
-  std::vector<uint8_t> candidate(units.size(), 0);
-  for (size_t i = 0; i < units.size(); ++i) candidate[i] = units[i].removed ? 1 : 0;
-  auto apply_bound = [&](int32_t bound) {
-    for (size_t i = 0; i < units.size(); ++i) {
-      if (candidate[i] == 0) continue;
-      if (units[i].priority > bound) {
-        put_back(units[i]);
-      } else {
-        take_out(units[i]);
-      }
-    }
-  };
-  if (!prios.empty()) {
-    size_t lo = 0, hi = prios.size() - 1;
-    while (lo < hi) {
-      const size_t mid = (lo + hi) / 2;
-      apply_bound(prios[mid]);
-      if (try_place()) {
+  std::string abort;  // the failure message when the members no longer fit between the passes
+  Status looped = pipeline::ReprieveUnits(
+      std::span<PreemptionUnit>(units), pipeline::SecondPass::kAll,
+      [](const PreemptionUnit& u) { return u.violates_pdb; },
+      [&](PreemptionUnit& u) {
+        reprieve(u);
+        return Status();
+      },
+      [&]() -> Status {
         RollBack(results);
-        hi = mid;
-      } else {
-        lo = mid + 1;
-      }
-    }
-    apply_bound(prios[lo]);
-  }
-  // 5) The placement, then reprieve the rest in importance order.
-  if (!try_place()) {
-    if (!prios.empty()) apply_bound(prios.back());
-    if (!try_place()) {
-      restore_all();
-      return fail(fmt::format("gang {} no longer fits with the chosen victims evicted.", key));
-    }
-  }
-  note_placement();
-  for (PreemptionUnit& u : units) {
-    if (u.removed) reprieve(u);
-  }
+
+        // 4) The lowest priority bound N that still lets the gang fit. Only units still out take
+        // part (PDB violators reprieved in 3 stay put).
+        std::vector<int32_t> prios;
+        auto collect_prios = [&] {
+          prios.clear();
+          for (const PreemptionUnit& u : units) {
+            if (u.removed) prios.push_back(u.priority);
+          }
+          std::sort(prios.begin(), prios.end());
+          prios.erase(std::unique(prios.begin(), prios.end()), prios.end());
+        };
+        collect_prios();
+        if (!try_place()) {
+          // The reprieved PDB violators changed the placement and it no longer fits: they are
+          // candidates again.
+          for (PreemptionUnit& u : units) take_out(u);
+          collect_prios();
+          if (!try_place()) {
+            restore_all();
+            abort = fail(fmt::format(
+                "gang {} no longer fits after reprieving PodDisruptionBudget victims.", key));
+            return Status(Code::kUnschedulable, {});
+          }
+        }
+        RollBack(results);
+        std::vector<uint8_t> candidate(units.size(), 0);
+        for (size_t i = 0; i < units.size(); ++i) candidate[i] = units[i].removed ? 1 : 0;
+        auto apply_bound = [&](int32_t bound) {
+          for (size_t i = 0; i < units.size(); ++i) {
+            if (candidate[i] == 0) continue;
+            if (units[i].priority > bound) {
+              put_back(units[i]);
+            } else {
+              take_out(units[i]);
+            }
+          }
+        };
+        if (!prios.empty()) {
+          size_t lo = 0, hi = prios.size() - 1;
+          while (lo < hi) {
+            const size_t mid = (lo + hi) / 2;
+            apply_bound(prios[mid]);
+            if (try_place()) {
+              RollBack(results);
+              hi = mid;
+            } else {
+              lo = mid + 1;
+            }
+          }
+          apply_bound(prios[lo]);
+        }
+        // 5) The placement, then reprieve the rest in importance order.
+        if (!try_place()) {
+          if (!prios.empty()) apply_bound(prios.back());
+          if (!try_place()) {
+            restore_all();
+            abort =
+                fail(fmt::format("gang {} no longer fits with the chosen victims evicted.", key));
+            return Status(Code::kUnschedulable, {});
+          }
+        }
+        note_placement();
+        return Status();
+      });
+  if (!looped.ok()) return abort;
   PreemptionRecord rec;
   rec.group = key;
   rec.priority = prio;

@@ -26,9 +26,8 @@ class ClusterCache {
 
   // Adds or replaces a node. Pods already recorded for that node name stay on it.
   void AddNode(const api::Node* node);
-  void UpdateNode(const api::Node* node) { AddNode(node); }
-  // Removes a node; its pods are kept (kube keeps them until they are deleted) and reattach if it
-  // returns.
+  // Removes a node; its pods are kept (kube keeps them until they are deleted) and reattach if
+  // it returns.
   void RemoveNode(Symbol name);
 
   // Records `pod` on `node` (bound or assumed). A pod on an unknown node is kept aside until the
@@ -45,7 +44,6 @@ class ClusterCache {
 
   const framework::NodeInfo* GetNode(Symbol name) const;
   size_t NumNodes() const { return nodes_.size(); }
-  size_t NumPods() const { return pod_node_.size(); }
   // The lowest priority among cached pods (on nodes or waiting for their node; INT32_MAX when
   // there is none). A lower bound for the pods on any NodeInfo.
   int32_t MinPodPriority() const {

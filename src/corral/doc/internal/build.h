@@ -33,8 +33,8 @@ class TreeBuilder {
   // `tag` is arena-owned and NUL-terminated, or null.
   void BeginContainer(Kind kind, uint32_t line, Style style, const char* tag,
                       std::string_view anchor);
-  // Finishes the innermost container. Returns false when the document is broken (nothing was
-  // built).
+  // Finishes the innermost container. Returns false when the document is broken (nothing
+  // was built).
   bool EndContainer(Node* node, uint64_t* weight, std::string_view* anchor);
   void AddScalar(const Node& n, std::string_view anchor);
   // An alias of a node whose subtree has `weight` nodes (including nested alias expansions).

@@ -1,7 +1,7 @@
 #pragma once
 // Per-kind decoders of the manifest loader. Each takes the object's root map (the decoder's path is
-// the object's path prefix, "" or "items[3]"), decodes, validates and defaults it. Internal to
-// corral/loader.
+// the object's path prefix, "" or "items[3]"), decodes, validates and defaults it. Internal
+// to corral/loader.
 
 #include <optional>
 #include <span>
@@ -17,8 +17,7 @@ namespace corral::loader::internal {
 using doc::Decoder;
 using doc::Node;
 
-// ---- shared pieces (decode_common.cc)
-// -------------------------------------------------------------------
+// ---- shared pieces (decode_common.cc) -----------------------------------------------------------
 
 // Fields every object has at the top level besides metadata/spec/status.
 inline constexpr std::string_view kTypeMetaFields[] = {"apiVersion", "kind"};
@@ -66,8 +65,7 @@ inline constexpr doc::EnumName<api::PreemptionPolicy> kPreemptionPolicies[] = {
     {"Never", api::PreemptionPolicy::kNever},
 };
 
-// ---- kinds
-// ----------------------------------------------------------------------------------------------
+// ---- kinds --------------------------------------------------------------------------------------
 
 // What priority admission needs besides the object itself.
 struct PriorityInput {

@@ -21,8 +21,8 @@ constexpr framework::ActionType Actions(framework::ActionType a, framework::Acti
 // The subject of a queueing hint, as the scheduler passes it (scheduler.cc FireEvent): node events
 // carry the added/updated `const api::Node*`, pod events the added/updated/deleted `const
 // api::Pod*`; either may be null. Update events carry no old object, so hints that kube computes
-// from an old/new pair treat every update like an add (they may queue where kube skips, never the
-// reverse).
+// from an old/new pair treat every update like an add (they may queue where kube skips, never
+// the reverse).
 inline const api::Node* NodeSubject(const void* subject) {
   return static_cast<const api::Node*>(subject);
 }

@@ -7,28 +7,11 @@
 #include <vector>
 
 #include "corral/api/storage.h"
+#include "corral/api/strconv.h"
 
 namespace corral::plugins::signers {
 
 namespace {
-
-std::string_view OperatorName(api::NodeSelectorOp op) {
-  switch (op) {
-    case api::NodeSelectorOp::kIn:
-      return "In";
-    case api::NodeSelectorOp::kNotIn:
-      return "NotIn";
-    case api::NodeSelectorOp::kExists:
-      return "Exists";
-    case api::NodeSelectorOp::kDoesNotExist:
-      return "DoesNotExist";
-    case api::NodeSelectorOp::kGt:
-      return "Gt";
-    case api::NodeSelectorOp::kLt:
-      return "Lt";
-  }
-  return "";
-}
 
 std::string_view EffectName(api::TaintEffect e) {
   switch (e) {
@@ -63,7 +46,7 @@ std::string Requirement(const api::NodeSelectorRequirement& r, const Interner& i
   std::string out = "{\"key\":";
   AppendJsonString(out, in.Str(r.key));
   out += ",\"operator\":";
-  AppendJsonString(out, OperatorName(r.op));
+  AppendJsonString(out, api::NodeSelectorOpName(r.op));
   if (!values.empty()) {
     out += ",\"values\":[";
     for (size_t i = 0; i < values.size(); ++i) {
@@ -86,8 +69,8 @@ std::vector<std::string> Requirements(const std::vector<api::NodeSelectorRequire
   return out;
 }
 
-// {"MatchExpressions":[...],"MatchFields":[...]} with every list sorted; elements are encoded
-// strings.
+// {"MatchExpressions":[...],"MatchFields":[...]} with every list sorted; elements are
+// encoded strings.
 std::string Term(const api::NodeSelectorTerm& t, const Interner& in) {
   std::string out = "{\"MatchExpressions\":";
   AppendStringArray(out, Requirements(t.match_expressions, in));

@@ -43,8 +43,8 @@ std::string HostPorts(const api::Pod& pod);
 
 // spec.affinity.nodeAffinity: null when absent, else {"Required":[...],"Preferred":[...]}, where
 // each required term and each preferred term is itself an encoded string and every list (values,
-// requirements, terms) is sorted, so that reordering a pod's terms or values does not change the
-// signature.
+// requirements, terms) is sorted, so that reordering a pod's terms or values does not change
+// the signature.
 std::string NodeAffinity(const api::Pod& pod, const Interner& in);
 
 // spec.nodeSelector as a JSON object with keys in string order (null when empty).

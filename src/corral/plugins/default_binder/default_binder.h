@@ -25,5 +25,6 @@ class DefaultBinder final : public framework::BindPlugin {
   framework::Status Bind(framework::CycleState& state, const framework::PodInfo& pod,
                          Symbol node) override;
 };
+static_assert(framework::kImplements<DefaultBinder, framework::BindPlugin>);
 
 }  // namespace corral::plugins

@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "corral/framework/fit_error.h"
 #include "corral/framework/framework.h"
 #include "corral/framework/pdb.h"
+#include "corral/pipeline/fit_error.h"
 #include "corral/plugins/helper/field_errors.h"
 
 namespace corral::plugins {
@@ -130,12 +130,12 @@ bool DefaultPreemption::NeedsStateCopy(const framework::CycleState& state) {
     ext_slots_.clear();
     for (const auto& e : fwk_->filter_plugins()) {
       const auto* pf = dynamic_cast<const framework::PreFilterPlugin*>(e.plugin);
-      if (pf != nullptr && pf->Extensions() != nullptr) ext_slots_.push_back(e.slot);
+      if (pf != nullptr && pf->PreFilterExtensions() != nullptr) ext_slots_.push_back(e.slot);
     }
     size_t with_ext = 0;
     for (const framework::PreFilterPlugin* pf :
          fwk_->PluginsImplementing<framework::PreFilterPlugin>()) {
-      if (pf->Extensions() != nullptr) ++with_ext;
+      if (pf->PreFilterExtensions() != nullptr) ++with_ext;
     }
     ext_unslotted_ = with_ext != ext_slots_.size();
   }
@@ -186,8 +186,8 @@ Status DefaultPreemption::SelectVictims(const framework::CycleState& state, cons
   for (const PodInfo* p : potential_) {
     if (Status s = remove(p); !s.ok()) return s;
   }
-  // The pod must fit with every lower-priority pod gone; affinity to a victim is not considered
-  // (kube).
+  // The pod must fit with every lower-priority pod gone; affinity to a victim is not
+  // considered (kube).
   if (Status s = fwk_->RunFilterPluginsWithNominatedPods(st, pod, copy); !s.ok()) return s;
   if (by_units) {
     auto fits = [&] { return fwk_->RunFilterPluginsWithNominatedPods(st, pod, copy).ok(); };
@@ -517,8 +517,8 @@ std::string FitMessageFromCounts(size_t num_all,
   for (const auto& [r, n] : counts) reasons[std::string(r)] += n;
   if (num_explicit < num_all)
     reasons[std::string(absent_reason)] += static_cast<int64_t>(num_all - num_explicit);
-  std::string msg = fmt::format("0/{} nodes are available:", num_all);
-  framework::AppendReasonHistogram(reasons, msg);
+  std::string msg = pipeline::NoneAvailable(num_all, "nodes");
+  pipeline::AppendReasonHistogram(reasons, msg);
   return msg;
 }
 

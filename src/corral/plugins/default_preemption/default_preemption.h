@@ -6,15 +6,13 @@
 //
 // Algorithm (kube's Evaluator.Preempt):
 //   1. Eligibility: preemptionPolicy Never, or a lower-priority pod on the pod's nominated node
-//   that is
-//      already terminating by preemption (unless that node is now UnschedulableAndUnresolvable) ⇒
-//      no.
+//      that is already terminating by preemption (unless that node is now
+//      UnschedulableAndUnresolvable) ⇒ no.
 //   2. Potential nodes: those whose filter status is Unschedulable (UU nodes can never help).
 //   3. Dry run from a random offset (Handle::rng) over the potential nodes, serially, until at
-//   least one
-//      candidate without PDB violations exists and the candidates number
-//      max(N × minCandidateNodesPercentage / 100, minCandidateNodesAbsolute) (capped at N).
-//      Per node (SelectVictims): remove every lower-priority pod (on copies of the NodeInfo and the
+//      least one candidate without PDB violations exists and the candidates number max(N ×
+//      minCandidateNodesPercentage / 100, minCandidateNodesAbsolute) (capped at N). Per node
+//      (SelectVictims): remove every lower-priority pod (on copies of the NodeInfo and the
 //      CycleState, through the PreFilter AddPod/RemovePod extensions); if the pod still does not
 //      fit, the node is no candidate. Otherwise reprieve, most important first (priority, then
 //      earlier start), the PDB-violating victims, then the others: put each back and keep it if the
@@ -130,8 +128,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   // kube pickOneNodeForPreemption over `candidates` (victims ordered most important first).
   // REQUIRES: non-empty. Returns an index into `candidates`.
   size_t PickOneNodeForPreemption(std::span<const PreemptionCandidate> candidates) const;
-  // kube util.MoreImportantPod: higher priority, then earlier start time (a pod without one started
-  // "now").
+  // kube util.MoreImportantPod: higher priority, then earlier start time (a pod without one
+  // started "now").
   bool MoreImportantPod(const framework::PodInfo& a, const framework::PodInfo& b) const;
 
   // Dry-run memo statistics since construction (nodes answered from the memo, nodes computed while
@@ -159,8 +157,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
 
   // One memoized SelectVictims result and what it was computed from. Empty while node_info is
   // null. What a visit reads (validity, outcome, the namespaces of a success) fills the first cache
-  // line; the scores the second; the rest is read only for the chosen candidate or a failure's
-  // reasons.
+  // line; the scores the second; the rest is read only for the chosen candidate or a
+  // failure's reasons.
   struct alignas(64) MemoEntry {
     const framework::NodeInfo* node_info = nullptr;
     const api::Node* api_node = nullptr;
@@ -238,8 +236,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   bool AnyPdbFor(std::span<const framework::PodInfo* const> pods) const;
   // Whether a PodDisruptionBudget exists in `ns` (cached for the current PostFilter call).
   bool HasPdb(Symbol ns);
-  // Whether sorting `pods` by MoreImportantPod reads the clock (some but not all have a start
-  // time).
+  // Whether sorting `pods` by MoreImportantPod reads the clock (some but not all have a
+  // start time).
   static bool OrderReadsClock(std::span<const framework::PodInfo* const> pods);
   // Whether PreFilter extensions (AddPod/RemovePod) can run for this cycle, i.e. the dry run must
   // work on a copy of the CycleState.
@@ -301,5 +299,6 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   uint64_t memo_clock_ = 0;
   int64_t memo_hits_ = 0, memo_misses_ = 0;
 };
+static_assert(framework::kImplements<DefaultPreemption, framework::PostFilterPlugin>);
 
 }  // namespace corral::plugins

@@ -218,8 +218,8 @@ TEST_F(DefaultPreemptionTest, ReprievesTheMostImportantPods) {
                           &Bound("mid", "n1", 1, "1", 20), &Bound("high", "n1", 5, "1", 50)})});
   framework::PostFilterResult r;
   ASSERT_TRUE(Run(Pending("p", 10, "2"), &r).ok());
-  // Reprieve order: high (5), old (t=10), mid (t=20), new (t=40). 2 cpu are needed: high and old
-  // stay.
+  // Reprieve order: high (5), old (t=10), mid (t=20), new (t=40). 2 cpu are needed: high and
+  // old stay.
   EXPECT_EQ(VictimNames(r), (std::vector<std::string>{"mid", "new"}));
 }
 

@@ -7,6 +7,7 @@
 #include <absl/container/flat_hash_set.h>
 
 #include "corral/framework/pdb.h"
+#include "corral/pipeline/reprieve.h"
 
 namespace corral::plugins {
 
@@ -126,13 +127,12 @@ bool VictimUnits::Build(framework::Handle& handle, const NodeInfo& node, const P
     units_.push_back(std::move(u));
   }
   for (size_t i = 0; i < units_.size(); ++i) units_[i].order = i;
-  std::stable_sort(units_.begin(), units_.end(), [](const VictimUnit& a, const VictimUnit& b) {
-    if (a.priority != b.priority) return a.priority > b.priority;
-    const bool ga = a.group != nullptr, gb = b.group != nullptr;
-    if (ga != gb) return ga;
-    if (ga && a.pods.size() != b.pods.size()) return a.pods.size() > b.pods.size();
-    if (a.start != b.start) return a.start < b.start;
-    return a.order < b.order;
+  pipeline::SortByImportance(std::span<VictimUnit>(units_), [](const VictimUnit& u) {
+    return pipeline::VictimRank{.priority = u.priority,
+                                .group = u.group != nullptr,
+                                .size = u.pods.size(),
+                                .start = u.start,
+                                .order = u.order};
   });
   // The pods taken off the node copy, in node order.
   for (const PodInfo* p : node.pods()) {
@@ -176,12 +176,10 @@ Status VictimUnits::Reprieve(const UnitDryRun& ops,
     evicted.push_back(&u);
     return {};
   };
-  for (const bool violating : {true, false}) {
-    for (const VictimUnit& u : units_) {
-      if (u.violates_pdb != violating) continue;
-      if (Status s = reprieve(u); !s.ok()) return s;
-    }
-  }
+  Status looped = pipeline::ReprieveUnits(
+      std::span<const VictimUnit>(units_), pipeline::SecondPass::kNonViolators,
+      [](const VictimUnit& u) { return u.violates_pdb; }, reprieve, [] { return Status(); });
+  if (!looped.ok()) return looped;
   const size_t first = victims->size();
   for (const VictimUnit* u : evicted) {
     for (size_t i = 0; i < u->pods.size(); ++i) {

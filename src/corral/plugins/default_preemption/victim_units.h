@@ -14,15 +14,15 @@
 //   - Feasibility: the members on this node are taken off the node copy; members elsewhere do not
 //     make the node feasible (KEP: they "won't contribute to feasibility"), but they are evicted
 //     and counted in the candidate's score (PickOneNodeForPreemption sees every victim pod).
-//   - Importance, most important first (KEP step 3, kube's MoreImportantVictim): priority; at equal
-//     priority a group before a lone pod; two groups: more members, then the earlier earliest
-//     start; two lone pods: the earlier start; then node order.
+//   - Importance, most important first: pipeline::MoreImportantVictim (pipeline/reprieve.h, kube's
+//     MoreImportantVictim), with only `all` groups ranked as groups; then node order.
 //   - PodDisruptionBudgets: counted over the units in importance order and over every pod a unit
 //     evicts (on any node); a unit violates when one of its pods takes a budget below zero, and
 //     then each of its pods counts as one violation.
-//   - Reprieve: violating units first, then the others, each in importance order: the unit's pods
-//     on this node are put back, and the unit is kept if the preemptor still fits; otherwise every
-//     pod of the unit is a victim. An `all` group is therefore evicted whole or not at all.
+//   - Reprieve (pipeline::ReprieveUnits): violating units first, then the others, each in
+//     importance order: the unit's pods on this node are put back, and the unit is kept if the
+//     preemptor still fits; otherwise every pod of the unit is a victim. An `all` group is
+//     therefore evicted whole or not at all.
 // Nodes without a lower-priority `all` member never get here: DefaultPreemption's per-pod path
 // (kube's SelectVictimsOnNode) runs unchanged, so behaviour without `all` groups is kube's.
 //
@@ -66,8 +66,8 @@ class VictimUnits {
                                  const framework::PodInfo& preemptor);
 
   // Builds the units of `node` for `preemptor`, sorted most important first, with their PDB
-  // violation marks. Returns false, and builds nothing, when !HostsAllModeMember (the per-pod path
-  // applies).
+  // violation marks. Returns false, and builds nothing, when !HostsAllModeMember (the per-pod
+  // path applies).
   bool Build(framework::Handle& handle, const framework::NodeInfo& node,
              const framework::PodInfo& preemptor);
 

@@ -3,12 +3,10 @@
 // of a gang pod group, for both API generations (v1alpha1 Workload.spec.podGroups +
 // pod.spec.workloadRef, and the standalone PodGroup + pod.spec.schedulingGroup).
 //   PreEnqueue         barrier: the group object exists and at least minCount members are known; a
-//   group
-//                      whose members disagree on schedulerName is rejected as a whole
+//                      group whose members disagree on schedulerName is rejected as a whole
 //   Reserve/Unreserve  the member counts as assumed / no longer assumed
 //   Permit             Wait (activating the unscheduled siblings) until assumed + bound ≥ minCount,
-//   with
-//                      the group's shared deadline (5 minutes from the first Permit) as the
+//                      with the group's shared deadline (5 minutes from the first Permit) as the
 //                      timeout; then allow every waiting member
 //   PlacementFeasible  the workload cycle's early reject / commit test (basic groups: minCount 1)
 // Pods of basic groups and pods without a group pass every point.
@@ -58,6 +56,10 @@ class GangScheduling final : public framework::PreEnqueuePlugin,
  private:
   framework::Handle& handle_;
 };
+static_assert(
+    framework::kImplements<GangScheduling, framework::PreEnqueuePlugin, framework::ReservePlugin,
+                           framework::PermitPlugin, framework::PlacementFeasiblePlugin,
+                           framework::EnqueueExtensions>);
 
 static_assert(std::derived_from<GangScheduling, framework::PermitPlugin>);
 

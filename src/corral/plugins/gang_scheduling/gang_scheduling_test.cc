@@ -15,8 +15,8 @@ namespace {
 using framework::Code;
 using framework::QueueingHint;
 
-// A handle with Workload/PodGroup objects, group states and waiting pods, as the scheduler
-// provides.
+// A handle with Workload/PodGroup objects, group states and waiting pods, as the
+// scheduler provides.
 class GangHandle : public testing::FakeHandle {
  public:
   using FakeHandle::FakeHandle;
@@ -278,8 +278,8 @@ TEST_F(GangSchedulingTest, PermitErrorsWhenTheGroupObjectOrStateIsGone) {
   auto st = Plugin().Permit(state_, a, w_.S("n"), &t);
   EXPECT_EQ(st.code(), framework::Code::kError);
   EXPECT_EQ(st.Message(), "pod group state not found");
-  // The PodGroup object was deleted after the member passed PreEnqueue (kube: an error, not a
-  // wait).
+  // The PodGroup object was deleted after the member passed PreEnqueue (kube: an error, not
+  // a wait).
   h_.Member(a);
   h_.pod_groups.clear();
   st = Plugin().Permit(state_, a, w_.S("n"), &t);

@@ -29,8 +29,8 @@ class FieldPath {
 };
 
 // Go's strconv.Quote for the strings that appear in config values: backslash escapes for \a \b \f
-// \n \r \t \v, \" and \\, \xNN for other control bytes; other bytes are copied (valid UTF-8 stays
-// readable).
+// \n \r \t \v, \" and \\, \xNN for other control bytes; other bytes are copied (valid UTF-8
+// stays readable).
 std::string GoQuote(std::string_view s);
 
 class FieldErrors {

@@ -17,8 +17,8 @@ struct FunctionShapePoint {
 //   linear between neighbours        for shape[i-1].utilization < p <= shape[i].utilization,
 //                                    with Go's truncating int64 arithmetic
 //   shape[n-1].score                 for p > shape[n-1].utilization
-// REQUIRES: `shape` is non-empty with strictly increasing utilizations (args validation guarantees
-// it).
+// REQUIRES: `shape` is non-empty with strictly increasing utilizations (args validation
+// guarantees it).
 inline int64_t BrokenLinear(std::span<const FunctionShapePoint> shape, int64_t p) {
   for (size_t i = 0; i < shape.size(); ++i) {
     if (p <= shape[i].utilization) {

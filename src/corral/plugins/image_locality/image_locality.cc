@@ -46,8 +46,8 @@ void ComputeState(const framework::PodInfo& pod, const Interner& in,
       static_cast<int64_t>(pod.pod->init_containers.size() + pod.pod->containers.size());
 }
 
-// Go's encoding/json string escaping (", \, control characters, and <, >, & as \u003c, \u003e,
-// \u0026).
+// Go's encoding/json string escaping (", \, control characters, and <, >, & as \u003c,
+// \u003e, \u0026).
 void AppendJsonString(std::string& out, std::string_view s) {
   out += '"';
   for (char ch : s) {

@@ -11,8 +11,7 @@
 // no tag or digest); a node reports every name of an image.
 //
 // Differences from kube, both invisible unless nodes disagree on an image or pods mount image
-// volumes:
-//   - kube takes an image's size from the first node that reported the name to its cache;
+//   volumes: - kube takes an image's size from the first node that reported the name to its cache;
 //     Corral uses the size the scored node reports.
 //   - kube (ImageVolume) also scores image volume references; Corral's object model has no
 //     image volumes.
@@ -51,9 +50,9 @@ class ImageLocality final : public framework::PreScorePlugin,
   framework::Status PreScore(framework::CycleState& state, size_t slot,
                              const framework::PodInfo& pod,
                              std::span<const framework::NodeInfo* const> nodes) override;
-  // PreScore reads only the pod's images and the nodes' image lists, which placing a pod does not
-  // change.
-  const framework::PreScoreExtensions* PreScoreExt() const override {
+  // PreScore reads only the pod's images and the nodes' image lists, which placing a pod does
+  // not change.
+  const framework::PreScoreExtensions* PreScoreExtensions() const override {
     return framework::PodOnlyPreScoreExtensions();
   }
   framework::Status Score(const framework::CycleState& state, size_t slot,
@@ -73,5 +72,7 @@ class ImageLocality final : public framework::PreScorePlugin,
  private:
   framework::Handle& handle_;
 };
+static_assert(framework::kImplements<ImageLocality, framework::PreScorePlugin,
+                                     framework::ScorePlugin, framework::SignPlugin>);
 
 }  // namespace corral::plugins

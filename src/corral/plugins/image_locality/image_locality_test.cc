@@ -89,8 +89,8 @@ TEST(ImageLocalityTest, MatchesKube) {
        {},
        {node403002000, node25010},
        {0, 5}},
-      // node1: (40MB + 300MB) * 1/2 = 170MB: 100 * (170 - 23) / (2000 - 23) = 7. node2: nothing ->
-      // 0.
+      // node1: (40MB + 300MB) * 1/2 = 170MB: 100 * (170 - 23) / (2000 - 23) = 7. node2: nothing
+      // -> 0.
       {"two_images_on_one_node_prefer_this_node",
        {"gcr.io/40", "gcr.io/300"},
        {},

@@ -641,7 +641,7 @@ TEST(InterPodAffinityFilterTest, AddRemovePodUpdatesCounts) {
   added_pod.NodeName("nodeA").Label("foo", "bar");
   anti_complex(w, added_pod);
   const framework::PodInfo& added = w.Info(added_pod.Obj());
-  ASSERT_TRUE(pl->Extensions()->AddPod(state, pending, added, c.Node("nodeA")).ok());
+  ASSERT_TRUE(pl->PreFilterExtensions()->AddPod(state, pending, added, c.Node("nodeA")).ok());
   // kube's expectedAntiAffinity {region r1: 2, zone z11: 2, zone z21: 1}; the added pod's own
   // anti-affinity (foo In bar|buzz, region) matches the pending pod: existing r1.
   EXPECT_EQ(CountOf(s().anti_affinity, w, "region", "r1"), 2);
@@ -650,7 +650,7 @@ TEST(InterPodAffinityFilterTest, AddRemovePodUpdatesCounts) {
   EXPECT_EQ(CountOf(s().existing_anti_affinity, w, "region", "r1"), 1);
   EXPECT_EQ(pl->Filter(state, 0, pending, c.Node("nodeB")).code(), kUnsched);
 
-  ASSERT_TRUE(pl->Extensions()->RemovePod(state, pending, added, c.Node("nodeA")).ok());
+  ASSERT_TRUE(pl->PreFilterExtensions()->RemovePod(state, pending, added, c.Node("nodeA")).ok());
   EXPECT_EQ(CountOf(s().anti_affinity, w, "region", "r1"), 1);
   EXPECT_EQ(CountOf(s().anti_affinity, w, "zone", "z11"), 1);
   EXPECT_EQ(CountOf(s().existing_anti_affinity, w, "region", "r1"), 0);  // erased at 0
@@ -671,7 +671,7 @@ TEST(InterPodAffinityFilterTest, RemovingTheLastMatchReenablesTheFirstPodRule) {
   ASSERT_TRUE(pl->PreFilter(state, 0, pod, c.handle().snapshot(), &r).ok());
   EXPECT_EQ(pl->Filter(state, 0, pod, c.Node("nodeB")).code(), kUU);
   const framework::PodInfo& existing = *c.Node("nodeA").pods()[0];
-  ASSERT_TRUE(pl->Extensions()->RemovePod(state, pod, existing, c.Node("nodeA")).ok());
+  ASSERT_TRUE(pl->PreFilterExtensions()->RemovePod(state, pod, existing, c.Node("nodeA")).ok());
   EXPECT_EQ(pl->Filter(state, 0, pod, c.Node("nodeB")).code(), kOk);
 }
 

@@ -144,8 +144,8 @@ TEST(InterPodAffinityIncrementalTest, MatchesFreshComputationUnderChurn) {
           const framework::NodeInfo& on =
               *world.nodes[static_cast<size_t>(world.Rand(static_cast<int>(world.nodes.size())))];
           const bool add = world.Rand(2) == 0;
-          auto* ext_inc = p_inc.Extensions();
-          auto* ext_fresh = p_fresh.Extensions();
+          auto* ext_inc = p_inc.PreFilterExtensions();
+          auto* ext_fresh = p_fresh.PreFilterExtensions();
           ASSERT_TRUE((add ? ext_inc->AddPod(s_inc, pod, extra, on)
                            : ext_inc->RemovePod(s_inc, pod, extra, on))
                           .ok());

@@ -3,26 +3,23 @@
 // anti-affinity between the incoming pod and the pods already placed, per topology domain.
 //
 //   PreFilter  builds three (topology key, value) → count maps: existing pods' required
-//   anti-affinity terms
-//              matching the incoming pod (only nodes in
+//              anti-affinity terms matching the incoming pod (only nodes in
 //              Snapshot::have_pods_with_required_anti_affinity); pods matching all of the incoming
 //              pod's required affinity terms; pods matching its required anti-affinity terms (all
 //              nodes, only when the pod has such terms). Skip when all are empty.
 //   Filter     affinity: every term's domain must hold a match, unless no pod matches anywhere and
-//   the pod
-//              matches its own terms (the first pod of a group) — UnschedulableAndUnresolvable
-//              "node(s) didn't match pod affinity rules"; anti-affinity — Unschedulable "node(s)
-//              didn't match pod anti-affinity rules"; existing pods' anti-affinity — Unschedulable
-//              "node(s) didn't satisfy existing pods anti-affinity rules".
+//              the pod matches its own terms (the first pod of a group) —
+//              UnschedulableAndUnresolvable "node(s) didn't match pod affinity rules";
+//              anti-affinity — Unschedulable "node(s) didn't match pod anti-affinity rules";
+//              existing pods' anti-affinity — Unschedulable "node(s) didn't satisfy existing pods
+//              anti-affinity rules".
 //   PreScore   topology score: +w/−w for the incoming pod's preferred (anti-)affinity terms
-//   matching existing
-//              pods, +hardPodAffinityWeight for existing pods' required affinity terms matching the
-//              incoming pod, +w/−w for existing pods' preferred terms. Skip when
+//              matching existing pods, +hardPodAffinityWeight for existing pods' required affinity
+//              terms matching the incoming pod, +w/−w for existing pods' preferred terms. Skip when
 //              ignorePreferredTermsOfExistingPods and the pod has no preferred terms, or when
 //              nothing matched.
 //   Score      Σ over the node's labels of the topology score; Normalize min–max to [0, 100] (v1.37
-//   starts
-//              from min = MaxInt64, max = MinInt64; all 0 when max == min).
+//              starts from min = MaxInt64, max = MinInt64; all 0 when max == min).
 //
 // Namespaces: a term's namespaces plus, with a namespaceSelector, every namespace whose labels
 // match (kube unrolls the selector through the namespace lister in PreFilter/PreScore; Corral
@@ -72,6 +69,7 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
                                public framework::FilterPlugin,
                                public framework::PreScorePlugin,
                                public framework::ScorePlugin,
+                               public framework::ScoreExtensions,
                                public framework::EnqueueExtensions,
                                public framework::SignPlugin {
  public:
@@ -98,7 +96,7 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
   framework::Status PreFilter(framework::CycleState& state, size_t slot,
                               const framework::PodInfo& pod, const framework::Snapshot& snapshot,
                               framework::PreFilterResult* result) override;
-  const framework::PreFilterExtensions* Extensions() const override { return this; }
+  const framework::PreFilterExtensions* PreFilterExtensions() const override { return this; }
   framework::Status AddPod(framework::CycleState& state, const framework::PodInfo& pod_to_schedule,
                            const framework::PodInfo& pod_to_add,
                            const framework::NodeInfo& node) const override;
@@ -118,20 +116,20 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
                           int64_t* score) const override;
   // Incremental PreScore (CorralIncrementalPreScore): adds the added pod's contributions (as
   // PreScore derives them for one existing pod) to an overlay of the topology score map.
-  const framework::PreScoreExtensions* PreScoreExt() const override { return this; }
+  const framework::PreScoreExtensions* PreScoreExtensions() const override { return this; }
   framework::Status AddPod(framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
                            const framework::PodInfo& added, const framework::NodeInfo& node,
                            std::span<const framework::NodeInfo* const> nodes) const override;
   // Rescore hook (CorralBatchingRescoreHook): a pod with preferred (anti-)affinity terms placed on
   // A changes the counts of A's topology pairs only, so exactly the nodes sharing one of those
   // pairs are rescored.
-  const framework::RescoreExtension* Rescorer() const override { return this; }
+  const framework::RescoreExtension* RescoreExtension() const override { return this; }
   bool CrossNode(const framework::PodInfo& pod) const override;
   framework::Status Rescore(const framework::CycleState& state, size_t slot,
                             const framework::PodInfo& pod, const framework::NodeInfo& placed,
                             std::span<const framework::NodeInfo* const> nodes,
                             std::vector<framework::NodeRescore>* changed) const override;
-  bool HasNormalize() const override { return true; }
+  const framework::ScoreExtensions* ScoreExtensions() const override { return this; }
   framework::Status NormalizeScore(const framework::CycleState& state, size_t slot,
                                    const framework::PodInfo& pod,
                                    std::span<framework::NodeScore> scores) const override;
@@ -165,13 +163,18 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
 
   InterPodAffinityArgs args_;
   framework::Handle& handle_;
-  // This plugin's CycleState slot, recorded by PreFilter (PreFilterExtensions are not told the
-  // slot).
+  // This plugin's CycleState slot, recorded by PreFilter (PreFilterExtensions are not told
+  // the slot).
   size_t slot_ = kNoSlot;
   static constexpr size_t kDefaultDirectScanLimit = 32;
   bool incremental_ = true;
   size_t direct_scan_limit_ = kDefaultDirectScanLimit;
   std::unique_ptr<Caches> caches_;
 };
+static_assert(framework::kImplements<
+              InterPodAffinity, framework::PreFilterPlugin, framework::PreFilterExtensions,
+              framework::PreScoreExtensions, framework::RescoreExtension, framework::FilterPlugin,
+              framework::PreScorePlugin, framework::ScorePlugin, framework::ScoreExtensions,
+              framework::EnqueueExtensions, framework::SignPlugin>);
 
 }  // namespace corral::plugins

@@ -22,8 +22,8 @@
 
 namespace corral::plugins::inter_pod_affinity {
 
-// A (topology key, value) pair packed into one integer: key symbol in the high half, value in the
-// low.
+// A (topology key, value) pair packed into one integer: key symbol in the high half, value in
+// the low.
 inline uint64_t PairKey(Symbol key, Symbol value) {
   return (uint64_t{key.id()} << 32) | value.id();
 }
@@ -149,8 +149,8 @@ struct PreScoreState {
   absl::flat_hash_map<uint64_t, int64_t> added;
 };
 
-// Signatures of the cached aggregates: everything a node's contribution depends on besides the
-// node.
+// Signatures of the cached aggregates: everything a node's contribution depends on besides
+// the node.
 struct ExistingAntiSignature {  // existing pods' required anti-affinity terms vs the incoming pod
   api::LabelSet labels;
   Symbol ns;

@@ -41,8 +41,7 @@ Result<std::unique_ptr<framework::Plugin>> InterPodAffinity::New(const framework
   return std::unique_ptr<framework::Plugin>(std::make_unique<InterPodAffinity>(*typed, handle));
 }
 
-// ---- signing
-// ------------------------------------------------------------------------------------------
+// ---- signing ------------------------------------------------------------------------------------
 
 framework::Status InterPodAffinity::Sign(const framework::PodInfo& pod,
                                          std::vector<framework::SignFragment>* fragments) const {
@@ -51,8 +50,8 @@ framework::Status InterPodAffinity::Sign(const framework::PodInfo& pod,
   if (p.affinity.has_value() &&
       (p.affinity->pod_affinity.has_value() || p.affinity->pod_anti_affinity.has_value())) {
     // kube: unsignable. Corral (CorralBatchingRescoreHook): preferred-only terms are rescored
-    // through the Rescore hook; terms reading namespace labels are not (the labels are not in the
-    // signature).
+    // through the Rescore hook; terms reading namespace labels are not (the labels are not in
+    // the signature).
     const bool preferred_only =
         handle_.features().Enabled(framework::Feature::kCorralBatchingRescoreHook) &&
         pod.required_affinity_terms.empty() && pod.required_anti_affinity_terms.empty() &&
@@ -101,8 +100,7 @@ framework::Status InterPodAffinity::Sign(const framework::PodInfo& pod,
   return {};
 }
 
-// ---- queueing
-// -----------------------------------------------------------------------------------------
+// ---- queueing -----------------------------------------------------------------------------------
 
 std::vector<framework::ClusterEvent> InterPodAffinity::EventsToRegister() const {
   return {{framework::EventResource::kPod, framework::ActionType::kAll},
@@ -155,8 +153,8 @@ framework::QueueingHint InterPodAffinity::Hint(const framework::PodInfo& pod,
       return matches_anti ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
     default:
       // kube queues an update that starts matching the affinity terms or stops matching the
-      // anti-affinity terms; without the old pod, queue whenever the new one could be such an
-      // update.
+      // anti-affinity terms; without the old pod, queue whenever the new one could be such
+      // an update.
       if (matches_affinity || (!pod.required_anti_affinity_terms.empty() && !matches_anti)) {
         return QueueingHint::kQueue;
       }

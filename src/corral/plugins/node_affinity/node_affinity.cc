@@ -9,11 +9,12 @@
 #include <absl/container/inlined_vector.h>
 
 #include "corral/api/selectors.h"
+#include "corral/api/strconv.h"
 #include "corral/api/well_known.h"
+#include "corral/pipeline/normalize.h"
 #include "corral/plugins/common/plugin_util.h"
 #include "corral/plugins/common/signers.h"
 #include "corral/plugins/helper/field_errors.h"
-#include "corral/plugins/helper/normalize_score.h"
 
 namespace corral::plugins {
 
@@ -22,8 +23,8 @@ namespace {
 using helper::FieldPath;
 using helper::GoQuote;
 
-// ---- kube's parse errors for node selector terms (component-helpers nodeaffinity,
-// labels.NewRequirement)
+// ---- kube's parse errors for node selector terms (component-helpers
+// nodeaffinity, labels.NewRequirement)
 
 // Go's strconv.ParseInt(s, 10, 64) succeeds.
 bool ParsesAsInt64(std::string_view s) {
@@ -42,24 +43,6 @@ bool ParsesAsInt64(std::string_view s) {
     v = v * 10 + d;
   }
   return true;
-}
-
-std::string_view OpName(api::NodeSelectorOp op) {
-  switch (op) {
-    case api::NodeSelectorOp::kIn:
-      return "In";
-    case api::NodeSelectorOp::kNotIn:
-      return "NotIn";
-    case api::NodeSelectorOp::kExists:
-      return "Exists";
-    case api::NodeSelectorOp::kDoesNotExist:
-      return "DoesNotExist";
-    case api::NodeSelectorOp::kGt:
-      return "Gt";
-    case api::NodeSelectorOp::kLt:
-      return "Lt";
-  }
-  return "";
 }
 
 // Go's %#v of a []string: []string{"a", "b"}.
@@ -138,8 +121,9 @@ void FieldRequirementErrors(const api::NodeSelectorRequirement& r, const FieldPa
       }
       break;
     default:
-      errs->push_back(path.Child("operator").str() + ": Unsupported value: " +
-                      GoQuote(OpName(r.op)) + ": supported values: \"In\", \"NotIn\"");
+      errs->push_back(path.Child("operator").str() +
+                      ": Unsupported value: " + GoQuote(api::NodeSelectorOpName(r.op)) +
+                      ": supported values: \"In\", \"NotIn\"");
   }
 }
 
@@ -382,8 +366,8 @@ framework::Status NodeAffinity::Score(const framework::CycleState& state, size_t
       count += t->weight;
     }
   }
-  // PreScore rejected unparsable terms; zero-weight terms add nothing and empty terms match
-  // nothing.
+  // PreScore rejected unparsable terms; zero-weight terms add nothing and empty terms
+  // match nothing.
   if (const auto* preferred = PodPreferred(*pod.pod)) {
     for (const auto& t : *preferred) {
       if (api::MatchesNodeSelectorTerm(t.preference, n.meta.labels, n.meta.name, interner_)) {
@@ -401,7 +385,7 @@ framework::Status NodeAffinity::NormalizeScore(const framework::CycleState& stat
   (void)state;
   (void)slot;
   (void)pod;
-  helper::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/false, scores);
+  pipeline::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/false, scores);
   return {};
 }
 

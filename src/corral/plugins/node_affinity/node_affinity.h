@@ -32,7 +32,7 @@ struct NodeAffinityArgs final : framework::PluginArgs {
   std::optional<api::NodeAffinity> added_affinity;
 
   // kube's ValidateNodeAffinityArgs: every term must parse. `path` prefixes field names ("" for
-  // none):
+  // none); an error reads:
   //   addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]
   //   .values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty
   // Several errors aggregate as "[e1, e2]".
@@ -43,6 +43,7 @@ class NodeAffinity final : public framework::PreFilterPlugin,
                            public framework::FilterPlugin,
                            public framework::PreScorePlugin,
                            public framework::ScorePlugin,
+                           public framework::ScoreExtensions,
                            public framework::EnqueueExtensions,
                            public framework::SignPlugin {
  public:
@@ -84,23 +85,22 @@ class NodeAffinity final : public framework::PreFilterPlugin,
   framework::Status PreScore(framework::CycleState& state, size_t slot,
                              const framework::PodInfo& pod,
                              std::span<const framework::NodeInfo* const> nodes) override;
-  // PreScore reads only the pod's preferred terms and the args, which placing a pod does not
-  // change.
-  const framework::PreScoreExtensions* PreScoreExt() const override {
+  // PreScore reads only the pod's preferred terms and the args; placing a pod changes neither.
+  const framework::PreScoreExtensions* PreScoreExtensions() const override {
     return framework::PodOnlyPreScoreExtensions();
   }
   // Σ weight of the matching preferred terms.
   framework::Status Score(const framework::CycleState& state, size_t slot,
                           const framework::PodInfo& pod, const framework::NodeInfo& node,
                           int64_t* score) const override;
-  bool HasNormalize() const override { return true; }
+  const framework::ScoreExtensions* ScoreExtensions() const override { return this; }
   // DefaultNormalizeScore(100, reverse = false).
   framework::Status NormalizeScore(const framework::CycleState& state, size_t slot,
                                    const framework::PodInfo& pod,
                                    std::span<framework::NodeScore> scores) const override;
 
-  // Node/Add|Update: queues when the node matches the added selector and the pod's required
-  // affinity.
+  // Node/Add|Update: queues when the node matches both the added selector and the pod's
+  // required node affinity.
   std::vector<framework::ClusterEvent> EventsToRegister() const override;
   framework::QueueingHint Hint(const framework::PodInfo& pod, const framework::ClusterEvent& event,
                                const void* subject) const override;
@@ -121,5 +121,9 @@ class NodeAffinity final : public framework::PreFilterPlugin,
   bool has_added_preferred_ =
       false;  // kube: addedAffinity lists preferred terms (even zero-weight)
 };
+static_assert(framework::kImplements<NodeAffinity, framework::PreFilterPlugin,
+                                     framework::FilterPlugin, framework::PreScorePlugin,
+                                     framework::ScorePlugin, framework::ScoreExtensions,
+                                     framework::EnqueueExtensions, framework::SignPlugin>);
 
 }  // namespace corral::plugins

@@ -47,5 +47,7 @@ class NodeName final : public framework::FilterPlugin,
  private:
   const Interner& interner_;
 };
+static_assert(framework::kImplements<NodeName, framework::FilterPlugin,
+                                     framework::EnqueueExtensions, framework::SignPlugin>);
 
 }  // namespace corral::plugins

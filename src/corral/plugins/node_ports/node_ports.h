@@ -1,8 +1,8 @@
 #pragma once
 // NodePorts (kube's nodeports plugin): the pod's host ports must be free on the node. A (protocol,
 // hostIP, hostPort) triple conflicts with a used triple of the same protocol and port when either
-// IP is the wildcard 0.0.0.0 (an empty hostIP means 0.0.0.0) or the IPs are equal (kube's
-// HostPortInfo).
+// IP is the wildcard 0.0.0.0 (an empty hostIP means 0.0.0.0) or the IPs are equal
+// (kube's HostPortInfo).
 
 #include <memory>
 #include <string_view>
@@ -61,5 +61,7 @@ class NodePorts final : public framework::PreFilterPlugin,
  private:
   const Interner& interner_;
 };
+static_assert(framework::kImplements<NodePorts, framework::PreFilterPlugin, framework::FilterPlugin,
+                                     framework::EnqueueExtensions, framework::SignPlugin>);
 
 }  // namespace corral::plugins

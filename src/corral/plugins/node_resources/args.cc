@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "corral/api/selectors.h"
 #include "corral/plugins/helper/field_errors.h"
 
 namespace corral::plugins {
@@ -14,83 +15,9 @@ namespace {
 using helper::FieldErrors;
 using helper::FieldPath;
 
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-bool IsLowerAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
-bool MatchesQualifiedNamePart(std::string_view s) {
-  if (s.empty() || !IsAlnum(s.front()) || !IsAlnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*
-bool MatchesDns1123Subdomain(std::string_view s) {
-  size_t start = 0;
-  while (true) {
-    const size_t dot = s.find('.', start);
-    const std::string_view label =
-        s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
-    if (label.empty() || !IsLowerAlnum(label.front()) || !IsLowerAlnum(label.back())) return false;
-    for (char c : label) {
-      if (!IsLowerAlnum(c) && c != '-') return false;
-    }
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-constexpr std::string_view kQualifiedNameRegexError =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
-    "validation is "
-    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-
-// apimachinery validation.IsQualifiedName: one message per violation, in kube's order.
-std::vector<std::string> QualifiedNameErrors(std::string_view value) {
-  std::vector<std::string> errs;
-  std::string_view name = value;
-  const size_t slash = value.find('/');
-  if (slash != std::string_view::npos) {
-    if (value.find('/', slash + 1) != std::string_view::npos) {
-      errs.push_back(
-          fmt::format("a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. "
-                      "'example.com/MyName')",
-                      kQualifiedNameRegexError));
-      return errs;
-    }
-    const std::string_view prefix = value.substr(0, slash);
-    name = value.substr(slash + 1);
-    if (prefix.empty()) {
-      errs.emplace_back("prefix part must be non-empty");
-    } else {
-      if (prefix.size() > 253) errs.emplace_back("prefix part must be no more than 253 characters");
-      if (!MatchesDns1123Subdomain(prefix)) {
-        errs.emplace_back(
-            "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-            "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
-            "'example.com', regex used for validation is "
-            "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
-      }
-    }
-  }
-  if (name.empty()) {
-    errs.emplace_back("name part must be non-empty");
-  } else if (name.size() > 63) {
-    errs.emplace_back("name part must be no more than 63 characters");
-  }
-  if (!MatchesQualifiedNamePart(name))
-    errs.push_back(fmt::format("name part {}", kQualifiedNameRegexError));
-  return errs;
-}
-
 // metav1validation.ValidateLabelName: one Invalid error per IsQualifiedName message.
 void ValidateLabelName(std::string_view value, const FieldPath& path, FieldErrors& errs) {
-  for (const std::string& msg : QualifiedNameErrors(value)) errs.Invalid(path, value, msg);
+  for (const std::string& msg : api::QualifiedNameMessages(value)) errs.Invalid(path, value, msg);
 }
 
 void ValidateResources(const std::vector<ResourceSpec>& resources, const FieldPath& path,
@@ -176,8 +103,8 @@ Result<void> NodeResourcesFitArgs::Validate(std::string_view path) const {
     }
     ValidateResources(scoring_strategy->resources, strategy_path.Child("resources"), errs);
     if (scoring_strategy->requested_to_capacity_ratio.has_value()) {
-      // kube validates the shape under "scoringStrategy.shape", not
-      // "...requestedToCapacityRatio.shape".
+      // kube validates the shape under "scoringStrategy.shape",
+      // not "...requestedToCapacityRatio.shape".
       ValidateFunctionShape(scoring_strategy->requested_to_capacity_ratio->shape,
                             strategy_path.Child("shape"), errs);
     }

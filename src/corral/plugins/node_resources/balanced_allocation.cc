@@ -20,8 +20,8 @@ int64_t BalancedResourceScore(std::span<const int64_t> requested,
     total += fraction;
     fractions.push_back(fraction);
   }
-  // Two resources (the common cpu + memory case): std = |f1 - f2| / 2. More: sqrt(Σ (f - mean)^2 /
-  // n).
+  // Two resources (the common cpu + memory case): std = |f1 - f2| / 2. More: sqrt(Σ (f - mean)^2
+  // / n).
   double std_dev = 0.0;
   if (fractions.size() == 2) {
     std_dev = std::fabs((fractions[0] - fractions[1]) / 2);

@@ -54,15 +54,15 @@ class NodeResourcesBalancedAllocation final : public framework::PreScorePlugin,
                              const framework::PodInfo& pod,
                              std::span<const framework::NodeInfo* const> nodes) override;
   // PreScore reads only the pod's requests, which placing a pod does not change.
-  const framework::PreScoreExtensions* PreScoreExt() const override {
+  const framework::PreScoreExtensions* PreScoreExtensions() const override {
     return framework::PodOnlyPreScoreExtensions();
   }
   framework::Status Score(const framework::CycleState& state, size_t slot,
                           const framework::PodInfo& pod, const framework::NodeInfo& node,
                           int64_t* score) const override;
 
-  // {kResourcesSignerKey: the pod's request}, as NodeResourcesFit (kube signs with the same
-  // function).
+  // {kResourcesSignerKey: the pod's request}, as NodeResourcesFit (kube signs with the
+  // same function).
   framework::Status Sign(const framework::PodInfo& pod,
                          std::vector<framework::SignFragment>* fragments) const override;
 
@@ -70,5 +70,7 @@ class NodeResourcesBalancedAllocation final : public framework::PreScorePlugin,
   framework::Handle& handle_;
   std::vector<noderesources::ScoredResource> resources_;
 };
+static_assert(framework::kImplements<NodeResourcesBalancedAllocation, framework::PreScorePlugin,
+                                     framework::ScorePlugin, framework::SignPlugin>);
 
 }  // namespace corral::plugins

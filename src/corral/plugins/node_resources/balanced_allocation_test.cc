@@ -51,8 +51,8 @@ std::vector<int64_t> RunScores(const Case& c, bool run_pre_score) {
 
 // kube's TestNodeResourcesBalancedAllocation (v1.36+ formula). Each comment gives, per resource,
 // the usage before -> after placing the pod, then the balance without -> with the pod, and the
-// final 50 + (50 + with - without) / 2. cpu is in millicores, memory in bytes, as in kube's
-// makeNode.
+// final 50 + (50 + with - without) / 2. cpu is in millicores, memory in bytes, as in
+// kube's makeNode.
 TEST(BalancedAllocationTest, MatchesKube) {
   const std::vector<Reqs> pod3000_5000 = {{{"cpu", "1000m"}, {"memory", "2000"}},
                                           {{"cpu", "2000m"}, {"memory", "3000"}}};
@@ -112,8 +112,7 @@ TEST(BalancedAllocationTest, MatchesKube) {
        {{"cpu", 1}, {"memory", 1}, {kGpu, 1}},
        {75, 76}},
       // gpu is configured but not requested: left out. cpu 0 -> 85.7%, memory 0 -> 12.5%: 100 ->
-      // 63:
-      // 50 + 13/2 = 56 on both nodes.
+      // 63: 50 + 13/2 = 56 on both nodes.
       {"scalar_resource_is_not_included_if_pod_does_not_request_it",
        pod3000_5000,
        {{{"cpu", "3500m"}, {"memory", "40000"}, {kGpu, "8"}},
@@ -138,8 +137,8 @@ TEST(BalancedAllocationTest, PreScoreSkipsBestEffortPods) {
   ASSERT_TRUE(plugin.ok());
   auto* ba = dynamic_cast<NodeResourcesBalancedAllocation*>(plugin->get());
   framework::CycleState state;
-  // No requests at all, and a container without requests (BalancedAllocation ignores the non-zero
-  // defaults).
+  // No requests at all, and a container without requests (BalancedAllocation ignores the
+  // non-zero defaults).
   for (const api::Pod* p : {&w.Pod("none").Obj(), &w.Pod("empty").Req({}).Obj()}) {
     framework::PodInfo& pod = w.Info(*p);
     EXPECT_EQ(ba->PreScore(state, 0, pod, h.snapshot().nodes()).code(), Code::kSkip);

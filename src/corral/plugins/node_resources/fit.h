@@ -55,8 +55,8 @@ class NodeResourcesFit final : public framework::PreFilterPlugin,
   static constexpr std::string_view kSidecarContainersDisabled =
       "Pod has a restartable init container and the SidecarContainers feature is disabled";
 
-  // `args` must be null (defaults) or a NodeResourcesFitArgs; it is validated as kube's NewFit
-  // does.
+  // `args` must be null (defaults) or a NodeResourcesFitArgs; it is validated as kube's
+  // NewFit does.
   static Result<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs* args,
                                                         framework::Handle& handle);
   // REQUIRES: `args` passed Validate() and has a scoring strategy (with a shape for
@@ -66,8 +66,8 @@ class NodeResourcesFit final : public framework::PreFilterPlugin,
   std::string_view Name() const override { return kName; }
 
   // Records the pod's request and the scalar resources Filter must check (with their reasons).
-  // Fails UnschedulableAndUnresolvable for restartable init containers when SidecarContainers is
-  // off.
+  // Fails UnschedulableAndUnresolvable for restartable init containers when SidecarContainers
+  // is off.
   framework::Status PreFilter(framework::CycleState& state, size_t slot,
                               const framework::PodInfo& pod, const framework::Snapshot& snapshot,
                               framework::PreFilterResult* result) override;
@@ -85,7 +85,7 @@ class NodeResourcesFit final : public framework::PreFilterPlugin,
                              const framework::PodInfo& pod,
                              std::span<const framework::NodeInfo* const> nodes) override;
   // PreScore reads only the pod's requests, which placing a pod does not change.
-  const framework::PreScoreExtensions* PreScoreExt() const override {
+  const framework::PreScoreExtensions* PreScoreExtensions() const override {
     return framework::PodOnlyPreScoreExtensions();
   }
   framework::Status Score(const framework::CycleState& state, size_t slot,
@@ -136,5 +136,9 @@ class NodeResourcesFit final : public framework::PreFilterPlugin,
   // the reasons Filter returns stay valid as entries are added. Lives as long as the plugin.
   absl::node_hash_map<Symbol, ScalarInfo> scalar_info_;
 };
+static_assert(
+    framework::kImplements<NodeResourcesFit, framework::PreFilterPlugin, framework::FilterPlugin,
+                           framework::PreScorePlugin, framework::ScorePlugin,
+                           framework::EnqueueExtensions, framework::SignPlugin>);
 
 }  // namespace corral::plugins

@@ -35,8 +35,7 @@ std::vector<std::string> Reasons(const framework::Status& st) {
   return {st.reasons().begin(), st.reasons().end()};
 }
 
-// ---- Filter (kube's TestEnoughRequests)
-// -----------------------------------------------------------------
+// ---- Filter (kube's TestEnoughRequests) ---------------------------------------------------------
 
 struct FilterCase {
   std::string name;
@@ -445,8 +444,8 @@ TEST(FitTest, StorageRequests) {
   }
 }
 
-// kube's TestRestartableInitContainers, SidecarContainers on (locked on in v1.37). Node: cpu 2m, 1
-// pod.
+// kube's TestRestartableInitContainers, SidecarContainers on (locked on in v1.37). Node: cpu 2m,
+// 1 pod.
 TEST(FitTest, RestartableInitContainers) {
   testing::TestWorld w;
   testing::FakeHandle h(w);
@@ -488,8 +487,7 @@ TEST(FitTest, CloneKeepsFilterState) {
   EXPECT_EQ(Reasons(st), (std::vector<std::string>{"Insufficient cpu", Insufficient(kA)}));
 }
 
-// ---- Score (kube's TestFitScore)
-// --------------------------------------------------------------------------
+// ---- Score (kube's TestFitScore) ----------------------------------------------------------------
 
 TEST(FitTest, ScoreStrategies) {
   struct Case {
@@ -503,8 +501,7 @@ TEST(FitTest, ScoreStrategies) {
   const Case cases[] = {
       // Shape {0: 10, 100: 0} scaled x10 -> {0: 100, 100: 0}.
       // node1: cpu (2000+3000)/4000 -> 100*5000/4000 = 125% > 100% -> f(100) = 0; memory 9000/10000
-      // = 90% ->
-      //        100 - 100*90/100 = 10; only scores > 0 count: round(10*1 / 1) = 10.
+      //        = 90% -> 100 - 100*90/100 = 10; only scores > 0 count: round(10*1 / 1) = 10.
       // node2: cpu 4000/6000 = 66% -> 34; memory 7000/10000 = 70% -> 30; round((34 + 30) / 2) = 32.
       {"requested_to_capacity_ratio_case1",
        {{"cpu", "3000"}, {"memory", "5000"}},
@@ -580,8 +577,7 @@ TEST(FitTest, ScoreCountsSidecarRequests) {
   }
 }
 
-// ---- args through the factory
-// -----------------------------------------------------------------------------
+// ---- args through the factory -------------------------------------------------------------------
 
 TEST(FitTest, NewValidatesArgs) {
   testing::TestWorld w;
@@ -626,8 +622,7 @@ TEST(FitTest, ScoreWithoutResourcesIsAnError) {
   EXPECT_EQ(testutil::ScoreAll(*fit, h, pod, true, Code::kError), std::vector<int64_t>{0});
 }
 
-// ---- events and queueing hints (kube's TestEventsToRegister, Test_isSchedulableAfter*)
-// ---------------------
+// ---- events and queueing hints (kube's TestEventsToRegister, Test_isSchedulableAfter*) ----------
 
 TEST(FitTest, EventsToRegister) {
   testing::TestWorld w;
@@ -727,8 +722,7 @@ TEST(FitTest, NodeChangeHint) {
   }
 }
 
-// ---- Sign
-// --------------------------------------------------------------------------------------------------
+// ---- Sign ---------------------------------------------------------------------------------------
 
 TEST(FitTest, SignEncodesThePodRequest) {
   testing::TestWorld w;

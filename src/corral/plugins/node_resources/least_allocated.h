@@ -11,8 +11,8 @@ namespace corral::plugins::noderesources {
 // (capacity - requested) * 100 / capacity; 0 when capacity is 0 or requested exceeds it.
 int64_t LeastRequestedScore(int64_t requested, int64_t capacity);
 
-// Σ score_r * weight_r / Σ weight_r over resources with allocatable > 0 (integer division; 0 when
-// none).
+// Σ score_r * weight_r / Σ weight_r over resources with allocatable > 0 (integer division; 0
+// when none).
 int64_t LeastAllocatedScore(const NodeResourceVectors& v, const ResourceRequests& resources);
 
 }  // namespace corral::plugins::noderesources

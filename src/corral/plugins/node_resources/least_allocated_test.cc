@@ -96,8 +96,8 @@ TEST(LeastAllocatedTest, MatchesKube) {
        {},
        {{"memory", 2}, {"cpu", 1}},
        {41, 50}},
-      // The pod does not request intel.com/foo, so it is left out: (50 + 50) / 2 = 50 on both
-      // nodes.
+      // The pod does not request intel.com/foo, so it is left out: (50 + 50) / 2 = 50 on
+      // both nodes.
       {"bypass_extended_resource_if_the_pod_does_not_request",
        pod3000_5000,
        {{{"cpu", "6000"}, {"memory", "10000"}},

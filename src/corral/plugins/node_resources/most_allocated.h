@@ -12,8 +12,8 @@ namespace corral::plugins::noderesources {
 // the non-zero defaults, so the sum may exceed it); 0 when capacity is 0.
 int64_t MostRequestedScore(int64_t requested, int64_t capacity);
 
-// Σ score_r * weight_r / Σ weight_r over resources with allocatable > 0 (integer division; 0 when
-// none).
+// Σ score_r * weight_r / Σ weight_r over resources with allocatable > 0 (integer division; 0
+// when none).
 int64_t MostAllocatedScore(const NodeResourceVectors& v, const ResourceRequests& resources);
 
 }  // namespace corral::plugins::noderesources

@@ -21,8 +21,8 @@
 
 namespace corral::plugins::noderesources {
 
-// How a configured resource name is read from a Resource (kube's switch in
-// calculateResourceAllocatableRequest).
+// How a configured resource name is read from a Resource (kube's switch
+// in calculateResourceAllocatableRequest).
 enum class ResourceKind : uint8_t {
   kCpu,               // milli_cpu; non-zero requests unless use_requested
   kMemory,            // memory; non-zero requests unless use_requested
@@ -70,14 +70,14 @@ struct NodeResourceVectors {
 };
 
 // kube's calculateResourceAllocatableRequest over all configured resources. "Committed" is the
-// node's non-zero requests for cpu and memory unless use_requested, and its actual requests
-// otherwise.
+// node's non-zero requests for cpu and memory unless use_requested, and its actual
+// requests otherwise.
 void CalculateNodeVectors(const framework::NodeInfo& node, const ResourceRequests& requests,
                           bool use_requested, NodeResourceVectors* out);
 
 // The pod-signature fragment of the node-resources plugins (kube's ResourcesSignerName with the
-// value computePodResourceRequest(pod)): the pod's request as kube's json.Marshal of
-// framework.Resource,
+// value computePodResourceRequest(pod)): the pod's request as kube's json.Marshal of its
+// framework.Resource, which reads:
 //   {"MilliCPU":1000,"Memory":2000,"EphemeralStorage":0,"AllowedPodNumber":0,"ScalarResources":null}
 // with ScalarResources an object keyed by resource name in string order when the pod requests any.
 inline constexpr std::string_view kResourcesSignerKey =

@@ -57,8 +57,8 @@ inline api::Pod& MakePod(testing::TestWorld& w, const std::string& name,
   return p;
 }
 
-// A node whose capacity and allocatable are `resources` plus kube's test default of 32 pods
-// (st.MakeNode).
+// A node whose capacity and allocatable are `resources` plus kube's test default of 32
+// pods (st.MakeNode).
 inline api::Node& MakeNode(testing::TestWorld& w, const std::string& name, Reqs resources) {
   if (std::none_of(resources.begin(), resources.end(),
                    [](const auto& r) { return r.first == "pods"; })) {
@@ -92,8 +92,8 @@ inline std::vector<int64_t> ScoreAll(framework::Plugin& plugin, testing::FakeHan
   return scores;
 }
 
-// One row of kube's scoring-strategy tables: an incoming pod, nodes by allocatable, and pods on
-// them.
+// One row of kube's scoring-strategy tables: an incoming pod, nodes by allocatable, and pods
+// on them.
 struct ScoreCase {
   std::string name;
   std::vector<Reqs> pod;    // containers of the incoming pod

@@ -28,8 +28,8 @@ class NodeUnschedulable final : public framework::FilterPlugin,
 
   std::string_view Name() const override { return kName; }
 
-  // UnschedulableAndUnresolvable kErrReasonUnschedulable on a cordoned node the pod does not
-  // tolerate.
+  // UnschedulableAndUnresolvable kErrReasonUnschedulable on a cordoned node the pod does
+  // not tolerate.
   framework::Status Filter(const framework::CycleState& state, size_t slot,
                            const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
@@ -52,5 +52,7 @@ class NodeUnschedulable final : public framework::FilterPlugin,
  private:
   const Interner& interner_;
 };
+static_assert(framework::kImplements<NodeUnschedulable, framework::FilterPlugin,
+                                     framework::EnqueueExtensions, framework::SignPlugin>);
 
 }  // namespace corral::plugins

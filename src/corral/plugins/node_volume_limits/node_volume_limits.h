@@ -79,5 +79,7 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
   framework::Handle& handle_;
   const Interner& interner_;
 };
+static_assert(framework::kImplements<NodeVolumeLimits, framework::PreFilterPlugin,
+                                     framework::FilterPlugin, framework::SignPlugin>);
 
 }  // namespace corral::plugins

@@ -125,7 +125,6 @@ CountSignature MakeCountSignature(CountSignature::Mode mode, const api::Pod& pod
 namespace {
 
 // ---- args validation (kube's validation_pluginargs.go, with apimachinery's field.Error wording)
-// --------
 
 std::string FieldPath(std::string_view base, std::string_view child) {
   if (base.empty()) return std::string(child);
@@ -147,19 +146,6 @@ std::string Quote(std::string_view s) {
 
 std::string_view WhenName(api::WhenUnsatisfiable w) {
   return w == api::WhenUnsatisfiable::kDoNotSchedule ? "DoNotSchedule" : "ScheduleAnyway";
-}
-
-// Splits api::ValidateQualifiedName's "; "-joined messages into kube's one-error-per-message form.
-void AppendQualifiedNameErrors(std::vector<std::string>& errs, const std::string& path,
-                               std::string_view value, std::string_view joined) {
-  size_t start = 0;
-  while (start <= joined.size()) {
-    size_t end = joined.find("; ", start);
-    std::string_view msg = joined.substr(start, end == std::string_view::npos ? end : end - start);
-    errs.push_back(path + ": Invalid value: " + Quote(value) + ": " + std::string(msg));
-    if (end == std::string_view::npos) break;
-    start = end + 2;
-  }
 }
 
 // apimachinery's aggregate: one error as is; several, de-duplicated, as "[e1, e2]".
@@ -204,8 +190,9 @@ Result<void> ValidatePodTopologySpreadArgs(const PodTopologySpreadArgs& args,
     const std::string_view key = interner.Str(c.topology_key);
     if (key.empty()) {
       errs.push_back(p + ".topologyKey: Required value: can not be empty");
-    } else if (auto ok = api::ValidateQualifiedName(key); !ok) {
-      AppendQualifiedNameErrors(errs, p + ".topologyKey", key, ok.error().message);
+    } else {
+      for (const std::string& msg : api::QualifiedNameMessages(key))
+        errs.push_back(p + ".topologyKey: Invalid value: " + Quote(key) + ": " + msg);
     }
     // whenUnsatisfiable is an enum here: the decoder rejects unknown values ("Unsupported value").
     if (c.label_selector.has_value()) {
@@ -228,8 +215,7 @@ Result<void> ValidatePodTopologySpreadArgs(const PodTopologySpreadArgs& args,
   return Aggregate(errs);
 }
 
-// ---- plugin
-// -------------------------------------------------------------------------------------------
+// ---- plugin -------------------------------------------------------------------------------------
 
 namespace {
 
@@ -281,8 +267,8 @@ PodTopologySpread::~PodTopologySpread() = default;
 
 namespace {
 
-// kube's filterTopologySpreadConstraints for one constraint (already known to have the wanted
-// action).
+// kube's filterTopologySpreadConstraints for one constraint (already known to have the
+// wanted action).
 Constraint ParseConstraint(const api::TopologySpreadConstraint& c, const api::LabelSet& pod_labels,
                            bool match_label_keys, bool node_inclusion_policy) {
   Constraint out;
@@ -291,8 +277,8 @@ Constraint ParseConstraint(const api::TopologySpreadConstraint& c, const api::La
   out.selector = c.label_selector;
   if (match_label_keys && !c.match_label_keys.empty() && out.selector.has_value()) {
     // kube's mergeLabelSetWithSelector: the pod's values for the keys, ANDed with the selector (a
-    // nil selector stays Nothing). Merged as `key In (value)`, which matches exactly like
-    // `key=value`.
+    // nil selector stays Nothing). Merged as `key In (value)`, which matches exactly
+    // like `key=value`.
     for (Symbol key : c.match_label_keys) {
       if (const Symbol* value = pod_labels.Find(key)) {
         out.selector->match_expressions.push_back({key, api::LabelSelectorOp::kIn, {*value}});
@@ -401,8 +387,7 @@ std::vector<Constraint> PodTopologySpread::GetConstraints(const framework::PodIn
   return out;
 }
 
-// ---- signing
-// ------------------------------------------------------------------------------------------
+// ---- signing ------------------------------------------------------------------------------------
 
 framework::Status PodTopologySpread::Sign(const framework::PodInfo& pod,
                                           std::vector<framework::SignFragment>* fragments) const {
@@ -449,8 +434,7 @@ framework::Status PodTopologySpread::Sign(const framework::PodInfo& pod,
   return {};
 }
 
-// ---- queueing
-// -----------------------------------------------------------------------------------------
+// ---- queueing -----------------------------------------------------------------------------------
 
 std::vector<framework::ClusterEvent> PodTopologySpread::EventsToRegister() const {
   return {{framework::EventResource::kPod, framework::ActionType::kAll},

@@ -1,6 +1,6 @@
 // PodTopologySpread PreFilter / Filter / PreFilterExtensions, after kube's filtering_test.go
-// (TestPreFilterState, TestSingleConstraint, TestMultipleConstraints,
-// TestPreFilterStateAddPod/RemovePod).
+// (TestPreFilterState, TestSingleConstraint,
+// TestMultipleConstraints, TestPreFilterStateAddPod/RemovePod).
 
 #include <map>
 #include <string>
@@ -179,8 +179,8 @@ TEST(PodTopologySpreadFilterTest, SingleConstraint) {
         Foo("p-y2", "node-y"), Foo("p-y3", "node-y")},
        {{"node-a", kUnsched}, {"node-b", kOk}, {"node-x", kOk}, {"node-y", kUnsched}}},
       {// Only node-a and node-y count (2/~1~/~0~/3): min 2, node-a 2 + 1 − 2 = 1; node-b and node-x
-       // are not domains (match 0 ⇒ 0 + 1 − 2 < 1; the NodeAffinity plugin would reject them
-       // anyway).
+       // are not domains (match 0 ⇒ 0 + 1 − 2 < 1; the NodeAffinity plugin would reject
+       // them anyway).
        "incoming pod has nodeAffinity, pods spread as 2/~1~/~0~/3, hence node-a fits",
        [](TestWorld& w, PodBuilder& p) {
          p.Label("foo", "")
@@ -508,8 +508,8 @@ TEST(PodTopologySpreadPreFilterTest, SkipsWithoutHardConstraints) {
 }
 
 TEST(PodTopologySpreadPreFilterTest, DefaultConstraintsAndAService) {
-  // kube's "default constraints and a service": only DoNotSchedule defaults, selector from the
-  // service.
+  // kube's "default constraints and a service": only DoNotSchedule defaults, selector from
+  // the service.
   Cluster c;
   c.Build({{"node-a", {{"node", "node-a"}, {"rack", "r1"}}}}, {});
   auto& w = c.w();
@@ -598,7 +598,7 @@ TEST(PodTopologySpreadPreFilterTest, AddAndRemovePodUpdateCountsAndPaths) {
   EXPECT_EQ(StateOf(state).MinMatchNum(0), 0);
 
   const auto& added = w.Info(w.Pod("p-x1").NodeName("node-x").Label("foo", "").Obj());
-  ASSERT_TRUE(pl->Extensions()->AddPod(state, pod, added, c.Node("node-x")).ok());
+  ASSERT_TRUE(pl->PreFilterExtensions()->AddPod(state, pod, added, c.Node("node-x")).ok());
   // zone: 1/1 ⇒ min 1; node: a 1, b 0, x 1 ⇒ min 0 (node-b).
   EXPECT_EQ(Count(StateOf(state), 0, w, "zone2"), 1);
   EXPECT_EQ(StateOf(state).MinMatchNum(0), 1);
@@ -609,7 +609,7 @@ TEST(PodTopologySpreadPreFilterTest, AddAndRemovePodUpdateCountsAndPaths) {
 
   // A clone is independent.
   framework::CycleState clone = state.Clone();
-  ASSERT_TRUE(pl->Extensions()->RemovePod(clone, pod, added, c.Node("node-x")).ok());
+  ASSERT_TRUE(pl->PreFilterExtensions()->RemovePod(clone, pod, added, c.Node("node-x")).ok());
   EXPECT_EQ(Count(StateOf(clone), 0, w, "zone2"), 0);
   EXPECT_EQ(Count(StateOf(state), 0, w, "zone2"), 1);
   EXPECT_EQ(StateOf(clone).MinMatchNum(0), 0);
@@ -618,8 +618,8 @@ TEST(PodTopologySpreadPreFilterTest, AddAndRemovePodUpdateCountsAndPaths) {
   const auto& other_ns =
       w.Info(w.Pod("q").Namespace("ns1").NodeName("node-b").Label("foo", "").Obj());
   const auto& no_match = w.Info(w.Pod("r").NodeName("node-b").Label("bar", "").Obj());
-  ASSERT_TRUE(pl->Extensions()->AddPod(state, pod, other_ns, c.Node("node-b")).ok());
-  ASSERT_TRUE(pl->Extensions()->AddPod(state, pod, no_match, c.Node("node-b")).ok());
+  ASSERT_TRUE(pl->PreFilterExtensions()->AddPod(state, pod, other_ns, c.Node("node-b")).ok());
+  ASSERT_TRUE(pl->PreFilterExtensions()->AddPod(state, pod, no_match, c.Node("node-b")).ok());
   EXPECT_EQ(Count(StateOf(state), 1, w, "node-b"), 0);
 }
 

@@ -139,8 +139,8 @@ TEST(PodTopologySpreadIncrementalTest, MatchesFreshComputationUnderChurn) {
           const framework::PodInfo& extra = world.ExistingPod();
           const framework::NodeInfo& on =
               *world.nodes[static_cast<size_t>(world.Rand(static_cast<int>(world.nodes.size())))];
-          ASSERT_TRUE(p_inc.Extensions()->AddPod(s_inc, pod, extra, on).ok());
-          ASSERT_TRUE(p_fresh.Extensions()->AddPod(s_fresh, pod, extra, on).ok());
+          ASSERT_TRUE(p_inc.PreFilterExtensions()->AddPod(s_inc, pod, extra, on).ok());
+          ASSERT_TRUE(p_fresh.PreFilterExtensions()->AddPod(s_fresh, pod, extra, on).ok());
         }
         for (const auto* n : snap.nodes()) {
           ASSERT_EQ(Describe(p_inc.Filter(s_inc, 0, pod, *n)),

@@ -50,19 +50,19 @@ struct Constraint {
 int64_t CountPodsMatching(std::span<const framework::PodInfo* const> pods, const Constraint& c,
                           Symbol ns);
 
-// Whether the node carries every constraint's topology key (kube's
-// nodeLabelsMatchSpreadConstraints).
+// Whether the node carries every constraint's topology key
+// (kube's nodeLabelsMatchSpreadConstraints).
 bool NodeHasAllKeys(const api::LabelSet& labels, std::span<const Constraint> constraints);
 
-// kube's nodeaffinity.GetRequiredNodeAffinity(pod).Match(node): nodeSelector and required node
-// affinity.
+// kube's nodeaffinity.GetRequiredNodeAffinity(pod).Match(node): nodeSelector and required
+// node affinity.
 bool MatchesRequiredNodeAffinity(const api::Pod& pod, const api::Node& node,
                                  const Interner& interner);
 // No NoSchedule/NoExecute taint of the node is left untolerated by the pod.
 bool ToleratesNodeTaints(const api::Pod& pod, const api::Node& node);
 
-// Lazily evaluated node inclusion policies for one (pod, node) pair (kube's
-// matchNodeInclusionPolicies).
+// Lazily evaluated node inclusion policies for one (pod, node) pair
+// (kube's matchNodeInclusionPolicies).
 class NodeInclusion {
  public:
   NodeInclusion(const api::Pod& pod, const api::Node& node, const Interner& interner)

@@ -10,19 +10,17 @@
 // not apply.
 //
 //   PreFilter  DoNotSchedule constraints: counts matching pods per topology domain over every node
-//   whose
-//              labels carry all the constraints' keys (filtered by nodeAffinityPolicy, default
-//              Honor, and nodeTaintsPolicy, default Ignore), plus the global minimum per
+//              whose labels carry all the constraints' keys (filtered by nodeAffinityPolicy,
+//              default Honor, and nodeTaintsPolicy, default Ignore), plus the global minimum per
 //              constraint. Skip when the pod has no such constraint.
 //   Filter     per constraint: matching pods in the node's domain + (1 if the pod matches itself) −
 //              global minimum (0 while fewer than minDomains domains exist) must not exceed
 //              maxSkew. Unschedulable "node(s) didn't match pod topology spread constraints"; a
-//              node without the topology key: UnschedulableAndUnresolvable "... (missing required
-//              label)".
+//              node without the topology key: UnschedulableAndUnresolvable "... (missing
+//              required label)".
 //   PreScore   ScheduleAnyway constraints; Skip when the pod has none.
 //   Score      Σ cnt × log(domains + 2) + (maxSkew − 1) over the constraints whose key the node
-//   carries,
-//              rounded; pods with explicit constraints require nodes to carry every key.
+//              carries, rounded; pods with explicit constraints require nodes to carry every key.
 //   Normalize  100 × (max + min − s) / max; ignored nodes get 0; all 100 when max is 0.
 //
 // Sign (Corral, CorralBatchingRescoreHook): a pod whose explicit constraints are all ScheduleAnyway
@@ -62,11 +60,11 @@ struct PodTopologySpreadArgs final : framework::PluginArgs {
   static constexpr std::string_view kSystemDefaulting = "System";
   static constexpr std::string_view kListDefaulting = "List";
 
-  // Used for pods without constraints when defaulting_type is "List". Their labelSelector must be
-  // unset.
+  // Used for pods without constraints when defaulting_type is "List". Their labelSelector must
+  // be unset.
   std::vector<api::TopologySpreadConstraint> default_constraints;
-  // "System" (kube's default) or "List"; kept as text so validation can quote a wrong value as kube
-  // does.
+  // "System" (kube's default) or "List"; kept as text so validation can quote a wrong value as
+  // kube does.
   std::string defaulting_type = std::string(kSystemDefaulting);
   // Corral option, off by default (kube's behaviour): see the file comment.
   bool sign_when_defaults_select_nothing = false;
@@ -91,6 +89,7 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
                                 public framework::FilterPlugin,
                                 public framework::PreScorePlugin,
                                 public framework::ScorePlugin,
+                                public framework::ScoreExtensions,
                                 public framework::EnqueueExtensions,
                                 public framework::SignPlugin {
  public:
@@ -99,8 +98,8 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
       "node(s) didn't match pod topology spread constraints";
   static constexpr std::string_view kErrReasonNodeLabelNotMatch =
       "node(s) didn't match pod topology spread constraints (missing required label)";
-  // Corral's fragment for pods signed through the Rescore hook (explicit ScheduleAnyway
-  // constraints).
+  // Corral's fragment for pods signed through the Rescore hook (explicit
+  // ScheduleAnyway constraints).
   static constexpr std::string_view kScheduleAnywaySignerKey =
       "corral.PodTopologySpread.ScheduleAnyway";
 
@@ -116,7 +115,7 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
   framework::Status PreFilter(framework::CycleState& state, size_t slot,
                               const framework::PodInfo& pod, const framework::Snapshot& snapshot,
                               framework::PreFilterResult* result) override;
-  const framework::PreFilterExtensions* Extensions() const override { return this; }
+  const framework::PreFilterExtensions* PreFilterExtensions() const override { return this; }
   framework::Status AddPod(framework::CycleState& state, const framework::PodInfo& pod_to_schedule,
                            const framework::PodInfo& pod_to_add,
                            const framework::NodeInfo& node) const override;
@@ -137,13 +136,13 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
   // Incremental PreScore (CorralIncrementalPreScore): re-derives the ignored nodes, domains and
   // weights over the feasible nodes (O(feasible)) and adds the added pod to its node's domain
   // counts, instead of refreshing the counts over every node of the cluster.
-  const framework::PreScoreExtensions* PreScoreExt() const override { return this; }
+  const framework::PreScoreExtensions* PreScoreExtensions() const override { return this; }
   framework::Status AddPod(framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
                            const framework::PodInfo& added, const framework::NodeInfo& node,
                            std::span<const framework::NodeInfo* const> nodes) const override;
   // Rescore hook (CorralBatchingRescoreHook): when the weights are unchanged (known only after an
   // incremental AddPod), the nodes sharing a domain with the placed node; otherwise every node.
-  const framework::RescoreExtension* Rescorer() const override { return this; }
+  const framework::RescoreExtension* RescoreExtension() const override { return this; }
   bool CrossNode(const framework::PodInfo& pod) const override {
     return !pod.pod->topology_spread_constraints.empty();
   }
@@ -151,14 +150,14 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
                             const framework::PodInfo& pod, const framework::NodeInfo& placed,
                             std::span<const framework::NodeInfo* const> nodes,
                             std::vector<framework::NodeRescore>* changed) const override;
-  bool HasNormalize() const override { return true; }
+  const framework::ScoreExtensions* ScoreExtensions() const override { return this; }
   framework::Status NormalizeScore(const framework::CycleState& state, size_t slot,
                                    const framework::PodInfo& pod,
                                    std::span<framework::NodeScore> scores) const override;
 
   // Pod add/update/delete and node add/delete/update (kube: Pod
-  // Add|UpdatePodLabel|UpdatePodToleration| Delete, Node
-  // Add|Delete|UpdateNodeLabel|UpdateNodeTaint).
+  // Add|UpdatePodLabel|UpdatePodToleration| Delete,
+  // Node Add|Delete|UpdateNodeLabel|UpdateNodeTaint).
   std::vector<framework::ClusterEvent> EventsToRegister() const override;
   framework::QueueingHint Hint(const framework::PodInfo& pod, const framework::ClusterEvent& event,
                                const void* subject) const override;
@@ -199,9 +198,14 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
   bool enable_node_inclusion_policy_ = true;
   bool enable_match_label_keys_ = true;
   bool incremental_ = true;
-  // Cross-cycle domain counts per signature: PreFilter's (DoNotSchedule) and PreScore's
-  // (ScheduleAnyway).
+  // Cross-cycle domain counts per signature: PreFilter's (DoNotSchedule) and
+  // PreScore's (ScheduleAnyway).
   std::unique_ptr<Caches> caches_;
 };
+static_assert(framework::kImplements<
+              PodTopologySpread, framework::PreFilterPlugin, framework::PreFilterExtensions,
+              framework::PreScoreExtensions, framework::RescoreExtension, framework::FilterPlugin,
+              framework::PreScorePlugin, framework::ScorePlugin, framework::ScoreExtensions,
+              framework::EnqueueExtensions, framework::SignPlugin>);
 
 }  // namespace corral::plugins

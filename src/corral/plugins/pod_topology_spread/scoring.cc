@@ -80,8 +80,8 @@ framework::Status PodTopologySpread::PreScore(framework::CycleState& state, size
   }
 
   // Count matching pods over all nodes, for the domains of the filtered nodes: from the cross-cycle
-  // cache (per (constraint, value) over every node that passes kube's checks), read for those
-  // domains.
+  // cache (per (constraint, value) over every node that passes kube's checks), read for
+  // those domains.
   bool any_domain = false;
   for (const auto& m : s->pod_counts) any_domain |= !m.empty();
   if (any_domain) {
@@ -130,8 +130,8 @@ framework::Status PodTopologySpread::AddPod(
     framework::CycleState& state, size_t slot, const framework::PodInfo& pod,
     const framework::PodInfo& added, const framework::NodeInfo& node,
     std::span<const framework::NodeInfo* const> nodes) const {
-  // A Skip stays a Skip: the constraints depend on the pod (and, defaulted, on Services), not on
-  // placements.
+  // A Skip stays a Skip: the constraints depend on the pod (and, defaulted, on Services), not
+  // on placements.
   if (slot < state.skip_score().size() && state.skip_score()[slot])
     return framework::Status::Skip();
   const auto* data = state.Get<CycleData>(slot);

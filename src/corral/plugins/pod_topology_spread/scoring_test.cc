@@ -491,8 +491,8 @@ TEST(PodTopologySpreadScoreTest, SystemDefaultsWithAReplicaSet) {
 }
 
 TEST(PodTopologySpreadScoreTest, ExplicitConstraintsIgnoreNodesMissingAKey) {
-  // kube's "node-x doesn't have label zone": node-x ignored; zone weight log(1+2), hostname
-  // log(2+2).
+  // kube's "node-x doesn't have label zone": node-x ignored; zone weight log(1+2),
+  // hostname log(2+2).
   Cluster c;
   c.Build({ZoneHost("node-a", "zone1"), ZoneHost("node-b", "zone1"), Host("node-x")}, {});
   const auto& pod = c.Incoming([](TestWorld& w, PodBuilder& p) {

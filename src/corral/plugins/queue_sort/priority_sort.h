@@ -23,5 +23,6 @@ class PrioritySort final : public framework::QueueSortPlugin {
   std::string_view Name() const override { return kName; }
   bool Less(const framework::QueuedPodView& a, const framework::QueuedPodView& b) const override;
 };
+static_assert(framework::kImplements<PrioritySort, framework::QueueSortPlugin>);
 
 }  // namespace corral::plugins

@@ -38,5 +38,7 @@ class SchedulingGates final : public framework::PreEnqueuePlugin,
  private:
   const Interner& interner_;
 };
+static_assert(framework::kImplements<SchedulingGates, framework::PreEnqueuePlugin,
+                                     framework::EnqueueExtensions>);
 
 }  // namespace corral::plugins

@@ -4,9 +4,9 @@
 #include <utility>
 
 #include "corral/api/selectors.h"
+#include "corral/pipeline/normalize.h"
 #include "corral/plugins/common/plugin_util.h"
 #include "corral/plugins/common/signers.h"
-#include "corral/plugins/helper/normalize_score.h"
 
 namespace corral::plugins {
 
@@ -79,7 +79,7 @@ framework::Status TaintToleration::NormalizeScore(const framework::CycleState& s
   (void)state;
   (void)slot;
   (void)pod;
-  helper::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/true, scores);
+  pipeline::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/true, scores);
   return {};
 }
 

@@ -20,6 +20,7 @@ namespace corral::plugins {
 class TaintToleration final : public framework::FilterPlugin,
                               public framework::PreScorePlugin,
                               public framework::ScorePlugin,
+                              public framework::ScoreExtensions,
                               public framework::EnqueueExtensions,
                               public framework::SignPlugin {
  public:
@@ -45,20 +46,20 @@ class TaintToleration final : public framework::FilterPlugin,
     return true;
   }
 
-  // Keeps the tolerations that can tolerate a PreferNoSchedule taint (effect empty or
-  // PreferNoSchedule).
+  // Keeps the tolerations that can tolerate a PreferNoSchedule taint (effect empty
+  // or PreferNoSchedule).
   framework::Status PreScore(framework::CycleState& state, size_t slot,
                              const framework::PodInfo& pod,
                              std::span<const framework::NodeInfo* const> nodes) override;
   // PreScore reads only the pod's tolerations, which placing a pod does not change.
-  const framework::PreScoreExtensions* PreScoreExt() const override {
+  const framework::PreScoreExtensions* PreScoreExtensions() const override {
     return framework::PodOnlyPreScoreExtensions();
   }
   // The number of PreferNoSchedule taints on the node that those tolerations do not tolerate.
   framework::Status Score(const framework::CycleState& state, size_t slot,
                           const framework::PodInfo& pod, const framework::NodeInfo& node,
                           int64_t* score) const override;
-  bool HasNormalize() const override { return true; }
+  const framework::ScoreExtensions* ScoreExtensions() const override { return this; }
   // DefaultNormalizeScore(100, reverse = true).
   framework::Status NormalizeScore(const framework::CycleState& state, size_t slot,
                                    const framework::PodInfo& pod,
@@ -77,5 +78,9 @@ class TaintToleration final : public framework::FilterPlugin,
  private:
   const Interner& interner_;
 };
+static_assert(
+    framework::kImplements<TaintToleration, framework::FilterPlugin, framework::PreScorePlugin,
+                           framework::ScorePlugin, framework::ScoreExtensions,
+                           framework::EnqueueExtensions, framework::SignPlugin>);
 
 }  // namespace corral::plugins

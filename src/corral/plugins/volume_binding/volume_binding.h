@@ -135,5 +135,9 @@ class VolumeBinding final : public framework::PreFilterPlugin,
   bool capacity_scoring_;
   size_t slot_ = SIZE_MAX;
 };
+static_assert(framework::kImplements<
+              VolumeBinding, framework::PreFilterPlugin, framework::FilterPlugin,
+              framework::PreScorePlugin, framework::ScorePlugin, framework::ReservePlugin,
+              framework::PreBindPlugin, framework::EnqueueExtensions, framework::SignPlugin>);
 
 }  // namespace corral::plugins

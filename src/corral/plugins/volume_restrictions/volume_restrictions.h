@@ -82,5 +82,7 @@ class VolumeRestrictions final : public framework::PreFilterPlugin,
   const Interner& interner_;
   size_t slot_ = SIZE_MAX;
 };
+static_assert(framework::kImplements<VolumeRestrictions, framework::PreFilterPlugin,
+                                     framework::FilterPlugin, framework::SignPlugin>);
 
 }  // namespace corral::plugins

@@ -79,5 +79,7 @@ class VolumeZone final : public framework::PreFilterPlugin,
   framework::Handle& handle_;
   const Interner& interner_;
 };
+static_assert(framework::kImplements<VolumeZone, framework::PreFilterPlugin,
+                                     framework::FilterPlugin, framework::SignPlugin>);
 
 }  // namespace corral::plugins

@@ -1,6 +1,6 @@
 // The loader as a whole: files and directories, Lists, kubectl dumps, priority admission,
-// duplicates, unknown kinds and fields, strictness, syntax errors, and the five-mistakes golden
-// file.
+// duplicates, unknown kinds and fields, strictness, syntax errors, and the five-mistakes
+// golden file.
 
 #include "corral/loader/loader.h"
 

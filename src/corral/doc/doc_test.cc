@@ -319,8 +319,8 @@ TEST(DocJsonTest, ReportsSyntaxErrorsAndDuplicates) {
   }
 }
 
-// The same JSON text through libyaml and simdjson gives the same tree: kinds, texts, quoting and
-// lines.
+// The same JSON text through libyaml and simdjson gives the same tree: kinds, texts, quoting
+// and lines.
 TEST(DocParityTest, JsonAndYamlParsersAgree) {
   const std::string json =
       "{\n"

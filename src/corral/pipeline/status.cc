@@ -1,6 +1,6 @@
-#include "corral/framework/status.h"
+#include "corral/pipeline/status.h"
 
-namespace corral::framework {
+namespace corral::pipeline {
 
 std::string_view CodeName(Code code) {
   switch (code) {
@@ -50,4 +50,4 @@ std::string Status::Message() const {
   return out;
 }
 
-}  // namespace corral::framework
+}  // namespace corral::pipeline

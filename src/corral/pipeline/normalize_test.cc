@@ -1,11 +1,11 @@
-#include "corral/plugins/helper/normalize_score.h"
+#include "corral/pipeline/normalize.h"
 
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-namespace corral::plugins::helper {
+namespace corral::pipeline {
 namespace {
 
 // kube's TestDefaultNormalizeScore.
@@ -39,9 +39,9 @@ TEST(DefaultNormalizeScoreTest, MatchesKube) {
   };
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
-    std::vector<framework::NodeScore> scores;
+    std::vector<TargetScore> scores;
     for (int64_t s : tc.scores) scores.push_back({Symbol(), s});
-    EXPECT_TRUE(DefaultNormalizeScore(framework::kMaxNodeScore, tc.reverse, scores).ok());
+    EXPECT_TRUE(DefaultNormalizeScore(kMaxScore, tc.reverse, scores).ok());
     std::vector<int64_t> got;
     for (const auto& s : scores) got.push_back(s.score);
     EXPECT_EQ(got, tc.want);
@@ -49,4 +49,4 @@ TEST(DefaultNormalizeScoreTest, MatchesKube) {
 }
 
 }  // namespace
-}  // namespace corral::plugins::helper
+}  // namespace corral::pipeline

@@ -1,11 +1,11 @@
 // PodTopologySpread and InterPodAffinity on kube's scheduler_perf shapes, plugin calls only:
 //   TopologySpreading            5000 nodes in 3 zones, 1000 init pods, pods with a zone
-//   DoNotSchedule
-//                                constraint (maxSkew 5, color=blue)
+//                                DoNotSchedule constraint (maxSkew 5, color=blue)
 //   PreferredTopologySpreading   the same with ScheduleAnyway
 //   SchedulingPodAntiAffinity    5000 nodes, pods with required hostname anti-affinity to
-//   color=green SchedulingPodAffinity        5000 nodes in zone1, pods with required zone affinity
-//   to color=blue
+//                                color=green
+//   SchedulingPodAffinity        5000 nodes in zone1, pods with required zone affinity to
+//                                color=blue
 // Each iteration schedules one pod: PreFilter, Filter until enough nodes fit,
 // PreScore/Score/Normalize on the first 500 feasible nodes (kube's numFeasibleNodesToFind for 5000
 // nodes), then places the pod on the best node (outside the timed region).
@@ -126,8 +126,8 @@ void Run(benchmark::State& state, Shape shape) {
     }
     const framework::NodeInfo* best = feasible.empty() ? nullptr : feasible[0];
     if (feasible.size() > 1) {
-      // NodeResourcesFit-like spreading (least allocated by pod count), so that pods do not pile
-      // up.
+      // NodeResourcesFit-like spreading (least allocated by pod count), so that pods do not
+      // pile up.
       total.resize(feasible.size());
       for (size_t j = 0; j < feasible.size(); ++j) {
         total[j] = 100 - static_cast<int64_t>(feasible[j]->pods().size() * 100 / kMaxPodsPerNode);
@@ -140,7 +140,8 @@ void Run(benchmark::State& state, Shape shape) {
           (void)b.score[k]->Score(cs, k, pod, *n, &s);
           scores.push_back({n->name(), s});
         }
-        (void)b.score[k]->NormalizeScore(cs, k, pod, scores);
+        if (const auto* ext = b.score[k]->ScoreExtensions())
+          (void)ext->NormalizeScore(cs, k, pod, scores);
         for (size_t j = 0; j < scores.size(); ++j) total[j] += 2 * scores[j].score;
       }
       best = feasible[static_cast<size_t>(std::max_element(total.begin(), total.end()) -
