@@ -164,6 +164,12 @@ std::string FormatDispatchTable(const DispatchOutcome& out) {
       s += fmt::format("    victim {}  priority {}  {} replica(s)\n", v.name, v.priority,
                        v.replicas);
     }
+    for (const fleet::Victim& v : p.reprieved) {
+      s += fmt::format(
+          "    reprieved {}  priority {}  {} replica(s): the victims cover the deficit "
+          "without it\n",
+          v.name, v.priority, v.replicas);
+    }
     s += fmt::format("    claim: {} replica(s) at priority {} on {} for {} min\n", i.replicas,
                      p.claim_priority, p.cluster,
                      std::chrono::duration_cast<std::chrono::minutes>(fleet::kClaimTtl).count());
@@ -228,12 +234,18 @@ std::string FormatDispatchJson(const DispatchOutcome& out) {
         for (const fleet::Victim& v : p.victims) {
           victims.push_back({{"name", v.name}, {"replicas", v.replicas}, {"priority", v.priority}});
         }
+        json reprieved = json::array();
+        for (const fleet::Victim& v : p.reprieved) {
+          reprieved.push_back(
+              {{"name", v.name}, {"replicas", v.replicas}, {"priority", v.priority}});
+        }
         j["preemption"] = {
             {"cluster", p.cluster},
             {"why", p.why},
             {"availableReplicas", p.cluster_available},
             {"deficit", p.deficit},
             {"victims", victims},
+            {"reprieved", reprieved},
             {"claim",
              {{"cluster", p.cluster},
               {"priority", p.claim_priority},

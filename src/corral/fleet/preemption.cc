@@ -279,6 +279,7 @@ PreemptionOutcome TryPreempt(const api::FleetWork& work, const BindingSchedule& 
     out.skipped = candidates.error().message;
     return out;
   }
+  std::vector<VictimCandidate> considered = *candidates;
   auto victims = SelectVictims(req->resource_request, work.replicas, work.priority,
                                std::move(*candidates), target.available_replicas);
   if (!victims.ok()) {
@@ -297,6 +298,14 @@ PreemptionOutcome TryPreempt(const api::FleetWork& work, const BindingSchedule& 
   out.cluster_available = target.available_replicas;
   out.deficit = static_cast<int32_t>(work.replicas - target.available_replicas);
   out.victims = std::move(*victims);
+  std::stable_sort(considered.begin(), considered.end(), MoreImportantCandidate);
+  for (const VictimCandidate& c : considered) {
+    if (c.replicas <= 0 || Times(c.request, c.replicas).empty()) continue;
+    if (std::none_of(out.victims.begin(), out.victims.end(),
+                     [&](const Victim& v) { return v.name == c.name; })) {
+      out.reprieved.push_back({c.name, c.replicas, c.priority});
+    }
+  }
   const std::string preemptor =
       fmt::format("{}/{}", in.Str(work.meta.namespace_), in.Str(work.meta.name));
   out.condition_message = fmt::format("preemption initiated on cluster {:?} for {} victim(s)",

@@ -147,6 +147,7 @@ struct PreemptionOutcome {
   int64_t cluster_available = 0;
   int32_t deficit = 0;
   std::vector<Victim> victims;
+  std::vector<Victim> reprieved;  // the other candidates, in importance order
   std::string condition_message;  // Scheduled=False, Reason=Preempting: message
   std::vector<std::string> events;
 };

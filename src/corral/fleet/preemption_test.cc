@@ -533,6 +533,7 @@ TEST_F(PreemptionTest, WorkedExample) {
   ASSERT_TRUE(got.preempting) << got.skipped;
   EXPECT_EQ(got.deficit, 2);
   EXPECT_EQ(got.victims, (std::vector<Victim>{{"default/batch-new", 1, 100}}));
+  EXPECT_EQ(got.reprieved, (std::vector<Victim>{{"default/batch-old", 1, 100}}));
 }
 
 // ---- The loader
