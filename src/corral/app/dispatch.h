@@ -63,7 +63,8 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request);
 
 std::string FormatDispatchTable(const DispatchOutcome& out);
 // {"items": [{"name", "kind", "replicas", "clusters": [{"name", "replicas"}] | "nominated": [...],
-//  "error", "explain": {...}}]}; `clusters` is Karmada's ResourceBinding spec.clusters shape.
+//  "error", "preemption": {...} | "preemptionSkipped", "explain": {...}}]}; `clusters` is Karmada's
+//  ResourceBinding spec.clusters shape; `preemption` appears only with the preemption gates on.
 std::string FormatDispatchJson(const DispatchOutcome& out);
 
 }  // namespace corral::app
