@@ -582,5 +582,62 @@ spec:
       << bad.diagnostics.items()[0].ToString();
 }
 
+// The detector's KubePriorityClass mapping (TestBuildResourceBindingWithSchedulePriority-
+// PreemptionPolicy, from a policy): a claimed template's binding gets the PriorityClass's value and
+// mapPreemptionPolicy of its preemptionPolicy (absent: the API server's default,
+// PreemptLowerPriority).
+TEST_F(PreemptionTest, LoaderMapsPriorityClassThroughPolicy) {
+  const std::string tmpl = R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers:
+      - name: c
+        resources: {requests: {cpu: "1"}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: p, namespace: default}
+spec:
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment}
+  schedulePriority:
+    priorityClassSource: KubePriorityClass
+    priorityClassName: high
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+)";
+  struct Case {
+    const char* field;
+    api::PreemptionPolicy want;
+  } cases[] = {
+      {"preemptionPolicy: PreemptLowerPriority\n", api::PreemptionPolicy::kPreemptLowerPriority},
+      {"preemptionPolicy: Never\n", api::PreemptionPolicy::kNever},
+      {"", api::PreemptionPolicy::kPreemptLowerPriority},
+  };
+  for (const Case& c : cases) {
+    Interner in = api::NewInterner();
+    loader::FleetLoadResult r = loader::LoadFleetString(tmpl + c.field, "t.yaml", in);
+    ASSERT_TRUE(r.ok()) << c.field;
+    ASSERT_EQ(r.objects.works.size(), 1u);
+    EXPECT_EQ(r.objects.works[0].priority, 1000);
+    EXPECT_EQ(r.objects.works[0].preemption_policy, c.want) << c.field;
+  }
+  // A missing PriorityClass is an error at the name.
+  Interner in = api::NewInterner();
+  std::string missing = tmpl.substr(0, tmpl.find("---\napiVersion: scheduling"));
+  loader::FleetLoadResult r = loader::LoadFleetString(missing, "t.yaml", in);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.diagnostics.items()[0].ToString(),
+            "t.yaml:20: spec.schedulePriority.priorityClassName: PriorityClass \"high\" not found "
+            "(give it as a scheduling.k8s.io/v1 PriorityClass)");
+}
+
 }  // namespace
 }  // namespace corral::fleet
