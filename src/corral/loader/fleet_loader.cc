@@ -184,8 +184,9 @@ class FleetLoader {
       d.Error(root, fmt::format("unsupported kind {:?} of apiVersion {:?} for the fleet (want "
                                 "Karmada Cluster, ResourceBinding, ClusterResourceBinding, "
                                 "PropagationPolicy, ClusterPropagationPolicy with Deployment, "
-                                "StatefulSet, Job templates; Kueue MultiKueueCluster, "
-                                "MultiKueueConfig, Workload, ClusterDispatcherProfile)",
+                                "StatefulSet, Job templates and PriorityClasses; Kueue "
+                                "MultiKueueCluster, MultiKueueConfig, Workload, "
+                                "ClusterDispatcherProfile)",
                                 kind, api_version));
       return;
     }
