@@ -1,4 +1,4 @@
-// `corral dispatch FILE|DIR... [-o table|json] [--explain NAME]...`
+// `corral dispatch FILE|DIR... [-o table|json] [--explain NAME]... [--feature-gates G=bool,...]`
 
 #include <cstdio>
 #include <memory>
@@ -18,6 +18,7 @@ struct DispatchFlags {
   std::vector<std::string> inputs;
   std::string output = "table";
   std::vector<std::string> explain;
+  std::string feature_gates;
 };
 }  // namespace
 
@@ -35,12 +36,17 @@ Command AddDispatchCommand(CLI::App& root) {
   app->add_option("--explain", flags->explain,
                   "Explain this work item (NS/NAME or NAME): every cluster's filter verdict, "
                   "scores and replicas; repeatable");
+  app->add_option("--feature-gates", flags->feature_gates,
+                  "Karmada scheduler feature gates, Name=true|false,...: PriorityBasedScheduling "
+                  "(default true), PriorityBasedPreemptiveScheduling (default false); both on "
+                  "enable binding preemption");
   Command cmd;
   cmd.app = app;
   cmd.run = [flags]() {
     app::DispatchRequest req;
     req.inputs = flags->inputs;
     req.explain = flags->explain;
+    req.feature_gates = flags->feature_gates;
     auto out = app::RunDispatch(req);
     if (!out.ok()) {
       fmt::print(stderr, "{}\n", out.error().message);

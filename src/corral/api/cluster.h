@@ -186,7 +186,10 @@ struct FleetWork {
   int32_t replicas = 0;
   std::optional<ReplicaRequirements> replica_requirements;
   Placement placement;
-  int32_t priority = 0;                            // schedulePriority / workload priority
+  int32_t priority = 0;  // schedulePriority / workload priority
+  // schedulePriority.preemptionPolicy; absent (never preempts) when schedulePriority or the field
+  // is.
+  std::optional<PreemptionPolicy> preemption_policy;
   std::vector<TargetCluster> clusters;             // spec.clusters: the previous assignment
   std::vector<Symbol> graceful_eviction_clusters;  // spec.gracefulEvictionTasks[].fromCluster
   std::optional<TimePoint> reschedule_triggered_at;

@@ -75,8 +75,17 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
                                        ? fleet::DefaultDispatcherProfile(in)
                                        : loaded.objects.profiles[0];
   out.profile = std::string(in.Str(profile.meta.name));
+  auto gates = fleet::ParseFeatureGates(request.feature_gates);
+  if (!gates.ok()) return Error::Invalid("--feature-gates: " + gates.error().message);
   fleet::GeneralEstimator general(in);
   const fleet::ReplicaEstimator* estimators[] = {&general};
+  // One pass is one instant: the claims' clock does not move.
+  ManualClock clock;
+  fleet::ClaimStore claims(clock);
+  std::vector<api::FleetWork> karmada_works;
+  for (const api::FleetWork& w : loaded.objects.works) {
+    if (w.source_kind != api::FleetWorkSourceKind::kKueue) karmada_works.push_back(w);
+  }
   std::vector<bool> explained(request.explain.size(), false);
   for (const api::FleetWork& w : loaded.objects.works) {
     DispatchItem item;
@@ -93,7 +102,21 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
       item.karmada = false;
       item.nomination = fleet::Nominate(w, kueue, profile, in);
     } else {
-      item.binding = fleet::ScheduleBinding(w, karmada, estimators, in);
+      if (!gates->PreemptionEnabled()) {
+        item.binding = fleet::ScheduleBinding(w, karmada, estimators, in);
+      } else {
+        // withClaimDeductions over the general estimator, then tryPreempt on failure.
+        fleet::ClaimDeductingEstimator deducting(general, claims, fleet::BindingKey(w, in),
+                                                 w.priority, in);
+        const fleet::ReplicaEstimator* with_claims[] = {&deducting};
+        item.binding = fleet::ScheduleBinding(w, karmada, with_claims, in);
+        if (!item.binding.ok()) {
+          item.preemption = fleet::TryPreempt(w, item.binding, karmada, estimators, karmada_works,
+                                              claims, *gates, in);
+        } else {
+          claims.Clear(fleet::BindingKey(w, in));
+        }
+      }
     }
     out.items.push_back(std::move(item));
   }
@@ -115,7 +138,9 @@ std::string FormatDispatchTable(const DispatchOutcome& out) {
   s += fmt::format("{:<{}}  {:<22}  {:>8}  {}\n", "WORK", w, "KIND", "REPLICAS", "RESULT");
   for (const DispatchItem& i : out.items) {
     std::string result;
-    if (!i.ok()) {
+    if (i.preemption.preempting) {
+      result = "Scheduled=False Preempting: " + i.preemption.condition_message;
+    } else if (!i.ok()) {
       result = i.karmada ? i.binding.error : i.nomination.error;
     } else if (i.karmada) {
       result = Split(i.binding.result);
@@ -126,6 +151,29 @@ std::string FormatDispatchTable(const DispatchOutcome& out) {
       result = fmt::format("nominated {}", fmt::join(i.nomination.nominated, " "));
     }
     s += fmt::format("{:<{}}  {:<22}  {:>8}  {}\n", i.name, w, i.kind, i.replicas, result);
+  }
+  bool heading = false;
+  for (const DispatchItem& i : out.items) {
+    const fleet::PreemptionOutcome& p = i.preemption;
+    if (!p.preempting) continue;
+    if (!heading) s += "\nPreemptions:\n";
+    heading = true;
+    s += fmt::format("  {} (priority {}) on cluster {}: {}; {} replica(s) available, deficit {}\n",
+                     i.name, p.claim_priority, p.cluster, p.why, p.cluster_available, p.deficit);
+    for (const fleet::Victim& v : p.victims) {
+      s += fmt::format("    victim {}  priority {}  {} replica(s)\n", v.name, v.priority,
+                       v.replicas);
+    }
+    for (const fleet::Victim& v : p.reprieved) {
+      s += fmt::format(
+          "    reprieved {}  priority {}  {} replica(s): the victims cover the deficit "
+          "without it\n",
+          v.name, v.priority, v.replicas);
+    }
+    s += fmt::format("    claim: {} replica(s) at priority {} on {} for {} min\n", i.replicas,
+                     p.claim_priority, p.cluster,
+                     std::chrono::duration_cast<std::chrono::minutes>(fleet::kClaimTtl).count());
+    for (const std::string& e : p.events) s += fmt::format("    event {}\n", e);
   }
   for (const DispatchItem& i : out.items) {
     if (!i.explain) continue;
@@ -180,6 +228,39 @@ std::string FormatDispatchJson(const DispatchOutcome& out) {
       if (!i.binding.affinity_name.empty())
         j["schedulerObservingAffinityName"] = i.binding.affinity_name;
       if (!i.binding.ok()) j["error"] = i.binding.error;
+      const fleet::PreemptionOutcome& p = i.preemption;
+      if (p.preempting) {
+        json victims = json::array();
+        for (const fleet::Victim& v : p.victims) {
+          victims.push_back({{"name", v.name}, {"replicas", v.replicas}, {"priority", v.priority}});
+        }
+        json reprieved = json::array();
+        for (const fleet::Victim& v : p.reprieved) {
+          reprieved.push_back(
+              {{"name", v.name}, {"replicas", v.replicas}, {"priority", v.priority}});
+        }
+        j["preemption"] = {
+            {"cluster", p.cluster},
+            {"why", p.why},
+            {"availableReplicas", p.cluster_available},
+            {"deficit", p.deficit},
+            {"victims", victims},
+            {"reprieved", reprieved},
+            {"claim",
+             {{"cluster", p.cluster},
+              {"priority", p.claim_priority},
+              {"replicas", i.replicas},
+              {"ttlSeconds",
+               std::chrono::duration_cast<std::chrono::seconds>(fleet::kClaimTtl).count()}}},
+            {"condition",
+             {{"type", "Scheduled"},
+              {"status", "False"},
+              {"reason", "Preempting"},
+              {"message", p.condition_message}}},
+            {"events", p.events}};
+      } else if (!p.skipped.empty()) {
+        j["preemptionSkipped"] = p.skipped;
+      }
     } else {
       j["nominatedClusterNames"] = i.nomination.nominated;
       if (!i.nomination.ok()) j["error"] = i.nomination.error;

@@ -8,6 +8,10 @@
 //   - Kueue Workloads go through the composable MultiKueue dispatcher (corral/fleet/
 //     kueue_dispatcher.h) over the MultiKueueClusters (in the MultiKueueConfig's order when one is
 //     given) with the first ClusterDispatcherProfile given, or the KEP's default profile.
+//   - With Karmada's PriorityBasedScheduling and PriorityBasedPreemptiveScheduling gates on, a
+//     binding that fails for want of capacity may preempt (fleet/preemption.h): the victims are
+//     the bindings given with spec.clusters on the chosen cluster; the claim it sets (one store for
+//     the pass, at one instant) reduces what later bindings of equal or lower priority see there.
 //
 // Resource templates (Deployment, StatefulSet, Job) claimed by a PropagationPolicy or
 // ClusterPropagationPolicy are scheduled as the ResourceBinding Karmada's detector would create
@@ -21,12 +25,15 @@
 #include "corral/core/result.h"
 #include "corral/fleet/karmada_scheduler.h"
 #include "corral/fleet/kueue_dispatcher.h"
+#include "corral/fleet/preemption.h"
 
 namespace corral::app {
 
 struct DispatchRequest {
   std::vector<std::string> inputs;   // files or directories
   std::vector<std::string> explain;  // work items to explain: "ns/name" or "name"
+  // Karmada scheduler feature gates, as --feature-gates ("Name=bool,..."; fleet/preemption.h).
+  std::string feature_gates;
 };
 
 struct DispatchItem {
@@ -37,6 +44,9 @@ struct DispatchItem {
   bool karmada = true;
   fleet::BindingSchedule binding;  // Karmada items
   fleet::Nomination nomination;    // Kueue items
+  // Karmada items, with PriorityBasedPreemptiveScheduling on and a failed attempt: binding
+  // preemption (fleet/preemption.h).
+  fleet::PreemptionOutcome preemption;
   bool ok() const { return karmada ? binding.ok() : nomination.ok(); }
 };
 
@@ -53,7 +63,8 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request);
 
 std::string FormatDispatchTable(const DispatchOutcome& out);
 // {"items": [{"name", "kind", "replicas", "clusters": [{"name", "replicas"}] | "nominated": [...],
-//  "error", "explain": {...}}]}; `clusters` is Karmada's ResourceBinding spec.clusters shape.
+//  "error", "preemption": {...} | "preemptionSkipped", "explain": {...}}]}; `clusters` is Karmada's
+//  ResourceBinding spec.clusters shape; `preemption` appears only with the preemption gates on.
 std::string FormatDispatchJson(const DispatchOutcome& out);
 
 }  // namespace corral::app

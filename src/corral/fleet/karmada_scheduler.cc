@@ -101,6 +101,7 @@ BindingSchedule Attempt(const api::FleetWork& work, std::span<const api::Cluster
       reasons = fmt::format("{}", fmt::join(parts, ", "));
     }
     out.error = fmt::format("0/{} clusters are available: {}.", clusters.size(), reasons);
+    out.failure = FailureKind::kNoFeasibleCluster;
     return out;
   }
 
@@ -123,6 +124,10 @@ BindingSchedule Attempt(const api::FleetWork& work, std::span<const api::Cluster
   Selection selection = SelectBestClusters(work.placement, groups, work.replicas);
   if (!selection.ok()) {
     out.error = "failed to select clusters: " + selection.error;
+    // The one selection error Karmada types as UnschedulableError.
+    out.failure = selection.error.starts_with("no enough resource")
+                      ? FailureKind::kInsufficientCapacity
+                      : FailureKind::kConstraint;
     return out;
   }
   for (const ClusterDetail& d : selection.clusters) {
@@ -142,6 +147,8 @@ BindingSchedule Attempt(const api::FleetWork& work, std::span<const api::Cluster
                      EnableOverflow(work), request, interner);
   if (!division.ok()) {
     out.error = "failed to assign replicas: " + division.error;
+    out.failure =
+        division.unschedulable ? FailureKind::kInsufficientCapacity : FailureKind::kConstraint;
     return out;
   }
   out.result = std::move(division.clusters);

@@ -47,11 +47,18 @@ struct ClusterVerdict {
   bool selected = false;
 };
 
+// Why an attempt failed, typed as Karmada's binding preemption needs it: only a shortage of
+// capacity on clusters that passed every filter (selectBestClustersByCluster's "no enough resource"
+// and the dynamic division's UnschedulableError) may trigger preemption; filter, spread-group and
+// other division failures never do.
+enum class FailureKind { kNone, kNoFeasibleCluster, kConstraint, kInsufficientCapacity };
+
 struct BindingSchedule {
   std::vector<ClusterVerdict> clusters;  // in input order
   std::string affinity_name;             // the clusterAffinities term of the result, if any
   std::vector<TargetReplicas> result;    // spec.clusters as Karmada would write it
   std::string error;                     // empty on success
+  FailureKind failure = FailureKind::kNone;
   bool ok() const { return error.empty(); }
 };
 

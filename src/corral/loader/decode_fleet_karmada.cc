@@ -508,8 +508,17 @@ constexpr std::string_view kEvictionTaskIgnored[] = {"purgeMode",
                                                      "creationTimestamp",
                                                      "clustersBeforeFailover"};
 
+constexpr doc::EnumName<api::PreemptionPolicy> kPreemptionPolicies[] = {
+    {"Never", api::PreemptionPolicy::kNever},
+    {"PreemptLowerPriority", api::PreemptionPolicy::kPreemptLowerPriority},
+};
 const doc::Field<FleetWork> kSchedulePriorityFields[] = {
     {"priority", [](Decoder& d, const Node& n, FleetWork& w) { d.ReadInt32(n, w.priority); }},
+    {"preemptionPolicy",
+     [](Decoder& d, const Node& n, FleetWork& w) {
+       api::PreemptionPolicy p = api::PreemptionPolicy::kNever;
+       if (d.ReadEnum(n, kPreemptionPolicies, "preemptionPolicy", p)) w.preemption_policy = p;
+     }},
 };
 
 struct SuspensionIn {};

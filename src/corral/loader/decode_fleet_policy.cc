@@ -26,6 +26,33 @@ const doc::Field<ResourceSelector> kSelectorFields[] = {
 
 constexpr doc::EnumName<bool> kPreemption[] = {{"Never", false}, {"Always", true}};
 
+enum class PriorityClassSource { kFederated, kKube, kPod };
+constexpr doc::EnumName<PriorityClassSource> kPriorityClassSources[] = {
+    {"FederatedPriorityClass", PriorityClassSource::kFederated},
+    {"KubePriorityClass", PriorityClassSource::kKube},
+    {"PodPriorityClass", PriorityClassSource::kPod},
+};
+struct SchedulePriorityIn {
+  PriorityClassSource source = PriorityClassSource::kKube;
+  const Node* source_node = nullptr;
+  const Node* name_node = nullptr;
+  Symbol name;
+};
+// policy.karmada.io SchedulePriority: only KubePriorityClass is read; Karmada's detector rejects
+// PodPriorityClass and has no FederatedPriorityClass yet.
+const doc::Field<SchedulePriorityIn> kSchedulePriorityFields[] = {
+    {"priorityClassSource",
+     [](Decoder& d, const Node& n, SchedulePriorityIn& s) {
+       s.source_node = &n;
+       d.ReadEnum(n, kPriorityClassSources, "priorityClassSource", s.source);
+     }},
+    {"priorityClassName",
+     [](Decoder& d, const Node& n, SchedulePriorityIn& s) {
+       s.name_node = &n;
+       d.ReadSymbol(n, s.name);
+     }},
+};
+
 const doc::Field<PropagationPolicy> kPolicySpecFields[] = {
     {"resourceSelectors",
      [](Decoder& d, const Node& n, PropagationPolicy& p) {
@@ -39,6 +66,25 @@ const doc::Field<PropagationPolicy> kPolicySpecFields[] = {
      [](Decoder& d, const Node& n, PropagationPolicy& p) { DecodePlacement(d, n, p.placement); }},
     {"priority",
      [](Decoder& d, const Node& n, PropagationPolicy& p) { d.ReadInt32(n, p.priority); }},
+    {"schedulePriority",
+     [](Decoder& d, const Node& n, PropagationPolicy& p) {
+       SchedulePriorityIn s;
+       d.Struct(n, s, kSchedulePriorityFields);
+       if (s.source_node == nullptr) d.Required(n, "priorityClassSource");
+       if (s.name_node == nullptr || s.name.empty()) {
+         d.Required(n, "priorityClassName");
+         return;
+       }
+       if (s.source == PriorityClassSource::kPod) {
+         d.Error(*s.source_node,
+                 "priority class source is PodPriorityClass, but PodPriorityClass is not "
+                 "supported yet");
+       } else if (s.source == PriorityClassSource::kFederated) {
+         d.Error(*s.source_node, "FederatedPriorityClass is not supported yet");
+       }
+       p.priority_class_name = s.name;
+       p.priority_class_line = s.name_node->line();
+     }},
     {"preemption",
      [](Decoder& d, const Node& n, PropagationPolicy&) {
        bool always = false;
@@ -48,13 +94,11 @@ const doc::Field<PropagationPolicy> kPolicySpecFields[] = {
      }},
 };
 // Dependencies, failover, conflict handling, suspension, overrides and deletion policy do not
-// bear on placement; schedulePriority orders Karmada's queue, which `corral dispatch` does not
-// model.
+// bear on placement.
 constexpr std::string_view kPolicySpecIgnored[] = {
     "association",          "propagateDeps", "dependentOverrides",
     "schedulerName",        "failover",      "conflictResolution",
-    "activationPreference", "suspension",    "preserveResourcesOnDeletion",
-    "schedulePriority"};
+    "activationPreference", "suspension",    "preserveResourcesOnDeletion"};
 
 const doc::Field<PropagationPolicy> kPolicyFields[] = {
     {"apiVersion", [](Decoder&, const Node&, PropagationPolicy&) {}},

@@ -10,6 +10,7 @@
 #include "corral/doc/decoder.h"
 #include "corral/doc/input.h"
 #include "corral/doc/parse.h"
+#include "corral/loader/internal/decode.h"
 #include "corral/loader/internal/decode_fleet.h"
 
 namespace corral::loader {
@@ -31,6 +32,7 @@ enum class FleetKind {
   kPropagationPolicy,
   kClusterPropagationPolicy,
   kTemplate,
+  kPriorityClass,
 };
 
 struct FleetKindEntry {
@@ -56,6 +58,7 @@ constexpr FleetKindEntry kFleetKinds[] = {
     {"apps/v1", "Deployment", FleetKind::kTemplate},
     {"apps/v1", "StatefulSet", FleetKind::kTemplate},
     {"batch/v1", "Job", FleetKind::kTemplate},
+    {"scheduling.k8s.io/v1", "PriorityClass", FleetKind::kPriorityClass},
 };
 
 std::string_view TextOf(const Node* n) {
@@ -181,8 +184,9 @@ class FleetLoader {
       d.Error(root, fmt::format("unsupported kind {:?} of apiVersion {:?} for the fleet (want "
                                 "Karmada Cluster, ResourceBinding, ClusterResourceBinding, "
                                 "PropagationPolicy, ClusterPropagationPolicy with Deployment, "
-                                "StatefulSet, Job templates; Kueue MultiKueueCluster, "
-                                "MultiKueueConfig, Workload, ClusterDispatcherProfile)",
+                                "StatefulSet, Job templates and PriorityClasses; Kueue "
+                                "MultiKueueCluster, MultiKueueConfig, Workload, "
+                                "ClusterDispatcherProfile)",
                                 kind, api_version));
       return;
     }
@@ -231,6 +235,7 @@ class FleetLoader {
         internal::PropagationPolicy p;
         internal::DecodePropagationPolicy(d, root,
                                           entry->which == FleetKind::kClusterPropagationPolicy, p);
+        p.meta.source = source;
         if (d.error_count() == errors) policies_.push_back(std::move(p));
         break;
       }
@@ -240,6 +245,12 @@ class FleetLoader {
         internal::DecodeResourceTemplate(d, root, kind, t);
         t.meta.source = source;
         if (d.error_count() == errors) templates_.push_back(std::move(t));
+        break;
+      }
+      case FleetKind::kPriorityClass: {
+        api::PriorityClass pc;
+        internal::DecodePriorityClass(d, root, pc);
+        if (d.error_count() == errors) priority_classes_.push_back(std::move(pc));
         break;
       }
       case FleetKind::kDispatcherProfile: {
@@ -338,6 +349,27 @@ class FleetLoader {
       w.replica_requirements->namespace_ = t.meta.namespace_;
       w.replica_requirements->priority_class_name = t.priority_class_name;
       w.placement = p->placement;
+      if (!p->priority_class_name.empty()) {
+        // The detector's KubePriorityClass: its value, and mapPreemptionPolicy (a PriorityClass
+        // as the API server holds it always has preemptionPolicy, defaulted to
+        // PreemptLowerPriority).
+        auto pc = std::find_if(
+            priority_classes_.begin(), priority_classes_.end(),
+            [&](const api::PriorityClass& c) { return c.meta.name == p->priority_class_name; });
+        if (pc == priority_classes_.end()) {
+          result_.diagnostics.Error(
+              std::string(in_.Str(p->meta.source.file)), p->priority_class_line,
+              "spec.schedulePriority.priorityClassName",
+              fmt::format("PriorityClass {:?} not found (give it as a scheduling.k8s.io/v1 "
+                          "PriorityClass)",
+                          in_.Str(p->priority_class_name)));
+          continue;
+        }
+        w.priority = pc->value;
+        w.preemption_policy = pc->preemption_policy == api::PreemptionPolicy::kPreemptLowerPriority
+                                  ? api::PreemptionPolicy::kPreemptLowerPriority
+                                  : api::PreemptionPolicy::kNever;
+      }
       w.claimed_by = p->cluster_scoped
                          ? p->meta.name
                          : in_.Intern(fmt::format("{}/{}", in_.Str(p->meta.namespace_),
@@ -350,6 +382,7 @@ class FleetLoader {
   FleetLoadResult result_;
   std::vector<internal::PropagationPolicy> policies_;
   std::vector<internal::ResourceTemplate> templates_;
+  std::vector<api::PriorityClass> priority_classes_;
 };
 
 }  // namespace

@@ -60,8 +60,8 @@ TEST(FleetLoaderTest, KarmadaErrorsAllAtOnce) {
       "test/testdata/fleet/bad_karmada.yaml:35: unsupported kind \"OverridePolicy\" of apiVersion "
       "\"policy.karmada.io/v1alpha1\" for the fleet (want Karmada Cluster, ResourceBinding, "
       "ClusterResourceBinding, PropagationPolicy, ClusterPropagationPolicy with Deployment, "
-      "StatefulSet, Job templates; Kueue MultiKueueCluster, MultiKueueConfig, Workload, "
-      "ClusterDispatcherProfile)",
+      "StatefulSet, Job templates and PriorityClasses; Kueue MultiKueueCluster, "
+      "MultiKueueConfig, Workload, ClusterDispatcherProfile)",
       "test/testdata/fleet/bad_karmada.yaml:47: spec.resourceSelectors[0].kind: required field "
       "\"kind\" is missing",
       "test/testdata/fleet/bad_karmada.yaml:48: spec.preemption: policy preemption (Always) is not "

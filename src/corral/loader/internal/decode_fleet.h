@@ -31,6 +31,10 @@ struct PropagationPolicy {
   std::vector<ResourceSelector> selectors;
   api::Placement placement;
   int32_t priority = 0;  // spec.priority, the explicit priority among matching policies
+  // spec.schedulePriority with priorityClassSource KubePriorityClass: the PriorityClass whose value
+  // and preemptionPolicy the bindings of the templates it claims get; the line of the name.
+  Symbol priority_class_name;
+  uint32_t priority_class_line = 0;
 };
 void DecodePlacement(doc::Decoder& d, const doc::Node& n, api::Placement& out);
 void DecodePropagationPolicy(doc::Decoder& d, const doc::Node& root, bool cluster_scoped,

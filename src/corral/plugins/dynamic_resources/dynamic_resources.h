@@ -82,9 +82,9 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   framework::Handle& handle_;
   size_t slot_ = 0;  // this plugin's CycleState slot, learnt at PreFilter
 };
-static_assert(framework::kImplements<DynamicResources, framework::PreFilterPlugin,
-                                     framework::FilterPlugin, framework::PreScorePlugin,
-                                     framework::ReservePlugin, framework::PreBindPlugin,
-                                     framework::EnqueueExtensions, framework::SignPlugin>);
+static_assert(framework::kImplements<
+              DynamicResources, framework::PreEnqueuePlugin, framework::PreFilterPlugin,
+              framework::FilterPlugin, framework::PostFilterPlugin, framework::ReservePlugin,
+              framework::PreBindPlugin, framework::EnqueueExtensions, framework::SignPlugin>);
 
 }  // namespace corral::plugins

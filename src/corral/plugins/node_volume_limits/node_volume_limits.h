@@ -79,7 +79,8 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
   framework::Handle& handle_;
   const Interner& interner_;
 };
-static_assert(framework::kImplements<NodeVolumeLimits, framework::PreFilterPlugin,
-                                     framework::FilterPlugin, framework::SignPlugin>);
+static_assert(
+    framework::kImplements<NodeVolumeLimits, framework::PreFilterPlugin, framework::FilterPlugin,
+                           framework::EnqueueExtensions, framework::SignPlugin>);
 
 }  // namespace corral::plugins

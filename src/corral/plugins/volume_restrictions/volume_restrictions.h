@@ -46,7 +46,7 @@ class VolumeRestrictions final : public framework::PreFilterPlugin,
   framework::Status PreFilter(framework::CycleState& state, size_t slot,
                               const framework::PodInfo& pod, const framework::Snapshot& snapshot,
                               framework::PreFilterResult* result) override;
-  const framework::PreFilterExtensions* Extensions() const override { return this; }
+  const framework::PreFilterExtensions* PreFilterExtensions() const override { return this; }
   framework::Status AddPod(framework::CycleState& state, const framework::PodInfo& pod_to_schedule,
                            const framework::PodInfo& pod_to_add,
                            const framework::NodeInfo& node) const override;
@@ -83,6 +83,7 @@ class VolumeRestrictions final : public framework::PreFilterPlugin,
   size_t slot_ = SIZE_MAX;
 };
 static_assert(framework::kImplements<VolumeRestrictions, framework::PreFilterPlugin,
-                                     framework::FilterPlugin, framework::SignPlugin>);
+                                     framework::PreFilterExtensions, framework::FilterPlugin,
+                                     framework::EnqueueExtensions, framework::SignPlugin>);
 
 }  // namespace corral::plugins

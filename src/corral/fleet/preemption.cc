@@ -1,0 +1,326 @@
+#include "corral/fleet/preemption.h"
+
+#include <algorithm>
+#include <map>
+
+#include "corral/fleet/selection.h"
+
+#include "fmt/format.h"
+
+namespace corral::fleet {
+
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+// request × replicas over the positive quantities (resourceListForReplicas).
+ResourceAmounts Times(const api::ResourceList& request, int64_t replicas) {
+  ResourceAmounts out;
+  if (replicas <= 0) return out;
+  for (const auto& [name, q] : request) {
+    if (q.MilliValue() <= 0) continue;
+    out.emplace_back(name, static_cast<Int128>(q.MilliValue()) * replicas);
+  }
+  return out;
+}
+
+Int128 Amount(const ResourceAmounts& a, Symbol name) {
+  for (const auto& [n, v] : a) {
+    if (n == name) return v;
+  }
+  return 0;
+}
+
+void Add(ResourceAmounts& dst, const ResourceAmounts& add, int sign) {
+  for (const auto& [name, v] : add) {
+    auto it = std::find_if(dst.begin(), dst.end(), [&](const auto& p) { return p.first == name; });
+    if (it == dst.end()) {
+      dst.emplace_back(name, sign * v);
+    } else {
+      it->second += sign * v;
+    }
+  }
+}
+
+// resourceListCovers: an empty need is never covered; otherwise every positive needed amount.
+bool Covers(const ResourceAmounts& available, const ResourceAmounts& needed) {
+  if (needed.empty()) return false;
+  return std::all_of(needed.begin(), needed.end(), [&](const auto& p) {
+    return p.second <= 0 || Amount(available, p.first) >= p.second;
+  });
+}
+
+}  // namespace
+
+Result<FeatureGates> ParseFeatureGates(std::string_view spec) {
+  FeatureGates g;
+  spec = Trim(spec);
+  while (!spec.empty()) {
+    size_t comma = spec.find(',');
+    std::string_view item = Trim(spec.substr(0, comma));
+    spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      return Error::Invalid(fmt::format("missing bool value for {}", item));
+    }
+    std::string_view name = Trim(item.substr(0, eq));
+    std::string_view value = Trim(item.substr(eq + 1));
+    bool on = false;
+    if (value == "true" || value == "True" || value == "TRUE" || value == "1" || value == "t" ||
+        value == "T") {
+      on = true;
+    } else if (value == "false" || value == "False" || value == "FALSE" || value == "0" ||
+               value == "f" || value == "F") {
+      on = false;
+    } else {
+      return Error::Invalid(fmt::format(
+          "invalid value of {}={}, err: strconv.ParseBool: parsing {:?}: invalid syntax", name,
+          value, value));
+    }
+    if (name == "PriorityBasedScheduling") {
+      g.priority_based_scheduling = on;
+    } else if (name == "PriorityBasedPreemptiveScheduling") {
+      g.priority_based_preemptive_scheduling = on;
+    } else {
+      return Error::Invalid(fmt::format("unrecognized feature gate: {}", name));
+    }
+  }
+  return g;
+}
+
+Eligibility CheckEligibility(const api::FleetWork& w, const FeatureGates& gates) {
+  using R = EligibilityRule;
+  if (!gates.PreemptionEnabled()) {
+    return {R::kGatesOff,
+            "the PriorityBasedScheduling and PriorityBasedPreemptiveScheduling feature gates are "
+            "not both enabled"};
+  }
+  if (!(w.replicas > 0 || w.replica_requirements)) {
+    return {R::kNotWorkload, "the binding is not a workload (no replicas)"};
+  }
+  // len(components) <= 1: the loader rejects components, so this rule always holds.
+  if (w.source_kind != api::FleetWorkSourceKind::kResourceBinding &&
+      w.source_kind != api::FleetWorkSourceKind::kPolicyMatch) {
+    return {R::kNotResourceBinding, "only a ResourceBinding preempts"};
+  }
+  if (w.preemption_policy != api::PreemptionPolicy::kPreemptLowerPriority) {
+    return {R::kPolicyNotPreempting,
+            "schedulePriority.preemptionPolicy is not PreemptLowerPriority"};
+  }
+  if (!w.replica_requirements ||
+      std::none_of(w.replica_requirements->resource_request.begin(),
+                   w.replica_requirements->resource_request.end(),
+                   [](const auto& p) { return p.second.MilliValue() > 0; })) {
+    return {R::kNoResourceRequest, "replicaRequirements.resourceRequest is empty"};
+  }
+  if (!w.placement.cluster_affinity) {
+    return {R::kNoClusterAffinity, "placement.clusterAffinity is not set"};
+  }
+  if (!w.placement.cluster_affinities.empty()) {
+    return {R::kClusterAffinities, "placement.clusterAffinities is set"};
+  }
+  const auto& rs = w.placement.replica_scheduling;
+  if (!rs || rs->type != api::ReplicaSchedulingType::kDivided ||
+      rs->division_preference != api::ReplicaDivisionPreference::kAggregated) {
+    return {R::kNotAggregated, "replicaScheduling is not Divided with Aggregated division"};
+  }
+  return {};
+}
+
+std::string BindingKey(const api::FleetWork& w, const Interner& in) {
+  if (w.source_kind == api::FleetWorkSourceKind::kClusterResourceBinding) {
+    return fmt::format("clusterresourcebinding/{}", in.Str(w.meta.name));
+  }
+  return fmt::format("resourcebinding/{}/{}", in.Str(w.meta.namespace_), in.Str(w.meta.name));
+}
+
+Result<std::vector<VictimCandidate>> ListVictimCandidates(std::span<const api::FleetWork> bindings,
+                                                          std::string_view cluster,
+                                                          int32_t preemptor_priority,
+                                                          const Interner& in) {
+  std::vector<const api::FleetWork*> on_cluster;
+  for (const api::FleetWork& b : bindings) {
+    for (const api::TargetCluster& t : b.clusters) {
+      if (in.Str(t.name) == cluster) on_cluster.push_back(&b);
+    }
+  }
+  if (on_cluster.size() > kMaxVictimCandidates) {
+    return Error::Invalid(
+        fmt::format("too many preemption victim candidates on cluster {:?}: {} exceeds cap {}",
+                    cluster, on_cluster.size(), kMaxVictimCandidates));
+  }
+  std::vector<VictimCandidate> out;
+  for (const api::FleetWork* b : on_cluster) {
+    if (b->priority >= preemptor_priority) continue;
+    bool evicting = false;
+    for (Symbol c : b->graceful_eviction_clusters) evicting = evicting || in.Str(c) == cluster;
+    if (evicting) continue;
+    int32_t replicas = 0;
+    for (const api::TargetCluster& t : b->clusters) {
+      if (in.Str(t.name) == cluster) replicas = t.replicas;  // AssignedReplicasForCluster
+    }
+    if (replicas <= 0) continue;
+    VictimCandidate c;
+    c.name = fmt::format("{}/{}", in.Str(b->meta.namespace_), in.Str(b->meta.name));
+    c.priority = b->priority;
+    c.created = b->meta.creation_timestamp.value_or(TimePoint{});
+    c.replicas = replicas;
+    if (b->replica_requirements) c.request = b->replica_requirements->resource_request;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+bool MoreImportantCandidate(const VictimCandidate& a, const VictimCandidate& b) {
+  if (a.priority != b.priority) return a.priority > b.priority;
+  if (a.created != b.created) return a.created < b.created;
+  return a.name < b.name;
+}
+
+std::vector<bool> RemoveAllThenReprieve(std::span<const VictimCandidate> ordered,
+                                        const ResourceAmounts& deficit) {
+  ResourceAmounts freed;  // every candidate removed
+  for (const VictimCandidate& c : ordered) Add(freed, Times(c.request, c.replicas), +1);
+  std::vector<bool> victim(ordered.size(), true);
+  for (size_t i = 0; i < ordered.size(); ++i) {
+    ResourceAmounts after = freed;
+    Add(after, Times(ordered[i].request, ordered[i].replicas), -1);
+    if (Covers(after, deficit)) {
+      victim[i] = false;  // reprieved: the rest still cover the deficit
+      freed = std::move(after);
+    }
+  }
+  return victim;
+}
+
+Result<std::vector<Victim>> SelectVictims(const api::ResourceList& preemptor_request,
+                                          int32_t preemptor_replicas, int32_t preemptor_priority,
+                                          std::vector<VictimCandidate> candidates,
+                                          int64_t cluster_available) {
+  const int64_t deficit = int64_t{preemptor_replicas} - cluster_available;
+  if (deficit <= 0) return std::vector<Victim>{};
+  const ResourceAmounts need = Times(preemptor_request, deficit);
+  if (need.empty()) return Error::Invalid("preemptor resource request is empty");
+  std::erase_if(candidates, [&](const VictimCandidate& c) {
+    return c.priority >= preemptor_priority || c.replicas <= 0 ||
+           Times(c.request, c.replicas).empty();
+  });
+  ResourceAmounts total;
+  for (const VictimCandidate& c : candidates) Add(total, Times(c.request, c.replicas), +1);
+  if (!Covers(total, need)) {
+    return Error::Invalid("candidate resources are not enough to cover deficit resources");
+  }
+  std::stable_sort(candidates.begin(), candidates.end(), MoreImportantCandidate);
+  std::vector<bool> victim = RemoveAllThenReprieve(candidates, need);
+  std::vector<Victim> out;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (victim[i])
+      out.push_back({candidates[i].name, candidates[i].replicas, candidates[i].priority});
+  }
+  return out;
+}
+
+PreemptionOutcome TryPreempt(const api::FleetWork& work, const BindingSchedule& failed,
+                             std::span<const api::Cluster> clusters,
+                             std::span<const ReplicaEstimator* const> estimators,
+                             std::span<const api::FleetWork> bindings, ClaimStore& claims,
+                             const FeatureGates& gates, const Interner& in) {
+  PreemptionOutcome out;
+  if (failed.ok()) return out;
+  if (failed.failure != FailureKind::kInsufficientCapacity) {
+    out.skipped = "not a shortage of capacity on clusters that pass every filter";
+    return out;
+  }
+  Eligibility e = CheckEligibility(work, gates);
+  if (!e.ok()) {
+    out.skipped = std::string(e.reason);
+    return out;
+  }
+  // selectClustersForPreemption: the feasible clusters, their raw estimates, capacity ignored.
+  std::vector<const api::Cluster*> feasible;
+  std::vector<ScoredCluster> scored;
+  for (const ClusterVerdict& v : failed.clusters) {
+    if (!v.passed) continue;
+    for (const api::Cluster& c : clusters) {
+      if (in.Str(c.meta.name) == v.name) {
+        feasible.push_back(&c);
+        scored.push_back({&c, v.score});
+      }
+    }
+  }
+  const api::ReplicaRequirements* req =
+      work.replica_requirements ? &*work.replica_requirements : nullptr;
+  std::vector<int32_t> allocatable = CalAvailableReplicas(estimators, feasible, work.replicas, req);
+  GroupClustersInfo groups = GroupClusters(scored, allocatable, work, in);
+  Selection targets = SelectBestClusters(work.placement, groups, /*InvalidReplicas=*/-1);
+  if (!targets.ok()) {
+    out.skipped = "selecting clusters with capacity ignored failed: " + targets.error;
+    return out;
+  }
+  if (targets.clusters.size() != 1) {
+    out.skipped = fmt::format("expected one target cluster, got {}", targets.clusters.size());
+    return out;
+  }
+  const ClusterDetail& target = targets.clusters[0];
+  const std::string key = BindingKey(work, in);
+  if (claims.HasBlockingClaimOnCluster(target.name, key, work.priority)) {
+    out.skipped =
+        fmt::format("cluster {:?} already has an equal-or-higher-priority active preemption claim",
+                    target.name);
+    return out;
+  }
+  auto candidates = ListVictimCandidates(bindings, target.name, work.priority, in);
+  if (!candidates.ok()) {
+    out.skipped = candidates.error().message;
+    return out;
+  }
+  std::vector<VictimCandidate> considered = *candidates;
+  auto victims = SelectVictims(req->resource_request, work.replicas, work.priority,
+                               std::move(*candidates), target.available_replicas);
+  if (!victims.ok()) {
+    out.skipped = fmt::format("on cluster {:?}: {}", target.name, victims.error().message);
+    return out;
+  }
+  if (victims->empty()) {
+    out.skipped = fmt::format("no deficit on cluster {:?}", target.name);
+    return out;
+  }
+  claims.Set({key, target.name, work.priority, work.replicas, req->resource_request, {}});
+  out.preempting = true;
+  out.cluster = target.name;
+  out.claim_priority = work.priority;
+  out.why = "the only cluster the placement selects when capacity is ignored";
+  out.cluster_available = target.available_replicas;
+  out.deficit = static_cast<int32_t>(work.replicas - target.available_replicas);
+  out.victims = std::move(*victims);
+  std::stable_sort(considered.begin(), considered.end(), MoreImportantCandidate);
+  for (const VictimCandidate& c : considered) {
+    if (c.replicas <= 0 || Times(c.request, c.replicas).empty()) continue;
+    if (std::none_of(out.victims.begin(), out.victims.end(),
+                     [&](const Victim& v) { return v.name == c.name; })) {
+      out.reprieved.push_back({c.name, c.replicas, c.priority});
+    }
+  }
+  const std::string preemptor =
+      fmt::format("{}/{}", in.Str(work.meta.namespace_), in.Str(work.meta.name));
+  out.condition_message = fmt::format("preemption initiated on cluster {:?} for {} victim(s)",
+                                      out.cluster, out.victims.size());
+  out.events.push_back(
+      fmt::format("Normal PreemptionInitiated: ResourceBinding {} initiated preemption on cluster "
+                  "{:?} for {} victim(s)",
+                  preemptor, out.cluster, out.victims.size()));
+  for (const Victim& v : out.victims) {
+    out.events.push_back(
+        fmt::format("Warning Preempted: ResourceBinding {} was preempted by higher-priority "
+                    "ResourceBinding {} on cluster {:?}",
+                    v.name, preemptor, out.cluster));
+  }
+  return out;
+}
+
+}  // namespace corral::fleet
