@@ -5,6 +5,7 @@
 // checks the report's structure without a browser, and that the report of a run with several
 // clusters has a panel with a drawn chart for every cluster and for the fleet total.
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "corral/sim/output.h"
 #include "corral/sim/report.h"
 
 #include "sim_test_util.h"
@@ -117,6 +119,44 @@ TEST(ReportTest, HasAPanelPerClusterAndTheCheckFailsWithoutOne) {
   EXPECT_THAT(ClustersWithoutPanel(empty_gpu, names), ::testing::ElementsAre("gpu"));
   // A run of one cluster has no cluster panels.
   EXPECT_THAT(SmallReport(), ::testing::Not(::testing::HasSubstr("cluster-panel")));
+}
+
+// CSV and Prometheus text of a run with clusters: per-cluster columns and `cluster` labels; a run
+// of one cluster has neither.
+TEST(OutputTest, PerClusterColumnsAndLabelsOnlyWithClusters) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto spec = LoadScenarioFile("examples/scenarios/three-clusters.yaml", in, diags);
+  ASSERT_TRUE(spec.ok()) << DiagnosticsMessage(diags);
+  auto r = testing::RunSpec(*spec, in);
+  std::string csv = FormatCsv(r.out.result);
+  std::string header = csv.substr(0, csv.find('\n'));
+  for (const char* col : {",web_pending,", ",web_util_cpu,", ",batch_pending,", ",gpu_pending,",
+                          ",gpu_util_nvidia.com/gpu,"}) {
+    EXPECT_THAT(header, ::testing::HasSubstr(col));
+  }
+  // Every row has as many fields as the header.
+  auto fields = [](std::string_view line) { return std::count(line.begin(), line.end(), ',') + 1; };
+  size_t nl = csv.find('\n');
+  std::string_view row(csv.data() + nl + 1, csv.find('\n', nl + 1) - nl - 1);
+  EXPECT_EQ(fields(row), fields(header));
+  std::string prom = FormatPrometheus(r.out.result);
+  for (const char* line : {"corral_sim_pods{cluster=\"gpu\",state=\"pending\"} 8",
+                           "corral_sim_nodes{cluster=\"batch\"} 3",
+                           "corral_sim_pod_scheduling_latency_seconds_count{cluster=\"web\"}",
+                           "corral_sim_scheduling_cycles_total{cluster=\"gpu\"} 30",
+                           "corral_sim_utilization_ratio{cluster=\"batch\",resource=\"cpu\","
+                           "stat=\"mean\"}"}) {
+    EXPECT_THAT(prom, ::testing::HasSubstr(line));
+  }
+
+  Interner in1 = api::NewInterner();
+  Diagnostics diags1;
+  auto small = LoadScenarioFile("examples/scenarios/small.yaml", in1, diags1);
+  ASSERT_TRUE(small.ok());
+  auto r1 = testing::RunSpec(*small, in1);
+  EXPECT_THAT(FormatCsv(r1.out.result), ::testing::Not(::testing::HasSubstr("_pending")));
+  EXPECT_THAT(FormatPrometheus(r1.out.result), ::testing::Not(::testing::HasSubstr("cluster=")));
 }
 
 std::string FindChromium() {
