@@ -33,6 +33,128 @@ TEST(ScenarioTest, ReportsEveryMistakeWithFileLineAndPath) {
   ExpectGolden("test/sim/testdata/bad_scenario.golden", Lines(diags));
 }
 
+TEST(ScenarioTest, ClusterMistakesAreReportedWithPositions) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto spec = LoadScenarioFile("test/sim/testdata/bad_clusters.yaml", in, diags);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.error().code, ErrorCode::kInvalidInput);
+  ExpectGolden("test/sim/testdata/bad_clusters.golden", Lines(diags));
+}
+
+TEST(ScenarioTest, ClustersOwnTheirPoolsAndSchedulerSettings) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  constexpr std::string_view kText = R"(apiVersion: corral.dev/v1alpha1
+kind: Scenario
+scheduler:
+  bindLatency: 1s
+clusters:
+- name: a
+  scheduler:
+    featureGates: {GenericWorkload: false}
+  nodePools:
+  - {name: pa, count: 2, resources: {cpu: "4"}}
+- name: b
+  nodePools:
+  - {name: pb, count: 1, resources: {cpu: "8"}}
+workloads:
+- {name: wa, cluster: a, count: 1, resources: {cpu: "1"}}
+- {name: wb, cluster: b, count: 1, resources: {cpu: "1"}}
+)";
+  auto spec = ParseScenario(kText, "t.yaml", "", in, diags);
+  ASSERT_TRUE(spec.ok()) << Lines(diags);
+  ASSERT_EQ(spec->clusters.size(), 2U);
+  EXPECT_EQ(spec->clusters[0].name, "a");
+  EXPECT_EQ(spec->clusters[1].name, "b");
+  EXPECT_FALSE(spec->clusters[0].gates.Enabled(framework::Feature::kGenericWorkload));
+  EXPECT_TRUE(spec->clusters[1].gates.Enabled(framework::Feature::kGenericWorkload));
+  ASSERT_EQ(spec->pools.size(), 2U);
+  EXPECT_EQ(spec->pools[0].cluster, 0U);
+  EXPECT_EQ(spec->pools[1].cluster, 1U);
+  ASSERT_EQ(spec->workloads.size(), 2U);
+  EXPECT_EQ(spec->workloads[0].cluster, 0U);
+  EXPECT_EQ(spec->workloads[1].cluster, 1U);
+}
+
+TEST(ScenarioTest, ClusterFieldsInTheWrongPlaceArePositionedErrors) {
+  struct Case {
+    std::string_view text;
+    std::string_view want;
+  };
+  const Case kCases[] = {
+      {R"(apiVersion: corral.dev/v1alpha1
+kind: Scenario
+nodePools:
+- {name: p, count: 1, resources: {cpu: "4"}}
+workloads:
+- {name: w, cluster: east, count: 1, resources: {cpu: "1"}}
+)",
+       "t.yaml:6: workloads[0].cluster: the scenario declares no clusters"},
+      {R"(apiVersion: corral.dev/v1alpha1
+kind: Scenario
+nodePools:
+- {name: p, count: 1, resources: {cpu: "4"}}
+clusters:
+- name: east
+workloads:
+- {name: w, cluster: east, count: 1, resources: {cpu: "1"}}
+)",
+       "t.yaml:4: nodePools: a scenario with clusters declares its node pools per cluster"},
+      {R"(apiVersion: corral.dev/v1alpha1
+kind: Scenario
+scheduler:
+  featureGates: {GenericWorkload: true}
+clusters:
+- name: east
+  nodePools:
+  - {name: p, count: 1, resources: {cpu: "4"}}
+)",
+       "t.yaml:4: scheduler.featureGates: a scenario with clusters sets feature gates"},
+      {R"(apiVersion: corral.dev/v1alpha1
+kind: Scenario
+clusters:
+- nodePools:
+  - {name: p, count: 1, resources: {cpu: "4"}}
+)",
+       "t.yaml:4: clusters[0].name: required field \"name\" is missing"},
+      {R"(apiVersion: corral.dev/v1alpha1
+kind: Scenario
+clusters:
+- name: east
+  scheduler:
+    featureGates: {GenericWorkload: maybe}
+  nodePools:
+  - {name: p, count: 1, resources: {cpu: "4"}}
+)",
+       "t.yaml:6: clusters[0].scheduler.featureGates[GenericWorkload]: want true or false"},
+      {R"(apiVersion: corral.dev/v1alpha1
+kind: Scenario
+clusters:
+- name: east
+  nodePools:
+  - {name: p, count: 1, resources: {cpu: "4"}}
+- name: west
+  nodePools:
+  - {name: p, count: 1, resources: {cpu: "4"}}
+)",
+       // Pool names are unique over the whole scenario: ops name a pool, not a cluster.
+       "t.yaml:9: clusters[1].nodePools[0].name: duplicate pool name \"p\""},
+      {R"(apiVersion: corral.dev/v1alpha1
+kind: Scenario
+clusters: []
+)",
+       "t.yaml:3: clusters: must declare at least one cluster"},
+  };
+  for (const auto& c : kCases) {
+    Interner in = api::NewInterner();
+    Diagnostics diags;
+    auto spec = ParseScenario(c.text, "t.yaml", "", in, diags);
+    EXPECT_FALSE(spec.ok()) << c.text;
+    EXPECT_THAT(Lines(diags), ::testing::HasSubstr(std::string(c.want))) << c.text;
+  }
+}
+
 TEST(ScenarioTest, TemplateErrorsFromTheLoaderPointIntoTheScenario) {
   Interner in = api::NewInterner();
   Diagnostics diags;

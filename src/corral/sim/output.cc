@@ -400,6 +400,11 @@ std::string FormatCsv(const RunResult& r) {
       "t_seconds,nodes,nodes_schedulable,pending,running,arrived,scheduled,completed,evicted,"
       "unschedulable_attempts,cycles,preempted,batched,batch_flushes";
   for (const auto& res : r.resources) s += ",util_" + res.name;
+  // Runs with several clusters: per cluster, its pending pods and utilization per resource.
+  for (const auto& c : r.clusters) {
+    s += fmt::format(",{}_pending", c.name);
+    for (const auto& res : r.resources) s += fmt::format(",{}_util_{}", c.name, res.name);
+  }
   s += "\n";
   for (const auto& x : r.samples) {
     s += fmt::format("{:.3f},{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -407,6 +412,21 @@ std::string FormatCsv(const RunResult& r) {
                      x.running, x.arrived, x.scheduled, x.completed, x.evicted,
                      x.unschedulable_attempts, x.cycles, x.preempted, x.batched, x.batch_flushes);
     for (size_t k = 0; k < r.resources.size(); ++k) s += fmt::format(",{:.6f}", x.util[k]);
+    const size_t i = static_cast<size_t>(&x - r.samples.data());
+    for (const auto& c : r.clusters) {
+      if (i < c.pending.size()) {
+        s += fmt::format(",{}", c.pending[i]);
+      } else {
+        s += ",";
+      }
+      for (size_t k = 0; k < r.resources.size(); ++k) {
+        if (i < c.util.size()) {
+          s += fmt::format(",{:.6f}", c.util[i][k]);
+        } else {
+          s += ",";
+        }
+      }
+    }
     s += "\n";
   }
   return s;
@@ -449,13 +469,26 @@ std::string FormatPrometheus(const RunResult& r) {
                        {"evicted", r.pods_evicted}}) {
     s += fmt::format("corral_sim_pods_total{{event=\"{}\"}} {}\n", ev, v);
   }
+  for (const auto& c : r.clusters) {
+    s += fmt::format("corral_sim_pods_total{{cluster=\"{}\",event=\"scheduled\"}} {}\n",
+                     Esc(c.name), c.pods_scheduled);
+  }
   s +=
       "# HELP corral_sim_pods Pods by state at the end of the run.\n# TYPE corral_sim_pods gauge\n";
   s += fmt::format("corral_sim_pods{{state=\"running\"}} {}\n", r.pods_running_end);
   s += fmt::format("corral_sim_pods{{state=\"pending\"}} {}\n", r.pods_pending_end);
   s += fmt::format("corral_sim_pods{{state=\"unschedulable\"}} {}\n", r.pods_unschedulable_end);
+  for (const auto& c : r.clusters) {
+    s += fmt::format("corral_sim_pods{{cluster=\"{}\",state=\"running\"}} {}\n", Esc(c.name),
+                     c.pods_running_end);
+    s += fmt::format("corral_sim_pods{{cluster=\"{}\",state=\"pending\"}} {}\n", Esc(c.name),
+                     c.pods_pending_end);
+  }
   s += "# HELP corral_sim_nodes Nodes at the end of the run.\n# TYPE corral_sim_nodes gauge\n";
   s += fmt::format("corral_sim_nodes {}\n", r.nodes_end);
+  for (const auto& c : r.clusters) {
+    s += fmt::format("corral_sim_nodes{{cluster=\"{}\"}} {}\n", Esc(c.name), c.nodes_end);
+  }
   s += "# HELP corral_sim_virtual_seconds Virtual time simulated.\n# TYPE "
        "corral_sim_virtual_seconds gauge\n";
   s += fmt::format("corral_sim_virtual_seconds {}\n", static_cast<double>(r.end_ns) / 1e9);
@@ -474,8 +507,39 @@ std::string FormatPrometheus(const RunResult& r) {
                        Esc(r.resources[k].name), stat, v);
     }
   }
+  for (const auto& c : r.clusters) {
+    for (size_t k = 0; k < r.resources.size(); ++k) {
+      double end = c.util.empty() ? 0 : c.util.back()[k];
+      for (auto [stat, v] :
+           {std::pair<const char*, double>{"mean", c.mean_util[k]}, {"end", end}}) {
+        s += fmt::format(
+            "corral_sim_utilization_ratio{{cluster=\"{}\",resource=\"{}\",stat=\"{}\"}} {:.6f}\n",
+            Esc(c.name), Esc(r.resources[k].name), stat, v);
+      }
+    }
+  }
   Summary(s, "corral_sim_pod_scheduling_latency_seconds",
           "Virtual time from a pod's arrival until it is bound.", r.latency);
+  for (const auto& c : r.clusters) {
+    // Samples of the same family, labelled with their cluster (no second HELP/TYPE).
+    const std::string name = "corral_sim_pod_scheduling_latency_seconds";
+    const std::string label = fmt::format("cluster=\"{}\"", Esc(c.name));
+    for (double q : {0.5, 0.9, 0.99}) {
+      s += fmt::format("{}{{{},quantile=\"{}\"}} {}\n", name, label, q,
+                       static_cast<double>(c.latency.Percentile(q * 100)) / 1e9);
+    }
+    s += fmt::format("{}_sum{{{}}} {}\n{}_count{{{}}} {}\n", name, label,
+                     c.latency.mean() * static_cast<double>(c.latency.count()) / 1e9, name, label,
+                     c.latency.count());
+  }
+  if (!r.clusters.empty()) {
+    s += "# HELP corral_sim_scheduling_cycles_total Scheduling cycles run, by member cluster.\n"
+         "# TYPE corral_sim_scheduling_cycles_total counter\n";
+    for (const auto& c : r.clusters) {
+      s += fmt::format("corral_sim_scheduling_cycles_total{{cluster=\"{}\"}} {}\n", Esc(c.name),
+                       c.cycles);
+    }
+  }
   Summary(s, "corral_sim_gang_wait_seconds",
           "Virtual time from a gang's arrival until all its pods are bound.", r.gang_wait);
   s += "# HELP corral_sim_workload_pods_total Pods by workload and lifecycle event.\n"

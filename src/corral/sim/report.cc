@@ -186,6 +186,115 @@ std::string HeatSection(const RunResult& r, size_t h) {
 
 }  // namespace
 
+// The panels of a run with several member clusters: one fleet-total panel (pending pods per
+// cluster and their sum, the first resource's utilization per cluster), then one panel per cluster
+// with its utilization and pending pods over time and its latency distribution. Each panel is a
+// <section class="card cluster-panel"> with id "cluster-fleet" or "cluster-<index>" and the
+// cluster's name in data-cluster, so a browser test can find every cluster's panel.
+std::string ClusterSection(const RunResult& r, const std::vector<double>& x) {
+  std::string h = "<div id=\"clusters\">\n";
+  {
+    std::vector<svg::Series> pending;
+    svg::Series total{"fleet total", "#333333", {}, false};
+    total.y.assign(r.samples.size(), 0.0);
+    for (size_t c = 0; c < r.clusters.size(); ++c) {
+      svg::Series s{
+          r.clusters[c].name, std::string(svg::kPalette[c % std::size(svg::kPalette)]), {}, false};
+      for (size_t i = 0; i < r.samples.size(); ++i) {
+        double v = i < r.clusters[c].pending.size() ? static_cast<double>(r.clusters[c].pending[i])
+                                                    : std::nan("");
+        s.y.push_back(v);
+        if (!std::isnan(v)) total.y[i] += v;
+      }
+      pending.push_back(std::move(s));
+    }
+    pending.push_back(std::move(total));
+    std::vector<svg::Series> util;
+    if (!r.resources.empty()) {
+      for (size_t c = 0; c < r.clusters.size(); ++c) {
+        svg::Series s{r.clusters[c].name,
+                      std::string(svg::kPalette[c % std::size(svg::kPalette)]),
+                      {},
+                      false};
+        for (size_t i = 0; i < r.samples.size(); ++i) {
+          s.y.push_back(i < r.clusters[c].util.size() ? r.clusters[c].util[i][0] : std::nan(""));
+        }
+        util.push_back(std::move(s));
+      }
+    }
+    std::string body = svg::LineChart(
+        x, pending,
+        {.width = 900, .height = 240, .y_label = "pending pods", .id = "chart-fleet-pending"});
+    if (!util.empty()) {
+      body +=
+          svg::LineChart(x, util,
+                         {.width = 900,
+                          .height = 240,
+                          .y_min = 0,
+                          .y_max = 1,
+                          .percent = true,
+                          .y_label = fmt::format("{} requested / allocatable", r.resources[0].name),
+                          .id = "chart-fleet-utilization"});
+    }
+    h += fmt::format(
+        "<section class=\"card cluster-panel\" id=\"cluster-fleet\" data-cluster=\"\">"
+        "<h2>Fleet total</h2><p class=\"cap\">{} member clusters on one virtual clock: pending "
+        "pods per cluster and their sum, and {} utilization per cluster.</p>\n{}</section>\n",
+        r.clusters.size(), r.resources.empty() ? "" : Escape(r.resources[0].name), body);
+  }
+  for (size_t c = 0; c < r.clusters.size(); ++c) {
+    const ClusterResult& cr = r.clusters[c];
+    std::vector<svg::Series> util;
+    for (size_t k = 0; k < r.resources.size(); ++k) {
+      svg::Series s{
+          r.resources[k].name, std::string(svg::kPalette[k % std::size(svg::kPalette)]), {}, false};
+      for (size_t i = 0; i < r.samples.size(); ++i) {
+        s.y.push_back(i < cr.util.size() ? cr.util[i][k] : std::nan(""));
+      }
+      util.push_back(std::move(s));
+    }
+    svg::Series pending{"pending", "#f28e2b", {}, true};
+    for (size_t i = 0; i < r.samples.size(); ++i) {
+      pending.y.push_back(i < cr.pending.size() ? static_cast<double>(cr.pending[i])
+                                                : std::nan(""));
+    }
+    std::string id = fmt::format("cluster-{}", c);
+    std::string body = "<div class=\"grid2\">\n";
+    body += svg::LineChart(x, util,
+                           {.width = 600,
+                            .height = 240,
+                            .y_min = 0,
+                            .y_max = 1,
+                            .percent = true,
+                            .y_label = "requested / allocatable",
+                            .id = id + "-utilization"});
+    body += svg::LineChart(x, {pending},
+                           {.width = 600, .height = 240, .y_label = "pods", .id = id + "-pending"});
+    body += "</div>\n";
+    body += svg::BarChart(Bins(cr.latency), {.width = 900,
+                                             .height = 200,
+                                             .color = "#4e79a7",
+                                             .y_label = "pods",
+                                             .id = id + "-latency"});
+    std::string cap = fmt::format(
+        "{} nodes at the end, {} pods scheduled in {} cycles, {} running and {} pending at the "
+        "end. Utilization and pending pods over time; arrival → bound latency{}.",
+        Thousands(cr.nodes_end), Thousands(cr.pods_scheduled), Thousands(cr.cycles),
+        Thousands(cr.pods_running_end), Thousands(cr.pods_pending_end),
+        cr.latency.empty()
+            ? " (no pod was bound)"
+            : fmt::format(": p50 {}, p99 {}, max {}", HumanDuration(cr.latency.Percentile(50)),
+                          HumanDuration(cr.latency.Percentile(99)),
+                          HumanDuration(cr.latency.max())));
+    h += fmt::format(
+        "<section class=\"card cluster-panel\" id=\"{}\" data-cluster=\"{}\"><h2>Cluster "
+        "{}</h2><p class=\"cap\">{}</p>\n{}</section>\n",
+        id, Escape(cr.name), Escape(cr.name), cap, body);
+  }
+  h += "</div>\n";
+  return h;
+}
+
 std::string RenderHtmlReport(const RunResult& r) {
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
@@ -283,6 +392,8 @@ std::string RenderHtmlReport(const RunResult& r) {
                        {.width = 600, .height = 240, .y_label = "pods", .id = "chart-pending"}));
     h += "</div>\n";
   }
+  // Member clusters (runs with several): a fleet-total panel, then one panel per cluster.
+  if (!r.clusters.empty()) h += ClusterSection(r, x);
   // Activity.
   {
     svg::Series arrivals{"arrivals", "#76b7b2", {}, false};

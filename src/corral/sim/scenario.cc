@@ -92,6 +92,17 @@ struct PoolIn {
   const Node* resources = nullptr;
   const Node* tmpl = nullptr;
   bool has_count = false;
+  std::string path;      // "nodePools[2]" or "clusters[1].nodePools[0]", for messages
+  uint32_t cluster = 0;  // index into ScenarioIn::clusters (0 when there are none)
+};
+
+// A member cluster: its name, its scheduler settings and (flattened into ScenarioIn::pools) its
+// node pools.
+struct ClusterIn {
+  const Node* self = nullptr;
+  const Node* name_node = nullptr;
+  std::string name;
+  SchedulerIn scheduler;
 };
 
 struct WorkloadIn {
@@ -116,6 +127,8 @@ struct WorkloadIn {
   const Node* affinity = nullptr;
   const Node* scheduler_name = nullptr;
   const Node* tmpl = nullptr;
+  std::string cluster;  // the member cluster it runs in (scenarios with clusters)
+  const Node* cluster_node = nullptr;
 };
 
 struct OpIn {
@@ -155,6 +168,9 @@ struct ScenarioIn {
   std::vector<PoolIn> pools;
   std::vector<WorkloadIn> workloads;
   std::vector<OpIn> ops;
+  std::vector<ClusterIn> clusters;
+  const Node* clusters_node = nullptr;
+  const Node* top_pools_node = nullptr;  // the top-level nodePools, when given
 };
 
 bool ReadDurationNs(Decoder& d, const Node& n, int64_t& out) {
@@ -358,6 +374,11 @@ const doc::Field<WorkloadIn> kWorkloadFields[] = {
      [](Decoder& d, const Node& n, WorkloadIn& o) {
        if (d.ExpectMap(n)) o.tmpl = &n;
      }},
+    {"cluster",
+     [](Decoder& d, const Node& n, WorkloadIn& o) {
+       o.cluster_node = &n;
+       d.ReadString(n, o.cluster);
+     }},
 };
 
 const doc::Field<OpIn> kOpFields[] = {
@@ -417,6 +438,67 @@ const doc::Field<OpIn> kOpFields[] = {
      }},
 };
 
+// Decodes a nodePools list into `out`, each pool tagged with its cluster and its field path.
+void DecodePools(Decoder& d, const Node& n, std::string_view path, uint32_t cluster,
+                 std::vector<PoolIn>& out) {
+  size_t index = 0;
+  d.ForEachItem(n, [&](const Node& item) {
+    PoolIn p;
+    p.self = &item;
+    p.cluster = cluster;
+    p.path = fmt::format("{}[{}]", path, index++);
+    auto seen = d.Struct(item, p, kPoolFields);
+    if (item.is_map()) {
+      if (p.name.empty()) d.Required(item, "name");
+      if (!seen.has("count")) d.Required(item, "count");
+      if (p.tmpl != nullptr &&
+          (p.labels != nullptr || p.taints != nullptr || p.resources != nullptr)) {
+        d.Error(item,
+                "template and labels/taints/resources are exclusive (put them in the template)");
+      }
+      if (p.tmpl == nullptr && p.resources == nullptr) d.Required(item, "resources", "or template");
+    }
+    out.push_back(std::move(p));
+  });
+}
+
+// A cluster's scheduler: only what a member owns (its configuration and feature gates); the cost
+// model, bind latency and gang mode stay the scenario's.
+const doc::Field<SchedulerIn> kClusterSchedulerFields[] = {
+    {"featureGates",
+     [](Decoder& d, const Node& n, SchedulerIn& o) {
+       if (d.ExpectMap(n)) o.gates = &n;
+     }},
+    {"configPath",
+     [](Decoder& d, const Node& n, SchedulerIn& o) {
+       o.config_node = &n;
+       d.ReadString(n, o.config_path);
+     }},
+};
+
+struct ClusterDecode {
+  ClusterIn* cluster;
+  ScenarioIn* scenario;
+  uint32_t index;
+};
+
+const doc::Field<ClusterDecode> kClusterFields[] = {
+    {"name",
+     [](Decoder& d, const Node& n, ClusterDecode& o) {
+       o.cluster->name_node = &n;
+       d.ReadString(n, o.cluster->name);
+     }},
+    {"scheduler",
+     [](Decoder& d, const Node& n, ClusterDecode& o) {
+       d.Struct(n, o.cluster->scheduler, kClusterSchedulerFields);
+     }},
+    {"nodePools",
+     [](Decoder& d, const Node& n, ClusterDecode& o) {
+       DecodePools(d, n, fmt::format("clusters[{}].nodePools", o.index), o.index,
+                   o.scenario->pools);
+     }},
+};
+
 const doc::Field<ScenarioIn> kMetaFields[] = {
     {"name", [](Decoder& d, const Node& n, ScenarioIn& o) { d.ReadString(n, o.name); }},
     {"description",
@@ -471,23 +553,19 @@ const doc::Field<ScenarioIn> kScenarioFields[] = {
      }},
     {"nodePools",
      [](Decoder& d, const Node& n, ScenarioIn& o) {
+       o.top_pools_node = &n;
+       DecodePools(d, n, "nodePools", 0, o.pools);
+     }},
+    {"clusters",
+     [](Decoder& d, const Node& n, ScenarioIn& o) {
+       o.clusters_node = &n;
        d.ForEachItem(n, [&](const Node& item) {
-         PoolIn p;
-         p.self = &item;
-         auto seen = d.Struct(item, p, kPoolFields);
-         if (item.is_map()) {
-           if (p.name.empty()) d.Required(item, "name");
-           if (!seen.has("count")) d.Required(item, "count");
-           if (p.tmpl != nullptr &&
-               (p.labels != nullptr || p.taints != nullptr || p.resources != nullptr)) {
-             d.Error(
-                 item,
-                 "template and labels/taints/resources are exclusive (put them in the template)");
-           }
-           if (p.tmpl == nullptr && p.resources == nullptr)
-             d.Required(item, "resources", "or template");
-         }
-         o.pools.push_back(std::move(p));
+         ClusterIn c;
+         c.self = &item;
+         o.clusters.push_back(std::move(c));
+         ClusterDecode cd{&o.clusters.back(), &o, static_cast<uint32_t>(o.clusters.size() - 1)};
+         d.Struct(item, cd, kClusterFields);
+         if (item.is_map() && o.clusters.back().name.empty()) d.Required(item, "name");
        });
      }},
     {"workloads",
@@ -641,7 +719,7 @@ void Compiler::AddNamespaces() {
 
 size_t Compiler::AddPool(size_t i) {
   PoolIn& p = in_.pools[i];
-  std::string path = fmt::format("nodePools[{}]", i);
+  const std::string& path = p.path;
   std::string tmpl_name = fmt::format("corral-pool-template-{}", i);
   if (p.tmpl != nullptr) {
     const Node& t = *p.tmpl;
@@ -865,12 +943,65 @@ Result<SimSpec> Compiler::Compile() {
     }
   }
 
+  // Member clusters: unique names, each with its own scheduler settings.
+  std::map<std::string, size_t> cluster_idx;
+  std::string cluster_names;
+  if (!in_.clusters.empty() && in_.top_pools_node != nullptr) {
+    Error(in_.top_pools_node, "nodePools",
+          "a scenario with clusters declares its node pools per cluster (clusters[].nodePools)");
+  }
+  if (!in_.clusters.empty() &&
+      (in_.scheduler.gates != nullptr || in_.scheduler.config_node != nullptr)) {
+    const Node* at =
+        in_.scheduler.gates != nullptr ? in_.scheduler.gates : in_.scheduler.config_node;
+    Error(at, in_.scheduler.gates != nullptr ? "scheduler.featureGates" : "scheduler.configPath",
+          "a scenario with clusters sets feature gates and configPath per cluster "
+          "(clusters[].scheduler)");
+  }
+  for (size_t c = 0; c < in_.clusters.size(); ++c) {
+    const ClusterIn& ci = in_.clusters[c];
+    std::string path = fmt::format("clusters[{}]", c);
+    ClusterSpec cs;
+    cs.name = ci.name;
+    if (!ci.name.empty()) {
+      if (!cluster_idx.emplace(ci.name, c).second) {
+        Error(ci.name_node, path + ".name", fmt::format("duplicate cluster name {:?}", ci.name));
+      } else {
+        cluster_names += (cluster_names.empty() ? "" : ", ") + ci.name;
+      }
+    }
+    if (const Node* g = ci.scheduler.gates) {
+      for (size_t k = 0; k < g->size(); ++k) {
+        const Node& v = g->value(k);
+        std::string gpath = fmt::format("{}.scheduler.featureGates[{}]", path, g->key(k).text());
+        if (v.kind() != doc::Kind::kBool) {
+          Error(&v, gpath, fmt::format("want true or false, got {}", Decoder::Describe(v)));
+          continue;
+        }
+        if (auto st = cs.gates.Set(g->key(k).text(), v.bool_value()); !st.ok())
+          Error(&v, gpath, st.error().message);
+      }
+    }
+    if (!ci.scheduler.config_path.empty()) {
+      cs.scheduler_config_path = Resolve(ci.scheduler.config_path);
+      std::error_code ec;
+      if (!fs::is_regular_file(cs.scheduler_config_path, ec)) {
+        Error(ci.scheduler.config_node, path + ".scheduler.configPath",
+              fmt::format("file {:?} does not exist", cs.scheduler_config_path));
+      }
+    }
+    spec.clusters.push_back(std::move(cs));
+  }
+  if (in_.clusters_node != nullptr && in_.clusters.empty()) {
+    Error(in_.clusters_node, "clusters", "must declare at least one cluster");
+  }
+
   // Names must be unique.
   std::map<std::string, size_t> pool_idx, wl_idx;
   for (size_t i = 0; i < in_.pools.size(); ++i) {
     if (in_.pools[i].name.empty()) continue;
     if (!pool_idx.emplace(in_.pools[i].name, i).second) {
-      Error(in_.pools[i].self->Find("name"), fmt::format("nodePools[{}].name", i),
+      Error(in_.pools[i].self->Find("name"), in_.pools[i].path + ".name",
             fmt::format("duplicate pool name {:?}", in_.pools[i].name));
     }
   }
@@ -918,6 +1049,7 @@ Result<SimSpec> Compiler::Compile() {
     pool.initial_count = p.count;
     pool.zones = p.zones;
     pool.racks_per_zone = p.racks;
+    pool.cluster = p.cluster;
     if (auto it = node_by_piece.find(pool_piece[i]); it != node_by_piece.end()) {
       pool.tmpl = *it->second;
       pool.tmpl.meta.labels.Set(interner_.Intern("corral.dev/pool"), interner_.Intern(p.name));
@@ -944,6 +1076,21 @@ Result<SimSpec> Compiler::Compile() {
     wk.arrival.count = w.count;
     wk.duration = w.duration;
     wk.recreate_on_evict = w.recreate;
+    if (!in_.clusters.empty()) {
+      if (w.cluster_node == nullptr) {
+        Error(w.self, path,
+              "missing required field \"cluster\" (a scenario with clusters places every "
+              "workload in one of them)");
+      } else if (auto it = cluster_idx.find(w.cluster); it == cluster_idx.end()) {
+        Error(w.cluster_node, path + ".cluster",
+              fmt::format("unknown cluster {:?} (declared: {})", w.cluster, cluster_names));
+      } else {
+        wk.cluster = static_cast<uint32_t>(it->second);
+      }
+    } else if (w.cluster_node != nullptr) {
+      Error(w.cluster_node, path + ".cluster",
+            "the scenario declares no clusters (add a clusters list, or drop the field)");
+    }
     if (wk.arrival.kind == Arrival::Kind::kBurst && w.count < 0) {
       Error(w.self, path, "missing required field \"count\" (a burst needs a count)");
     }
