@@ -58,8 +58,8 @@ std::string WithoutStats(const std::string& json) {
 
 // Three gangs whose workload preemption once found room "without a victim" forever: the reprieve
 // put a low-priority pod back into room promised to another gang's nominated member, the next
-// cycle failed, and preemption ran again (ScheduleGroup → PreemptForGroup, no virtual time
-// passing).
+// cycle failed, and preemption ran again (ScheduleGroup → PreemptForGroup, no virtual
+// time passing).
 TEST(ReliabilityTest, HangSchedulePreemptionEnds) {
   for (const char* gates : {"", " --feature-gates=OpportunisticBatching=false"}) {
     RunResult r = RunCorral(std::string("schedule hang-schedule-preemption.yaml") + gates);

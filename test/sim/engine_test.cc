@@ -1,6 +1,6 @@
 // The engine end to end on small scenarios: golden event logs (byte for byte), determinism of every
-// output, the virtual clock, cost models, drains, node removal, gangs, priorities and the leftover
-// flush.
+// output, the virtual clock, cost models, drains, node removal, gangs, priorities and the
+// leftover flush.
 
 #include <map>
 #include <set>
@@ -330,8 +330,8 @@ ops:
   Ran r = RunSpec(spec, in);
   EXPECT_THAT(r.log, ::testing::HasSubstr("00:01:00.000 op churn mode=recreate pool=extra "
                                           "workload=churner number=2 interval=1m0s\n"));
-  // Recreate keeps 2 of each alive: 2 at 1m, then one replaced per minute at 2m, 3m, 4m; stopped at
-  // 5m.
+  // Recreate keeps 2 of each alive: 2 at 1m, then one replaced per minute at 2m, 3m, 4m; stopped
+  // at 5m.
   EXPECT_EQ(r.out.result.pods_arrived, 5);
   EXPECT_EQ(r.out.result.nodes_end, 4);
   EXPECT_THAT(r.log, ::testing::HasSubstr("00:04:00.000 node-remove"));
@@ -482,8 +482,8 @@ TEST(EngineMembersTest, EachWorkloadRunsInItsCluster) {
 
 TEST(EngineMembersTest, LanesScheduleSideBySide) {
   // With a fixed cost per cycle, each member's lane is busy for its own cycles only: the two
-  // clusters' ten pods each are bound by 10 ms, where one scheduler for all twenty would need 20
-  // ms.
+  // clusters' ten pods each are bound by 10 ms, where one scheduler for all twenty would need
+  // 20 ms.
   Interner in = api::NewInterner();
   auto spec = TwoClusters(in, "1ms");
   ASSERT_TRUE(spec.ok()) << spec.error().message;

@@ -85,8 +85,8 @@ TEST(PerfRunTest, KubeCollectorSamplesOverLongWindows) {
   Diagnostics diags;
   auto c = PerfConfig::Parse(kCfg, "long.yaml", in, diags);
   ASSERT_TRUE(c.ok()) << c.error().message;
-  // 500 pods at 20 ms each: 50 pods per virtual second for 10 s. Samples at 1 s … 10 s, the first
-  // skipped.
+  // 500 pods at 20 ms each: 50 pods per virtual second for 10 s. Samples at 1 s … 10 s, the
+  // first skipped.
   PerfResult r = RunPerfWorkload(*c, c->All()[0], in, Fixed(20'000'000));
   ASSERT_NE(r.status, PerfResult::Status::kError) << r.message;
   EXPECT_FALSE(r.single_window);

@@ -32,8 +32,8 @@ inline bool UpdateGolden() {
   return v != nullptr && std::string(v) == "1";
 }
 
-// Compares `actual` with the golden file (relative to the repository root, the tests' working
-// directory).
+// Compares `actual` with the golden file (relative to the repository root, the tests'
+// working directory).
 inline void ExpectGolden(const std::string& path, const std::string& actual) {
   if (UpdateGolden()) {
     std::ofstream(path, std::ios::binary) << actual;

@@ -1,6 +1,5 @@
 // `corral schedule FILE|DIR... [--config FILE] [--seed N] [-o table|json] [--explain NS/NAME]...
-// [--explain-all]
-//  [--gang-mode workload-cycle|permit]`
+//  [--explain-all] [--gang-mode workload-cycle|permit]`
 
 #include <cstdio>
 #include <memory>

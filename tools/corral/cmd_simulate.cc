@@ -1,7 +1,7 @@
 // `corral simulate [SCENARIO.yaml | MANIFEST... | NODES.csv PODS.csv] [flags]`: runs the fleet
 // simulator and prints the summary; writes the HTML report, JSON, CSV, Prometheus metrics and the
-// event log on request. Without inputs it runs the built-in default scenario and writes
-// corral-report.html.
+// event log on request. Without inputs it runs the built-in default scenario and
+// writes corral-report.html.
 
 #include <chrono>
 #include <cstdio>

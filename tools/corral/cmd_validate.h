@@ -3,8 +3,7 @@
 // problem (file:line: path: message) on stderr, and print a summary of what was loaded.
 //
 // Exit codes: 0 valid (warnings allowed, printed on stderr); 2 errors in the input (or warnings
-// under
-// --strict), usage errors; 1 runtime failures.
+// under --strict), usage errors; 1 runtime failures.
 
 #include <CLI/CLI.hpp>
 

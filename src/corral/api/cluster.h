@@ -26,8 +26,7 @@
 
 namespace corral::api {
 
-// ---- Cluster
-// --------------------------------------------------------------------------------------------
+// ---- Cluster ------------------------------------------------------------------------------------
 
 // cluster.karmada.io ResourceModelRange: [min, max) of one resource for a grade of nodes.
 struct ResourceModelRange {
@@ -81,8 +80,7 @@ struct Cluster {
   std::optional<ResourceSummary> resource_summary;
 };
 
-// ---- Placement
-// ------------------------------------------------------------------------------------------
+// ---- Placement ----------------------------------------------------------------------------------
 
 // policy.karmada.io ClusterAffinity. A missing label or field selector places no constraint;
 // empty cluster_names places none either; `exclude` always removes.
@@ -137,8 +135,7 @@ struct Placement {
   std::optional<ReplicaSchedulingStrategy> replica_scheduling;
 };
 
-// ---- Work items
-// -----------------------------------------------------------------------------------------
+// ---- Work items ---------------------------------------------------------------------------------
 
 // work.karmada.io TargetCluster: one cluster of an assignment and its replicas.
 struct TargetCluster {
@@ -187,8 +184,8 @@ struct FleetWork {
   std::optional<ReplicaRequirements> replica_requirements;
   Placement placement;
   int32_t priority = 0;  // schedulePriority / workload priority
-  // schedulePriority.preemptionPolicy; absent (never preempts) when schedulePriority or the field
-  // is.
+  // schedulePriority.preemptionPolicy; absent (never preempts) when schedulePriority or the
+  // field is.
   std::optional<PreemptionPolicy> preemption_policy;
   std::vector<TargetCluster> clusters;             // spec.clusters: the previous assignment
   std::vector<Symbol> graceful_eviction_clusters;  // spec.gracefulEvictionTasks[].fromCluster
@@ -211,8 +208,7 @@ struct FleetWork {
   bool ClusterInGracefulEvictionTasks(Symbol cluster) const;
 };
 
-// ---- MultiKueue configuration
-// ---------------------------------------------------------------------------
+// ---- MultiKueue configuration -------------------------------------------------------------------
 
 // kueue.x-k8s.io MultiKueueConfig: the ordered member clusters of a MultiKueue admission check.
 struct MultiKueueConfig {

@@ -4,8 +4,8 @@
 // CSIStorageCapacity. Like api/types.h, objects are plain values that the loader has validated and
 // defaulted (a StorageClass always has its volumeBindingMode, a claim its volumeMode).
 //
-// The pod side (claim references, ephemeral claim templates, in-tree sources) is api::Volume in
-// api/types.h.
+// The pod side (claim references, ephemeral claim templates, in-tree sources) is api::Volume
+// in api/types.h.
 
 #include <cstdint>
 #include <optional>
@@ -65,8 +65,8 @@ struct PersistentVolumeClaim {
   ClaimPhase phase = ClaimPhase::kPending;
 };
 
-// A topology term of a StorageClass (terms are ORed, expressions ANDed, values of one expression
-// ORed).
+// A topology term of a StorageClass (terms are ORed, expressions ANDed, values of one
+// expression ORed).
 struct TopologySelectorTerm {
   std::vector<std::pair<Symbol, std::vector<Symbol>>> match_label_expressions;
 };
@@ -141,8 +141,8 @@ inline bool AccessModesSatisfied(uint8_t claim, uint8_t volume) {
 bool MatchTopologySelectorTerms(const std::vector<TopologySelectorTerm>& terms,
                                 const LabelSet& labels);
 
-// The claim name of a generic ephemeral volume: "<pod name>-<volume name>" (kube's
-// ephemeral.VolumeClaimName).
+// The claim name of a generic ephemeral volume: "<pod name>-<volume name>"
+// (kube's ephemeral.VolumeClaimName).
 std::string EphemeralClaimName(std::string_view pod, std::string_view volume);
 
 }  // namespace corral::api

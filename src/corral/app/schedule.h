@@ -1,7 +1,7 @@
 #pragma once
 // `corral schedule`: load a cluster from manifests, run the scheduler until no pod can make
-// progress, and report placements, unschedulable pods (kube's FitError messages) and per-node
-// explanations.
+// progress, and report placements, unschedulable pods (kube's FitError messages) and
+// per-node explanations.
 
 #include <cstdint>
 #include <string>
@@ -92,8 +92,8 @@ struct ScheduleOutcome {
   std::vector<Preemption> preemptions;
   std::vector<ExplainOut> explain;  // sorted by pod key
   int64_t cycles = 0;
-  // Opportunistic batching (KEP-5598): pods placed on a batch hint, and batch flushes by kube
-  // reason.
+  // Opportunistic batching (KEP-5598): pods placed on a batch hint, and batch flushes by
+  // kube reason.
   bool batching = false;
   int64_t batched = 0;
   // Beyond kube: pods batched on cross-node batches (Rescore hooks), cross-node rescores whose
@@ -108,8 +108,8 @@ struct ScheduleOutcome {
   Diagnostics diagnostics;  // loader warnings (errors make RunSchedule fail)
 };
 
-// Errors: input errors (ErrorCode::kInvalidInput, message lists every diagnostic) or invalid
-// configs.
+// Errors: input errors (ErrorCode::kInvalidInput, message lists every diagnostic) or
+// invalid configs.
 Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req);
 
 std::string FormatScheduleJson(const ScheduleOutcome& out);

@@ -42,8 +42,8 @@ Result<std::unique_ptr<scheduler::Scheduler>> BuildScheduler(
   opts.gates = gates;
   opts.seed = spec.seed;
   opts.workload_cycle = spec.gang_workload_cycle;
-  // Victims stay on their nodes, terminating, until the engine deletes them after their grace
-  // period.
+  // Victims stay on their nodes, terminating, until the engine deletes them after their
+  // grace period.
   opts.delete_victims_immediately = false;
   // Duration histograms only when virtual time is wall time anyway (measured cost): everything else
   // stays deterministic.

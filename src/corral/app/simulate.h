@@ -27,8 +27,8 @@ struct RunOutput {
   sim::PerfWindow perf;
 };
 
-// Errors: invalid scheduler configuration (diagnostics in `diags`), or input errors found while
-// running.
+// Errors: invalid scheduler configuration (diagnostics in `diags`), or input errors found
+// while running.
 Result<RunOutput> RunSimulation(sim::SimSpec& spec, Interner& interner, Diagnostics& diags,
                                 const RunRequest& req);
 

@@ -51,8 +51,8 @@ bool ParseSemver(std::string_view s, Version* out);
 // <0, 0, >0 by semver precedence.
 int CompareVersions(const Version& a, const Version& b);
 
-// One device attribute value (resource.k8s.io DeviceAttribute: exactly one of int, bool, string,
-// version).
+// One device attribute value (resource.k8s.io DeviceAttribute: exactly one of int, bool,
+// string, version).
 struct AttributeValue {
   enum class Kind : uint8_t { kInt, kBool, kString, kVersion };
   Kind kind = Kind::kInt;

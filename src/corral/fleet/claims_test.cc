@@ -138,8 +138,8 @@ TEST_F(ClaimsTest, WithClaimDeductionsNoClaims) {
             (std::vector<int32_t>{10}));
 }
 
-// TestWithClaimDeductionsUsesBindingIdentity: another binding of the same resource name is not the
-// owner.
+// TestWithClaimDeductionsUsesBindingIdentity: another binding of the same resource name is not
+// the owner.
 TEST_F(ClaimsTest, WithClaimDeductionsUsesBindingIdentity) {
   store_.Set(Claim("resourcebinding/default/deployment-foo", "member1", 100, 2, Cpu(1000)));
   api::ReplicaRequirements req;

@@ -1,6 +1,6 @@
 #pragma once
-// A candidate cluster as cluster selection hands it to replica division (Karmada's
-// spreadconstraint.ClusterDetailInfo).
+// A candidate cluster as cluster selection hands it to replica division
+// (Karmada's spreadconstraint.ClusterDetailInfo).
 
 #include <cstdint>
 #include <string>

@@ -50,8 +50,7 @@ enum class AssignmentMode { kSteady, kFresh };
 // kStaticWeight. Divided with no division preference has no strategy (std::nullopt).
 std::optional<DivisionStrategy> StrategyOf(const api::Placement& placement);
 
-// ---- the dispenser
-// --------------------------------------------------------------------------------------
+// ---- the dispenser ------------------------------------------------------------------------------
 
 struct ClusterWeightInfo {
   std::string cluster_name;
@@ -93,8 +92,7 @@ std::vector<TargetReplicas> SpreadReplicasByTargetClusters(int32_t num_replicas,
                                                            std::span<const TargetReplicas> init,
                                                            std::string_view uid);
 
-// ---- strategies
-// -----------------------------------------------------------------------------------------
+// ---- strategies ---------------------------------------------------------------------------------
 
 // What one division needs from the work item.
 struct DivisionRequest {

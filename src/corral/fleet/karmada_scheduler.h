@@ -6,8 +6,8 @@
 //   1. Filter every cluster not being deleted through APIEnablement, TaintToleration,
 //      ClusterAffinity, SpreadConstraint and ClusterEviction, in that order, the first failure
 //      deciding. No feasible cluster: "0/N clusters are available: <count> <reason>, ...." with the
-//      reasons sorted as strings (N counts every cluster; "no cluster exists" when none was
-//      filtered).
+//      reasons sorted as strings (N counts every cluster; "no cluster exists" when none
+//      was filtered).
 //   2. Score the feasible clusters: ClusterAffinity (always 0) + ClusterLocality (100 for a cluster
 //      already in spec.clusters), unweighted.
 //   3. Estimate available replicas with the estimators (minimum over them), group and select

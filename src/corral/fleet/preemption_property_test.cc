@@ -1,8 +1,8 @@
 // Properties of summary-based victim selection (SelectVictims) over random candidates:
 //   - no victim has a priority at or above its preemptor's;
 //   - the victim set is minimal: it covers the deficit, and without any one victim the remaining
-//     freed requests no longer cover it (the preemptor stays unplaceable on that cluster by the
-//     summary);
+//     freed requests no longer cover it (the preemptor stays unplaceable on that cluster by
+//     the summary);
 //   - infeasible exactly when all eligible candidates together do not cover the deficit.
 #include <algorithm>
 #include <string>

@@ -584,8 +584,8 @@ spec:
 
 // The detector's KubePriorityClass mapping (TestBuildResourceBindingWithSchedulePriority-
 // PreemptionPolicy, from a policy): a claimed template's binding gets the PriorityClass's value and
-// mapPreemptionPolicy of its preemptionPolicy (absent: the API server's default,
-// PreemptLowerPriority).
+// mapPreemptionPolicy of its preemptionPolicy (absent: the API server's
+// default, PreemptLowerPriority).
 TEST_F(PreemptionTest, LoaderMapsPriorityClassThroughPolicy) {
   const std::string tmpl = R"(apiVersion: apps/v1
 kind: Deployment

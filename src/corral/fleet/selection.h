@@ -1,6 +1,6 @@
 #pragma once
-// Cluster selection with spread constraints, as Karmada's scheduler does it
-// (pkg/scheduler/core/spreadconstraint):
+// Cluster selection with spread constraints, as Karmada's scheduler does
+// it (pkg/scheduler/core/spreadconstraint):
 //
 //   - GroupClusters: each scored cluster gets its overflow order (0 for the observed affinity term,
 //     i for its i-th overflow affinity, 1000 for neither), its allocatable replicas from the

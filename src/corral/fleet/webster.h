@@ -28,8 +28,8 @@ enum class NameOrder { kAscending, kDescending };
 // FNV-1a, 32 bits, of `bytes` (Go's hash/fnv New32a).
 uint32_t Fnv1a32(std::string_view bytes);
 
-// tieBreakerByUID: kDescending when the UID's hash is odd, otherwise (or for an empty UID)
-// kAscending.
+// tieBreakerByUID: kDescending when the UID's hash is odd, otherwise (or for an empty
+// UID) kAscending.
 NameOrder NameOrderForUid(std::string_view uid);
 
 // AllocateWebsterSeats: gives `new_seats` seats one at a time to the parties. Parties are the

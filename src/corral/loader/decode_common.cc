@@ -609,7 +609,6 @@ const doc::Field<api::NodeSelector> kNodeSelectorFields[] = {
      }},
 };
 
-
 const doc::Field<api::PreferredSchedulingTerm> kPreferredTermFields[] = {
     {"weight", [](Decoder& d, const Node& n,
                   api::PreferredSchedulingTerm& t) { d.ReadInt32(n, t.weight, 1, 100); }},

@@ -15,8 +15,7 @@ namespace {
 using api::Cluster;
 using api::FleetWork;
 
-// ---- Cluster
-// --------------------------------------------------------------------------------------------
+// ---- Cluster ------------------------------------------------------------------------------------
 
 const doc::Field<api::ResourceModelRange> kRangeFields[] = {
     {"name",
@@ -185,8 +184,7 @@ const doc::Field<Cluster> kClusterFields[] = {
                   Cluster& c) { d.Struct(n, c, kClusterStatusFields, kClusterStatusIgnored); }},
 };
 
-// ---- Placement
-// ------------------------------------------------------------------------------------------
+// ---- Placement ----------------------------------------------------------------------------------
 
 constexpr doc::EnumName<api::NodeSelectorOp> kFieldOps[] = {
     {"In", api::NodeSelectorOp::kIn},
@@ -454,8 +452,7 @@ void CheckPlacement(Decoder& d, const Node& n, const api::Placement& p) {
   }
 }
 
-// ---- ResourceBinding
-// ------------------------------------------------------------------------------------
+// ---- ResourceBinding ----------------------------------------------------------------------------
 
 const doc::Field<api::ObjectReference> kObjectReferenceFields[] = {
     {"apiVersion",

@@ -35,8 +35,7 @@ const doc::Field<ConditionIn> kConditionFields[] = {
 constexpr std::string_view kConditionIgnored[] = {"reason", "message", "lastTransitionTime",
                                                   "observedGeneration"};
 
-// ---- MultiKueueCluster
-// ----------------------------------------------------------------------------------
+// ---- MultiKueueCluster --------------------------------------------------------------------------
 
 // ClusterTaintEffect: NoSchedule or PreferNoSchedule only.
 constexpr doc::EnumName<api::TaintEffect> kClusterTaintEffects[] = {
@@ -95,8 +94,7 @@ const doc::Field<Cluster> kMkClusterFields[] = {
      [](Decoder& d, const Node& n, Cluster& c) { d.Struct(n, c, kMkClusterStatusFields); }},
 };
 
-// ---- MultiKueueConfig
-// -----------------------------------------------------------------------------------
+// ---- MultiKueueConfig ---------------------------------------------------------------------------
 
 const doc::Field<api::MultiKueueConfig> kMkConfigSpecFields[] = {
     {"clusters",
@@ -112,8 +110,7 @@ const doc::Field<api::MultiKueueConfig> kMkConfigFields[] = {
                 api::MultiKueueConfig& c) { d.Struct(n, c, kMkConfigSpecFields); }},
 };
 
-// ---- Workload placement fields (KEP-8692)
-// ---------------------------------------------------------------
+// ---- Workload placement fields (KEP-8692) -------------------------------------------------------
 
 constexpr doc::EnumName<api::TolerationOp> kTolerationOps[] = {
     {"Equal", api::TolerationOp::kEqual},
@@ -193,8 +190,7 @@ void DecodeKueueAffinity(Decoder& d, const Node& n, std::optional<api::KueueClus
   d.Struct(n, *out, kClusterAffinityFields);
 }
 
-// ---- Workload
-// -------------------------------------------------------------------------------------------
+// ---- Workload -----------------------------------------------------------------------------------
 
 struct PodSetIn {
   Symbol name;
@@ -376,8 +372,7 @@ api::ResourceList TotalRequest(const std::vector<PodSetIn>& pod_sets, Interner& 
   return out;
 }
 
-// ---- ClusterDispatcherProfile
-// ---------------------------------------------------------------------------
+// ---- ClusterDispatcherProfile -------------------------------------------------------------------
 
 constexpr std::string_view kFilterPlugins[] = {"ClusterHealth", "ClusterAffinity", "ClusterTaints"};
 constexpr std::string_view kScorePlugins[] = {"ClusterAffinityScore", "ClusterTaintScore"};

@@ -11,8 +11,7 @@ namespace corral::loader::internal {
 
 namespace {
 
-// ---- volume sources
-// -------------------------------------------------------------------------------------
+// ---- volume sources -----------------------------------------------------------------------------
 
 struct SourceIn {
   api::VolumeSource* s;
@@ -86,8 +85,7 @@ const SourceShape* ShapeOf(api::VolumeKind kind) {
   return nullptr;
 }
 
-// ---- PersistentVolumeClaimSpec
-// --------------------------------------------------------------------------
+// ---- PersistentVolumeClaimSpec ------------------------------------------------------------------
 
 constexpr doc::EnumName<api::AccessMode> kAccessModes[] = {
     {"ReadWriteOnce", api::kReadWriteOnce},
@@ -195,8 +193,7 @@ void ApplyBetaClassAnnotation(Decoder& d, T& o) {
   }
 }
 
-// ---- PersistentVolume
-// -----------------------------------------------------------------------------------
+// ---- PersistentVolume ---------------------------------------------------------------------------
 
 struct PvIn {
   api::PersistentVolume* pv;
@@ -326,8 +323,7 @@ const doc::Field<PvIn> kPvFields[] = {
      }},
 };
 
-// ---- StorageClass
-// ---------------------------------------------------------------------------------------
+// ---- StorageClass -------------------------------------------------------------------------------
 
 constexpr doc::EnumName<api::VolumeBindingMode> kBindingModes[] = {
     {"Immediate", api::VolumeBindingMode::kImmediate},
@@ -378,8 +374,7 @@ const doc::Field<api::StorageClass> kStorageClassFields[] = {
 constexpr std::string_view kStorageClassIgnored[] = {"parameters", "reclaimPolicy", "mountOptions",
                                                      "allowVolumeExpansion"};
 
-// ---- CSINode, CSIDriver, CSIStorageCapacity
-// -------------------------------------------------------------
+// ---- CSINode, CSIDriver, CSIStorageCapacity -----------------------------------------------------
 
 const doc::Field<api::CSINodeDriver> kAllocatableFields[] = {
     {"count",

@@ -351,8 +351,8 @@ class FleetLoader {
       w.placement = p->placement;
       if (!p->priority_class_name.empty()) {
         // The detector's KubePriorityClass: its value, and mapPreemptionPolicy (a PriorityClass
-        // as the API server holds it always has preemptionPolicy, defaulted to
-        // PreemptLowerPriority).
+        // as the API server holds it always has preemptionPolicy, defaulted
+        // to PreemptLowerPriority).
         auto pc = std::find_if(
             priority_classes_.begin(), priority_classes_.end(),
             [&](const api::PriorityClass& c) { return c.meta.name == p->priority_class_name; });

@@ -33,8 +33,8 @@
 #include "corral/scheduler/waiting_pods.h"
 #include "corral/scheduler/workload_manager.h"
 #include "corral/state/cluster_cache.h"
-#include "corral/state/volume_cache.h"
 #include "corral/state/dra_store.h"
+#include "corral/state/volume_cache.h"
 
 namespace corral::scheduler {
 

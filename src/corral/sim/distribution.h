@@ -3,13 +3,12 @@
 //
 // Contract:
 //  (1) Sampling is deterministic: it draws only from the Rng passed in, with fully specified
-//  arithmetic
-//      (Box-Muller for normal/lognormal, inversion for exponential), so the same seed gives the
-//      same durations on every platform.
+//      arithmetic (Box-Muller for normal/lognormal, inversion for exponential), so the same seed
+//      gives the same durations on every platform.
 //  (2) Samples are clamped to [min, max] and are never negative. kForever samples kForeverNs.
 //  (3) Parse accepts the scenario spellings (see docs/scenarios.md): a Go duration ("30m"),
-//  "forever",
-//      or a map {fixed|uniform|exponential|lognormal|normal: ...}; problems go to the Decoder.
+//      "forever", or a map {fixed|uniform|exponential|lognormal|normal: ...}; problems go to
+//      the Decoder.
 
 #include <cstdint>
 #include <limits>

@@ -2,8 +2,8 @@
 // Engine: the discrete-event simulator. Executes a SimSpec against one Scheduler per member cluster
 // on a virtual clock (ManualClock), driving each only through its public interface:
 // AddNode/RemoveNode/AddPod/DeletePod in, ScheduleOne to make decisions, SchedulerObserver
-// callbacks out, FlushUnschedulableLeftover every 30 s of virtual time as kube-scheduler's queue
-// does.
+// callbacks out, FlushUnschedulableLeftover every 30 s of virtual time as kube-scheduler's
+// queue does.
 //
 // Contract:
 //  (1) Deterministic: the same spec, seed and cost model (kNone or kFixed) give byte-identical
@@ -73,8 +73,8 @@ struct Progress {
 };
 
 struct EngineOptions {
-  // Wall clock for CostModel::kMeasured and for RunResult::scheduler_wall_seconds. May be null
-  // otherwise.
+  // Wall clock for CostModel::kMeasured and for RunResult::scheduler_wall_seconds. May be
+  // null otherwise.
   const Clock* wall = nullptr;
   EventLog* log = nullptr;
   // Called every few thousand steps and once at the end.
@@ -82,8 +82,8 @@ struct EngineOptions {
   int64_t collector_interval_ns = 1'000'000'000;  // scheduler_perf throughputSampleInterval
 };
 
-// scheduler_perf results of the measured window (createPods collectMetrics /
-// start/stopCollectingMetrics).
+// scheduler_perf results of the measured window (createPods collectMetrics
+// / start/stopCollectingMetrics).
 struct PerfWindow {
   ThroughputCollector collector;
   LogHistogram attempt_duration;  // cost of each ScheduleOne of a measured pod (ns)

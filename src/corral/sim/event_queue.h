@@ -5,8 +5,8 @@
 //
 // Contract: Push and Pop are O(log n) and do not allocate once the heap's capacity covers the
 // number of pending events (the vector only grows). Events are values; stale events (for a pod that
-// has since gone) are recognized by the receiver through a generation number carried in the
-// payload.
+// has since gone) are recognized by the receiver through a generation number carried in
+// the payload.
 
 #include <cstdint>
 #include <vector>

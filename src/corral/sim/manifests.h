@@ -4,8 +4,7 @@
 //  - pods with spec.nodeName are bound at time 0; other pods arrive at time 0, or — when they carry
 //    metadata.creationTimestamp — at their offset from the earliest creationTimestamp of the input;
 //  - a pod runs for the Go duration in its `corral.dev/duration` annotation after it is bound
-//  ("30m",
-//    "1h30m"), forever without it.
+//    ("30m", "1h30m"), forever without it.
 // The pods form one explicit workload named "manifests" (pods keep their names).
 
 #include <string>
@@ -20,8 +19,8 @@ namespace corral::sim {
 
 inline constexpr std::string_view kDurationAnnotation = "corral.dev/duration";
 
-// Loads manifests (files or directories) into a spec. Errors are reported in `diags` (file, line,
-// path).
+// Loads manifests (files or directories) into a spec. Errors are reported in `diags` (file,
+// line, path).
 Result<SimSpec> LoadManifestsSpec(const std::vector<std::string>& paths, Interner& interner,
                                   Diagnostics& diags, bool strict = false);
 

@@ -238,8 +238,7 @@ void Member::Unplace(uint32_t slot) {
   s.node = kNone;
 }
 
-// ---- cluster objects
-// -----------------------------------------------------------------------------
+// ---- cluster objects ----------------------------------------------------------------------------
 
 // The scheduler re-reads the object set, so pointers into its vectors stay fresh.
 void Member::AddPodGroup(api::PodGroup pg) {
@@ -258,8 +257,7 @@ void Member::RemovePodGroup(Symbol name) {
   }
 }
 
-// ---- SchedulerObserver
-// ----------------------------------------------------------------------------
+// ---- SchedulerObserver --------------------------------------------------------------------------
 
 void Member::OnScheduled(const api::Pod& pod, Symbol node, std::string_view) {
   decisions_.push_back({Decision::Kind::kScheduled, w_.pods->SlotOf(pod), node, {}, {}});

@@ -2,17 +2,15 @@
 // What a simulation run measures (RunResult) and the two measuring instruments it is built from:
 //
 //  - LogHistogram: counts of non-negative int64 values (nanoseconds) in log buckets with 32
-//  sub-buckets per
-//    power of two (resolution about 3%), exact for 0..31. Constant memory (15 KiB), no allocation
-//    per Add. Percentiles use the nearest-rank rule and report the bucket's midpoint, clamped to
-//    the observed min/max, so they are deterministic and within 1.6% of the true value.
+//    sub-buckets per power of two (resolution about 3%), exact for 0..31. Constant memory (15 KiB),
+//    no allocation per Add. Percentiles use the nearest-rank rule and report the bucket's midpoint,
+//    clamped to the observed min/max, so they are deterministic and within 1.6% of the true value.
 //  - ThroughputCollector: kube scheduler_perf's SchedulingThroughput
-//  (test/integration/scheduler_perf
-//    util.go throughputCollector) on the virtual clock: a sample every interval (1 s); no sampling
-//    until at least one pod is scheduled; the first sample is skipped; an interval with no newly
-//    scheduled pod is merged into the next non-empty one, which is then recorded once per merged
-//    interval. Summaries are Average and Perc50/90/95/99 with kube's index rule ceil(n·p/100) − 1
-//    over the sorted samples.
+//    (test/integration/scheduler_perf util.go throughputCollector) on the virtual clock: a sample
+//    every interval (1 s); no sampling until at least one pod is scheduled; the first sample is
+//    skipped; an interval with no newly scheduled pod is merged into the next non-empty one, which
+//    is then recorded once per merged interval. Summaries are Average and Perc50/90/95/99 with
+//    kube's index rule ceil(n·p/100) − 1 over the sorted samples.
 //
 // RunResult holds every output of a run; the formatters (output.h, report.h) only read it. Fields
 // for features the scheduler does not expose yet (preemption, batching, gang scheduling) are

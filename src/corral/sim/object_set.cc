@@ -19,8 +19,8 @@ void Report(Diagnostics& diags, Diagnostic d) {
     diags.Warning(std::move(d.file), d.line, std::move(d.path), std::move(d.message));
   }
 }
-// Embedded pieces are named "\x1fobject-<k>" for the loader; the marker cannot occur in a real
-// path.
+// Embedded pieces are named "\x1fobject-<k>" for the loader; the marker cannot occur in a
+// real path.
 constexpr std::string_view kMarker = "\x1fobject-";
 }  // namespace
 

@@ -2,8 +2,8 @@
 // ObjectBuilder: validates Kubernetes objects that are embedded in (or synthesized from) another
 // input format — scenario pod/node templates, priority classes, scheduler_perf templates — with the
 // manifest loader, so that they get exactly the validation and defaults of `corral schedule`, and
-// maps every loader diagnostic back to the file, line and field path of the source the object came
-// from.
+// maps every loader diagnostic back to the file, line and field path of the source the object
+// came from.
 //
 // Each object is given as JSON text plus a list of path mappings: "JSON path prefix → source node
 // and its path". A loader diagnostic at `spec.containers[0].resources.requests.cpu` whose longest
@@ -43,8 +43,8 @@ class ObjectBuilder {
   // Adds one object (a JSON document); returns its piece index. `fallback_line` is used when no
   // mapping applies.
   size_t Add(std::string json, std::vector<PathMapping> mappings, uint32_t fallback_line);
-  // Like Add; messages that mention `internal_name` (a placeholder object name) show `display`
-  // instead.
+  // Like Add; messages that mention `internal_name` (a placeholder object name) show
+  // `display` instead.
   size_t Add(std::string json, std::vector<PathMapping> mappings, uint32_t fallback_line,
              std::string internal_name, std::string display);
   // The piece index of an object loaded from Add(), or nullopt for objects from files.
@@ -61,8 +61,8 @@ class ObjectBuilder {
 
 // Minimal JSON text building for synthesized objects.
 std::string JsonString(std::string_view s);
-// A doc subtree as JSON (scalars by their resolved kind: YAML `yes` becomes true, `0x1f` becomes
-// 31).
+// A doc subtree as JSON (scalars by their resolved kind: YAML `yes` becomes true, `0x1f`
+// becomes 31).
 std::string NodeToJson(const doc::Node& n);
 
 // The node reached from `root` by a loader-style relative path (".a.b[2][key]"), or the deepest

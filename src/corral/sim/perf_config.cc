@@ -158,8 +158,8 @@ const doc::Field<TestCaseIn> kTestCaseFields[] = {
 };
 constexpr std::string_view kTestCaseIgnored[] = {"metricsCollectorConfig"};
 
-// The default objects of scheduler_perf (util.go makeBaseNode / makeBasePod with
-// testutils.MakePodSpec).
+// The default objects of scheduler_perf (util.go makeBaseNode / makeBasePod
+// with testutils.MakePodSpec).
 constexpr std::string_view kDefaultNode = R"(apiVersion: v1
 kind: Node
 metadata:
@@ -829,8 +829,8 @@ bool OpCompiler::CreateNodes(const Node& op, size_t idx) {
       return n;
     };
   } else if (keep_name) {
-    // A fixed name: render returns it as is (a second node with the same name is an error at run
-    // time).
+    // A fixed name: render returns it as is (a second node with the same name is an error at
+    // run time).
     api::Node fixed = pool.tmpl;
     pool.render = [fixed](int64_t) -> Result<api::Node> { return fixed; };
   }

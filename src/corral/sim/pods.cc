@@ -154,8 +154,8 @@ uint32_t Pods::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, int64_t 
   s.state = PodState::kPending;
   ++m.pending;
   if (!m.sched().AddPod(&s.pod)) {
-    // No profile serves its schedulerName: kube leaves it to another scheduler, and so does the
-    // simulator.
+    // No profile serves its schedulerName: kube leaves it to another scheduler, and so does
+    // the simulator.
     --m.pending;
     ++w_.res.pods_ignored;
     w_.Log("ignored", fmt::format("{} schedulerName={} (no profile)", w_.PodKey(s.pod),
@@ -383,8 +383,8 @@ void Pods::Arrive(uint32_t w) {
       }
     }
     // A gang's members run for one sampled duration (the workers of one training job end together),
-    // so a gang never has completed members next to running ones that a restart would have to bring
-    // back.
+    // so a gang never has completed members next to running ones that a restart would have to
+    // bring back.
     const int64_t gang_d =
         wk.kind == WorkloadKind::kGang && duration == -1 ? wk.duration.SampleNs(ws.rng) : duration;
     for (int32_t k = 0; k < n; ++k) {

@@ -1,7 +1,7 @@
 #pragma once
 // Pods: the pod and group (job, gang) slot pools that every member shares, the pod lifecycle
-// (arrival, binding, running, completion, eviction and recreation) and the workloads' arrival
-// streams.
+// (arrival, binding, running, completion, eviction and recreation) and the workloads'
+// arrival streams.
 //
 // Contract: a pod slot's api::Pod keeps its address for the whole run (slots live in fixed chunks
 // and are reused after deletion, with `gen` bumped), so a member's scheduler may hold pointers to

@@ -201,8 +201,8 @@ void Program::Advance() {
   }
   if (pc_ >= spec.program.size() && !done_) {
     done_ = true;
-    // Churn runs until the workload ends (kube), or to its stop time or the end of a run with a
-    // duration.
+    // Churn runs until the workload ends (kube), or to its stop time or the end of a run with
+    // a duration.
     for (auto& c : churns_) {
       if (c.spec->stop_ns == kForeverNs && spec.duration_ns == 0) c.active = false;
     }

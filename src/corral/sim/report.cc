@@ -102,8 +102,8 @@ std::string Card(std::string_view title, std::string_view caption, const std::st
                      Escape(title), Escape(caption), body);
 }
 
-// The node heat map of one resource: rows = nodes (or groups of nodes), columns = samples (or
-// groups).
+// The node heat map of one resource: rows = nodes (or groups of nodes), columns = samples
+// (or groups).
 std::string HeatSection(const RunResult& r, size_t h) {
   const auto& per_sample = r.heat[h];
   if (per_sample.empty()) return "";

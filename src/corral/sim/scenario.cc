@@ -69,8 +69,7 @@ bool LooksLikeScenario(std::string_view text) {
 
 namespace {
 
-// ---- intermediate input structs
-// ---------------------------------------------------------------------
+// ---- intermediate input structs -----------------------------------------------------------------
 
 struct SchedulerIn {
   const Node* gates = nullptr;
@@ -208,8 +207,7 @@ void ReadRateField(Decoder& d, const Node& n, double& out) {
   }
 }
 
-// ---- field tables
-// -----------------------------------------------------------------------------------
+// ---- field tables -------------------------------------------------------------------------------
 
 const doc::Field<SchedulerIn> kSchedulerFields[] = {
     {"featureGates",
@@ -612,8 +610,7 @@ const doc::Field<ScenarioIn> kScenarioFields[] = {
 
 constexpr std::string_view kPauseImage = "registry.k8s.io/pause:3.10";
 
-// ---- compile
-// --------------------------------------------------------------------------------------------
+// ---- compile ------------------------------------------------------------------------------------
 
 class Compiler {
  public:
@@ -1100,8 +1097,8 @@ Result<SimSpec> Compiler::Compile() {
             "arrivals never end: set count or stop on the workload, or the scenario's duration");
     }
     if (wk.kind == WorkloadKind::kGang && !w.priority_class.empty()) {
-      // A PodGroup for documentation of the gang's policy would go here once the scheduler takes
-      // them.
+      // A PodGroup for documentation of the gang's policy would go here once the scheduler
+      // takes them.
     }
     if (!w.priority_class.empty() && !priority_names_.contains(w.priority_class)) {
       // The loader reports unknown classes on the template; nothing to add.

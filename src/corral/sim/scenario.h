@@ -11,8 +11,7 @@
 //  (2) Relative paths in the scenario (manifests, scheduler.configPath) are resolved against
 //      `base_dir` (the scenario file's directory).
 //  (3) Compiling is deterministic and does not run anything: node and pod objects are created by
-//  the
-//      Engine when the program runs.
+//      the Engine when the program runs.
 
 #include <string>
 #include <string_view>
@@ -38,8 +37,8 @@ Result<SimSpec> LoadScenarioFile(const std::string& path, Interner& interner, Di
 // True when `text` is a Corral scenario document (a map with `kind: Scenario`).
 bool LooksLikeScenario(std::string_view text);
 
-// Parses a rate: a number (per second) or "N/s", "N/m" ("N/min"), "N/h", "N/d". False when
-// malformed.
+// Parses a rate: a number (per second) or "N/s", "N/m" ("N/min"), "N/h", "N/d". False
+// when malformed.
 bool ParseRate(std::string_view s, double& per_second);
 
 // Joins every error diagnostic into one message (one per line).

@@ -5,8 +5,8 @@
 //
 // Model:
 //  - Node pools: a Node template stamped out `count` times (names `<prefix><i>`), with zone/rack
-//    labels and label rules applied per node, or rendered per index by a callback (scheduler_perf
-//    templates).
+//    labels and label rules applied per node, or rendered per index by a callback
+//    (scheduler_perf templates).
 //  - Pod templates: a validated, defaulted api::Pod; pods are created lazily from it at arrival.
 //  - Workloads: streams of arrivals of one pod template. Each arrival creates `pods_per_arrival`
 //    pods (a Job's parallelism or a gang); arrivals come as one burst, at a fixed rate, as a
@@ -209,8 +209,8 @@ struct SimSpec {
   std::vector<std::string> notes;  // shown in the summary (e.g. ignored inputs)
 
   // Empty: one cluster with the settings above (every single-cluster input). Otherwise one member
-  // per entry, each with its own scheduler; the scheduler settings above then apply to none of
-  // them.
+  // per entry, each with its own scheduler; the scheduler settings above then apply to none
+  // of them.
   std::vector<ClusterSpec> clusters;
 };
 

@@ -3,8 +3,8 @@
 // empty-state panel. Pure string builders; coordinates are printed with fixed precision so the
 // output is byte-stable.
 //
-// Charts are responsive: they carry a viewBox and `width="100%"`, so the page layout decides their
-// size.
+// Charts are responsive: they carry a viewBox and `width="100%"`, so the page layout decides
+// their size.
 
 #include <cstdint>
 #include <string>
@@ -67,8 +67,8 @@ struct HeatRowGroup {
   size_t first_row = 0;
 };
 
-// cells[row][col] in 0..200 (utilization × 200) or 255 (no node); x = column start times in
-// seconds.
+// cells[row][col] in 0..200 (utilization × 200) or 255 (no node); x = column start times
+// in seconds.
 std::string HeatMap(const std::vector<std::vector<uint8_t>>& cells, const std::vector<double>& x,
                     const std::vector<HeatRowGroup>& groups, const HeatMapOptions& o);
 

@@ -4,8 +4,8 @@
 //
 //   openb_node_list_*.csv: sn,cpu_milli,memory_mib,gpu,model
 //   openb_pod_list_*.csv:  name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,
-//                          creation_time,deletion_time,scheduled_time
-//                          (the multigpu* lists have only the first five columns)
+//                          creation_time,deletion_time,scheduled_time (the multigpu* lists have
+//                          only the first five columns)
 //
 // Mapping:
 //  - node `sn` with capacity = allocatable: cpu = cpu_milli, memory = memory_mib Mi, pods = 110,
@@ -15,9 +15,8 @@
 //    — Corral has no GPU-sharing model yet), label alibabacloud.com/qos = qos; a non-empty gpu_spec
 //    ("V100M16|V100M32") becomes required node affinity `gpu-card-model In (V100M16, V100M32)`;
 //  - arrival = creation_time − the earliest creation_time; run time = deletion_time −
-//  scheduled_time
-//    (deletion − creation when never scheduled; forever without deletion_time or with the 5-column
-//    lists).
+//    scheduled_time (deletion − creation when never scheduled; forever without deletion_time or
+//    with the 5-column lists).
 //  - The simulated duration ends at the last arrival or deletion.
 //
 // Files are told apart by their header line. Every malformed row is reported with file, line and

@@ -1,8 +1,8 @@
 #pragma once
 // Saturating arithmetic on virtual time (int64 nanoseconds). kForeverNs (INT64_MAX) stands for
 // "never": a sum or product that would leave the int64 range is kForeverNs (or INT64_MIN for a
-// negative overflow), never a wrapped value, so a huge duration cannot turn into a time in the
-// past.
+// negative overflow), never a wrapped value, so a huge duration cannot turn into a time in
+// the past.
 
 #include <cstdint>
 #include <limits>

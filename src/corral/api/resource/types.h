@@ -78,8 +78,8 @@ struct ResourceSlice {
 
 enum class AllocationMode : uint8_t { kExactCount, kAll };
 
-// ExactDeviceRequest, and the DeviceSubRequest of firstAvailable (which has a name and no
-// adminAccess).
+// ExactDeviceRequest, and the DeviceSubRequest of firstAvailable (which has a name and
+// no adminAccess).
 struct DeviceRequestSpec {
   Symbol name;  // sub-requests only
   // The request name allocation results carry: the request's, or "<request>/<sub-request>".

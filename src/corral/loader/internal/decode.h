@@ -53,7 +53,8 @@ void DecodeTaint(Decoder& d, const Node& n, api::Taint& out);
 void DecodeToleration(Decoder& d, const Node& n, api::Toleration& out);
 void DecodeAffinity(Decoder& d, const Node& n, api::Affinity& out);
 void DecodeNodeAffinity(Decoder& d, const Node& n, api::NodeAffinity& out);
-// A v1.NodeSelector (at least one term), as node affinity, PersistentVolumes and ResourceSlices read it.
+// A v1.NodeSelector (at least one term), as node affinity, PersistentVolumes and ResourceSlices
+// read it.
 void DecodeNodeSelector(Decoder& d, const Node& n, api::NodeSelector& out);
 void DecodeTopologySpreadConstraint(Decoder& d, const Node& n, api::TopologySpreadConstraint& out);
 
@@ -95,8 +96,7 @@ struct PodGroupInput {
 };
 void DecodePodGroup(Decoder& d, const Node& root, PodGroupInput& out);
 
-// ---- storage (decode_storage.cc)
-// --------------------------------------------------------------------------------
+// ---- storage (decode_storage.cc) ----------------------------------------------------------------
 
 // One volume source of a pod volume or a PersistentVolume (`kind` names the field that held it):
 // the identity fields into `out`, everything else accepted.

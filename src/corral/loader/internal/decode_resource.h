@@ -1,7 +1,7 @@
 #pragma once
 // Decoders of resource.k8s.io/v1 kinds (decode_resource.cc) and the generation of the
-// ResourceClaims that pods' claim templates stand for (resource_claims.cc). Internal to
-// corral/loader.
+// ResourceClaims that pods' claim templates stand for (resource_claims.cc). Internal
+// to corral/loader.
 
 #include <vector>
 

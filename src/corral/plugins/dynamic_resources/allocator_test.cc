@@ -195,8 +195,8 @@ metadata: {name: node-2, labels: {region: region-2, planet: earth}}
 status: {capacity: {pods: "110"}}
 )";
 
-// A DraManager over loaded objects with a fixed set of allocated devices (kube's
-// allocatedDevices).
+// A DraManager over loaded objects with a fixed set of allocated devices
+// (kube's allocatedDevices).
 class FakeDra final : public framework::DraManager {
  public:
   FakeDra(const res::ResourceObjects& o, absl::flat_hash_set<framework::DeviceId> allocated)

@@ -47,8 +47,8 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
   // The count depends on claims and CSINodes, which change without the node changing.
   bool FilterIsNodeLocal(const framework::PodInfo& pod) const override;
 
-  // Node add and assigned pod deletion (kube also registers CSINode and claim events; Corral emits
-  // none).
+  // Node add and assigned pod deletion (kube also registers CSINode and claim events; Corral
+  // emits none).
   std::vector<framework::ClusterEvent> EventsToRegister() const override;
   // kube's isSchedulableAfterPodDeleted: Queue when the deleted pod was on a node (or nominated to
   // one) and had a claim, an ephemeral volume or a migratable inline volume.

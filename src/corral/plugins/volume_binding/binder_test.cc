@@ -31,8 +31,8 @@ constexpr std::string_view kNodeLabelKey = "nodeKey";
 
 enum class ClaimState { kUnbound, kPrebound, kBound, kSelectedNode };
 
-// kube's makeTestPVC(name, size, node, state, pvName, version, class): namespace testns, uid
-// pvc-uid.
+// kube's makeTestPVC(name, size, node, state, pvName, version, class): namespace testns,
+// uid pvc-uid.
 struct ClaimSpec {
   std::string_view name, size;
   ClaimState state;

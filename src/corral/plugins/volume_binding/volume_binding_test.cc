@@ -355,8 +355,7 @@ TEST(VolumeBindingTest, KubeTestVolumeBinding) {
   }
 }
 
-// ---- queueing hints
-// -------------------------------------------------------------------------------------
+// ---- queueing hints -----------------------------------------------------------------------------
 
 struct HintFixture {
   testing::TestWorld w;

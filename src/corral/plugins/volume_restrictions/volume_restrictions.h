@@ -60,8 +60,8 @@ class VolumeRestrictions final : public framework::PreFilterPlugin,
   // Disk conflicts depend on the node's pods only; the ReadWriteOncePod count on every node.
   bool FilterIsNodeLocal(const framework::PodInfo& pod) const override;
 
-  // Assigned pod deletion and node addition (kube also registers claim events; Corral emits
-  // none).
+  // Assigned pod deletion and node addition (kube also registers claim events; Corral
+  // emits none).
   std::vector<framework::ClusterEvent> EventsToRegister() const override;
   // kube's isSchedulableAfterPodDeleted: for a deleted pod of the same namespace, Queue when it had
   // a disk that conflicts with the pod's, or used one of the pod's ReadWriteOncePod claims.

@@ -1,7 +1,7 @@
 #pragma once
 // Kueue's cluster taint plugins of the composable MultiKueue dispatcher KEP-8692 (MultiKueueCluster
-// taints are NoSchedule or PreferNoSchedule; the workload's clusterTolerations are core/v1
-// tolerations):
+// taints are NoSchedule or PreferNoSchedule; the workload's clusterTolerations are
+// core/v1 tolerations):
 //
 //   - ClusterTaints (filter): an untolerated NoSchedule taint rejects the cluster with kube's
 //     TaintToleration message "cluster(s) had untolerated taint(s)".
