@@ -1099,6 +1099,22 @@ struct Evaluator {
     }
     return false;
   }
+  // `key in container` and `has(container.key)` for the map-like values: an attribute or capacity
+  // map has a domain, a domain has an identifier. Every other container is "no such overload".
+  Value ContainsKey(const Value& container, std::string_view key) {
+    switch (container.ty) {
+      case Ty::kAttrMap:
+        return Bool(HasDomain(true, key));
+      case Ty::kCapMap:
+        return Bool(HasDomain(false, key));
+      case Ty::kAttrDomain:
+        return Bool(FindAttr(container.s, key) != nullptr);
+      case Ty::kCapDomain:
+        return Bool(FindCap(container.s, key) != nullptr);
+      default:
+        return Err("no such overload");
+    }
+  }
 
   Value Lookup(const Value& base, std::string_view key) {
     switch (base.ty) {
@@ -1329,20 +1345,8 @@ struct Evaluator {
         const Node& sel = nodes[n.a];
         Value base = Eval(sel.a);
         if (base.ty == Ty::kError) return base;
-        switch (base.ty) {
-          case Ty::kDevice:
-            return Bool(true);
-          case Ty::kAttrMap:
-            return Bool(HasDomain(true, sel.s));
-          case Ty::kCapMap:
-            return Bool(HasDomain(false, sel.s));
-          case Ty::kAttrDomain:
-            return Bool(FindAttr(base.s, sel.s) != nullptr);
-          case Ty::kCapDomain:
-            return Bool(FindCap(base.s, sel.s) != nullptr);
-          default:
-            return Err("no such overload");
-        }
+        if (base.ty == Ty::kDevice) return Bool(true);
+        return ContainsKey(base, sel.s);
       }
       case Op::kIn: {
         Value a = Eval(n.a);
@@ -1358,18 +1362,7 @@ struct Evaluator {
           return Bool(false);
         }
         if (a.ty != Ty::kString) return Err("no such overload");
-        switch (b.ty) {
-          case Ty::kAttrMap:
-            return Bool(HasDomain(true, a.s));
-          case Ty::kCapMap:
-            return Bool(HasDomain(false, a.s));
-          case Ty::kAttrDomain:
-            return Bool(FindAttr(b.s, a.s) != nullptr);
-          case Ty::kCapDomain:
-            return Bool(FindCap(b.s, a.s) != nullptr);
-          default:
-            return Err("no such overload");
-        }
+        return ContainsKey(b, a.s);
       }
       case Op::kNot: {
         Value a = Eval(n.a);
