@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <deque>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -17,6 +18,9 @@ namespace corral::sim {
 
 namespace {
 
+// The largest memory_mib whose byte count (× 2^20) still fits in a Quantity's int64 units; a
+// larger value is a positioned error, never a wrapped or capped quantity.
+constexpr int64_t kMaxMib = std::numeric_limits<int64_t>::max() / (1024 * 1024);
 constexpr std::string_view kNodeHeader[] = {"sn", "cpu_milli", "memory_mib", "gpu", "model"};
 constexpr std::string_view kPodHeader[] = {
     "name", "cpu_milli", "memory_mib",    "num_gpu",       "gpu_milli",     "gpu_spec",
@@ -195,9 +199,9 @@ Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view n
                   fmt::format("invalid integer {:?} (want milli-CPUs ≥ 0)", f[1]));
       ok = false;
     }
-    if (!Int(f[2], mem) || mem < 0) {
+    if (!Int(f[2], mem) || mem < 0 || mem > kMaxMib) {
       field_error(nodes_file, row.line, "memory_mib",
-                  fmt::format("invalid integer {:?} (want MiB ≥ 0)", f[2]));
+                  fmt::format("invalid integer {:?} (want MiB in [0, {}])", f[2], kMaxMib));
       ok = false;
     }
     if (!Int(f[3], g) || g < 0) {
@@ -254,9 +258,9 @@ Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view n
                   fmt::format("invalid integer {:?} (want milli-CPUs ≥ 0)", f[1]));
       ok = false;
     }
-    if (!Int(f[2], mem) || mem < 0) {
+    if (!Int(f[2], mem) || mem < 0 || mem > kMaxMib) {
       field_error(pods_file, row.line, "memory_mib",
-                  fmt::format("invalid integer {:?} (want MiB ≥ 0)", f[2]));
+                  fmt::format("invalid integer {:?} (want MiB in [0, {}])", f[2], kMaxMib));
       ok = false;
     }
     if (!Int(f[3], ngpu) || ngpu < 0) {
