@@ -145,6 +145,36 @@ kind: Scenario
 clusters: []
 )",
        "t.yaml:3: clusters: must declare at least one cluster"},
+      // Unknown keys of a cluster are errors, not warnings: a misspelled nodePools would leave the
+      // member without nodes.
+      {R"(apiVersion: corral.dev/v1alpha1
+kind: Scenario
+clusters:
+- name: east
+  nodePool:
+  - {name: p, count: 1, resources: {cpu: "4"}}
+)",
+       "t.yaml:5: clusters[0].nodePool: unknown field \"nodePool\" (did you mean \"nodePools\"?)"},
+      {R"(apiVersion: corral.dev/v1alpha1
+kind: Scenario
+clusters:
+- name: east
+  nodePools:
+  - {name: p, count: 1, resources: {cpu: "4"}}
+  schedular: {featureGates: {GenericWorkload: false}}
+)",
+       "t.yaml:7: clusters[0].schedular: unknown field \"schedular\" (did you mean "
+       "\"scheduler\"?)"},
+      // bindLatency is the scenario's, not a member's.
+      {R"(apiVersion: corral.dev/v1alpha1
+kind: Scenario
+clusters:
+- name: east
+  scheduler: {bindLatency: 1s}
+  nodePools:
+  - {name: p, count: 1, resources: {cpu: "4"}}
+)",
+       "t.yaml:5: clusters[0].scheduler.bindLatency: unknown field \"bindLatency\""},
   };
   for (const auto& c : kCases) {
     Interner in = api::NewInterner();
