@@ -116,13 +116,29 @@ const doc::Field<TestCaseIn> kTestCaseFields[] = {
 constexpr std::string_view kTestCaseIgnored[] = {"metricsCollectorConfig"};
 
 }  // namespace
+const PerfOnlyGate* FindPerfOnlyGate(std::string_view name) {
+  static const PerfOnlyGate kGates[] = {
+      {"SchedulerAsyncAPICalls", PerfOnlyGate::kAny,
+       "Corral's simulator makes no API calls (binding and status updates are events without "
+       "latency), so scheduling is the same with the gate on or off"},
+      {"NodeDeclaredFeatures", PerfOnlyGate::kFalse,
+       "Corral has no NodeDeclaredFeatures filter, which is what the gate off means"},
+  };
+  for (const auto& g : kGates) {
+    if (g.name == name) return &g;
+  }
+  return nullptr;
+}
+
 }  // namespace perf_detail
 
 using perf_detail::Decoder;
+using perf_detail::FindPerfOnlyGate;
 using perf_detail::kTestCaseFields;
 using perf_detail::kTestCaseIgnored;
 using perf_detail::Node;
 using perf_detail::OpCompiler;
+using perf_detail::PerfOnlyGate;
 using perf_detail::Selector;
 using perf_detail::TestCaseIn;
 using perf_detail::WorkloadIn;
@@ -274,7 +290,10 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
   spec.name = ref.name;
   spec.source = im.path;
   spec.cost.mode = CostModel::Mode::kMeasured;
-  // Feature gates: the test case's, then the workload's.
+  // Feature gates: the test case's, then the workload's. Gates Corral's scheduler does not know are
+  // either harness-only gates with a stated effect (perf_detail::FindPerfOnlyGate) or make the
+  // workload unsupported; a locked gate set to the other value is an error, as in kube.
+  std::string unsupported;
   for (const Node* g : {tc.gates, w.gates}) {
     if (g == nullptr) continue;
     for (size_t k = 0; k < g->size(); ++k) {
@@ -285,12 +304,26 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
                     fmt::format("want true or false, got {}", Decoder::Describe(v)));
         continue;
       }
-      if (auto st = spec.gates.Set(name, v.bool_value()); !st.ok()) {
-        spec.notes.push_back(fmt::format("feature gate {}={} ignored: {}", name, v.bool_value(),
-                                         st.error().message));
+      const bool value = v.bool_value();
+      if (const PerfOnlyGate* pg = FindPerfOnlyGate(name); pg != nullptr) {
+        if (!pg->honours(value)) {
+          unsupported = fmt::format("feature gate {}={}: {}", name, value, pg->effect);
+        } else {
+          spec.notes.push_back(fmt::format("feature gate {}={}: {}", name, value, pg->effect));
+        }
+        continue;
+      }
+      if (auto st = spec.gates.Set(name, value); !st.ok()) {
+        if (st.error().message.starts_with("unrecognized")) {
+          unsupported = fmt::format("feature gate {}={} is not modelled by Corral", name, value);
+        } else {
+          // A locked gate set to the other value: kube's test fails the same way.
+          diags.Error(im.path, v.line(), fmt::format("featureGates.{}", name), st.error().message);
+        }
       }
     }
   }
+  if (!unsupported.empty()) return Error::Invalid("unsupported: " + unsupported);
   if (!tc.scheduler_config.empty()) {
     spec.scheduler_config_path =
         fs::path(tc.scheduler_config).is_absolute()

@@ -70,6 +70,17 @@ struct TestCaseIn {
   Selector default_selector;
 };
 
+// A feature gate that kube's scheduler_perf sets but Corral's scheduler does not know, whose effect
+// Corral states instead of modelling: the values it honours and why.
+struct PerfOnlyGate {
+  enum Honours : uint8_t { kAny, kFalse };
+  std::string_view name;
+  Honours values;
+  std::string_view effect;
+  bool honours(bool value) const { return values == kAny || !value; }
+};
+const PerfOnlyGate* FindPerfOnlyGate(std::string_view name);
+
 // The default objects of scheduler_perf (util.go makeBaseNode / makeBasePod with
 // testutils.MakePodSpec), as YAML.
 extern const std::string_view kDefaultNode;
@@ -155,7 +166,9 @@ class OpCompiler {
   bool Churn(const Node& op, size_t idx);
   uint32_t AddPodTemplate(const std::shared_ptr<TemplateFile>& t, const TemplateData& params,
                           const std::string& ns, int64_t count, const Node& at);
-  void AddNamespace(const std::string& ns);
+  // Adds namespace `ns` once; `labels`, when given and not empty, replace its labels.
+  void AddNamespace(const std::string& ns, const api::LabelSet* labels = nullptr);
+  bool CreateNamespaces(const Node& op);
 
   const PerfConfig::Impl& im_;
   const TestCaseIn& tc_;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "corral/doc/input.h"
 #include "corral/sim/perf_config_internal.h"
 #include "corral/sim/virtual_time.h"
 
@@ -128,7 +129,59 @@ std::optional<api::LabelSelector> OpCompiler::MapSelector(const Node& op, std::s
   return sel;
 }
 
-void OpCompiler::AddNamespace(const std::string& ns) {
+bool OpCompiler::CreateNamespaces(const Node& op) {
+  CheckKeys(op, {"prefix", "count", "countParam", "namespaceTemplatePath"});
+  auto count = Count(op, "count", "countParam", true);
+  auto prefix = String(op, "prefix");
+  if (!prefix) {
+    d_.Required(op, "prefix");
+    return false;
+  }
+  if (!count) return false;
+  // kube reads the template as a plain YAML Namespace (no Go template) and gives each copy the name
+  // "<prefix>-<i>"; its labels are what NamespaceSelector affinity terms match.
+  api::LabelSet labels;
+  if (auto path = String(op, "namespaceTemplatePath")) {
+    const Node& at = *op.Find("namespaceTemplatePath");
+    auto scope = d_.Field("namespaceTemplatePath");
+    const std::string full = fs::path(*path).is_absolute()
+                                 ? *path
+                                 : (fs::path(im_.dir) / *path).lexically_normal().string();
+    auto input = doc::InputBuffer::ReadFile(full);
+    if (!input.ok()) {
+      d_.Error(at, fmt::format("cannot read template {:?}", full));
+      return false;
+    }
+    auto obj = LoadRendered(std::string(input->text()), full, in_);
+    if (!obj.ok()) {
+      diags_.Error("", 0, "", obj.error().message);
+      return false;
+    }
+    if (obj->kind != "Namespace" || obj->objects.namespaces.empty()) {
+      d_.Error(at, fmt::format("template {} is a {:?}, want a Namespace", full, obj->kind));
+      return false;
+    }
+    labels = obj->objects.namespaces[0].meta.labels;
+  }
+  for (int64_t k = 0; k < *count; ++k) AddNamespace(fmt::format("{}-{}", *prefix, k), &labels);
+  return true;
+}
+
+void OpCompiler::AddNamespace(const std::string& ns, const api::LabelSet* labels) {
+  if (labels != nullptr && !labels->empty()) {
+    const Symbol name = in_.Intern(ns);
+    if (!namespaces_.insert(ns).second) {
+      for (auto& n : spec_.objects.namespaces) {
+        if (n.meta.name == name) n.meta.labels = *labels;
+      }
+      return;
+    }
+    api::Namespace n;
+    n.meta.name = name;
+    n.meta.labels = *labels;
+    spec_.objects.namespaces.push_back(std::move(n));
+    return;
+  }
   if (!namespaces_.insert(ns).second) return;
   api::Namespace n;
   n.meta.name = in_.Intern(ns);
@@ -523,10 +576,7 @@ bool OpCompiler::Run() {
       for (int64_t k = 0; count && k < *count; ++k)
         ok = CreatePods(*inner, i, fmt::format("{}-{}", prefix, k)) && ok;
     } else if (code == "createNamespaces") {
-      CheckKeys(op, {"prefix", "count", "countParam", "namespaceTemplatePath"});
-      auto count = Count(op, "count", "countParam", true);
-      auto prefix = String(op, "prefix").value_or("namespace");
-      for (int64_t k = 0; count && k < *count; ++k) AddNamespace(fmt::format("{}-{}", prefix, k));
+      ok = CreateNamespaces(op) && ok;
     } else if (code == "createAny") {
       ok = CreateAny(op, i) && ok;
     } else if (code == "churn") {
