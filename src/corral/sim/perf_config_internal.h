@@ -169,6 +169,7 @@ class OpCompiler {
   // Adds namespace `ns` once; `labels`, when given and not empty, replace its labels.
   void AddNamespace(const std::string& ns, const api::LabelSet* labels = nullptr);
   bool CreateNamespaces(const Node& op);
+  bool CreatePodGroups(const Node& op);
 
   const PerfConfig::Impl& im_;
   const TestCaseIn& tc_;

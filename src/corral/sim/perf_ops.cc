@@ -458,6 +458,44 @@ bool OpCompiler::CreateAny(const Node& op, size_t idx) {
   return true;
 }
 
+bool OpCompiler::CreatePodGroups(const Node& op) {
+  CheckKeys(op, {"count", "countParam", "namespace", "templatePath", "templateParams"});
+  auto count = Count(op, "count", "countParam", true);
+  auto path = String(op, "templatePath");
+  auto ns = String(op, "namespace");
+  if (!path) d_.Required(op, "templatePath");
+  if (!ns) d_.Required(op, "namespace");
+  if (!count || !path || !ns) return false;
+  AddNamespace(*ns);
+  auto scope = d_.Field("templatePath");
+  auto t = Template(*path, *op.Find("templatePath"));
+  if (!t.ok()) return false;
+  const Symbol ns_sym = in_.Intern(*ns);
+  // One PodGroup per index, rendered with {Index, Count} and templateParams, in the op's namespace
+  // (kube creates them before the pods that name them, so they exist from the start here).
+  for (int64_t i = 0; i < *count; ++i) {
+    auto text = (*t)->tmpl.Execute(Env(op, i, *count));
+    if (!text.ok()) {
+      diags_.Error((*t)->path, 0, "", fmt::format("template: {}", text.error().message));
+      return false;
+    }
+    auto obj = LoadRendered(*text, (*t)->path, in_);
+    if (!obj.ok()) {
+      diags_.Error("", 0, "", obj.error().message);
+      return false;
+    }
+    if (obj->kind != "PodGroup" || obj->objects.pod_groups.size() != 1) {
+      d_.Error(*op.Find("templatePath"),
+               fmt::format("template {} is a {:?}, want a PodGroup", (*t)->path, obj->kind));
+      return false;
+    }
+    api::PodGroup& g = obj->objects.pod_groups[0];
+    g.meta.namespace_ = ns_sym;
+    spec_.objects.pod_groups.push_back(std::move(g));
+  }
+  return true;
+}
+
 bool OpCompiler::Churn(const Node& op, size_t idx) {
   CheckKeys(op, {"mode", "number", "intervalMilliseconds", "templatePaths", "namespace"});
   Op o;
@@ -641,10 +679,17 @@ bool OpCompiler::Run() {
       o.line = op.line();
       o.describe = code;
       spec_.program.push_back(std::move(o));
+    } else if (code == "createPodGroups") {
+      ok = CreatePodGroups(op) && ok;
+    } else if (code == "createCompositePodGroups") {
+      unsupported = "op \"createCompositePodGroups\" (CompositePodGroup objects are not modelled)";
+    } else if (code == "waitForPodGroups") {
+      unsupported =
+          "op \"waitForPodGroups\" (not ported: kube's definition of the op was not "
+          "available to Corral)";
     } else if (code == "createResourceClaims" || code == "createResourceDriver" ||
-               code == "allocResourceClaims" || code == "updateAnyOp" ||
-               code == "createPodGroups" || code == "waitForPodGroups") {
-      unsupported = fmt::format("op {:?} (DRA and PodGroup objects are not modelled yet)", code);
+               code == "allocResourceClaims" || code == "updateAnyOp") {
+      unsupported = fmt::format("op {:?} (the DRA ops of scheduler_perf are not ported yet)", code);
     } else if (code.empty()) {
       d_.Required(op, "opcode");
       ok = false;

@@ -1,7 +1,10 @@
 // scheduler_perf object templates: the default node and pod, rendering Go templates with their
 // parameters and loading the result as one Kubernetes object.
 
+#include <cctype>
 #include <filesystem>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -51,6 +54,32 @@ spec:
         cpu: 100m
         memory: 500Mi
 )";
+
+namespace {
+
+// For the loader's 'unknown field "X" (did you mean "Y"?)' where X and Y differ only in case: the
+// pair (X, Y).
+std::optional<std::pair<std::string, std::string>> CaseFoldedField(std::string_view message) {
+  constexpr std::string_view kHead = "unknown field \"";
+  constexpr std::string_view kMid = "\" (did you mean \"";
+  if (!message.starts_with(kHead)) return std::nullopt;
+  const size_t mid = message.find(kMid, kHead.size());
+  if (mid == std::string_view::npos) return std::nullopt;
+  const size_t end = message.find('"', mid + kMid.size());
+  if (end == std::string_view::npos) return std::nullopt;
+  std::string from(message.substr(kHead.size(), mid - kHead.size()));
+  std::string to(message.substr(mid + kMid.size(), end - mid - kMid.size()));
+  if (from.size() != to.size() || from == to) return std::nullopt;
+  for (size_t i = 0; i < from.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(from[i])) !=
+        std::tolower(static_cast<unsigned char>(to[i]))) {
+      return std::nullopt;
+    }
+  }
+  return std::make_pair(std::move(from), std::move(to));
+}
+
+}  // namespace
 
 Result<LoadedObject> LoadRendered(const std::string& text, const std::string& file, Interner& in) {
   Diagnostics diags;
@@ -104,10 +133,34 @@ Result<LoadedObject> LoadRendered(const std::string& text, const std::string& fi
   if (meta == nullptr)
     json += std::string(first ? "" : ",") + R"("metadata":{"name":"corral-template"})";
   json += "}";
-  ObjectBuilder b(in, file, false);
-  b.Add(json, {{"", &root, ""}}, root.line());
-  out.objects = b.Finish(diags);
-  if (diags.has_errors()) return Error::Invalid(DiagnosticsMessage(diags));
+  // kube decodes templates with yaml.UnmarshalStrict into typed objects: an unknown field is an
+  // error, but field names match case-insensitively (Go's encoding/json), so "NodeAffinityPolicy"
+  // sets nodeAffinityPolicy. Such keys are renamed to the spelling the loader suggests and the
+  // object is loaded again; every other warning is an error.
+  for (int pass = 0; pass < 2; ++pass) {
+    Diagnostics loaded;
+    ObjectBuilder b(in, file, false);
+    b.Add(json, {{"", &root, ""}}, root.line());
+    out.objects = b.Finish(loaded);
+    std::vector<std::pair<std::string, std::string>> renames;
+    for (const Diagnostic& d : loaded.items()) {
+      if (d.severity == Severity::kWarning) {
+        if (auto r = CaseFoldedField(d.message); r && pass == 0) {
+          renames.push_back(std::move(*r));
+          continue;
+        }
+      }
+      diags.Error(d.file, d.line, d.path, d.message);
+    }
+    if (diags.has_errors()) return Error::Invalid(DiagnosticsMessage(diags));
+    if (renames.empty()) return out;
+    for (const auto& [from, to] : renames) {
+      const std::string key = JsonString(from) + ":";
+      for (size_t at = json.find(key); at != std::string::npos; at = json.find(key, at)) {
+        json.replace(at, key.size(), JsonString(to) + ":");
+      }
+    }
+  }
   return out;
 }
 
