@@ -170,6 +170,7 @@ class OpCompiler {
   void AddNamespace(const std::string& ns, const api::LabelSet* labels = nullptr);
   bool CreateNamespaces(const Node& op);
   bool CreatePodGroups(const Node& op);
+  bool WaitForPodGroups(const Node& op);
 
   const PerfConfig::Impl& im_;
   const TestCaseIn& tc_;

@@ -496,6 +496,27 @@ bool OpCompiler::CreatePodGroups(const Node& op) {
   return true;
 }
 
+bool OpCompiler::WaitForPodGroups(const Node& op) {
+  CheckKeys(op, {"namespace", "count", "countParam"});
+  auto count = Count(op, "count", "countParam", true);
+  auto ns = String(op, "namespace");
+  if (!ns) d_.Required(op, "namespace");
+  if (!count || !ns) return false;
+  // kube waits until the scheduler's informer holds `count` PodGroups of the namespace. Corral's
+  // scheduler sees every object of the run from its start, so the wait is over at once when the ops
+  // before it created them; with fewer, kube's wait would time out, which is an error here.
+  const Symbol ns_sym = in_.Intern(*ns);
+  int64_t have = 0;
+  for (const auto& g : spec_.objects.pod_groups) have += g.meta.namespace_ == ns_sym ? 1 : 0;
+  if (have < *count) {
+    d_.Error(op, fmt::format("waitForPodGroups: the ops before it create {} PodGroups in namespace "
+                             "{:?}, want {} (kube's wait would time out)",
+                             have, *ns, *count));
+    return false;
+  }
+  return true;
+}
+
 bool OpCompiler::Churn(const Node& op, size_t idx) {
   CheckKeys(op, {"mode", "number", "intervalMilliseconds", "templatePaths", "namespace"});
   Op o;
@@ -684,9 +705,7 @@ bool OpCompiler::Run() {
     } else if (code == "createCompositePodGroups") {
       unsupported = "op \"createCompositePodGroups\" (CompositePodGroup objects are not modelled)";
     } else if (code == "waitForPodGroups") {
-      unsupported =
-          "op \"waitForPodGroups\" (not ported: kube's definition of the op was not "
-          "available to Corral)";
+      ok = WaitForPodGroups(op) && ok;
     } else if (code == "createResourceClaims" || code == "createResourceDriver" ||
                code == "allocResourceClaims" || code == "updateAnyOp") {
       unsupported = fmt::format("op {:?} (the DRA ops of scheduler_perf are not ported yet)", code);
