@@ -324,6 +324,12 @@ bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_ov
                  "collectMetrics", "skipWaitToCompletion", "steadyState", "duration",
                  "durationParam", "persistentVolumeTemplatePath",
                  "persistentVolumeClaimTemplatePath", "templateParams", "signatureBatchSizeParam"});
+  if (op.Find("signatureBatchSizeParam") != nullptr) {
+    // kube's batching workloads set it; how kube's harness uses it could not be read, so it is
+    // refused rather than ignored.
+    unsupported = "createPods with signatureBatchSizeParam (not ported)";
+    return false;
+  }
   if (Bool(op, "steadyState")) {
     unsupported = "createPods with steadyState";
     return false;
