@@ -167,13 +167,26 @@ void SchedulingQueue::OnEvent(
   std::vector<QueuedPod*> pods = UnschedulablePods();
   for (QueuedPod* pod : pods) {
     if (pod->where == QueueLocation::kGated) {
-      // Re-run PreEnqueue (kube re-evaluates gated pods on events their PreEnqueue
-      // plugins registered).
+      // kube re-evaluates a gated pod only for events its gating PreEnqueue plugin registered and
+      // hints Queue for (SchedulingGates: an update of the pod itself), then re-runs PreEnqueue.
+      bool worth = pod->unschedulable_plugins.empty();
+      for (const auto& p : pod->unschedulable_plugins) {
+        if (hint(pod, p) == framework::QueueingHint::kQueue) {
+          worth = true;
+          break;
+        }
+      }
+      if (!worth) continue;
       framework::Status s = pod->fwk->RunPreEnqueuePlugins(pod->info);
       if (s.ok()) {
         pod->gated_message.clear();
         pod->timestamp = clock_.Now();
         ToActive(pod);
+      } else if (!s.plugin().empty() &&
+                 !pod->unschedulable_plugins.contains(std::string(s.plugin()))) {
+        pod->gated_message = s.Message();
+        pod->unschedulable_plugins.clear();
+        pod->unschedulable_plugins.insert(std::string(s.plugin()));
       }
       continue;
     }

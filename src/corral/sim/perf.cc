@@ -78,7 +78,11 @@ std::string FormatPerfTable(const std::vector<PerfResult>& results) {
          "whole window\n";
   }
   std::string cost = results.empty() ? "measured" : results.front().cost_model;
-  if (cost == "measured" || cost.empty()) {
+  if (cost == "measured-cpu") {
+    s +=
+        "throughput in pods/s of scheduler CPU time (each scheduling cycle is charged the CPU time "
+        "its thread used)\n";
+  } else if (cost == "measured" || cost.empty()) {
     s += "throughput in pods/s of scheduler time (each scheduling cycle is charged its measured "
          "wall time)\n";
   } else {

@@ -6,17 +6,23 @@
 // relative to the config file's directory.
 //
 // Ops: createNodes (count|countParam, nodeTemplatePath, nodeAllocatableStrategy,
-// labelNodePrepareStrategy, uniqueNodeLabelStrategy), createNamespaces, createPods
-// (count|countParam, namespace, podTemplatePath, collectMetrics, skipWaitToCompletion),
-// createPodSets, createAny (kinds the manifest loader knows), churn (create|recreate), barrier
-// (Scheduled|Attempted), sleep (duration|durationParam), deletePods, start/stopCollectingMetrics.
-// DRA ops, PodGroup ops, steadyState pods and PV/PVC templates make a workload unsupported (it is
-// skipped with the reason, not run wrongly).
+// labelNodePrepareStrategy, uniqueNodeLabelStrategy), createNamespaces (prefix, count|countParam,
+// namespaceTemplatePath: a plain YAML Namespace whose labels every namespace gets), createPods
+// (count|countParam, countMultiplierParam, namespace, podTemplatePath, collectMetrics,
+// skipWaitToCompletion), createPodSets, createAny (kinds the manifest loader knows),
+// createPodGroups (one PodGroup per index), waitForPodGroups, churn (create|recreate), barrier
+// (Scheduled|Attempted; gated pods count as attempted, as the API server gives them a PodScheduled
+// condition), sleep (duration|durationParam), deletePods, start/stopCollectingMetrics. The DRA ops,
+// createCompositePodGroups, steadyState pods, signatureBatchSizeParam and PV/PVC templates make a
+// workload unsupported (it is skipped with the reason, not run wrongly). Templates decode as in
+// kube's yaml.UnmarshalStrict: unknown fields are errors, field names match case-insensitively.
 //
 // Contract: Load reports every problem of the file with file, line and field path. Compile resolves
 // one workload's params and builds its SimSpec; unknown params, unreadable templates and template
-// errors are reported with the file and line where they occur. Feature gates kube knows but Corral
-// does not are noted (SimSpec::notes) and ignored.
+// errors are reported with the file and line where they occur. Feature gates: a gate the scheduler
+// knows is set (a locked gate set to the other value is an error, as in kube); the harness-only
+// gates SchedulerAsyncAPICalls and NodeDeclaredFeatures=false are accepted with their effect in
+// SimSpec::notes; any other gate makes the workload unsupported.
 
 #include <map>
 #include <memory>

@@ -146,7 +146,9 @@ bool Program::BarrierMet(const Op& op) const {
   for (uint32_t i = 0; i < pods.slots(); ++i) {
     const PodSlot& s = pods.Pod(i);
     if (s.state != PodState::kPending || !Matches(op, s.pod)) continue;
-    if (op.attempted_only && s.attempted) continue;
+    // scheduler_perf's isAttempted: the pod has a PodScheduled condition. The API server gives a
+    // gated pod one (False, SchedulingGated) when it is created, so gated pods count as attempted.
+    if (op.attempted_only && (s.attempted || !s.pod.scheduling_gates.empty())) continue;
     return false;
   }
   return true;

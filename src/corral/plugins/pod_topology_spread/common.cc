@@ -32,6 +32,22 @@ int64_t CountPodsMatching(std::span<const framework::PodInfo* const> pods, const
   return count;
 }
 
+void HostCounts::Refresh(const framework::NodeInfo& node, const Constraint& c) {
+  Entry& e = by_node_[node.name().id()];
+  if (e.generation == node.generation() && e.generation != 0) return;
+  e.generation = node.generation();
+  e.count = CountPodsMatching(node.pods(), c, ns_);
+}
+
+int64_t HostCounts::Count(const framework::NodeInfo& node, const Constraint& c) const {
+  auto it = by_node_.find(node.name().id());
+  if (it != by_node_.end() && it->second.generation == node.generation() &&
+      it->second.generation != 0) {
+    return it->second.count;
+  }
+  return CountPodsMatching(node.pods(), c, ns_);
+}
+
 bool NodeHasAllKeys(const api::LabelSet& labels, std::span<const Constraint> constraints) {
   for (const auto& c : constraints) {
     if (!labels.Has(c.topology_key)) return false;

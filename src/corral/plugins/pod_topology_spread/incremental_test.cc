@@ -1,7 +1,8 @@
 // The cross-cycle domain counts (plugins/incremental) against a fresh computation every cycle:
 // random clusters that change between cycles (pods placed and removed, node labels and taints
 // changed, nodes added and removed) must give identical PreFilter / Filter / PreScore / Score /
-// NormalizeScore results.
+// NormalizeScore results. Score's hostname counts come from a per-node memo that PreScore keeps
+// current for the nodes it is given; nodes outside that list are counted afresh.
 
 #include <random>
 #include <string>
@@ -169,6 +170,14 @@ TEST(PodTopologySpreadIncrementalTest, MatchesFreshComputationUnderChurn) {
         ASSERT_TRUE(p_inc.NormalizeScore(s_inc, 0, pod, sa).ok());
         ASSERT_TRUE(p_fresh.NormalizeScore(s_fresh, 0, pod, sb).ok());
         for (size_t i = 0; i < sa.size(); ++i) ASSERT_EQ(sa[i].score, sb[i].score);
+        // Nodes PreScore was not given (as a cross-node rescore may score): the hostname count
+        // memo has no current entry for them and must count afresh.
+        for (const auto* n : snap.nodes()) {
+          int64_t x = 0, y = 0;
+          ASSERT_TRUE(p_inc.Score(s_inc, 0, pod, *n, &x).ok());
+          ASSERT_TRUE(p_fresh.Score(s_fresh, 0, pod, *n, &y).ok());
+          ASSERT_EQ(x, y) << world.w.in.Str(n->name());
+        }
       }
 
       // Churn.

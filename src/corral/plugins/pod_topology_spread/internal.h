@@ -189,10 +189,45 @@ CountSignature MakeCountSignature(CountSignature::Mode mode, const api::Pod& pod
 
 }  // namespace corral::plugins::pod_topology_spread
 
+namespace corral::plugins::pod_topology_spread {
+
+// Score's per-node count for a hostname constraint (kube's countPodsMatchSelector over the node's
+// pods), memoized across cycles for one (namespace, selector) pair. An entry is valid while the
+// node's NodeInfo generation is the one it was counted at: generations change on every mutation and
+// are shared only by unmutated copies, which hold the same pods. PreScore fills the entries of the
+// nodes it is given (on the scheduling thread); Score only reads them and counts afresh on a miss,
+// so a stale or missing entry never changes a score.
+class HostCounts {
+ public:
+  HostCounts(Symbol ns, const std::optional<api::LabelSelector>& selector)
+      : ns_(ns), selector_(selector) {}
+  bool Same(Symbol ns, const std::optional<api::LabelSelector>& selector) const {
+    return ns == ns_ && incremental::Equal(selector, selector_);
+  }
+  // Brings the node's entry up to date (scheduling thread only).
+  void Refresh(const framework::NodeInfo& node, const Constraint& c);
+  // The node's matching pods: the memoized count when current, else counted now.
+  int64_t Count(const framework::NodeInfo& node, const Constraint& c) const;
+
+ private:
+  struct Entry {
+    uint64_t generation = 0;
+    int64_t count = 0;
+  };
+  Symbol ns_;
+  std::optional<api::LabelSelector> selector_;
+  absl::flat_hash_map<uint32_t, Entry> by_node_;  // by node name symbol id
+};
+
+}  // namespace corral::plugins::pod_topology_spread
+
 namespace corral::plugins {
 struct PodTopologySpread::Caches {
   incremental::ContributionCache<pod_topology_spread::CountSignature> filter;
   incremental::ContributionCache<pod_topology_spread::CountSignature> score;
+  // Recently used hostname count memos (least recently used first); a PreScore state keeps the
+  // ones it reads alive.
+  std::vector<std::shared_ptr<pod_topology_spread::HostCounts>> host;
 };
 }  // namespace corral::plugins
 
@@ -207,6 +242,8 @@ struct PreScoreState {
   // the node.
   std::vector<absl::flat_hash_map<Symbol, int64_t>> pod_counts;
   std::vector<double> weights;  // log(domains + 2)
+  // Per constraint: the hostname count memo (null for other keys, or when not incremental).
+  std::vector<std::shared_ptr<const HostCounts>> host_counts;
   // Set by AddPod (incremental PreScore): the weights were unchanged by the added pod, so only the
   // nodes sharing a domain with it score differently. A fresh PreScore leaves it false.
   bool weights_unchanged = false;

@@ -80,6 +80,7 @@ Result<void> ValidatePodTopologySpreadArgs(const PodTopologySpreadArgs& args,
 namespace pod_topology_spread {
 struct Constraint;
 struct CountSignature;
+class HostCounts;
 }  // namespace pod_topology_spread
 
 class PodTopologySpread final : public framework::PreFilterPlugin,
@@ -183,6 +184,10 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
   // kube's helper.DefaultSelector, as a label selector; empty (no labels, no expressions) when
   // nothing selects the pod.
   api::LabelSelector DefaultSelector(const api::Pod& pod) const;
+
+  // The hostname count memo for (ns, c.selector), most recently used last.
+  std::shared_ptr<pod_topology_spread::HostCounts> HostCountsFor(
+      Symbol ns, const pod_topology_spread::Constraint& c);
 
   static constexpr size_t kNoSlot = ~size_t{0};
   struct Caches;

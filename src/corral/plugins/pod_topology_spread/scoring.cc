@@ -1,5 +1,6 @@
 // PodTopologySpread: PreScore, Score and NormalizeScore (kube's scoring.go).
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -40,6 +41,21 @@ Symbol LabelOrEmpty(const api::LabelSet& labels, Symbol key) {
 }
 
 }  // namespace
+
+std::shared_ptr<pod_topology_spread::HostCounts> PodTopologySpread::HostCountsFor(
+    Symbol ns, const Constraint& c) {
+  constexpr size_t kCapacity = 4;
+  auto& host = caches_->host;
+  for (size_t k = 0; k < host.size(); ++k) {
+    if (!host[k]->Same(ns, c.selector)) continue;
+    std::rotate(host.begin() + static_cast<std::ptrdiff_t>(k),
+                host.begin() + static_cast<std::ptrdiff_t>(k) + 1, host.end());
+    return host.back();
+  }
+  if (host.size() == kCapacity) host.erase(host.begin());
+  host.push_back(std::make_shared<pod_topology_spread::HostCounts>(ns, c.selector));
+  return host.back();
+}
 
 framework::Status PodTopologySpread::PreScore(framework::CycleState& state, size_t slot,
                                               const framework::PodInfo& pod,
@@ -117,6 +133,19 @@ framework::Status PodTopologySpread::PreScore(framework::CycleState& state, size
     }
   }
 
+  // Hostname constraints: Score counts the matching pods on each scored node; the counts of nodes
+  // unchanged since an earlier cycle with the same namespace and selector are reused.
+  s->host_counts.resize(cs.size());
+  if (incremental_) {
+    for (size_t i = 0; i < cs.size(); ++i) {
+      if (cs[i].topology_key != api::wk::kHostnameLabel) continue;
+      std::shared_ptr<pod_topology_spread::HostCounts> memo =
+          HostCountsFor(p.meta.namespace_, cs[i]);
+      for (const framework::NodeInfo* node : nodes) memo->Refresh(*node, cs[i]);
+      s->host_counts[i] = std::move(memo);
+    }
+  }
+
   auto* data = state.Get<CycleData>(slot);
   if (data == nullptr) {
     state.Write(slot, std::make_unique<CycleData>());
@@ -142,6 +171,7 @@ framework::Status PodTopologySpread::AddPod(
   const api::Pod& p = *pod.pod;
   auto s = std::make_shared<PreScoreState>();
   s->constraints = old.constraints;
+  s->host_counts = old.host_counts;
   const std::vector<Constraint>& cs = s->constraints;
   const bool require_all = !p.topology_spread_constraints.empty() || !system_defaulted_;
   // PreScore's pass over the feasible nodes, with the counts carried over from the old state (the
@@ -243,7 +273,10 @@ framework::Status PodTopologySpread::Score(const framework::CycleState& state, s
     if (value == nullptr) continue;
     int64_t count = 0;
     if (c.topology_key == api::wk::kHostnameLabel) {
-      count = pod_topology_spread::CountPodsMatching(node.pods(), c, pod.pod->meta.namespace_);
+      count =
+          i < s.host_counts.size() && s.host_counts[i] != nullptr
+              ? s.host_counts[i]->Count(node, c)
+              : pod_topology_spread::CountPodsMatching(node.pods(), c, pod.pod->meta.namespace_);
     } else {
       auto it = s.pod_counts[i].find(*value);
       if (it != s.pod_counts[i].end()) count = it->second;

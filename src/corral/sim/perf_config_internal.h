@@ -1,0 +1,187 @@
+#pragma once
+// Internals of the scheduler_perf config reader (perf_config.h), shared by its three files:
+// perf_config.cc decodes the file and selects workloads, perf_templates.cc renders and loads object
+// templates, perf_ops.cc gives each op its meaning in a SimSpec. Not for other users.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "corral/core/diagnostics.h"
+#include "corral/core/interner.h"
+#include "corral/core/result.h"
+#include "corral/doc/decoder.h"
+#include "corral/doc/parse.h"
+#include "corral/sim/go_template.h"
+#include "corral/sim/object_set.h"
+#include "corral/sim/perf_config.h"
+#include "corral/sim/scenario.h"
+#include "corral/sim/spec.h"
+
+namespace corral::sim::perf_detail {
+
+using doc::Decoder;
+using doc::Node;
+
+// The most objects one op may create: 10,000,000 (as a scenario's op count). Every object lives in
+// memory, a pod slot at about 1 KiB, so larger counts cannot be held; kube's own scheduler_perf
+// workloads stay below 100,000.
+inline constexpr int64_t kMaxObjects = 10'000'000;
+
+std::string CountLimitReason(int64_t max);
+
+struct ParamValue {
+  bool is_int = true;
+  int64_t i = 0;
+  std::string s;
+};
+
+struct Selector {
+  std::string name = "SchedulingThroughput";
+  std::string bucket = "Average";
+  bool expect_lower = false;
+  bool set = false;
+};
+
+struct WorkloadIn {
+  const Node* self = nullptr;
+  std::string name;
+  std::vector<std::string> labels;
+  const Node* gates = nullptr;
+  std::map<std::string, ParamValue> params;
+  std::optional<double> threshold;
+  std::string threshold_note;
+  Selector selector;
+};
+
+struct TestCaseIn {
+  const Node* self = nullptr;
+  std::string name;
+  const Node* gates = nullptr;
+  std::string scheduler_config;
+  std::string default_pod;
+  const Node* ops = nullptr;
+  std::vector<WorkloadIn> workloads;
+  std::vector<std::string> labels;
+  Selector default_selector;
+};
+
+// A feature gate that kube's scheduler_perf sets but Corral's scheduler does not know, whose effect
+// Corral states instead of modelling: the values it honours and why.
+struct PerfOnlyGate {
+  enum Honours : uint8_t { kAny, kFalse };
+  std::string_view name;
+  Honours values;
+  std::string_view effect;
+  bool honours(bool value) const { return values == kAny || !value; }
+};
+const PerfOnlyGate* FindPerfOnlyGate(std::string_view name);
+
+// The default objects of scheduler_perf (util.go makeBaseNode / makeBasePod with
+// testutils.MakePodSpec), as YAML.
+extern const std::string_view kDefaultNode;
+extern const std::string_view kDefaultPod;
+
+// A template file, parsed once.
+struct TemplateFile {
+  std::string path;  // as shown in messages
+  GoTemplate tmpl;
+};
+
+// One rendered and loaded object.
+struct LoadedObject {
+  api::ObjectSet objects;
+  std::string kind;
+  std::string generate_name;
+  bool has_name = false;
+  std::optional<int32_t>
+      priority;  // spec.priority given without a class (kube's test apiserver keeps it)
+};
+
+// Loads one rendered object; spec.priority without a priorityClassName is kept aside (kube's test
+// apiserver keeps it) and generateName-only objects get a placeholder name.
+Result<LoadedObject> LoadRendered(const std::string& text, const std::string& file, Interner& in);
+
+}  // namespace corral::sim::perf_detail
+
+namespace corral::sim {
+
+struct PerfConfig::Impl {
+  std::string path, dir;
+  std::string text;
+  doc::Stream stream;
+  std::vector<perf_detail::TestCaseIn> cases;
+};
+
+}  // namespace corral::sim
+
+namespace corral::sim::perf_detail {
+
+// Compiles one workload's ops into a SimSpec.
+class OpCompiler {
+ public:
+  OpCompiler(const PerfConfig::Impl& im, const TestCaseIn& tc, const WorkloadIn& w, Interner& in,
+             Diagnostics& diags, SimSpec& spec, std::string tc_path)
+      : im_(im),
+        tc_(tc),
+        w_(w),
+        in_(in),
+        diags_(diags),
+        spec_(spec),
+        d_(im.path, diags, &in),
+        tc_path_(std::move(tc_path)) {}
+
+  bool Run();
+  std::string unsupported;
+
+ private:
+  // Reads an integer field given literally (`count: 5`) or through a param (`countParam: $n`), in
+  // [0, max]. The default max is kMaxObjects: every object lives in memory (a pod slot is about
+  // 1 KiB), so a count beyond it is an error before anything is allocated.
+  std::optional<int64_t> Count(const Node& op, std::string_view key, std::string_view param_key,
+                               bool required, int64_t max = kMaxObjects);
+  std::optional<std::string> String(const Node& op, std::string_view key);
+  bool Bool(const Node& op, std::string_view key);
+  std::optional<int64_t> DurationField(const Node& op, std::string_view key,
+                                       std::string_view param_key);
+  std::optional<api::LabelSelector> MapSelector(const Node& op, std::string_view key);
+  Result<std::shared_ptr<TemplateFile>> Template(const std::string& rel, const Node& at);
+  TemplateData Env(const Node& op, int64_t index, int64_t count);
+  void Err(const Node& at, std::string_view field, std::string msg) {
+    if (field.empty()) {
+      d_.Error(at, std::move(msg));
+    } else {
+      d_.FieldError(at, field, std::move(msg));
+    }
+  }
+  void CheckKeys(const Node& op, std::initializer_list<std::string_view> allowed);
+
+  bool CreateNodes(const Node& op, size_t idx);
+  bool CreatePods(const Node& op, size_t idx, const std::string& ns_override);
+  bool CreateAny(const Node& op, size_t idx);
+  bool Churn(const Node& op, size_t idx);
+  uint32_t AddPodTemplate(const std::shared_ptr<TemplateFile>& t, const TemplateData& params,
+                          const std::string& ns, int64_t count, const Node& at);
+  // Adds namespace `ns` once; `labels`, when given and not empty, replace its labels.
+  void AddNamespace(const std::string& ns, const api::LabelSet* labels = nullptr);
+  bool CreateNamespaces(const Node& op);
+  bool CreatePodGroups(const Node& op);
+  bool WaitForPodGroups(const Node& op);
+
+  const PerfConfig::Impl& im_;
+  const TestCaseIn& tc_;
+  const WorkloadIn& w_;
+  Interner& in_;
+  Diagnostics& diags_;
+  SimSpec& spec_;
+  Decoder d_;
+  std::string tc_path_;
+  std::map<std::string, std::shared_ptr<TemplateFile>> templates_;
+  std::set<std::string> namespaces_;
+};
+
+}  // namespace corral::sim::perf_detail

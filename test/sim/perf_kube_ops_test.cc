@@ -1,0 +1,240 @@
+// kube's scheduler_perf ops and inputs beyond the basics: createNamespaces with a namespace
+// template (its labels are what NamespaceSelector terms match), gated pods counting as attempted at
+// an Attempted barrier, createPodGroups, feature gates Corral does not know, and strict,
+// case-insensitive template decoding. Configs are parsed as if they lived next to the copies of
+// kube's configs under examples/scheduler_perf/kube, so their template paths are kube's.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "corral/app/perf.h"
+#include "corral/sim/perf.h"
+#include "corral/sim/perf_config_internal.h"
+
+#include "sim_test_util.h"
+
+namespace corral::sim {
+namespace {
+
+using app::PerfRunOptions;
+using app::RunPerfWorkload;
+using ::testing::HasSubstr;
+
+PerfRunOptions Fixed() {
+  PerfRunOptions o;
+  o.cost = CostModel{CostModel::Mode::kFixed, 1'000'000};
+  return o;
+}
+
+PerfResult RunInline(std::string_view cfg, Interner& in, const std::string& dir = "affinity") {
+  Diagnostics diags;
+  auto c =
+      PerfConfig::Parse(cfg, "examples/scheduler_perf/kube/" + dir + "/inline.yaml", in, diags);
+  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
+  if (!c.ok()) return {};
+  return RunPerfWorkload(*c, c->All()[0], in, Fixed());
+}
+
+// Four nodes each hold a pod with required anti-affinity to "color: green" pods of namespaces
+// labelled team=devops. A fifth such pod fits nowhere when its namespace carries the label from
+// namespaceTemplatePath, and anywhere when the namespace is unlabelled (the selector then matches
+// no namespace, so no pod conflicts).
+constexpr std::string_view kNamespaceSelector = R"(
+- name: NS
+  defaultPodTemplatePath: ../templates/pod-anti-affinity-ns-selector.yaml
+  workloadTemplate:
+  - opcode: createNodes
+    count: 4
+  - opcode: createNamespaces
+    prefix: ns
+    count: 1
+    NAMESPACE_TEMPLATE
+  - opcode: createPods
+    count: 4
+    namespace: ns-0
+  - opcode: createPods
+    count: 1
+    namespace: ns-0
+    collectMetrics: true
+    skipWaitToCompletion: true
+  workloads:
+  - name: w
+)";
+
+std::string WithTemplate(bool labelled) {
+  std::string cfg(kNamespaceSelector);
+  const std::string line =
+      labelled ? "namespaceTemplatePath: ../templates/namespace-with-labels.yaml" : "";
+  cfg.replace(cfg.find("NAMESPACE_TEMPLATE"), std::string_view("NAMESPACE_TEMPLATE").size(), line);
+  return cfg;
+}
+
+TEST(PerfKubeOpsTest, NamespaceTemplateLabelsReachNamespaceSelectors) {
+  Interner in = api::NewInterner();
+  PerfResult labelled = RunInline(WithTemplate(true), in);
+  ASSERT_NE(labelled.status, PerfResult::Status::kError) << labelled.message;
+  EXPECT_EQ(labelled.measured_pods, 1);
+  EXPECT_EQ(labelled.measured_scheduled, 0);
+  Interner in2 = api::NewInterner();
+  PerfResult plain = RunInline(WithTemplate(false), in2);
+  ASSERT_NE(plain.status, PerfResult::Status::kError) << plain.message;
+  EXPECT_EQ(plain.measured_scheduled, 1);
+}
+
+TEST(PerfKubeOpsTest, NamespaceTemplateMustBeANamespace) {
+  Interner in = api::NewInterner();
+  std::string cfg = WithTemplate(true);
+  cfg.replace(cfg.find("namespace-with-labels"), std::string_view("namespace-with-labels").size(),
+              "light-pod");
+  PerfResult r = RunInline(cfg, in);
+  EXPECT_EQ(r.status, PerfResult::Status::kError);
+  EXPECT_THAT(r.message, HasSubstr("is a \"Pod\", want a Namespace"));
+}
+
+// kube's SchedulingWhileGated shape: gated pods never get a scheduling attempt, yet the API server
+// gives them a PodScheduled condition, so the Attempted barrier passes.
+TEST(PerfKubeOpsTest, GatedPodsCountAsAttemptedAtBarrier) {
+  Interner in = api::NewInterner();
+  PerfResult r = RunInline(R"(
+- name: Gated
+  defaultPodTemplatePath: ../templates/light-pod.yaml
+  workloadTemplate:
+  - opcode: createNodes
+    count: 1
+    nodeTemplatePath: ../templates/node-with-name.yaml
+  - opcode: createPods
+    count: 3
+    podTemplatePath: ../templates/gated-pod.yaml
+    skipWaitToCompletion: true
+  - opcode: barrier
+    stageRequirement: Attempted
+  - opcode: createPods
+    count: 2
+    collectMetrics: true
+  workloads:
+  - name: w
+)",
+                           in);
+  ASSERT_EQ(r.status, PerfResult::Status::kNoThreshold) << r.message;
+  EXPECT_EQ(r.measured_pods, 2);
+  EXPECT_EQ(r.measured_scheduled, 2);
+}
+
+TEST(PerfKubeOpsTest, CreatePodGroupsMakesGangsOfKubesTemplates) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto c = PerfConfig::Load(
+      "examples/scheduler_perf/kube/podgroup/gangscheduling/"
+      "performance-config.yaml",
+      in, diags);
+  ASSERT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
+  auto refs = c->Select({.test_case = "GangScheduling", .workload = "10Nodes_3Gangs"});
+  ASSERT_TRUE(refs.ok());
+  Diagnostics d2;
+  auto spec = c->Compile((*refs)[0], in, d2);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  ASSERT_EQ(spec->objects.pod_groups.size(), 3U);
+  EXPECT_EQ(in.Str(spec->objects.pod_groups[2].meta.name), "gang-2");
+  EXPECT_EQ(in.Str(spec->objects.pod_groups[2].meta.namespace_), "gang-ns-0");
+  PerfResult r = RunPerfWorkload(*c, (*refs)[0], in, Fixed());
+  ASSERT_EQ(r.status, PerfResult::Status::kNoThreshold) << r.message;
+  EXPECT_EQ(r.measured_scheduled, 9);
+}
+
+TEST(PerfKubeOpsTest, CreatePodGroupsWantsAPodGroupTemplate) {
+  Interner in = api::NewInterner();
+  PerfResult r = RunInline(R"(
+- name: G
+  workloadTemplate:
+  - opcode: createPodGroups
+    count: 1
+    namespace: g
+    templatePath: ../templates/light-pod.yaml
+  workloads:
+  - name: w
+)",
+                           in);
+  EXPECT_EQ(r.status, PerfResult::Status::kError);
+  EXPECT_THAT(r.message, HasSubstr("want a PodGroup"));
+}
+
+std::string WithGate(std::string_view gate) {
+  return fmt::format(R"(
+- name: Gates
+  workloadTemplate:
+  - opcode: createNodes
+    count: 1
+  - opcode: createPods
+    count: 1
+    collectMetrics: true
+  workloads:
+  - name: w
+    featureGates:
+      {}
+)",
+                     gate);
+}
+
+TEST(PerfKubeOpsTest, FeatureGatesAreHonouredOrRefusedNeverDropped) {
+  struct Case {
+    std::string gate;
+    PerfResult::Status status;
+    std::string text;  // in the message or a note
+  };
+  const Case cases[] = {
+      {"SchedulerAsyncAPICalls: true", PerfResult::Status::kNoThreshold, "makes no API calls"},
+      {"SchedulerAsyncAPICalls: false", PerfResult::Status::kNoThreshold, "makes no API calls"},
+      {"NodeDeclaredFeatures: false", PerfResult::Status::kNoThreshold, "no NodeDeclaredFeatures"},
+      {"NodeDeclaredFeatures: true", PerfResult::Status::kSkipped, "NodeDeclaredFeatures=true"},
+      {"SchedulerQueueingHints: false", PerfResult::Status::kError, "locked to true"},
+      {"NoSuchGate: true", PerfResult::Status::kSkipped, "NoSuchGate=true is not modelled"},
+      {"SchedulerAsyncPreemption: false", PerfResult::Status::kNoThreshold, ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.gate);
+    Interner in = api::NewInterner();
+    PerfResult r = RunInline(WithGate(c.gate), in);
+    EXPECT_EQ(r.status, c.status) << r.message;
+    std::string all = r.message;
+    for (const auto& n : r.notes) all += "\n" + n;
+    EXPECT_THAT(all, HasSubstr(c.text));
+  }
+}
+
+TEST(PerfKubeOpsTest, TemplatesDecodeStrictlyWithCaseInsensitiveFieldNames) {
+  Interner in = api::NewInterner();
+  constexpr std::string_view kPod = R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+  - name: c
+    image: i
+  topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: kubernetes.io/hostname
+    whenUnsatisfiable: DoNotSchedule
+    NodeAffinityPolicy: Ignore
+    NodeTaintsPolicy: Honor
+    labelSelector:
+      matchLabels:
+        foo: bar
+)";
+  auto obj = perf_detail::LoadRendered(std::string(kPod), "pod.yaml", in);
+  ASSERT_TRUE(obj.ok()) << obj.error().message;
+  ASSERT_EQ(obj->objects.pods.size(), 1U);
+  const auto& c = obj->objects.pods[0].topology_spread_constraints.at(0);
+  EXPECT_EQ(c.node_affinity_policy, api::NodeInclusionPolicy::kIgnore);
+  EXPECT_EQ(c.node_taints_policy, api::NodeInclusionPolicy::kHonor);
+
+  std::string bogus(kPod);
+  bogus.replace(bogus.find("NodeTaintsPolicy"), std::string_view("NodeTaintsPolicy").size(),
+                "nodeTaintPolicy");
+  auto bad = perf_detail::LoadRendered(bogus, "pod.yaml", in);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.error().message, HasSubstr("unknown field \"nodeTaintPolicy\""));
+}
+
+}  // namespace
+}  // namespace corral::sim
