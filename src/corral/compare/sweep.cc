@@ -414,12 +414,14 @@ Result<std::string> EmitJob(const SweepSpec& spec, const JobOptions& opts) {
   if (opts.image.empty()) return Error::Invalid("--image: empty");
   const std::string out_dir = "/results/" + name;
   std::string y;
+  y += fmt::format("# corral sweep {} --emit-job: {} shards as a Kubernetes Indexed Job.\n",
+                   spec.file, opts.shards);
   y += fmt::format(
-      "# corral sweep {} --emit-job: {} shards as a Kubernetes Indexed Job. Pod i runs shard i\n"
-      "# (JOB_COMPLETION_INDEX) and writes one result file per run to the volume claim {:?}\n"
-      "# under {}; when the Job completes, `corral sweep merge {}` (on any machine that mounts\n"
-      "# the claim) builds the comparison report.\n",
-      spec.file, opts.shards, opts.results_claim, out_dir, out_dir);
+      "# Pod i runs shard i (JOB_COMPLETION_INDEX) in the image's /corral directory (the\n"
+      "# repository, as the Dockerfile lays it out) and writes one result file per run to the\n"
+      "# volume claim {:?} under {}.\n"
+      "# When the Job is complete: corral sweep merge {}\n",
+      opts.results_claim, out_dir, out_dir);
   y += "apiVersion: batch/v1\nkind: Job\nmetadata:\n";
   y += fmt::format("  name: {}\n", name);
   y += "  labels:\n    app.kubernetes.io/name: corral\n    app.kubernetes.io/component: sweep\n";
@@ -429,6 +431,7 @@ Result<std::string> EmitJob(const SweepSpec& spec, const JobOptions& opts) {
   y += "        app.kubernetes.io/name: corral\n        app.kubernetes.io/component: sweep\n";
   y += "    spec:\n      restartPolicy: Never\n      containers:\n      - name: sweep\n";
   y += fmt::format("        image: {}\n", Quote(opts.image));
+  y += "        workingDir: /corral\n";
   y += "        command:\n        - corral\n        - sweep\n";
   y += fmt::format("        - {}\n", Quote(opts.spec_path));
   y += fmt::format("        - --shard\n        - {}\n",
