@@ -1,8 +1,8 @@
 // `corral sweep SPEC.yaml [--out DIR] [--shard I/N] [-j N] [-o text|json] [--report FILE]`: runs a
 // matrix of variants × parameters × seeds (one result file per run in DIR; completed runs are
 // skipped) and prints the comparison. `corral sweep SPEC --emit-job ...` writes a Kubernetes
-// Indexed Job that runs the shards; `corral sweep merge DIR` builds the comparison from the result
-// files.
+// Indexed Job that runs the shards; `corral sweep merge DIR` builds the comparison from the
+// result files.
 
 #include <cstdio>
 #include <memory>

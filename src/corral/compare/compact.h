@@ -4,16 +4,16 @@
 // nodes. Corral compacts one pool at a time, in the order asked (default: the scenario's pools
 // that start with nodes, in scenario order): for each pool, a bisection over its initial node
 // count between 0 and its current size, with the pools already compacted kept at their answer and
-// the others at their scenario size. A size meets the objective when every seed's run meets every
-// objective.
+// the others at their scenario size. A size meets the objective when every seed's run meets
+// every objective.
 //
 // Contract:
 //  (1) The scenario as given (every pool at its size) must meet the objective; otherwise the
 //      result says so and nothing is compacted.
 //  (2) For every pool, the answer meets the objective and the answer minus one node does not, on
 //      the seeds used, or the answer is 0. Bisection assumes that removing nodes never helps; the
-//      answer and the answer minus one are always run, never inferred (probes list every size
-//      run).
+//      answer and the answer minus one are always run, never inferred (probes list every
+//      size run).
 //  (3) Deterministic: the same inputs and seeds give the same answer.
 
 #include <cstdint>

@@ -3,8 +3,8 @@
 // deciding between the variants needs — every headline metric per variant as its mean over seeds
 // with the spread (min–max over seeds), the difference of means against the first variant (the
 // baseline) with a flag when it is beyond the seed-to-seed spread, and "what changed": the
-// workloads and the gang/Job instances whose wait, preemptions or placement differ most from the
-// baseline.
+// workloads and the gang/Job instances whose wait, preemptions or placement differ most from
+// the baseline.
 //
 // Definitions (docs/comparing-policies.md):
 //  - spread: the min–max range of a metric over the seeds of one variant;
