@@ -79,8 +79,8 @@ Command AddCompareCommand(CLI::App& root) {
       "sizes, arrival rates), each over the same seeds, and compare them: metric deltas with "
       "their spread over seeds, and the workloads and gangs that changed most. A variant is NAME "
       "or NAME:OPT;OPT;... with OPT one of config=FILE, config.CLUSTER=FILE, "
-      "feature-gates=A=true,..., nodes.POOL=N, rate.WORKLOAD=RATE; the first variant is the "
-      "baseline.");
+      "feature-gates=A=true,..., pools=FILE, nodes.POOL=N, rate.WORKLOAD=RATE; the first variant "
+      "is the baseline.");
   app->add_option("scenario", flags->scenario, "Scenario file (or a Kubernetes manifest file)")
       ->required();
   app->add_option("--variant", flags->variants, "A variant: NAME[:OPT;OPT;...] (repeatable)")

@@ -105,7 +105,7 @@ Result<CompactResult> Compact(const CompactRequest& req) {
   Diagnostics diags;
   auto spec = sim::LoadScenarioFile(req.scenario_path, in, diags);
   if (!spec.ok()) return spec.error();
-  if (auto st = ApplyOverrides(req.variant.overrides, *spec); !st.ok()) return st.error();
+  if (auto st = ApplyOverrides(req.variant.overrides, *spec, in); !st.ok()) return st.error();
   std::vector<std::pair<std::string, int64_t>> sizes;
   for (const auto& p : spec->pools) {
     auto n = InitialPoolSize(*spec, p.name);

@@ -79,24 +79,78 @@ TEST(VariantTest, OverridesNameWhatTheScenarioLacks) {
   ASSERT_TRUE(spec.ok());
   Overrides o;
   ASSERT_TRUE(ParseOverride("nodes.cpu=3", o).ok());
-  auto st = ApplyOverrides(o, *spec);
+  auto st = ApplyOverrides(o, *spec, in);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message, "nodes.cpu: the scenario has no node pool \"cpu\" (pools: gpu)");
   Overrides r;
   ASSERT_TRUE(ParseOverride("rate.serve=3/h", r).ok());
-  st = ApplyOverrides(r, *spec);
+  st = ApplyOverrides(r, *spec, in);
   ASSERT_FALSE(st.ok());
   EXPECT_THAT(st.error().message, HasSubstr("no workload \"serve\" (workloads: inference, train)"));
   Overrides c;
   ASSERT_TRUE(ParseOverride("config.web=x.yaml", c).ok());
-  EXPECT_THAT(ApplyOverrides(c, *spec).error().message, HasSubstr("no member cluster \"web\""));
+  EXPECT_THAT(ApplyOverrides(c, *spec, in).error().message, HasSubstr("no member cluster \"web\""));
   // A pool resized: its initial createNodes op says so, and the rate is set.
   Overrides ok;
   ASSERT_TRUE(ParseOverride("nodes.gpu=5", ok).ok());
   ASSERT_TRUE(ParseOverride("rate.train=6/h", ok).ok());
-  ASSERT_TRUE(ApplyOverrides(ok, *spec).ok());
+  ASSERT_TRUE(ApplyOverrides(ok, *spec, in).ok());
   EXPECT_EQ(*InitialPoolSize(*spec, "gpu"), 5);
   EXPECT_DOUBLE_EQ(spec->workloads[1].arrival.rate_per_s, 6.0 / 3600);
+}
+
+// pools=FILE adds the file's pools (and replaces pools of the same name); nodes.POOL then resizes
+// them; a pools file with anything but pools is refused.
+TEST(VariantTest, PoolsFileAddsAndReplacesPools) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto spec = sim::LoadScenarioFile(kScenario, in, diags);
+  ASSERT_TRUE(spec.ok());
+  auto v = ParseVariantFlag("x:pools=examples/compare/extra-gpu-pool.yaml;nodes.h100=3");
+  ASSERT_TRUE(v.ok());
+  ASSERT_TRUE(ApplyOverrides(v->overrides, *spec, in).ok());
+  ASSERT_EQ(spec->pools.size(), 2U);
+  EXPECT_EQ(spec->pools[1].name, "h100");
+  EXPECT_EQ(*InitialPoolSize(*spec, "gpu"), 16);
+  EXPECT_EQ(*InitialPoolSize(*spec, "h100"), 3);
+  // The runs place gangs on the added pool.
+  RunPlan plan;
+  plan.scenario_path = kScenario;
+  plan.variant = *ParseVariantFlag("x:pools=examples/compare/extra-gpu-pool.yaml");
+  plan.seed = 7;
+  auto r = RunOne(plan);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->Metric("nodes_max"), 24);
+  bool on_h100 = false;
+  for (const auto& u : r->units) {
+    for (const auto& n : u.nodes) on_h100 = on_h100 || n.starts_with("h100");
+  }
+  EXPECT_TRUE(on_h100);
+  // Replacing: a pools file naming "gpu" swaps the scenario's gpu pool.
+  fs::path dir = fs::temp_directory_path() / fmt::format("corral-pools-{}", getpid());
+  fs::create_directories(dir);
+  std::ofstream(dir / "gpu.yaml")
+      << "apiVersion: corral.dev/v1alpha1\nkind: Scenario\n"
+         "metadata: {name: p}\nnodePools:\n- name: gpu\n  count: 5\n"
+         "  resources: {cpu: \"8\", memory: 8Gi, nvidia.com/gpu: \"2\"}\n";
+  std::ofstream(dir / "bad.yaml") << "apiVersion: corral.dev/v1alpha1\nkind: Scenario\n"
+                                     "metadata: {name: p}\nnodePools:\n- name: gpu\n  count: 5\n"
+                                     "  resources: {cpu: \"8\", memory: 8Gi}\nworkloads:\n"
+                                     "- {name: w, count: 1, resources: {cpu: \"1\"}}\n";
+  Interner in2 = api::NewInterner();
+  Diagnostics diags2;
+  auto spec2 = sim::LoadScenarioFile(kScenario, in2, diags2);
+  ASSERT_TRUE(spec2.ok());
+  Overrides o;
+  ASSERT_TRUE(ParseOverride("pools=" + (dir / "gpu.yaml").string(), o).ok());
+  ASSERT_TRUE(ApplyOverrides(o, *spec2, in2).ok());
+  ASSERT_EQ(spec2->pools.size(), 1U);
+  EXPECT_EQ(*InitialPoolSize(*spec2, "gpu"), 5);
+  Overrides bad;
+  ASSERT_TRUE(ParseOverride("pools=" + (dir / "bad.yaml").string(), bad).ok());
+  EXPECT_THAT(ApplyOverrides(bad, *spec2, in2).error().message,
+              HasSubstr("a pools file is a scenario that holds nodePools and nothing else"));
+  fs::remove_all(dir);
 }
 
 TEST(RecordTest, RoundTripsThroughItsFileFormExactly) {

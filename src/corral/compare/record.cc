@@ -241,7 +241,7 @@ Result<RunRecord> RunOne(const RunPlan& plan) {
   sim::SimSpec& s = *spec;
   Overrides o = plan.parameters;
   o.Merge(plan.variant.overrides);
-  if (auto st = ApplyOverrides(o, s); !st.ok()) {
+  if (auto st = ApplyOverrides(o, s, in); !st.ok()) {
     return Error::Invalid(fmt::format("variant {}: {}", plan.variant.name, st.error().message));
   }
   s.seed = plan.seed;

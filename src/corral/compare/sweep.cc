@@ -63,6 +63,8 @@ const doc::Field<VariantIn> kVariantFields[] = {
      }},
     {"config",
      [](Decoder& d, const Node& n, VariantIn& o) { d.ReadString(n, o.v.overrides.config); }},
+    {"pools",
+     [](Decoder& d, const Node& n, VariantIn& o) { d.ReadString(n, o.v.overrides.pools); }},
     {"clusterConfigs",
      [](Decoder& d, const Node& n, VariantIn& o) {
        d.ForEachEntry(n, [&](const Node& key_node, const Node& value) {
@@ -268,14 +270,15 @@ Result<SweepSpec> LoadSweepSpec(const std::string& path, Diagnostics& diags) {
     Variant v = std::move(vi.v);
     if (!v.overrides.config.empty()) v.overrides.config = Resolve(base, v.overrides.config);
     for (auto& [k, f] : v.overrides.cluster_configs) f = Resolve(base, f);
-    for (const std::string& f : {v.overrides.config}) {
+    if (!v.overrides.pools.empty()) v.overrides.pools = Resolve(base, v.overrides.pools);
+    for (const std::string& f : {v.overrides.config, v.overrides.pools}) {
       if (!f.empty()) h = Fnv1a(h, ReadAll(f, read));
     }
     for (const auto& [k, f] : v.overrides.cluster_configs) h = Fnv1a(h, ReadAll(f, read));
     spec.variants.push_back(std::move(v));
   }
   for (auto& [key, values] : in.parameters) {
-    if (key == "config" || key.starts_with("config.")) {
+    if (key == "config" || key.starts_with("config.") || key == "pools") {
       for (auto& v : values) {
         v = Resolve(base, v);
         h = Fnv1a(h, ReadAll(v, read));

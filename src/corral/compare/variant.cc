@@ -54,16 +54,79 @@ Result<uint32_t> FindPool(const sim::SimSpec& spec, std::string_view name) {
                                     name, name, JoinNames(names)));
 }
 
+// Sets pool p's node count at the start of the run: its initial createNodes op, inserted among the
+// other pools' initial ops (in pool order) when it has none.
+void SetPoolCount(sim::SimSpec& spec, uint32_t p, int64_t count) {
+  const std::string& pool = spec.pools[p].name;
+  spec.pools[p].initial_count = count;
+  if (sim::Op* initial = InitialCreate(spec, p); initial != nullptr) {
+    initial->count = count;
+    initial->describe = fmt::format("createNodes pool={} count={}", pool, count);
+    return;
+  }
+  if (count <= 0) return;
+  sim::Op op;
+  op.kind = sim::Op::Kind::kCreateNodes;
+  op.pool = p;
+  op.count = count;
+  op.describe = fmt::format("createNodes pool={} count={}", pool, count);
+  auto at = std::find_if(spec.program.begin(), spec.program.end(), [&](const sim::Op& x) {
+    return x.kind != sim::Op::Kind::kCreateNodes || x.at_ns.has_value() || x.pool > p;
+  });
+  spec.program.insert(at, std::move(op));
+}
+
+// Adds the node pools of the scenario file `path` to `spec`, or replaces the pools of the
+// same name.
+Result<void> AddPools(const std::string& path, sim::SimSpec& spec, Interner& interner) {
+  if (!spec.clusters.empty()) {
+    return Error::Invalid(
+        "pools: not supported for a scenario with member clusters (declare the pool in the "
+        "scenario's cluster instead)");
+  }
+  Diagnostics diags;
+  auto extra = sim::LoadScenarioFile(path, interner, diags);
+  if (!extra.ok())
+    return Error{extra.error().code, fmt::format("pools: {}", extra.error().message)};
+  bool only_pools = extra->workloads.empty() && extra->pod_templates.empty() &&
+                    extra->initial_nodes.empty() && extra->pools.size() > 0;
+  for (const auto& op : extra->program) {
+    only_pools = only_pools && op.kind == sim::Op::Kind::kCreateNodes && !op.at_ns.has_value();
+  }
+  if (!only_pools) {
+    return Error::Invalid(fmt::format(
+        "pools: {}: a pools file is a scenario that holds nodePools and nothing else", path));
+  }
+  for (const auto& np : extra->pools) {
+    auto count = InitialPoolSize(*extra, np.name);
+    if (!count.ok()) return count.error();
+    auto it = std::find_if(spec.pools.begin(), spec.pools.end(),
+                           [&](const sim::NodePool& x) { return x.name == np.name; });
+    uint32_t p = 0;
+    if (it != spec.pools.end()) {
+      p = static_cast<uint32_t>(it - spec.pools.begin());
+      *it = np;
+    } else {
+      p = static_cast<uint32_t>(spec.pools.size());
+      spec.pools.push_back(np);
+    }
+    spec.pools[p].cluster = 0;
+    SetPoolCount(spec, p, *count);
+  }
+  return Result<void>::Ok();
+}
+
 }  // namespace
 
 bool Overrides::empty() const {
-  return config.empty() && cluster_configs.empty() && feature_gates.empty() && nodes.empty() &&
-         rates.empty();
+  return config.empty() && cluster_configs.empty() && feature_gates.empty() && pools.empty() &&
+         nodes.empty() && rates.empty();
 }
 
 void Overrides::Merge(const Overrides& other) {
   if (!other.config.empty()) config = other.config;
   if (!other.feature_gates.empty()) feature_gates = other.feature_gates;
+  if (!other.pools.empty()) pools = other.pools;
   for (const auto& [k, v] : other.cluster_configs) Put(cluster_configs, k, v);
   for (const auto& [k, v] : other.nodes) Put(nodes, k, v);
   for (const auto& [k, v] : other.rates) Put(rates, k, v);
@@ -74,6 +137,7 @@ std::string Overrides::Describe() const {
   if (!config.empty()) parts.push_back("config=" + config);
   for (const auto& [k, v] : cluster_configs) parts.push_back(fmt::format("config.{}={}", k, v));
   if (!feature_gates.empty()) parts.push_back("feature-gates=" + feature_gates);
+  if (!pools.empty()) parts.push_back("pools=" + pools);
   for (const auto& [k, v] : nodes) parts.push_back(fmt::format("nodes.{}={}", k, v));
   for (const auto& [k, v] : rates) parts.push_back(fmt::format("rate.{}={}", k, v));
   std::string out;
@@ -88,7 +152,8 @@ Result<void> ParseOverride(std::string_view option, Overrides& o) {
   size_t eq = option.find('=');
   if (eq == std::string_view::npos || eq == 0) {
     return Error::Invalid(fmt::format(
-        "{:?}: want key=value (config, config.CLUSTER, feature-gates, nodes.POOL, rate.WORKLOAD)",
+        "{:?}: want key=value (config, config.CLUSTER, feature-gates, pools, nodes.POOL, "
+        "rate.WORKLOAD)",
         option));
   }
   std::string key(option.substr(0, eq));
@@ -104,6 +169,8 @@ Result<void> ParseOverride(std::string_view option, Overrides& o) {
       return Error::Invalid(fmt::format("feature-gates: {}", st.error().message));
     }
     o.feature_gates = value;
+  } else if (key == "pools") {
+    o.pools = value;
   } else if (key.starts_with("nodes.") && key.size() > 6) {
     int64_t n = 0;
     if (!ParseCount(value, n)) {
@@ -122,7 +189,7 @@ Result<void> ParseOverride(std::string_view option, Overrides& o) {
     Put(o.rates, key.substr(5), value);
   } else {
     return Error::Invalid(fmt::format(
-        "unknown option {:?} (want config, config.CLUSTER, feature-gates, nodes.POOL or "
+        "unknown option {:?} (want config, config.CLUSTER, feature-gates, pools, nodes.POOL or "
         "rate.WORKLOAD)",
         key));
   }
@@ -171,7 +238,7 @@ Result<int64_t> InitialPoolSize(const sim::SimSpec& spec, std::string_view pool)
   return int64_t{0};
 }
 
-Result<void> ApplyOverrides(const Overrides& o, sim::SimSpec& spec) {
+Result<void> ApplyOverrides(const Overrides& o, sim::SimSpec& spec, Interner& interner) {
   if (!o.config.empty()) {
     if (!spec.clusters.empty()) {
       return Error::Invalid(
@@ -209,25 +276,13 @@ Result<void> ApplyOverrides(const Overrides& o, sim::SimSpec& spec) {
       if (auto st = apply(c.gates); !st.ok()) return st;
     }
   }
+  if (!o.pools.empty()) {
+    if (auto st = AddPools(o.pools, spec, interner); !st.ok()) return st;
+  }
   for (const auto& [pool, count] : o.nodes) {
     auto p = FindPool(spec, pool);
     if (!p.ok()) return p.error();
-    spec.pools[*p].initial_count = count;
-    if (sim::Op* initial = InitialCreate(spec, *p); initial != nullptr) {
-      initial->count = count;
-      initial->describe = fmt::format("createNodes pool={} count={}", pool, count);
-    } else if (count > 0) {
-      sim::Op op;
-      op.kind = sim::Op::Kind::kCreateNodes;
-      op.pool = *p;
-      op.count = count;
-      op.describe = fmt::format("createNodes pool={} count={}", pool, count);
-      // Among the other pools' initial createNodes ops, in pool order.
-      auto at = std::find_if(spec.program.begin(), spec.program.end(), [&](const sim::Op& x) {
-        return x.kind != sim::Op::Kind::kCreateNodes || x.at_ns.has_value() || x.pool > *p;
-      });
-      spec.program.insert(at, std::move(op));
-    }
+    SetPoolCount(spec, *p, count);
   }
   for (const auto& [name, rate] : o.rates) {
     auto it = std::find_if(spec.workloads.begin(), spec.workloads.end(),

@@ -6,6 +6,8 @@
 //   config=FILE               the KubeSchedulerConfiguration of a one-cluster scenario
 //   config.CLUSTER=FILE       the KubeSchedulerConfiguration of one member cluster
 //   feature-gates=A=true,...  feature gates by kube's names (every member cluster)
+//   pools=FILE                node pools added to the scenario, or replacing its pools of the
+//                             same name: a scenario file that holds only nodePools
 //   nodes.POOL=N              the pool's node count at the start of the run
 //   rate.WORKLOAD=R           the workload's arrival rate ("40/h", "0.5"; fixed-rate or Poisson)
 //
@@ -23,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "corral/core/interner.h"
 #include "corral/core/result.h"
 #include "corral/sim/spec.h"
 
@@ -32,6 +35,7 @@ struct Overrides {
   std::string config;                                                // one-cluster scenarios
   std::vector<std::pair<std::string, std::string>> cluster_configs;  // cluster name → file
   std::string feature_gates;                                         // "A=true,B=false"
+  std::string pools;                                                 // a scenario of nodePools
   std::vector<std::pair<std::string, int64_t>> nodes;                // pool → node count
   std::vector<std::pair<std::string, std::string>> rates;            // workload → rate text
 
@@ -58,9 +62,9 @@ Result<Variant> ParseVariantFlag(std::string_view flag);
 bool ValidVariantName(std::string_view name);
 
 // Applies `o` to `spec`: sets the configuration paths (dropping any configuration the scenario had
-// decoded, so that the run loads the new one), sets the feature gates, resizes the pools' initial
-// createNodes ops, and sets the workloads' arrival rates.
-Result<void> ApplyOverrides(const Overrides& o, sim::SimSpec& spec);
+// decoded, so that the run loads the new one), sets the feature gates, adds or replaces node pools
+// (then resizes pools), and sets the workloads' arrival rates. `interner` is the spec's.
+Result<void> ApplyOverrides(const Overrides& o, sim::SimSpec& spec, Interner& interner);
 
 // The pool's node count at the start of the run (its initial createNodes op), or an error naming
 // the known pools.
