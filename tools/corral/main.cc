@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cmd_analysis.h"
 #include "cmd_validate.h"
 #include "command.h"
 
@@ -22,6 +23,9 @@ int main(int argc, char** argv) {
   commands.push_back(AddPerfCommand(app));
   commands.push_back(AddValidateCommand(app));
   commands.push_back(AddDispatchCommand(app));
+  commands.push_back(AddCompareCommand(app));
+  commands.push_back(AddSweepCommand(app));
+  commands.push_back(AddCompactCommand(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

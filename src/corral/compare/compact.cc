@@ -1,0 +1,261 @@
+#include "corral/compare/compact.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "corral/api/well_known.h"
+#include "corral/doc/decoder.h"
+#include "corral/sim/output.h"
+#include "corral/sim/scenario.h"
+
+namespace corral::compare {
+
+namespace {
+
+using sim::HumanDuration;
+
+// The run's sizes for every pool, and the seeds, as plans.
+std::vector<RunPlan> Plans(const CompactRequest& req,
+                           const std::vector<std::pair<std::string, int64_t>>& sizes) {
+  std::vector<RunPlan> plans;
+  for (uint64_t seed : req.seeds) {
+    RunPlan p;
+    p.scenario_path = req.scenario_path;
+    p.variant = req.variant;
+    // The sizes win over the variant's own node counts (which set the starting sizes).
+    Overrides o;
+    for (const auto& [pool, n] : sizes) o.nodes.emplace_back(pool, n);
+    p.variant.overrides.Merge(o);
+    p.seed = seed;
+    p.index = plans.size();
+    p.total = req.seeds.size();
+    plans.push_back(std::move(p));
+  }
+  return plans;
+}
+
+}  // namespace
+
+Result<Objective> ParseObjective(std::string_view text) {
+  Objective o;
+  o.text = std::string(text);
+  if (text == "no-pending") {
+    o.kind = Objective::Kind::kNoPending;
+    return o;
+  }
+  auto limit = [&](std::string_view prefix, Objective::Kind kind) -> Result<Objective> {
+    std::string_view v = text.substr(prefix.size());
+    Duration d{};
+    if (!doc::ParseGoDuration(v, d) || d.count() < 0) {
+      return Error::Invalid(fmt::format("--objective {:?}: invalid duration {:?}", text, v));
+    }
+    o.kind = kind;
+    o.limit_ns = d.count();
+    return o;
+  };
+  if (text.starts_with("gang-wait<=")) return limit("gang-wait<=", Objective::Kind::kGangWait);
+  if (text.starts_with("p99-wait<=")) return limit("p99-wait<=", Objective::Kind::kP99Wait);
+  return Error::Invalid(fmt::format(
+      "--objective {:?}: want no-pending, gang-wait<=DURATION or p99-wait<=DURATION", text));
+}
+
+bool Meets(const RunRecord& r, const Objective& o, std::string* why) {
+  auto miss = [&](std::string msg) {
+    if (why != nullptr) *why = fmt::format("seed {}: {}", r.seed, msg);
+    return false;
+  };
+  if (!r.failure.empty()) return miss(fmt::format("run failed: {}", r.failure));
+  switch (o.kind) {
+    case Objective::Kind::kNoPending: {
+      auto pending = static_cast<int64_t>(r.Metric("pods_pending_end"));
+      if (pending > 0) return miss(fmt::format("{} pods pending at the end", pending));
+      return true;
+    }
+    case Objective::Kind::kGangWait: {
+      for (const auto& u : r.units) {
+        if (u.wait_ns <= o.limit_ns) continue;
+        bool gang = false;
+        for (const auto& w : r.workloads) gang = gang || (w.name == u.workload && w.kind == "gang");
+        if (!gang) continue;
+        return miss(fmt::format("gang {} waited {}{} > {}", u.id, u.complete ? "" : "≥",
+                                HumanDuration(u.wait_ns), HumanDuration(o.limit_ns)));
+      }
+      return true;
+    }
+    case Objective::Kind::kP99Wait: {
+      int64_t p99 = r.pod_wait_q.empty() ? 0 : r.pod_wait_q[99];
+      if (p99 > o.limit_ns) {
+        return miss(
+            fmt::format("pod wait p99 {} > {}", HumanDuration(p99), HumanDuration(o.limit_ns)));
+      }
+      return true;
+    }
+  }
+  return true;
+}
+
+Result<CompactResult> Compact(const CompactRequest& req) {
+  if (req.objectives.empty()) return Error::Invalid("--objective: at least one objective");
+  if (req.seeds.empty()) return Error::Invalid("--seeds: at least one seed");
+  // The pools and their sizes as the scenario (with the variant) has them.
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto spec = sim::LoadScenarioFile(req.scenario_path, in, diags);
+  if (!spec.ok()) return spec.error();
+  if (auto st = ApplyOverrides(req.variant.overrides, *spec, in); !st.ok()) return st.error();
+  std::vector<std::pair<std::string, int64_t>> sizes;
+  for (const auto& p : spec->pools) {
+    auto n = InitialPoolSize(*spec, p.name);
+    if (!n.ok()) return n.error();
+    sizes.emplace_back(p.name, *n);
+  }
+  std::vector<std::string> pools = req.pools;
+  if (pools.empty()) {
+    for (const auto& [name, n] : sizes) {
+      if (n > 0) pools.push_back(name);
+    }
+  }
+  for (const auto& p : pools) {
+    if (std::none_of(sizes.begin(), sizes.end(), [&](const auto& s) { return s.first == p; })) {
+      std::string known;
+      for (const auto& [name, n] : sizes) known += (known.empty() ? "" : ", ") + name;
+      return Error::Invalid(
+          fmt::format("--pool: the scenario has no node pool {:?} (pools: {})", p, known));
+    }
+  }
+  CompactResult res;
+  res.scenario = spec->name;
+  res.variant = req.variant.name;
+  res.options = req.variant.overrides.Describe();
+  res.seeds = req.seeds;
+  for (const auto& o : req.objectives) res.objectives.push_back(o.text);
+
+  // Runs every seed at `sizes`; true when every run meets every objective.
+  auto probe = [&](Probe& out) -> Result<bool> {
+    auto records = RunPlans(Plans(req, sizes), req.run);
+    if (!records.ok()) return records.error();
+    res.runs += static_cast<int64_t>(records->size());
+    for (const auto& r : *records) {
+      for (const auto& o : req.objectives) {
+        if (!Meets(r, o, &out.why)) {
+          out.meets = false;
+          return false;
+        }
+      }
+    }
+    out.meets = true;
+    return true;
+  };
+  Probe start;
+  auto ok = probe(start);
+  if (!ok.ok()) return ok.error();
+  res.met_at_start = *ok;
+  if (!*ok) {
+    res.why_not = start.why;
+    return res;
+  }
+  for (const auto& pool : pools) {
+    auto it =
+        std::find_if(sizes.begin(), sizes.end(), [&](const auto& s) { return s.first == pool; });
+    PoolAnswer a;
+    a.pool = pool;
+    a.original = it->second;
+    // hi meets; lo does not (lo = -1: nothing below hi is known to fail yet).
+    int64_t hi = it->second, lo = -1;
+    a.probes.push_back({hi, true, ""});
+    while (hi - lo > 1) {
+      int64_t mid = lo + (hi - lo) / 2;
+      it->second = mid;
+      Probe p;
+      p.nodes = mid;
+      auto m = probe(p);
+      if (!m.ok()) return m.error();
+      a.probes.push_back(p);
+      if (*m) {
+        hi = mid;
+      } else {
+        lo = mid;
+      }
+    }
+    it->second = hi;
+    a.answer = hi;
+    res.pools.push_back(std::move(a));
+  }
+  return res;
+}
+
+std::string FormatCompactText(const CompactResult& r) {
+  std::string seeds;
+  for (uint64_t s : r.seeds) seeds += fmt::format("{}{}", seeds.empty() ? "" : ", ", s);
+  std::string objectives;
+  for (const auto& o : r.objectives) objectives += (objectives.empty() ? "" : ", ") + o;
+  std::string s = fmt::format("corral compact: {} — objective {} on every seed ({})\n", r.scenario,
+                              objectives, seeds);
+  s += fmt::format("variant {}: {}\n", r.variant,
+                   r.options.empty() ? "the scenario as written" : r.options);
+  if (!r.met_at_start) {
+    s += fmt::format(
+        "\nthe scenario misses the objective at its own size ({}): nothing to compact\n",
+        r.why_not);
+    return s;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : r.pools) {
+    std::string fewer = "—";
+    for (const auto& pr : p.probes) {
+      if (pr.nodes == p.answer - 1) fewer = pr.why.empty() ? "meets" : "misses: " + pr.why;
+    }
+    double saved = p.original == 0 ? 0
+                                   : 100.0 * static_cast<double>(p.original - p.answer) /
+                                         static_cast<double>(p.original);
+    rows.push_back({p.pool, std::to_string(p.original), std::to_string(p.answer),
+                    fmt::format("{:.1f}%", saved), fewer});
+  }
+  size_t w0 = 4;
+  for (const auto& row : rows) w0 = std::max(w0, row[0].size());
+  s += fmt::format("\n  {:<{}}  nodes  compacted   saved  one node fewer\n", "pool", w0);
+  for (const auto& row : rows) {
+    s += fmt::format("  {:<{}}  {:>5}  {:>9}  {:>6}  {}\n", row[0], w0, row[1], row[2], row[3],
+                     row[4]);
+  }
+  s += "\nPROBES (nodes: ✓ meets / ✗ misses)\n";
+  for (const auto& p : r.pools) {
+    std::string line;
+    for (const auto& pr : p.probes)
+      line += fmt::format("{}{} {}", line.empty() ? "" : ", ", pr.nodes, pr.meets ? "✓" : "✗");
+    s += fmt::format("  {}: {}\n", p.pool, line);
+  }
+  s += fmt::format("  {} runs\n", r.runs);
+  return s;
+}
+
+std::string FormatCompactJson(const CompactResult& r) {
+  using Json = nlohmann::ordered_json;
+  Json j;
+  j["version"] = "corral.dev/compact/v1";
+  j["scenario"] = r.scenario;
+  j["variant"] = {{"name", r.variant}, {"options", r.options}};
+  j["seeds"] = r.seeds;
+  j["objectives"] = r.objectives;
+  j["met_at_start"] = r.met_at_start;
+  if (!r.met_at_start) j["why_not"] = r.why_not;
+  Json pools = Json::array();
+  for (const auto& p : r.pools) {
+    Json probes = Json::array();
+    for (const auto& pr : p.probes) {
+      Json x = {{"nodes", pr.nodes}, {"meets", pr.meets}};
+      if (!pr.why.empty()) x["why"] = pr.why;
+      probes.push_back(x);
+    }
+    pools.push_back(
+        {{"pool", p.pool}, {"nodes", p.original}, {"compacted", p.answer}, {"probes", probes}});
+  }
+  j["pools"] = pools;
+  j["runs"] = r.runs;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace corral::compare

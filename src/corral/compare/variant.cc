@@ -1,0 +1,313 @@
+#include "corral/compare/variant.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "corral/sim/scenario.h"
+
+namespace corral::compare {
+
+namespace {
+
+template <class V>
+void Put(std::vector<std::pair<std::string, V>>& kv, const std::string& key, const V& value) {
+  for (auto& [k, v] : kv) {
+    if (k == key) {
+      v = value;
+      return;
+    }
+  }
+  kv.emplace_back(key, value);
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) {
+    if (!out.empty()) out += ", ";
+    out += n;
+  }
+  return out.empty() ? "none" : out;
+}
+
+bool ParseCount(std::string_view s, int64_t& out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size() && out >= 0;
+}
+
+// The initial createNodes op of pool `p`: the first one without a time.
+sim::Op* InitialCreate(sim::SimSpec& spec, uint32_t p) {
+  for (auto& op : spec.program) {
+    if (op.kind == sim::Op::Kind::kCreateNodes && op.pool == p && !op.at_ns.has_value()) return &op;
+  }
+  return nullptr;
+}
+
+Result<uint32_t> FindPool(const sim::SimSpec& spec, std::string_view name) {
+  std::vector<std::string> names;
+  for (uint32_t i = 0; i < spec.pools.size(); ++i) {
+    if (spec.pools[i].name == name) return i;
+    names.push_back(spec.pools[i].name);
+  }
+  return Error::Invalid(fmt::format("nodes.{}: the scenario has no node pool {:?} (pools: {})",
+                                    name, name, JoinNames(names)));
+}
+
+// Sets pool p's node count at the start of the run: its initial createNodes op, inserted among the
+// other pools' initial ops (in pool order) when it has none.
+void SetPoolCount(sim::SimSpec& spec, uint32_t p, int64_t count) {
+  const std::string& pool = spec.pools[p].name;
+  spec.pools[p].initial_count = count;
+  if (sim::Op* initial = InitialCreate(spec, p); initial != nullptr) {
+    initial->count = count;
+    initial->describe = fmt::format("createNodes pool={} count={}", pool, count);
+    return;
+  }
+  if (count <= 0) return;
+  sim::Op op;
+  op.kind = sim::Op::Kind::kCreateNodes;
+  op.pool = p;
+  op.count = count;
+  op.describe = fmt::format("createNodes pool={} count={}", pool, count);
+  auto at = std::find_if(spec.program.begin(), spec.program.end(), [&](const sim::Op& x) {
+    return x.kind != sim::Op::Kind::kCreateNodes || x.at_ns.has_value() || x.pool > p;
+  });
+  spec.program.insert(at, std::move(op));
+}
+
+// Adds the node pools of the scenario file `path` to `spec`, or replaces the pools of the
+// same name.
+Result<void> AddPools(const std::string& path, sim::SimSpec& spec, Interner& interner) {
+  if (!spec.clusters.empty()) {
+    return Error::Invalid(
+        "pools: not supported for a scenario with member clusters (declare the pool in the "
+        "scenario's cluster instead)");
+  }
+  Diagnostics diags;
+  auto extra = sim::LoadScenarioFile(path, interner, diags);
+  if (!extra.ok())
+    return Error{extra.error().code, fmt::format("pools: {}", extra.error().message)};
+  bool only_pools = extra->workloads.empty() && extra->pod_templates.empty() &&
+                    extra->initial_nodes.empty() && extra->pools.size() > 0;
+  for (const auto& op : extra->program) {
+    only_pools = only_pools && op.kind == sim::Op::Kind::kCreateNodes && !op.at_ns.has_value();
+  }
+  if (!only_pools) {
+    return Error::Invalid(fmt::format(
+        "pools: {}: a pools file is a scenario that holds nodePools and nothing else", path));
+  }
+  for (const auto& np : extra->pools) {
+    auto count = InitialPoolSize(*extra, np.name);
+    if (!count.ok()) return count.error();
+    auto it = std::find_if(spec.pools.begin(), spec.pools.end(),
+                           [&](const sim::NodePool& x) { return x.name == np.name; });
+    uint32_t p = 0;
+    if (it != spec.pools.end()) {
+      p = static_cast<uint32_t>(it - spec.pools.begin());
+      *it = np;
+    } else {
+      p = static_cast<uint32_t>(spec.pools.size());
+      spec.pools.push_back(np);
+    }
+    spec.pools[p].cluster = 0;
+    SetPoolCount(spec, p, *count);
+  }
+  return Result<void>::Ok();
+}
+
+}  // namespace
+
+bool Overrides::empty() const {
+  return config.empty() && cluster_configs.empty() && feature_gates.empty() && pools.empty() &&
+         nodes.empty() && rates.empty();
+}
+
+void Overrides::Merge(const Overrides& other) {
+  if (!other.config.empty()) config = other.config;
+  if (!other.feature_gates.empty()) feature_gates = other.feature_gates;
+  if (!other.pools.empty()) pools = other.pools;
+  for (const auto& [k, v] : other.cluster_configs) Put(cluster_configs, k, v);
+  for (const auto& [k, v] : other.nodes) Put(nodes, k, v);
+  for (const auto& [k, v] : other.rates) Put(rates, k, v);
+}
+
+std::string Overrides::Describe() const {
+  std::vector<std::string> parts;
+  if (!config.empty()) parts.push_back("config=" + config);
+  for (const auto& [k, v] : cluster_configs) parts.push_back(fmt::format("config.{}={}", k, v));
+  if (!feature_gates.empty()) parts.push_back("feature-gates=" + feature_gates);
+  if (!pools.empty()) parts.push_back("pools=" + pools);
+  for (const auto& [k, v] : nodes) parts.push_back(fmt::format("nodes.{}={}", k, v));
+  for (const auto& [k, v] : rates) parts.push_back(fmt::format("rate.{}={}", k, v));
+  std::string out;
+  for (const auto& p : parts) {
+    if (!out.empty()) out += ';';
+    out += p;
+  }
+  return out;
+}
+
+Result<void> ParseOverride(std::string_view option, Overrides& o) {
+  size_t eq = option.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    return Error::Invalid(fmt::format(
+        "{:?}: want key=value (config, config.CLUSTER, feature-gates, pools, nodes.POOL, "
+        "rate.WORKLOAD)",
+        option));
+  }
+  std::string key(option.substr(0, eq));
+  std::string value(option.substr(eq + 1));
+  if (value.empty()) return Error::Invalid(fmt::format("{}: empty value", key));
+  if (key == "config") {
+    o.config = value;
+  } else if (key.starts_with("config.") && key.size() > 7) {
+    Put(o.cluster_configs, key.substr(7), value);
+  } else if (key == "feature-gates") {
+    framework::FeatureGates check;
+    if (auto st = check.ParseFlag(value); !st.ok()) {
+      return Error::Invalid(fmt::format("feature-gates: {}", st.error().message));
+    }
+    o.feature_gates = value;
+  } else if (key == "pools") {
+    o.pools = value;
+  } else if (key.starts_with("nodes.") && key.size() > 6) {
+    int64_t n = 0;
+    if (!ParseCount(value, n)) {
+      return Error::Invalid(
+          fmt::format("{}: want a non-negative node count, got {:?}", key, value));
+    }
+    Put(o.nodes, key.substr(6), n);
+  } else if (key.starts_with("rate.") && key.size() > 5) {
+    double per_s = 0;
+    if (!sim::ParseRate(value, per_s)) {
+      return Error::Invalid(fmt::format(
+          "{}: invalid rate {:?} (want a positive number per second, or \"N/s\", \"N/min\", "
+          "\"N/h\", \"N/d\")",
+          key, value));
+    }
+    Put(o.rates, key.substr(5), value);
+  } else {
+    return Error::Invalid(fmt::format(
+        "unknown option {:?} (want config, config.CLUSTER, feature-gates, pools, nodes.POOL or "
+        "rate.WORKLOAD)",
+        key));
+  }
+  return Result<void>::Ok();
+}
+
+bool ValidVariantName(std::string_view name) {
+  if (name.empty() || name.size() > 40) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  });
+}
+
+Result<Variant> ParseVariantFlag(std::string_view flag) {
+  Variant v;
+  size_t colon = flag.find(':');
+  v.name = std::string(flag.substr(0, colon));
+  if (!ValidVariantName(v.name)) {
+    return Error::Invalid(fmt::format(
+        "invalid variant name {:?} (want 1-40 characters of A-Z a-z 0-9 . _ -)", v.name));
+  }
+  if (colon == std::string_view::npos) return v;
+  std::string_view rest = flag.substr(colon + 1);
+  while (!rest.empty()) {
+    size_t semi = rest.find(';');
+    std::string_view opt = rest.substr(0, semi);
+    if (!opt.empty()) {
+      if (auto st = ParseOverride(opt, v.overrides); !st.ok()) {
+        return Error::Invalid(fmt::format("variant {}: {}", v.name, st.error().message));
+      }
+    }
+    if (semi == std::string_view::npos) break;
+    rest = rest.substr(semi + 1);
+  }
+  return v;
+}
+
+Result<int64_t> InitialPoolSize(const sim::SimSpec& spec, std::string_view pool) {
+  auto p = FindPool(spec, pool);
+  if (!p.ok()) return p.error();
+  for (const auto& op : spec.program) {
+    if (op.kind == sim::Op::Kind::kCreateNodes && op.pool == *p && !op.at_ns.has_value())
+      return op.count;
+  }
+  return int64_t{0};
+}
+
+Result<void> ApplyOverrides(const Overrides& o, sim::SimSpec& spec, Interner& interner) {
+  if (!o.config.empty()) {
+    if (!spec.clusters.empty()) {
+      return Error::Invalid(
+          "config: the scenario has member clusters; set each one's configuration with "
+          "config.CLUSTER=FILE");
+    }
+    spec.scheduler_config_path = o.config;
+    spec.scheduler_config.reset();
+  }
+  for (const auto& [name, file] : o.cluster_configs) {
+    auto it = std::find_if(spec.clusters.begin(), spec.clusters.end(),
+                           [&](const sim::ClusterSpec& c) { return c.name == name; });
+    if (it == spec.clusters.end()) {
+      std::vector<std::string> names;
+      for (const auto& c : spec.clusters) names.push_back(c.name);
+      return Error::Invalid(
+          fmt::format("config.{}: the scenario has no member cluster {:?} "
+                      "(clusters: {})",
+                      name, name, JoinNames(names)));
+    }
+    it->scheduler_config_path = file;
+    it->scheduler_config.reset();
+  }
+  if (!o.feature_gates.empty()) {
+    auto apply = [&](framework::FeatureGates& g) -> Result<void> {
+      if (auto st = g.ParseFlag(o.feature_gates); !st.ok()) {
+        return Error::Invalid(fmt::format("feature-gates: {}", st.error().message));
+      }
+      return Result<void>::Ok();
+    };
+    if (spec.clusters.empty()) {
+      if (auto st = apply(spec.gates); !st.ok()) return st;
+    }
+    for (auto& c : spec.clusters) {
+      if (auto st = apply(c.gates); !st.ok()) return st;
+    }
+  }
+  if (!o.pools.empty()) {
+    if (auto st = AddPools(o.pools, spec, interner); !st.ok()) return st;
+  }
+  for (const auto& [pool, count] : o.nodes) {
+    auto p = FindPool(spec, pool);
+    if (!p.ok()) return p.error();
+    SetPoolCount(spec, *p, count);
+  }
+  for (const auto& [name, rate] : o.rates) {
+    auto it = std::find_if(spec.workloads.begin(), spec.workloads.end(),
+                           [&](const sim::Workload& w) { return w.name == name; });
+    if (it == spec.workloads.end()) {
+      std::vector<std::string> names;
+      for (const auto& w : spec.workloads) names.push_back(w.name);
+      return Error::Invalid(
+          fmt::format("rate.{}: the scenario has no workload {:?} "
+                      "(workloads: {})",
+                      name, name, JoinNames(names)));
+    }
+    if (it->arrival.kind != sim::Arrival::Kind::kFixedRate &&
+        it->arrival.kind != sim::Arrival::Kind::kPoisson) {
+      return Error::Invalid(
+          fmt::format("rate.{}: workload {:?} has no arrival rate (want arrival: rate or poisson)",
+                      name, name));
+    }
+    double per_s = 0;
+    if (!sim::ParseRate(rate, per_s)) {
+      return Error::Invalid(fmt::format("rate.{}: invalid rate {:?}", name, rate));
+    }
+    it->arrival.rate_per_s = per_s;
+  }
+  return Result<void>::Ok();
+}
+
+}  // namespace corral::compare

@@ -1,0 +1,102 @@
+// `corral compare SCENARIO --variant NAME[:OPT;...] ... [--seeds N] [-o text|json] [--report
+// FILE]`: runs the scenario under every variant over the same seeds and prints the comparison
+// (metric deltas with their seed spread, what changed); writes the HTML report on request.
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "corral/compare/compare_report.h"
+#include "corral/compare/plan.h"
+#include "corral/compare/runner.h"
+
+#include "cmd_analysis.h"
+#include "command.h"
+
+namespace corral::cli {
+
+namespace {
+
+struct CompareFlags {
+  std::string scenario;
+  std::vector<std::string> variants;
+  int seeds = compare::kDefaultSeeds;
+  int jobs = 1;
+  std::string output = "text";
+  std::string report;
+  bool quiet = false;
+};
+
+int Run(const CompareFlags& flags) {
+  std::vector<compare::Variant> variants;
+  for (const auto& v : flags.variants) {
+    auto parsed = compare::ParseVariantFlag(v);
+    if (!parsed.ok()) {
+      fmt::print(stderr, "corral compare: --variant: {}\n", parsed.error().message);
+      return kExitBadInput;
+    }
+    variants.push_back(std::move(parsed).value());
+  }
+  auto seeds = compare::SeedsFrom(flags.scenario, flags.seeds);
+  if (!seeds.ok()) {
+    fmt::print(stderr, "corral compare: {}\n", seeds.error().message);
+    return ExitCodeOf(seeds.error());
+  }
+  auto plans = compare::PlanCompare(flags.scenario, variants, *seeds);
+  if (!plans.ok()) {
+    fmt::print(stderr, "corral compare: {}\n", plans.error().message);
+    return kExitBadInput;
+  }
+  if (!flags.report.empty()) {
+    if (auto st = CheckWritable(flags.report); !st.ok()) {
+      fmt::print(stderr, "corral compare: --report: {}\n", st.error().message);
+      return kExitBadInput;
+    }
+  }
+  RunProgressLine line("compare", flags.quiet);
+  compare::RunOptions opts;
+  opts.jobs = flags.jobs;
+  opts.progress = [&](const compare::RunProgress& p) { line.Update(p); };
+  auto records = compare::RunPlans(*plans, opts);
+  line.Clear();
+  if (!records.ok()) {
+    fmt::print(stderr, "corral compare: {}\n", records.error().message);
+    return ExitCodeOf(records.error());
+  }
+  return PrintComparison("compare", std::move(records).value(), flags.output, flags.report);
+}
+
+}  // namespace
+
+Command AddCompareCommand(CLI::App& root) {
+  auto flags = std::make_shared<CompareFlags>();
+  CLI::App* app = root.add_subcommand(
+      "compare",
+      "Run one scenario under several variants (scheduler configurations, feature gates, node pool "
+      "sizes, arrival rates), each over the same seeds, and compare them: metric deltas with "
+      "their spread over seeds, and the workloads and gangs that changed most. A variant is NAME "
+      "or NAME:OPT;OPT;... with OPT one of config=FILE, config.CLUSTER=FILE, "
+      "feature-gates=A=true,..., pools=FILE, nodes.POOL=N, rate.WORKLOAD=RATE; the first variant "
+      "is the baseline.");
+  app->add_option("scenario", flags->scenario, "Scenario file (or a Kubernetes manifest file)")
+      ->required();
+  app->add_option("--variant", flags->variants, "A variant: NAME[:OPT;OPT;...] (repeatable)")
+      ->required();
+  app->add_option("--seeds", flags->seeds,
+                  "Seeds per variant: the scenario's seed and the next ones (default 5)");
+  app->add_option("-j,--jobs", flags->jobs, "Runs at once, each in its own process (default 1)")
+      ->check(CLI::Range(1, 256));
+  app->add_option("-o,--output", flags->output, "Output format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  app->add_option("--report", flags->report, "Write the HTML comparison report to FILE");
+  app->add_flag("-q,--quiet", flags->quiet, "No progress line on stderr");
+  Command cmd;
+  cmd.app = app;
+  cmd.run = [flags]() { return Run(*flags); };
+  return cmd;
+}
+
+}  // namespace corral::cli
