@@ -175,6 +175,7 @@ struct CostModel {
 struct ClusterSpec {
   std::string name;
   framework::FeatureGates gates;
+  std::vector<std::string> explicit_gates;  // "Name=true" as the input set them, in input order
   std::string scheduler_config_path;  // KubeSchedulerConfiguration file, resolved
   std::optional<framework::SchedulerConfig> scheduler_config;
 };
@@ -188,6 +189,9 @@ struct SimSpec {
   int64_t sample_interval_ns = 0;  // 0 ⇒ chosen from the duration
 
   framework::FeatureGates gates;
+  // "Name=true" for each gate the input or a flag set, in the order they were set (a gate set
+  // twice appears twice); `gates` holds the effective values.
+  std::vector<std::string> explicit_gates;
   std::string scheduler_config_path;  // KubeSchedulerConfiguration file, resolved
   std::optional<framework::SchedulerConfig>
       scheduler_config;  // decoded, when a loader was available
