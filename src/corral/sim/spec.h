@@ -175,9 +175,9 @@ struct CostModel {
 struct ClusterSpec {
   std::string name;
   framework::FeatureGates gates;
-  std::vector<std::string> explicit_gates;  // "Name=true" as the input set them, in input order
   std::string scheduler_config_path;  // KubeSchedulerConfiguration file, resolved
   std::optional<framework::SchedulerConfig> scheduler_config;
+  std::vector<std::string> explicit_gates;  // "Name=true" as the input set them, in input order
 };
 
 struct SimSpec {
