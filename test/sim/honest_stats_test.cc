@@ -130,10 +130,10 @@ TEST(HonestStatsTest, EvictionsAndPreemptionsAddUpOverCausesAndWorkloads) {
 
   // The summary and the JSON say the same.
   const std::string summary = FormatSummary(r);
-  EXPECT_NE(summary.find(fmt::format("drain {}, node failure {}, gang restart {};",
-                                     r.evictions.drain, r.evictions.node_failure,
-                                     r.evictions.gang_restart)),
-            std::string::npos)
+  EXPECT_NE(
+      summary.find(fmt::format("drain {}, node failure {}, gang restart {};", r.evictions.drain,
+                               r.evictions.node_failure, r.evictions.gang_restart)),
+      std::string::npos)
       << summary;
   const auto j = nlohmann::json::parse(FormatJson(r));
   EXPECT_EQ(j["pods"]["evictions"]["total"].get<int64_t>(),

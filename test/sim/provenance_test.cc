@@ -2,14 +2,14 @@
 // flag items, and the record RunSimulation fills for each scheduler (configuration hash, profiles,
 // plugins per extension point, gates), including one per member cluster.
 
+#include "corral/sim/provenance.h"
+
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-
-#include "corral/sim/provenance.h"
 
 #include "sim_test_util.h"
 
@@ -38,8 +38,8 @@ TEST(ProvenanceTest, HashPathOfFilesAndDirectories) {
   ASSERT_TRUE(file.ok());
   EXPECT_EQ(*file, FormatFnv1a64(Fnv1a64("foobar")));
   // A directory: relative path, NUL, bytes, NUL per file in path order.
-  std::string stream = std::string("a.yaml") + '\0' + "foobar" + '\0' + "sub/b.yaml" + '\0' + "x" +
-                       '\0';
+  std::string stream =
+      std::string("a.yaml") + '\0' + "foobar" + '\0' + "sub/b.yaml" + '\0' + "x" + '\0';
   auto whole = HashPath(dir.string());
   ASSERT_TRUE(whole.ok());
   EXPECT_EQ(*whole, FormatFnv1a64(Fnv1a64(stream)));

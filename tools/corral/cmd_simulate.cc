@@ -175,7 +175,8 @@ class ProgressLine {
             ? fmt::format("{} / {}", sim::FormatClock(p.now_ns), sim::FormatClock(p.end_ns))
             : fmt::format("{} (open-ended, op {}/{})", sim::FormatClock(p.now_ns), p.op, p.ops);
     const double wall = std::chrono::duration<double>(now - start_).count();
-    fmt::print(stderr, "{}virtual time {}  events {}  pods {} scheduled {} pending {}  {:.1f} s wall{}",
+    fmt::print(stderr,
+               "{}virtual time {}  events {}  pods {} scheduled {} pending {}  {:.1f} s wall{}",
                tty_ ? "\r" : "progress: ", when, sim::Thousands(static_cast<int64_t>(p.events)),
                sim::Thousands(p.pods_arrived), sim::Thousands(p.pods_scheduled),
                sim::Thousands(p.pending), wall, tty_ ? "\x1b[K" : "\n");

@@ -142,8 +142,8 @@ struct WorkloadStats {
   int64_t groups_complete = 0;  // all pods bound
   Evictions evictions;          // by cause; pods_evicted + pods_preempted == evictions.total()
   CensoredWaits pending_waits;  // pods pending at the end, waited so far
-  LogHistogram latency_with_pending;  // latency plus pending_waits (lower bounds)
-  CensoredWaits waiting_groups;       // jobs/gangs not complete at the end, waited so far
+  LogHistogram latency_with_pending;     // latency plus pending_waits (lower bounds)
+  CensoredWaits waiting_groups;          // jobs/gangs not complete at the end, waited so far
   LogHistogram group_wait_with_waiting;  // group_wait plus waiting_groups (lower bounds)
 };
 

@@ -97,9 +97,8 @@ std::string KeyLine(std::string_view key, std::string_view value, std::string_vi
 // "<count> <what>, waited so far: ..."; `what` is the singular noun.
 std::string CensoredLine(const CensoredWaits& c, std::string_view what) {
   return fmt::format("{} {}{}, waited so far: min {}  median {}  max {}", Thousands(c.count), what,
-                     c.count == 1 ? "" : "s",
-                     HumanDuration(c.waited.min()), HumanDuration(c.waited.Percentile(50)),
-                     HumanDuration(c.waited.max()));
+                     c.count == 1 ? "" : "s", HumanDuration(c.waited.min()),
+                     HumanDuration(c.waited.Percentile(50)), HumanDuration(c.waited.max()));
 }
 
 // A workload's wait percentile over bound and still-pending pods: "≥" marks a lower bound.
@@ -163,10 +162,10 @@ std::string FormatSummary(const RunResult& r) {
   } else {
     // Pods still pending are censored observations: they count at their wait so far.
     s += "\nSCHEDULING LATENCY (arrival → bound; pods still pending count at their wait so far)\n";
-    s += KeyLine("all pods", LowerBoundLine(r.latency_with_pending),
-                 fmt::format("({} pods; lower bounds: {} still pending)",
-                             Thousands(r.latency_with_pending.count()),
-                             Thousands(r.pending_waits.count)));
+    s += KeyLine(
+        "all pods", LowerBoundLine(r.latency_with_pending),
+        fmt::format("({} pods; lower bounds: {} still pending)",
+                    Thousands(r.latency_with_pending.count()), Thousands(r.pending_waits.count)));
     s += KeyLine("bound pods", LatencyLine(r.latency, "no pod placed"),
                  r.latency.empty() ? "" : fmt::format("({} pods)", Thousands(r.latency.count())));
     s += KeyLine("still pending", CensoredLine(r.pending_waits, "pod"));
@@ -211,16 +210,15 @@ std::string FormatSummary(const RunResult& r) {
          Thousands(w.pods_preempted), Thousands(w.pods_pending_end),
          WaitCell(w.latency_with_pending, w.pending_waits.count, 50),
          WaitCell(w.latency_with_pending, w.pending_waits.count, 99),
-         w.kind == "pods"
-             ? ""
-             : WaitCell(w.group_wait_with_waiting, w.waiting_groups.count, 99)});
+         w.kind == "pods" ? "" : WaitCell(w.group_wait_with_waiting, w.waiting_groups.count, 99)});
   }
   s += Table(rows, 2, {false, false, true, true, true, true, true, true, true, true, true, true});
   bool lower_bounds = false;
   for (const auto& w : r.workloads)
     lower_bounds = lower_bounds || w.pending_waits.count > 0 || w.waiting_groups.count > 0;
   if (lower_bounds) {
-    s += "  waits count pods and groups still waiting at their wait so far; ≥ marks a lower bound\n";
+    s +=
+        "  waits count pods and groups still waiting at their wait so far; ≥ marks a lower bound\n";
   }
 
   s += "\nGANGS (arrival → every pod bound)\n";
@@ -418,16 +416,16 @@ std::string FormatJson(const RunResult& r) {
     }
     j["clusters"] = std::move(clusters);
   }
-  j["gangs"] = {{"available", r.gang_scheduling.available},
-                {"note", r.gang_scheduling.note},
-                {"arrived", r.gangs_arrived},
-                {"complete", r.gangs_complete},
-                {"restarted", r.gang_restarts},
-                {"wait_seconds", Hist(r.gang_wait)},
-                {"waiting_end", r.waiting_gangs.count},
-                {"wait_with_waiting_seconds",
-                 WithCensored(r.gang_wait_with_waiting, r.waiting_gangs.count)},
-                {"waiting_wait_seconds", Censored(r.waiting_gangs)}};
+  j["gangs"] = {
+      {"available", r.gang_scheduling.available},
+      {"note", r.gang_scheduling.note},
+      {"arrived", r.gangs_arrived},
+      {"complete", r.gangs_complete},
+      {"restarted", r.gang_restarts},
+      {"wait_seconds", Hist(r.gang_wait)},
+      {"waiting_end", r.waiting_gangs.count},
+      {"wait_with_waiting_seconds", WithCensored(r.gang_wait_with_waiting, r.waiting_gangs.count)},
+      {"waiting_wait_seconds", Censored(r.waiting_gangs)}};
   json waits = json::array();
   for (const auto& [arrival, wait] : r.gang_waits) {
     waits.push_back(
@@ -533,9 +531,8 @@ std::string FormatCsv(const RunResult& r) {
     s += fmt::format("# partial: stopped by signal at virtual time {} ({})\n",
                      FormatClock(r.end_ns), r.partial_cause);
   }
-  s +=
-      "t_seconds,nodes,nodes_schedulable,pending,running,arrived,scheduled,completed,evicted,"
-      "unschedulable_attempts,cycles,preempted,batched,batch_flushes";
+  s += "t_seconds,nodes,nodes_schedulable,pending,running,arrived,scheduled,completed,evicted,"
+       "unschedulable_attempts,cycles,preempted,batched,batch_flushes";
   for (const auto& res : r.resources) s += ",util_" + res.name;
   // Runs with several clusters: per cluster, its pending pods and utilization per resource.
   for (const auto& c : r.clusters) {
@@ -660,10 +657,9 @@ std::string FormatPrometheus(const RunResult& r) {
   }
   s += "# HELP corral_sim_pending_end_waited_seconds Pods pending at the end: time waited so far.\n"
        "# TYPE corral_sim_pending_end_waited_seconds gauge\n";
-  for (auto [stat, v] :
-       {std::pair<const char*, int64_t>{"min", r.pending_waits.waited.min()},
-        {"median", r.pending_waits.waited.Percentile(50)},
-        {"max", r.pending_waits.waited.max()}}) {
+  for (auto [stat, v] : {std::pair<const char*, int64_t>{"min", r.pending_waits.waited.min()},
+                         {"median", r.pending_waits.waited.Percentile(50)},
+                         {"max", r.pending_waits.waited.max()}}) {
     s += fmt::format("corral_sim_pending_end_waited_seconds{{stat=\"{}\"}} {}\n", stat,
                      static_cast<double>(v) / 1e9);
   }

@@ -88,7 +88,8 @@ Result<std::string> HashPath(const std::string& path) {
   if (fs::is_directory(root, ec)) {
     std::vector<std::string> files;
     for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->is_regular_file(ec)) files.push_back(it->path().lexically_relative(root).generic_string());
+      if (it->is_regular_file(ec))
+        files.push_back(it->path().lexically_relative(root).generic_string());
     }
     if (ec) return Error::Invalid(fmt::format("cannot read {:?}: {}", path, ec.message()));
     std::sort(files.begin(), files.end());
@@ -155,9 +156,9 @@ std::vector<std::string> ProvenanceLines(const Provenance& p) {
   out.push_back(Row("", "corral", p.corral_version));
   for (const auto& d : p.dispatcher) {
     out.push_back(Row("", "dispatcher",
-                      d.config_path.empty()
-                          ? d.profile
-                          : fmt::format("{} ({})", d.profile, WithHash(d.config_path, d.config_hash))));
+                      d.config_path.empty() ? d.profile
+                                            : fmt::format("{} ({})", d.profile,
+                                                          WithHash(d.config_path, d.config_hash))));
   }
   for (const auto& s : p.schedulers) {
     if (s.cluster.empty()) {
@@ -188,9 +189,10 @@ nlohmann::ordered_json ProvenanceJson(const Provenance& p) {
     j["dispatcher"] = nullptr;
   } else {
     const auto& d = p.dispatcher.front();
-    j["dispatcher"] = {{"profile", d.profile},
-                       {"config_path", d.config_path.empty() ? json(nullptr) : json(d.config_path)},
-                       {"config_hash", d.config_hash.empty() ? json(nullptr) : json(d.config_hash)}};
+    j["dispatcher"] = {
+        {"profile", d.profile},
+        {"config_path", d.config_path.empty() ? json(nullptr) : json(d.config_path)},
+        {"config_hash", d.config_hash.empty() ? json(nullptr) : json(d.config_hash)}};
   }
   json scheds = json::array();
   for (const auto& s : p.schedulers) {

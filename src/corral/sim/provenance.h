@@ -80,7 +80,7 @@ struct Provenance {
   bool builtin_scenario = false;        // the built-in default scenario (no input files)
   std::vector<InputProvenance> inputs;  // the scenario, manifests, trace CSVs or perf config
   uint64_t seed = 0;
-  bool has_seed = true;  // false for outputs that have no single seed
+  bool has_seed = true;                          // false for outputs that have no single seed
   std::vector<DispatcherProvenance> dispatcher;  // at most one; empty without a dispatcher
   std::vector<SchedulerProvenance> schedulers;   // one, or one per member cluster
 

@@ -354,18 +354,17 @@ std::string RenderHtmlReport(const RunResult& r) {
   h += Kpi("pending at end", Thousands(r.pods_pending_end),
            fmt::format("{} unschedulable", Thousands(r.pods_unschedulable_end)));
   if (r.pending_waits.count == 0) {
-    h += Kpi("latency p99",
-             r.latency.empty() ? "no pod placed" : HumanDuration(r.latency.Percentile(99)),
-             r.latency.empty() ? ""
-                               : fmt::format("p50 {}", HumanDuration(r.latency.Percentile(50))));
+    h += Kpi(
+        "latency p99",
+        r.latency.empty() ? "no pod placed" : HumanDuration(r.latency.Percentile(99)),
+        r.latency.empty() ? "" : fmt::format("p50 {}", HumanDuration(r.latency.Percentile(50))));
   } else {
     // Pods still pending count at their wait so far: the percentiles are lower bounds.
     h += Kpi("latency p99", "≥" + HumanDuration(r.latency_with_pending.Percentile(99)),
              fmt::format("with {} still pending (waited so far); bound pods: {}",
                          Thousands(r.pending_waits.count),
-                         r.latency.empty()
-                             ? std::string("no pod placed")
-                             : "p99 " + HumanDuration(r.latency.Percentile(99))));
+                         r.latency.empty() ? std::string("no pod placed")
+                                           : "p99 " + HumanDuration(r.latency.Percentile(99))));
   }
   for (size_t k = 0; k < r.resources.size(); ++k) {
     if (r.resources[k].name == "pods") continue;
