@@ -4,6 +4,7 @@
 #   expected.out stdout, byte for byte
 #   expected.rc  exit code
 #   expected.err stderr, byte for byte (only checked when the file exists)
+# The Corral version (`corral --version`) is replaced by <corral-version> in both before comparing.
 # UPDATE_GOLDEN=1 rewrites expected.* from the current binary.
 set -uo pipefail
 corral="$1"
@@ -14,6 +15,12 @@ read -r -a args < "$case_dir/cmd"
 actual_out="$(mktemp)"
 "$corral" "${args[@]}" > "$actual_out" 2> "$actual_out.err"
 rc=$?
+# Run provenance names the Corral version, which changes with every commit (git describe): the
+# goldens hold <corral-version> in its place.
+version="$("$corral" --version 2>/dev/null | sed -n 's/^corral //p')"
+if [ -n "$version" ]; then
+  V="$version" perl -pi -e 's/\Q$ENV{V}\E/<corral-version>/g' "$actual_out" "$actual_out.err"
+fi
 if [ "${UPDATE_GOLDEN:-0}" = "1" ]; then
   cp "$actual_out" "$case_dir/expected.out"
   echo "$rc" > "$case_dir/expected.rc"

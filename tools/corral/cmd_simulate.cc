@@ -2,15 +2,27 @@
 // simulator and prints the summary; writes the HTML report, JSON, CSV, Prometheus metrics and the
 // event log on request. Without inputs it runs the built-in default scenario and
 // writes corral-report.html.
+//
+// Output files are checked before the run (their directory exists and is writable; exit 2
+// otherwise) and written whole: each goes to a temporary file in its directory that is renamed over
+// the target once complete, so a reader never sees a truncated file. SIGINT and SIGTERM stop the
+// run at the next event boundary; the summary and files then describe the partial run, marked as
+// such, and the exit code is 128 + the signal's number (130, 143). A second signal ends the process
+// at once (the default action), leaving at most a temporary file behind, never a truncated output.
 
+#include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -20,6 +32,7 @@
 #include "corral/sim/default_scenario.h"
 #include "corral/sim/manifests.h"
 #include "corral/sim/output.h"
+#include "corral/sim/provenance.h"
 #include "corral/sim/report.h"
 #include "corral/sim/scenario.h"
 #include "corral/sim/trace.h"
@@ -38,9 +51,45 @@ struct SimulateFlags {
                                                cost, bind_latency, duration;
   bool no_report = false;
   bool quiet = false;
+  bool progress = false;
   bool strict = false;
   int64_t seed = -1;
 };
+
+// The signal that asked the run to stop (0: none). Set from the signal handler.
+std::atomic<int> g_stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+extern "C" void OnStopSignal(int sig) {
+  g_stop_signal.store(sig, std::memory_order_relaxed);
+}
+
+// SIGINT and SIGTERM raise g_stop_signal once; the handler resets itself, so a second signal
+// ends the process with the default action.
+void InstallStopHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = OnStopSignal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+void RestoreDefaultHandlers() {
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+std::string SignalName(int sig) {
+  switch (sig) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    default:
+      return fmt::format("signal {}", sig);
+  }
+}
 
 // A monotonic wall clock for measuring the scheduler (only the CLI reads real time).
 class SteadyClock final : public Clock {
@@ -51,56 +100,119 @@ class SteadyClock final : public Clock {
   }
 };
 
-bool WriteFile(const std::string& path, const std::string& content) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f) return false;
-  f.write(content.data(), static_cast<std::streamsize>(content.size()));
-  return static_cast<bool>(f);
+// "<dir>/.<name>.tmp-<pid>": beside the target, so that the rename stays in one file system.
+std::string TempPathFor(const std::string& path) {
+  std::filesystem::path p(path);
+  return (p.parent_path() / fmt::format(".{}.tmp-{}", p.filename().string(), getpid())).string();
+}
+
+// Opens a new temporary file for `path` (mode 0666 less the umask, as the target would get).
+std::FILE* OpenTemp(const std::string& tmp) {
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) return nullptr;
+  std::FILE* f = fdopen(fd, "wb");
+  if (f == nullptr) close(fd);
+  return f;
+}
+
+// Closes `f` and renames `tmp` over `path`; removes `tmp` on any failure.
+bool CommitTemp(std::FILE* f, const std::string& tmp, const std::string& path) {
+  bool ok = std::fflush(f) == 0 && std::ferror(f) == 0;
+  ok = std::fclose(f) == 0 && ok;
+  if (ok) ok = std::rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok) std::remove(tmp.c_str());
+  return ok;
+}
+
+// Writes `content` to `path` whole or not at all.
+bool WriteFileAtomically(const std::string& path, const std::string& content) {
+  const std::string tmp = TempPathFor(path);
+  std::FILE* f = OpenTemp(tmp);
+  if (f == nullptr) return false;
+  std::fwrite(content.data(), 1, content.size(), f);
+  return CommitTemp(f, tmp, path);
+}
+
+// An output path must name a file in an existing, writable directory. Returns the error text.
+std::string CheckOutputPath(std::string_view flag, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p(path);
+  const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  if (path.empty() || p.filename().empty())
+    return fmt::format("{}: {:?} does not name a file", flag, path);
+  if (!fs::exists(dir, ec))
+    return fmt::format("{}: directory {:?} does not exist", flag, dir.string());
+  if (!fs::is_directory(dir, ec))
+    return fmt::format("{}: {:?} is not a directory", flag, dir.string());
+  if (fs::is_directory(p, ec)) return fmt::format("{}: {:?} is a directory", flag, path);
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    return fmt::format("{}: cannot write in directory {:?}: {}", flag, dir.string(),
+                       std::strerror(errno));
+  }
+  return "";
 }
 
 bool IsCsv(const std::string& p) {
   return std::filesystem::path(p).extension() == ".csv";
 }
 
-// Progress bar on stderr, redrawn at most every 100 ms of wall time.
-class ProgressBar {
+// The progress line on stderr: virtual time reached (and the horizon when the run has one), events
+// processed, pods and wall time. No percentage: an open-ended run has no known end, and virtual
+// time does not pass at a steady wall-clock rate. On a terminal the line is redrawn in place at
+// most every 100 ms; elsewhere (--progress into a file) one line is written per second.
+class ProgressLine {
  public:
+  explicit ProgressLine(bool tty) : tty_(tty), start_(std::chrono::steady_clock::now()) {}
   void Update(const sim::Progress& p) {
     auto now = std::chrono::steady_clock::now();
-    if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
+    const auto every = tty_ ? std::chrono::milliseconds(100) : std::chrono::milliseconds(1000);
+    if (drawn_ && now - last_ < every) return;
     last_ = now;
     drawn_ = true;
-    double frac = p.end_ns > 0
-                      ? static_cast<double>(p.now_ns) / static_cast<double>(p.end_ns)
-                      : (p.ops > 0 ? static_cast<double>(p.op) / static_cast<double>(p.ops) : 0);
-    frac = std::clamp(frac, 0.0, 1.0);
-    constexpr int kWidth = 28;
-    int filled = static_cast<int>(frac * kWidth);
-    std::string bar(static_cast<size_t>(filled), '#');
-    bar += std::string(static_cast<size_t>(kWidth - filled), '.');
-    std::string when =
+    const std::string when =
         p.end_ns > 0
             ? fmt::format("{} / {}", sim::FormatClock(p.now_ns), sim::FormatClock(p.end_ns))
-            : fmt::format("{} op {}/{}", sim::FormatClock(p.now_ns), p.op, p.ops);
-    fmt::print(stderr, "\r[{}] {:3.0f}%  {}  pods {} scheduled {} pending {}\x1b[K", bar,
-               frac * 100, when, sim::Thousands(p.pods_arrived), sim::Thousands(p.pods_scheduled),
-               sim::Thousands(p.pending));
+            : fmt::format("{} (open-ended, op {}/{})", sim::FormatClock(p.now_ns), p.op, p.ops);
+    const double wall = std::chrono::duration<double>(now - start_).count();
+    fmt::print(stderr,
+               "{}virtual time {}  events {}  pods {} scheduled {} pending {}  {:.1f} s wall{}",
+               tty_ ? "\r" : "progress: ", when, sim::Thousands(static_cast<int64_t>(p.events)),
+               sim::Thousands(p.pods_arrived), sim::Thousands(p.pods_scheduled),
+               sim::Thousands(p.pending), wall, tty_ ? "\x1b[K" : "\n");
     std::fflush(stderr);
   }
   void Clear() {
-    if (drawn_) fmt::print(stderr, "\r\x1b[K");
+    if (drawn_ && tty_) fmt::print(stderr, "\r\x1b[K");
   }
 
  private:
-  std::chrono::steady_clock::time_point last_;
+  bool tty_;
+  std::chrono::steady_clock::time_point start_, last_;
   bool drawn_ = false;
 };
 
 int Run(const SimulateFlags& flags) {
+  const bool builtin = flags.inputs.empty();
+  std::string report = flags.report;
+  if (report.empty() && builtin) report = "corral-report.html";
+  if (flags.no_report) report.clear();
+  // Output paths first: a mistake there must not cost a long run.
+  for (const auto& [flag, path] :
+       {std::pair<std::string_view, const std::string&>{"--report", report},
+        {"--csv", flags.csv},
+        {"--metrics", flags.metrics},
+        {"--event-log", flags.event_log}}) {
+    if (path.empty() || (flag == "--event-log" && path == "-")) continue;
+    if (std::string err = CheckOutputPath(flag, path); !err.empty()) {
+      fmt::print(stderr, "corral simulate: {}\n", err);
+      return kExitBadInput;
+    }
+  }
+
   Interner in = api::NewInterner();
   Diagnostics diags;
   Result<sim::SimSpec> spec = Error::Invalid("no input");
-  const bool builtin = flags.inputs.empty();
   bool all_csv = !flags.inputs.empty();
   for (const auto& p : flags.inputs) all_csv = all_csv && IsCsv(p);
   if (builtin) {
@@ -144,11 +256,21 @@ int Run(const SimulateFlags& flags) {
     }
     s.duration_ns = d.count();
   }
+  // A scenario with clusters has one scheduler per cluster: a flag for "the" scheduler would
+  // apply to none of them.
+  if (!s.clusters.empty() && (!flags.feature_gates.empty() || !flags.config.empty())) {
+    fmt::print(stderr,
+               "corral simulate: {}: the scenario has clusters, which set feature gates and "
+               "configPath per cluster (clusters[].scheduler)\n",
+               flags.feature_gates.empty() ? "--config" : "--feature-gates");
+    return kExitBadInput;
+  }
   if (!flags.feature_gates.empty()) {
     if (auto st = s.gates.ParseFlag(flags.feature_gates); !st.ok()) {
       fmt::print(stderr, "corral simulate: --feature-gates: {}\n", st.error().message);
       return kExitBadInput;
     }
+    for (auto& g : sim::GateFlagItems(flags.feature_gates)) s.explicit_gates.push_back(g);
   }
   if (!flags.config.empty()) {
     s.scheduler_config_path = flags.config;
@@ -180,14 +302,27 @@ int Run(const SimulateFlags& flags) {
     }
     s.bind_latency = sim::Distribution::Fixed(d);
   }
+  // The inputs as given, with their content hashes.
+  auto inputs = sim::DescribeInputs(flags.inputs);
+  if (!inputs.ok()) {
+    fmt::print(stderr, "corral simulate: {}\n", inputs.error().message);
+    return kExitBadInput;
+  }
 
   SteadyClock wall;
   std::FILE* log_file = nullptr;
+  std::string log_tmp;
   std::unique_ptr<sim::EventLog> log;
   if (!flags.event_log.empty()) {
-    log_file = flags.event_log == "-" ? stdout : std::fopen(flags.event_log.c_str(), "wb");
+    if (flags.event_log == "-") {
+      log_file = stdout;
+    } else {
+      log_tmp = TempPathFor(flags.event_log);
+      log_file = OpenTemp(log_tmp);
+    }
     if (log_file == nullptr) {
-      fmt::print(stderr, "corral simulate: --event-log: cannot write {:?}\n", flags.event_log);
+      fmt::print(stderr, "corral simulate: --event-log: cannot write {:?}: {}\n", flags.event_log,
+                 std::strerror(errno));
       return kExitFailure;
     }
     if (flags.event_log_format == "jsonl") {
@@ -196,43 +331,60 @@ int Run(const SimulateFlags& flags) {
       log = std::make_unique<sim::FileEventLog>(log_file);
     }
   }
-  ProgressBar bar;
+  // Progress on a terminal unless --quiet, or wherever stderr goes with --progress.
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  ProgressLine bar(tty);
   app::RunRequest req;
   req.wall = &wall;
   req.log = log.get();
-  if (!flags.quiet && isatty(STDERR_FILENO) != 0)
+  req.stop = &g_stop_signal;
+  if (flags.progress || (!flags.quiet && tty))
     req.progress = [&](const sim::Progress& p) { bar.Update(p); };
+  g_stop_signal.store(0);
+  InstallStopHandlers();
   auto t0 = std::chrono::steady_clock::now();
   auto out = app::RunSimulation(s, in, diags, req);
   double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   bar.Clear();
-  if (log_file != nullptr && log_file != stdout) std::fclose(log_file);
   if (!out.ok()) {
+    RestoreDefaultHandlers();
+    if (!log_tmp.empty()) {
+      std::fclose(log_file);
+      std::remove(log_tmp.c_str());
+    }
     fmt::print(stderr, "{}\n", out.error().message);
     return out.error().code == ErrorCode::kInternal ? kExitFailure : kExitBadInput;
   }
   sim::RunResult& r = out->result;
   r.wall_seconds = wall_s;
+  const int stop_signal = g_stop_signal.load();
+  if (r.partial) r.partial_cause = SignalName(stop_signal);
+  r.provenance.command = "simulate";
+  r.provenance.builtin_scenario = builtin;
+  r.provenance.inputs = std::move(inputs).value();
 
+  int rc = r.failure.empty() ? kExitOk : kExitFailure;
+  if (!log_tmp.empty() && !CommitTemp(log_file, log_tmp, flags.event_log)) {
+    fmt::print(stderr, "corral simulate: cannot write --event-log {:?}\n", flags.event_log);
+    rc = kExitFailure;
+  }
   std::string text = flags.output == "json" ? sim::FormatJson(r) : sim::FormatSummary(r);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
 
-  int rc = r.failure.empty() ? kExitOk : kExitFailure;
   auto write = [&](const std::string& path, const std::string& content, std::string_view what) {
-    if (!WriteFile(path, content)) {
+    if (!WriteFileAtomically(path, content)) {
       fmt::print(stderr, "corral simulate: cannot write {} {:?}\n", what, path);
       rc = kExitFailure;
     }
   };
   if (!flags.csv.empty()) write(flags.csv, sim::FormatCsv(r), "--csv");
   if (!flags.metrics.empty()) write(flags.metrics, sim::FormatPrometheus(r), "--metrics");
-  std::string report = flags.report;
-  if (report.empty() && builtin) report = "corral-report.html";
-  if (!report.empty() && !flags.no_report) {
+  if (!report.empty()) {
     write(report, sim::RenderHtmlReport(r), "--report");
     if (!flags.quiet) fmt::print(stderr, "report: {}\n", report);
   }
+  RestoreDefaultHandlers();
   if (!flags.quiet) {
     double rate =
         r.scheduler_wall_seconds > 0 ? static_cast<double>(r.cycles) / r.scheduler_wall_seconds : 0;
@@ -240,6 +392,11 @@ int Run(const SimulateFlags& flags) {
         stderr,
         "simulated {} in {:.2f} s wall ({} scheduling cycles, {:.0f} cycles/s in the scheduler)\n",
         sim::HumanDuration(r.end_ns), wall_s, sim::Thousands(r.cycles), rate);
+  }
+  if (r.partial) {
+    fmt::print(stderr, "corral simulate: stopped by {} at virtual time {}; outputs are partial\n",
+               r.partial_cause, sim::FormatClock(r.end_ns));
+    return 128 + stop_signal;
   }
   return rc;
 }
@@ -286,7 +443,9 @@ Command AddSimulateCommand(CLI::App& root) {
   app->add_option("--bind-latency", flags->bind_latency,
                   "Binding latency (Go duration; default 0)");
   app->add_flag("--strict", flags->strict, "Unknown fields are errors");
-  app->add_flag("-q,--quiet", flags->quiet, "No progress bar and no wall-clock line on stderr");
+  app->add_flag("-q,--quiet", flags->quiet, "No progress line and no wall-clock line on stderr");
+  app->add_flag("--progress", flags->progress,
+                "Progress line on stderr even when it is not a terminal (virtual time, events)");
   Command cmd;
   cmd.app = app;
   cmd.run = [flags]() { return Run(*flags); };

@@ -8,6 +8,7 @@
 #include "corral/config/scheduler_config.h"
 #include "corral/plugins/registry.h"
 #include "corral/scheduler/scheduler.h"
+#include "corral/sim/provenance.h"
 #include "corral/sim/scenario.h"
 
 namespace corral::app {
@@ -51,6 +52,41 @@ Result<std::unique_ptr<scheduler::Scheduler>> BuildScheduler(
   return scheduler::Scheduler::New(interner, clock, std::move(opts), registry);
 }
 
+// What one scheduler of the run is made of: its configuration file, feature gates and the plugins
+// each profile runs at each extension point (as instantiated, so defaults and merges are resolved).
+Result<sim::SchedulerProvenance> DescribeScheduler(
+    const std::string& cluster, const std::string& config_path,
+    const std::optional<framework::SchedulerConfig>& cfg, const framework::FeatureGates& gates,
+    const std::vector<std::string>& explicit_gates, const scheduler::Scheduler& sched) {
+  sim::SchedulerProvenance p;
+  p.cluster = cluster;
+  p.config_path = config_path;
+  if (!config_path.empty()) {
+    auto h = sim::HashPath(config_path);
+    if (!h.ok()) return h.error();
+    p.config_hash = *h;
+  }
+  p.gates_explicit = explicit_gates;
+  p.gates_non_default = gates.NonDefault();
+  std::vector<std::string> names;
+  if (cfg.has_value()) {
+    for (const auto& prof : cfg->profiles) names.push_back(prof.scheduler_name);
+  }
+  if (names.empty()) names.emplace_back("default-scheduler");
+  static constexpr const char* kPoints[] = {"PreEnqueue", "QueueSort", "PreFilter", "Filter",
+                                            "PostFilter", "PreScore",  "Score",     "Reserve",
+                                            "Permit",     "PreBind",   "Bind",      "PostBind"};
+  for (const auto& name : names) {
+    const framework::Framework* fwk = sched.profile(name);
+    if (fwk == nullptr) return Error::Internal(fmt::format("profile {:?} was not built", name));
+    sim::ProfileProvenance prof;
+    prof.scheduler_name = name;
+    for (const char* point : kPoints) prof.points.push_back({point, fwk->ListPlugins(point)});
+    p.profiles.push_back(std::move(prof));
+  }
+  return p;
+}
+
 }  // namespace
 
 Result<RunOutput> RunSimulation(sim::SimSpec& spec, Interner& interner, Diagnostics& diags,
@@ -72,12 +108,17 @@ Result<RunOutput> RunSimulation(sim::SimSpec& spec, Interner& interner, Diagnost
   framework::Registry registry = plugins::NewInTreeRegistry();
   std::vector<std::unique_ptr<scheduler::Scheduler>> scheds;
   std::vector<sim::EngineMember> members;
+  std::vector<sim::SchedulerProvenance> described;
   if (spec.clusters.empty()) {
     auto s =
         BuildScheduler(spec, spec.scheduler_config, spec.gates, interner, clock, registry, req);
     if (!s.ok()) return s.error();
     scheds.push_back(std::move(s).value());
     members.push_back({scheds.back().get(), &spec.gates, &spec.objects});
+    auto d = DescribeScheduler("", spec.scheduler_config_path, spec.scheduler_config, spec.gates,
+                               spec.explicit_gates, *scheds.back());
+    if (!d.ok()) return d.error();
+    described.push_back(std::move(d).value());
   } else {
     for (const auto& c : spec.clusters) {
       auto s = BuildScheduler(spec, c.scheduler_config, c.gates, interner, clock, registry, req);
@@ -85,12 +126,17 @@ Result<RunOutput> RunSimulation(sim::SimSpec& spec, Interner& interner, Diagnost
         return Error::Invalid(fmt::format("cluster {:?}: {}", c.name, s.error().message));
       scheds.push_back(std::move(s).value());
       members.push_back({scheds.back().get(), &c.gates, &spec.objects});
+      auto d = DescribeScheduler(c.name, c.scheduler_config_path, c.scheduler_config, c.gates,
+                                 c.explicit_gates, *scheds.back());
+      if (!d.ok()) return d.error();
+      described.push_back(std::move(d).value());
     }
   }
   EngineOptions eo;
   eo.wall = req.wall;
   eo.log = req.log;
   eo.progress = req.progress;
+  eo.stop = req.stop;
   if (spec.cost.mode == CostModel::Mode::kMeasured && eo.wall == nullptr) {
     return Error::Internal("the measured scheduling cost needs a wall clock");
   }
@@ -100,16 +146,10 @@ Result<RunOutput> RunSimulation(sim::SimSpec& spec, Interner& interner, Diagnost
   RunOutput out;
   out.result = std::move(r).value();
   out.perf = engine.perf();
-  if (!spec.scheduler_config_path.empty()) {
-    out.result.notes.push_back(
-        fmt::format("scheduler configuration: {}", spec.scheduler_config_path));
-  }
-  for (const auto& c : spec.clusters) {
-    if (!c.scheduler_config_path.empty()) {
-      out.result.notes.push_back(
-          fmt::format("cluster {} scheduler configuration: {}", c.name, c.scheduler_config_path));
-    }
-  }
+  sim::Provenance& prov = out.result.provenance;
+  prov.corral_version = sim::CorralVersion();
+  prov.seed = spec.seed;
+  prov.schedulers = std::move(described);
   return out;
 }
 

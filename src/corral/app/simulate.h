@@ -4,6 +4,7 @@
 // ManualClock, and runs the sim::Engine. The simulator itself (corral/sim) never constructs a
 // scheduler: this is the one place that knows how.
 
+#include <atomic>
 #include <functional>
 
 #include "corral/core/clock.h"
@@ -20,6 +21,7 @@ struct RunRequest {
   const Clock* wall = nullptr;  // see sim::EngineOptions::wall
   sim::EventLog* log = nullptr;
   std::function<void(const sim::Progress&)> progress;
+  const std::atomic<int>* stop = nullptr;  // see sim::EngineOptions::stop
 };
 
 struct RunOutput {
@@ -27,6 +29,10 @@ struct RunOutput {
   sim::PerfWindow perf;
 };
 
+// The result's provenance holds the seed, the Corral version and each scheduler (configuration
+// path and hash, profiles with their plugins per extension point, feature gates); the caller adds
+// the inputs (sim::DescribeInputs) and the command.
+//
 // Errors: invalid scheduler configuration (diagnostics in `diags`), or input errors found
 // while running.
 Result<RunOutput> RunSimulation(sim::SimSpec& spec, Interner& interner, Diagnostics& diags,

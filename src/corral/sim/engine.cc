@@ -77,7 +77,10 @@ class Engine::Impl {
     int64_t pending = 0;
     for (const auto& m : w_.members) pending += m->pending;
     opts_.progress({w_.now, w_.spec.duration_ns, program_.pc(), w_.spec.program.size(),
-                    w_.res.pods_arrived, w_.res.pods_scheduled, pending});
+                    w_.res.pods_arrived, w_.res.pods_scheduled, pending, events_});
+  }
+  bool StopRequested() const {
+    return opts_.stop != nullptr && opts_.stop->load(std::memory_order_relaxed) != 0;
   }
 
   EngineOptions opts_;
@@ -85,10 +88,14 @@ class Engine::Impl {
   Pods pods_;
   Program program_;
   Sampler sampler_;
+  uint64_t events_ = 0;  // real events handled
 };
 
 void Engine::Impl::Handle(const Event& e) {
-  if (IsRealEvent(e.kind)) w_.RealEventDone();
+  if (IsRealEvent(e.kind)) {
+    w_.RealEventDone();
+    ++events_;
+  }
   switch (e.kind) {
     case EventKind::kArrival:
       pods_.Arrive(e.a);
@@ -165,8 +172,14 @@ Result<RunResult> Engine::Impl::Run() {
 
   uint64_t steps = 0;
   bool stalled = false;
+  bool stopped = false;
   for (;;) {
     if (!w_.error.empty()) break;
+    // A stop request ends the run between two steps: every event handled so far is complete.
+    if (StopRequested()) {
+      stopped = true;
+      break;
+    }
     for (const auto& m : w_.members) {
       if (m->busy() && m->busy_until() <= w_.now) m->Complete();
     }
@@ -221,6 +234,7 @@ Result<RunResult> Engine::Impl::Run() {
   if (opts_.progress) ReportProgress();
   RunResult r;
   sampler_.Finish(r);
+  r.partial = stopped;
   return r;
 }
 

@@ -30,6 +30,7 @@
 //
 // Not thread-safe. The spec, interner, scheduler and clock must outlive the Engine.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -70,6 +71,7 @@ struct Progress {
   int64_t end_ns = 0;  // 0 when the run has no fixed duration
   size_t op = 0, ops = 0;
   int64_t pods_arrived = 0, pods_scheduled = 0, pending = 0;
+  uint64_t events = 0;  // events processed so far (arrivals, bindings, completions, ops, ...)
 };
 
 struct EngineOptions {
@@ -79,6 +81,9 @@ struct EngineOptions {
   EventLog* log = nullptr;
   // Called every few thousand steps and once at the end.
   std::function<void(const Progress&)> progress;
+  // When set and non-zero (a signal handler stores the signal number), the run stops at the next
+  // event boundary and Run returns the result so far with RunResult::partial set.
+  const std::atomic<int>* stop = nullptr;
   int64_t collector_interval_ns = 1'000'000'000;  // scheduler_perf throughputSampleInterval
 };
 
@@ -111,8 +116,8 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // Runs to the end. Errors are input errors discovered while running (a template that fails to
-  // render). REQUIRES: called once.
+  // Runs to the end, or until EngineOptions::stop is raised (a partial result). Errors are input
+  // errors discovered while running (a template that fails to render). REQUIRES: called once.
   Result<RunResult> Run();
 
   // The scheduler_perf window (valid after Run).

@@ -153,7 +153,14 @@ void Member::EvictAll(uint32_t idx, std::string_view reason) {
     const PodSlot& pb = pods.Pod(b);
     return pa.bound_ns != pb.bound_ns ? pa.bound_ns < pb.bound_ns : a < b;
   });
-  for (uint32_t p : victims) pods.Evict(p, reason, true);
+  // An eviction can recreate pods (and restart a gang) in freed slots: only the pods that were on
+  // the node when the eviction began, in their generation of the slot, are evicted.
+  std::vector<uint32_t> gens;
+  gens.reserve(victims.size());
+  for (uint32_t p : victims) gens.push_back(pods.Pod(p).gen);
+  for (size_t i = 0; i < victims.size(); ++i) {
+    if (pods.Pod(victims[i]).gen == gens[i]) pods.Evict(victims[i], reason, true);
+  }
 }
 
 void Member::RemoveNode(uint32_t idx, std::string_view reason) {
@@ -334,6 +341,10 @@ void Member::ApplyDecision(const Decision& d, int64_t cost_ns) {
       s.terminating = true;
       ++fresh;
       ++res.pods_preempted;
+      ++res.evictions.preemption;
+      WorkloadStats& ws = pods.workload(s.workload).stats;
+      ++ws.pods_preempted;
+      ++ws.evictions.preemption;
       int64_t grace = s.pod.termination_grace_period_seconds.value_or(30) * kSecond;
       w_.Push(w_.now + grace, EventKind::kVictimGone, v, s.gen);
       if (w_.logging()) {

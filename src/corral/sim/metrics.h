@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "corral/core/interner.h"
+#include "corral/sim/provenance.h"
 
 namespace corral::sim {
 
@@ -110,6 +111,25 @@ struct Sample {
   std::array<float, kMaxTracked> util{};   // per tracked resource, 0..1
 };
 
+// Pods deleted and brought back by their workload, by cause. A pod is counted once per deletion,
+// under the first cause that took it: a preemption victim that a drain removes during its grace
+// period counts as a preemption only, and a gang member already counted as a preemption victim is
+// not counted again when its gang restarts.
+struct Evictions {
+  int64_t drain = 0;         // a drain op evicted it
+  int64_t node_failure = 0;  // its node was deleted (deleteNodes, node churn)
+  int64_t gang_restart = 0;  // another member of its gang was lost, so the gang restarted
+  int64_t preemption = 0;    // chosen as a preemption victim (counted when chosen)
+  int64_t total() const { return drain + node_failure + gang_restart + preemption; }
+};
+
+// Waits of the pods (or gangs) still waiting when the run ended: each is a censored observation,
+// known only to be at least the time waited so far.
+struct CensoredWaits {
+  int64_t count = 0;
+  LogHistogram waited;  // time waited so far, per pod or gang
+};
+
 struct WorkloadStats {
   std::string name;
   std::string kind;      // "pods", "job", "gang"
@@ -120,6 +140,11 @@ struct WorkloadStats {
   LogHistogram latency;         // arrival → bound, per pod
   LogHistogram group_wait;      // arrival → every pod of the job/gang bound
   int64_t groups_complete = 0;  // all pods bound
+  Evictions evictions;          // by cause; pods_evicted + pods_preempted == evictions.total()
+  CensoredWaits pending_waits;  // pods pending at the end, waited so far
+  LogHistogram latency_with_pending;     // latency plus pending_waits (lower bounds)
+  CensoredWaits waiting_groups;          // jobs/gangs not complete at the end, waited so far
+  LogHistogram group_wait_with_waiting;  // group_wait plus waiting_groups (lower bounds)
 };
 
 // Availability of scheduler features whose metrics a run reports.
@@ -135,6 +160,8 @@ struct ClusterResult {
   int64_t pods_scheduled = 0, pods_pending_end = 0, pods_running_end = 0;
   int64_t cycles = 0;
   LogHistogram latency;                              // arrival → bound, of this cluster's pods
+  CensoredWaits pending_waits;                       // this cluster's pods pending at the end
+  LogHistogram latency_with_pending;                 // latency plus pending_waits
   std::array<double, kMaxTracked> mean_util{};       // over the run's samples
   std::vector<int64_t> pending;                      // per sample of RunResult::samples
   std::vector<std::array<float, kMaxTracked>> util;  // per sample
@@ -198,6 +225,23 @@ struct RunResult {
 
   // Per member cluster (empty for a run of one cluster); the fields above are the fleet's totals.
   std::vector<ClusterResult> clusters;
+
+  // Honest statistics: pods and gangs still waiting at the end, as censored observations, and the
+  // latency and gang-wait distributions that include them at their wait so far (lower bounds).
+  CensoredWaits pending_waits;
+  LogHistogram latency_with_pending;
+  CensoredWaits waiting_gangs;
+  LogHistogram gang_wait_with_waiting;
+  // Evictions by cause; pods_evicted == drain + node_failure + gang_restart and pods_preempted ==
+  // preemption. The workloads' counts sum to these.
+  Evictions evictions;
+
+  // The run was stopped before its end (a signal): every figure covers virtual time up to end_ns.
+  bool partial = false;
+  std::string partial_cause;  // what stopped it: the signal's name, "SIGINT" or "SIGTERM"
+
+  // What the run was made of (provenance.h); empty when the caller did not describe it.
+  Provenance provenance;
 
   // Non-deterministic (wall clock); only for stderr and --timing.
   double wall_seconds = 0;

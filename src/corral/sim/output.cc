@@ -72,11 +72,45 @@ std::string Table(const std::vector<std::vector<std::string>>& rows, size_t inde
   return out;
 }
 
-std::string LatencyLine(const LogHistogram& h) {
-  if (h.empty()) return "—";
+std::string LatencyLine(const LogHistogram& h, std::string_view empty = "—") {
+  if (h.empty()) return std::string(empty);
   return fmt::format("p50 {}  p90 {}  p99 {}  max {}  mean {}", HumanDuration(h.Percentile(50)),
                      HumanDuration(h.Percentile(90)), HumanDuration(h.Percentile(99)),
                      HumanDuration(h.max()), HumanDuration(static_cast<int64_t>(h.mean())));
+}
+
+// Percentiles of a distribution that holds censored observations: no mean, since the
+// censored values are lower bounds.
+std::string LowerBoundLine(const LogHistogram& h) {
+  return fmt::format("p50 {}  p90 {}  p99 {}  max {}", HumanDuration(h.Percentile(50)),
+                     HumanDuration(h.Percentile(90)), HumanDuration(h.Percentile(99)),
+                     HumanDuration(h.max()));
+}
+
+// "  key            value  note": the rows of a section with censored observations.
+std::string KeyLine(std::string_view key, std::string_view value, std::string_view note = "") {
+  std::string line = fmt::format("  {:<15}{}", key, value);
+  if (!note.empty()) line += fmt::format("  {}", note);
+  return line + "\n";
+}
+
+// "<count> <what>, waited so far: ..."; `what` is the singular noun.
+std::string CensoredLine(const CensoredWaits& c, std::string_view what) {
+  return fmt::format("{} {}{}, waited so far: min {}  median {}  max {}", Thousands(c.count), what,
+                     c.count == 1 ? "" : "s", HumanDuration(c.waited.min()),
+                     HumanDuration(c.waited.Percentile(50)), HumanDuration(c.waited.max()));
+}
+
+// A workload's wait percentile over bound and still-pending pods: "≥" marks a lower bound.
+std::string WaitCell(const LogHistogram& with_pending, int64_t censored, double p) {
+  if (with_pending.empty()) return "—";
+  return (censored > 0 ? "≥" : "") + HumanDuration(with_pending.Percentile(p));
+}
+
+std::string EvictionNote(const Evictions& e) {
+  return fmt::format(
+      "drain {}, node failure {}, gang restart {}; recreated unless the workload says not",
+      Thousands(e.drain), Thousands(e.node_failure), Thousands(e.gang_restart));
 }
 
 }  // namespace
@@ -86,6 +120,12 @@ std::string FormatSummary(const RunResult& r) {
   s += fmt::format("corral simulate: {} — {} nodes (max {}), {} simulated, seed {}\n", r.name,
                    Thousands(r.nodes_end), Thousands(r.nodes_max), HumanDuration(r.end_ns), r.seed);
   if (!r.description.empty()) s += fmt::format("{}\n", r.description);
+  if (r.partial) {
+    s += fmt::format(
+        "partial: stopped by signal at virtual time {} ({}); every figure covers the run up to "
+        "then\n",
+        FormatClock(r.end_ns), r.partial_cause);
+  }
   if (!r.failure.empty()) s += fmt::format("\nFAILED: {}\n", r.failure);
 
   s += "\nPODS\n";
@@ -95,8 +135,7 @@ std::string FormatSummary(const RunResult& r) {
        fmt::format("{} scheduling cycles, {} unschedulable attempts, {} errors",
                    Thousands(r.cycles), Thousands(r.unschedulable_attempts), Thousands(r.errors))},
       {"completed", Thousands(r.pods_completed), ""},
-      {"evicted", Thousands(r.pods_evicted),
-       "drained or removed nodes; recreated unless the workload says not"},
+      {"evicted", Thousands(r.pods_evicted), EvictionNote(r.evictions)},
       {"running at end", Thousands(r.pods_running_end), ""},
       {"pending at end", Thousands(r.pods_pending_end),
        fmt::format("{} of them failed at least one attempt", Thousands(r.pods_unschedulable_end))},
@@ -117,8 +156,20 @@ std::string FormatSummary(const RunResult& r) {
   }
   s += Table(rows, 2, {false, true, true, true});
 
-  s += "\nSCHEDULING LATENCY (arrival → bound)\n";
-  s += "  " + LatencyLine(r.latency) + "\n";
+  if (r.pending_waits.count == 0) {
+    s += "\nSCHEDULING LATENCY (arrival → bound)\n";
+    s += "  " + LatencyLine(r.latency, "no pod placed") + "\n";
+  } else {
+    // Pods still pending are censored observations: they count at their wait so far.
+    s += "\nSCHEDULING LATENCY (arrival → bound; pods still pending count at their wait so far)\n";
+    s += KeyLine(
+        "all pods", LowerBoundLine(r.latency_with_pending),
+        fmt::format("({} pods; lower bounds: {} still pending)",
+                    Thousands(r.latency_with_pending.count()), Thousands(r.pending_waits.count)));
+    s += KeyLine("bound pods", LatencyLine(r.latency, "no pod placed"),
+                 r.latency.empty() ? "" : fmt::format("({} pods)", Thousands(r.latency.count())));
+    s += KeyLine("still pending", CensoredLine(r.pending_waits, "pod"));
+  }
 
   if (!r.clusters.empty()) {
     // Per member cluster; the sections above are the fleet's totals.
@@ -135,7 +186,12 @@ std::string FormatSummary(const RunResult& r) {
                                       Thousands(c.pods_pending_end),
                                       Thousands(c.cycles)};
       for (size_t k = 0; k < r.resources.size(); ++k) row.push_back(Pct(c.mean_util[k]));
-      row.push_back(LatencyLine(c.latency));
+      row.push_back(c.pending_waits.count == 0
+                        ? LatencyLine(c.latency, "no pod placed")
+                        : fmt::format("{}  (with {} still pending: p99 ≥{})",
+                                      LatencyLine(c.latency, "no pod placed"),
+                                      Thousands(c.pending_waits.count),
+                                      HumanDuration(c.latency_with_pending.Percentile(99))));
       rows.push_back(std::move(row));
     }
     std::vector<bool> right(rows[0].size(), true);
@@ -152,21 +208,37 @@ std::string FormatSummary(const RunResult& r) {
         {w.name, w.kind, Thousands(w.arrivals), Thousands(w.pods_arrived),
          Thousands(w.pods_scheduled), Thousands(w.pods_completed), Thousands(w.pods_evicted),
          Thousands(w.pods_preempted), Thousands(w.pods_pending_end),
-         w.latency.empty() ? "—" : HumanDuration(w.latency.Percentile(50)),
-         w.latency.empty() ? "—" : HumanDuration(w.latency.Percentile(99)),
-         w.kind == "pods"
-             ? ""
-             : (w.group_wait.empty() ? "—" : HumanDuration(w.group_wait.Percentile(99)))});
+         WaitCell(w.latency_with_pending, w.pending_waits.count, 50),
+         WaitCell(w.latency_with_pending, w.pending_waits.count, 99),
+         w.kind == "pods" ? "" : WaitCell(w.group_wait_with_waiting, w.waiting_groups.count, 99)});
   }
   s += Table(rows, 2, {false, false, true, true, true, true, true, true, true, true, true, true});
+  bool lower_bounds = false;
+  for (const auto& w : r.workloads)
+    lower_bounds = lower_bounds || w.pending_waits.count > 0 || w.waiting_groups.count > 0;
+  if (lower_bounds) {
+    s +=
+        "  waits count pods and groups still waiting at their wait so far; ≥ marks a lower bound\n";
+  }
 
   s += "\nGANGS (arrival → every pod bound)\n";
   if (r.gangs_arrived == 0) {
     s += "  no gang workloads\n";
   } else {
-    s += fmt::format("  arrived {}  complete {}  restarted {}  wait {}\n",
-                     Thousands(r.gangs_arrived), Thousands(r.gangs_complete),
-                     Thousands(r.gang_restarts), LatencyLine(r.gang_wait));
+    if (r.waiting_gangs.count == 0) {
+      s += fmt::format("  arrived {}  complete {}  restarted {}  wait {}\n",
+                       Thousands(r.gangs_arrived), Thousands(r.gangs_complete),
+                       Thousands(r.gang_restarts), LatencyLine(r.gang_wait, "no gang complete"));
+    } else {
+      s += fmt::format("  arrived {}  complete {}  restarted {}  still waiting {}\n",
+                       Thousands(r.gangs_arrived), Thousands(r.gangs_complete),
+                       Thousands(r.gang_restarts), Thousands(r.waiting_gangs.count));
+      s += KeyLine(
+          "all gangs", LowerBoundLine(r.gang_wait_with_waiting),
+          fmt::format("(lower bounds: {} still waiting)", Thousands(r.waiting_gangs.count)));
+      s += KeyLine("complete", LatencyLine(r.gang_wait, "no gang complete"));
+      s += KeyLine("still waiting", CensoredLine(r.waiting_gangs, "gang"));
+    }
   }
   if (!r.gang_scheduling.available) s += fmt::format("  note: {}\n", r.gang_scheduling.note);
 
@@ -191,7 +263,9 @@ std::string FormatSummary(const RunResult& r) {
 
   s += "\nTHROUGHPUT (scheduled pods per virtual second; kube's collector: 1 s samples, first "
        "skipped, idle merged)\n";
-  if (r.throughput.has_samples) {
+  if (r.pods_scheduled == 0) {
+    s += "  no pod placed\n";
+  } else if (r.throughput.has_samples) {
     s += fmt::format("  average {:.2f}  p50 {:.2f}  p90 {:.2f}  p99 {:.2f}  ({} samples)\n",
                      r.throughput.average, r.throughput.perc50, r.throughput.perc90,
                      r.throughput.perc99, r.throughput.samples);
@@ -219,6 +293,10 @@ std::string FormatSummary(const RunResult& r) {
     s += "\nNOTES\n";
     for (const auto& n : r.notes) s += "  " + n + "\n";
   }
+  if (!r.provenance.empty()) {
+    s += "\nINPUTS\n";
+    for (const auto& line : ProvenanceLines(r.provenance)) s += "  " + line + "\n";
+  }
   return s;
 }
 
@@ -239,11 +317,40 @@ json Hist(const LogHistogram& h, double scale = 1e-9) {
 double Round6(double v) {
   return std::round(v * 1e6) / 1e6;
 }
+
+// Censored observations: {count, min, p50, max} of the time waited so far, in seconds.
+json Censored(const CensoredWaits& c) {
+  if (c.count == 0) return json{{"count", 0}};
+  return json{{"count", c.count},
+              {"min", static_cast<double>(c.waited.min()) * 1e-9},
+              {"p50", static_cast<double>(c.waited.Percentile(50)) * 1e-9},
+              {"max", static_cast<double>(c.waited.max()) * 1e-9}};
+}
+
+// A histogram that includes censored observations, with their number.
+json WithCensored(const LogHistogram& h, int64_t censored) {
+  json j = Hist(h);
+  j["censored"] = censored;
+  return j;
+}
+
+json EvictionsJson(const Evictions& e) {
+  return json{{"drain", e.drain},
+              {"node_failure", e.node_failure},
+              {"gang_restart", e.gang_restart},
+              {"preemption", e.preemption},
+              {"total", e.total()}};
+}
 }  // namespace
 
 std::string FormatJson(const RunResult& r) {
   json j;
   j["version"] = "corral.dev/sim/v1";
+  j["partial"] = r.partial;
+  if (r.partial) {
+    j["partial_cause"] = r.partial_cause;
+    j["partial_at_seconds"] = static_cast<double>(r.end_ns) / 1e9;
+  }
   j["scenario"] = {{"name", r.name},
                    {"description", r.description},
                    {"source", r.source},
@@ -252,6 +359,7 @@ std::string FormatJson(const RunResult& r) {
                    {"bind_latency", r.bind_latency},
                    {"end_seconds", static_cast<double>(r.end_ns) / 1e9},
                    {"sample_interval_seconds", static_cast<double>(r.sample_interval_ns) / 1e9}};
+  if (!r.provenance.empty()) j["provenance"] = ProvenanceJson(r.provenance);
   if (!r.failure.empty()) j["failure"] = r.failure;
   j["nodes"] = {{"end", r.nodes_end}, {"max", r.nodes_max}};
   j["pods"] = {{"arrived", r.pods_arrived},
@@ -261,7 +369,8 @@ std::string FormatJson(const RunResult& r) {
                {"running_end", r.pods_running_end},
                {"pending_end", r.pods_pending_end},
                {"unschedulable_end", r.pods_unschedulable_end},
-               {"preempted", r.preemption.available ? json(r.pods_preempted) : json(nullptr)}};
+               {"preempted", r.preemption.available ? json(r.pods_preempted) : json(nullptr)},
+               {"evictions", EvictionsJson(r.evictions)}};
   j["scheduler"] = {{"cycles", r.cycles},
                     {"unschedulable_attempts", r.unschedulable_attempts},
                     {"errors", r.errors}};
@@ -274,6 +383,8 @@ std::string FormatJson(const RunResult& r) {
   }
   j["utilization"] = util;
   j["latency_seconds"] = Hist(r.latency);
+  j["latency_with_pending_seconds"] = WithCensored(r.latency_with_pending, r.pending_waits.count);
+  j["pending_wait_seconds"] = Censored(r.pending_waits);
   if (!r.clusters.empty()) {
     json clusters = json::array();
     for (const auto& c : r.clusters) {
@@ -298,16 +409,23 @@ std::string FormatJson(const RunResult& r) {
                           {"cycles", c.cycles},
                           {"utilization", std::move(cu)},
                           {"latency_seconds", Hist(c.latency)},
+                          {"latency_with_pending_seconds",
+                           WithCensored(c.latency_with_pending, c.pending_waits.count)},
+                          {"pending_wait_seconds", Censored(c.pending_waits)},
                           {"timeline", std::move(ctl)}});
     }
     j["clusters"] = std::move(clusters);
   }
-  j["gangs"] = {{"available", r.gang_scheduling.available},
-                {"note", r.gang_scheduling.note},
-                {"arrived", r.gangs_arrived},
-                {"complete", r.gangs_complete},
-                {"restarted", r.gang_restarts},
-                {"wait_seconds", Hist(r.gang_wait)}};
+  j["gangs"] = {
+      {"available", r.gang_scheduling.available},
+      {"note", r.gang_scheduling.note},
+      {"arrived", r.gangs_arrived},
+      {"complete", r.gangs_complete},
+      {"restarted", r.gang_restarts},
+      {"wait_seconds", Hist(r.gang_wait)},
+      {"waiting_end", r.waiting_gangs.count},
+      {"wait_with_waiting_seconds", WithCensored(r.gang_wait_with_waiting, r.waiting_gangs.count)},
+      {"waiting_wait_seconds", Censored(r.waiting_gangs)}};
   json waits = json::array();
   for (const auto& [arrival, wait] : r.gang_waits) {
     waits.push_back(
@@ -359,10 +477,17 @@ std::string FormatJson(const RunResult& r) {
                {"pods_evicted", w.pods_evicted},
                {"pods_preempted", w.pods_preempted},
                {"pods_pending_end", w.pods_pending_end},
-               {"latency_seconds", Hist(w.latency)}};
+               {"latency_seconds", Hist(w.latency)},
+               {"evictions", EvictionsJson(w.evictions)},
+               {"latency_with_pending_seconds",
+                WithCensored(w.latency_with_pending, w.pending_waits.count)},
+               {"pending_wait_seconds", Censored(w.pending_waits)}};
     if (w.kind != "pods") {
       wj["groups_complete"] = w.groups_complete;
       wj["group_wait_seconds"] = Hist(w.group_wait);
+      wj["groups_waiting_end"] = w.waiting_groups.count;
+      wj["group_wait_with_waiting_seconds"] =
+          WithCensored(w.group_wait_with_waiting, w.waiting_groups.count);
     }
     wls.push_back(std::move(wj));
   }
@@ -396,9 +521,18 @@ std::string FormatJson(const RunResult& r) {
 }
 
 std::string FormatCsv(const RunResult& r) {
-  std::string s =
-      "t_seconds,nodes,nodes_schedulable,pending,running,arrived,scheduled,completed,evicted,"
-      "unschedulable_attempts,cycles,preempted,batched,batch_flushes";
+  // Provenance and the partial marker first, as '#' comment lines (pandas: comment='#').
+  std::string s;
+  for (const auto& line : ProvenanceLines(r.provenance)) {
+    if (r.provenance.empty()) break;
+    s += "# " + line + "\n";
+  }
+  if (r.partial) {
+    s += fmt::format("# partial: stopped by signal at virtual time {} ({})\n",
+                     FormatClock(r.end_ns), r.partial_cause);
+  }
+  s += "t_seconds,nodes,nodes_schedulable,pending,running,arrived,scheduled,completed,evicted,"
+       "unschedulable_attempts,cycles,preempted,batched,batch_flushes";
   for (const auto& res : r.resources) s += ",util_" + res.name;
   // Runs with several clusters: per cluster, its pending pods and utilization per resource.
   for (const auto& c : r.clusters) {
@@ -461,6 +595,27 @@ void Summary(std::string& s, std::string_view name, std::string_view help, const
 
 std::string FormatPrometheus(const RunResult& r) {
   std::string s;
+  if (!r.provenance.empty()) {
+    for (const auto& line : ProvenanceLines(r.provenance)) s += "# corral input: " + line + "\n";
+    const Provenance& p = r.provenance;
+    std::string inputs;
+    for (const auto& in : p.inputs) inputs += (inputs.empty() ? "" : ",") + in.path;
+    std::string configs, hashes;
+    for (const auto& sp : p.schedulers) {
+      configs += (configs.empty() ? "" : ",") + sp.config_path;
+      hashes += (hashes.empty() ? "" : ",") + sp.config_hash;
+    }
+    s += "# HELP corral_sim_run_info What the run was made of (always 1).\n"
+         "# TYPE corral_sim_run_info gauge\n";
+    s += fmt::format(
+        "corral_sim_run_info{{corral_version=\"{}\",scenario=\"{}\",seed=\"{}\","
+        "scheduler_config=\"{}\",scheduler_config_hash=\"{}\"}} 1\n",
+        Esc(p.corral_version), Esc(p.builtin_scenario ? "built-in default" : inputs), p.seed,
+        Esc(configs), Esc(hashes));
+  }
+  s += "# HELP corral_sim_partial 1 when the run was stopped before its end (by a signal).\n"
+       "# TYPE corral_sim_partial gauge\n";
+  s += fmt::format("corral_sim_partial {}\n", r.partial ? 1 : 0);
   s += "# HELP corral_sim_pods_total Pods by lifecycle event over the run.\n# TYPE "
        "corral_sim_pods_total counter\n";
   for (auto [ev, v] : {std::pair<const char*, int64_t>{"arrived", r.pods_arrived},
@@ -492,6 +647,22 @@ std::string FormatPrometheus(const RunResult& r) {
   s += "# HELP corral_sim_virtual_seconds Virtual time simulated.\n# TYPE "
        "corral_sim_virtual_seconds gauge\n";
   s += fmt::format("corral_sim_virtual_seconds {}\n", static_cast<double>(r.end_ns) / 1e9);
+  s += "# HELP corral_sim_evictions_total Pods deleted and recreated, by cause.\n"
+       "# TYPE corral_sim_evictions_total counter\n";
+  for (auto [cause, v] : {std::pair<const char*, int64_t>{"drain", r.evictions.drain},
+                          {"node_failure", r.evictions.node_failure},
+                          {"gang_restart", r.evictions.gang_restart},
+                          {"preemption", r.evictions.preemption}}) {
+    s += fmt::format("corral_sim_evictions_total{{cause=\"{}\"}} {}\n", cause, v);
+  }
+  s += "# HELP corral_sim_pending_end_waited_seconds Pods pending at the end: time waited so far.\n"
+       "# TYPE corral_sim_pending_end_waited_seconds gauge\n";
+  for (auto [stat, v] : {std::pair<const char*, int64_t>{"min", r.pending_waits.waited.min()},
+                         {"median", r.pending_waits.waited.Percentile(50)},
+                         {"max", r.pending_waits.waited.max()}}) {
+    s += fmt::format("corral_sim_pending_end_waited_seconds{{stat=\"{}\"}} {}\n", stat,
+                     static_cast<double>(v) / 1e9);
+  }
   s += "# HELP corral_sim_preemption_victims_total Pods evicted by preemption.\n"
        "# TYPE corral_sim_preemption_victims_total counter\n";
   s += fmt::format("corral_sim_preemption_victims_total {}\n", r.pods_preempted);

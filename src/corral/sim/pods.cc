@@ -16,6 +16,14 @@ int64_t ResourceValue(const api::Quantity& q, bool milli) {
   return milli ? q.MilliValue() : q.Value();
 }
 
+// The counter of an eviction's cause. Preemption victims are counted when chosen, not here.
+int64_t* EvictionCause(Evictions& e, std::string_view reason) {
+  if (reason == "drain") return &e.drain;
+  if (reason == "gang-restart") return &e.gang_restart;
+  CORRAL_CHECK_MSG(reason == "delete" || reason == "churn", "eviction with an unknown cause");
+  return &e.node_failure;  // the node was deleted
+}
+
 }  // namespace
 
 Pods::Pods(World& w) : w_(w) {
@@ -232,6 +240,8 @@ void Pods::Evict(uint32_t slot, std::string_view reason, bool recreate) {
   Member& m = *w_.members[s.member];
   const uint32_t w = s.workload, group = s.group, tmpl = s.tmpl;
   const int64_t duration = s.duration_ns;
+  // A preemption victim in its grace period was counted when it was chosen (Member::ApplyDecision).
+  const bool counted_victim = s.terminating;
   w_.Log(recreate ? "evict" : "delete", fmt::format("{} reason={}", w_.PodKey(s.pod), reason));
   m.sched().DeletePod(&s.pod);
   if (s.state == PodState::kPending) {
@@ -248,12 +258,13 @@ void Pods::Evict(uint32_t slot, std::string_view reason, bool recreate) {
   FreePod(slot);
   m.Touch();
   RunResult& res = w_.res;
-  const bool was_victim = reason == "preempted";
-  if (recreate && !was_victim) {
-    ++res.pods_evicted;
-    ++wl_[w].stats.pods_evicted;
-  } else if (was_victim) {
-    ++wl_[w].stats.pods_preempted;
+  if (recreate) {
+    if (!counted_victim && reason != "preempted") {
+      ++res.pods_evicted;
+      ++wl_[w].stats.pods_evicted;
+      ++*EvictionCause(res.evictions, reason);
+      ++*EvictionCause(wl_[w].stats.evictions, reason);
+    }
   } else {
     ++res.pods_completed;
     ++wl_[w].stats.pods_completed;

@@ -93,6 +93,8 @@ class Pods {
     return it->second;
   }
   GroupSlot& group(uint32_t g) { return groups_[g]; }
+  // Group slots ever used: [0, groups()) covers every live group.
+  uint32_t groups() const { return static_cast<uint32_t>(groups_.size()); }
   WorkloadState& workload(uint32_t w) { return wl_[w]; }
   size_t workloads() const { return wl_.size(); }
   // The member a workload's pods go to.

@@ -25,6 +25,8 @@ main { max-width: 1180px; margin: 0 auto; padding: 28px 24px 48px; }
 header h1 { margin: 0 0 4px; font-size: 24px; letter-spacing: -0.01em; }
 header .sub { margin: 0; font-size: 16px; color: var(--fg); }
 header .meta { margin: 6px 0 0; color: var(--muted); font-size: 13px; }
+.inputs { margin: 8px 0 0; font-size: 13px; color: var(--muted); }
+.inputs pre { margin: 6px 0 0; font-size: 12px; color: var(--fg); white-space: pre-wrap; }
 .failure { margin: 14px 0 0; padding: 10px 14px; border-radius: 8px; background:#fdecec; color:#9b1c1c; }
 .kpis { display:grid; grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); gap: 12px; margin: 22px 0 8px; }
 .kpi { background: var(--card); border:1px solid var(--line); border-radius: 10px; padding: 12px 14px; }
@@ -313,6 +315,30 @@ std::string RenderHtmlReport(const RunResult& r) {
       HumanDuration(r.end_ns), Thousands(r.nodes_end), Thousands(r.nodes_max), r.seed,
       Escape(r.cost_model), Escape(r.bind_latency),
       r.source.empty() ? "" : " · " + Escape(r.source));
+  if (!r.provenance.empty()) {
+    // What the run was made of: the short form visible, every line on demand.
+    const Provenance& p = r.provenance;
+    std::string input = p.builtin_scenario ? "built-in default scenario" : "";
+    for (const auto& in : p.inputs) input += (input.empty() ? "" : ", ") + in.path;
+    std::string configs;
+    for (const auto& sp : p.schedulers) {
+      std::string c = sp.config_path.empty() ? "kube-scheduler defaults" : sp.config_path;
+      if (!sp.cluster.empty()) c = sp.cluster + ": " + c;
+      configs += (configs.empty() ? "" : "; ") + c;
+    }
+    std::string lines;
+    for (const auto& line : ProvenanceLines(p)) lines += Escape(line) + "\n";
+    h += fmt::format(
+        "<details class=\"inputs\" id=\"provenance\"><summary>Inputs: {} · scheduler "
+        "configuration {} · Corral {}</summary><pre>{}</pre></details>\n",
+        Escape(input), Escape(configs), Escape(p.corral_version), lines);
+  }
+  if (r.partial) {
+    h += fmt::format(
+        "<p class=\"failure\" id=\"partial\">Partial: stopped by signal at virtual time {} ({}); "
+        "every figure covers the run up to then.</p>\n",
+        FormatClock(r.end_ns), Escape(r.partial_cause));
+  }
   if (!r.failure.empty())
     h += fmt::format("<p class=\"failure\">Failed: {}</p>\n", Escape(r.failure));
   h += "</header>\n";
@@ -320,13 +346,26 @@ std::string RenderHtmlReport(const RunResult& r) {
   // KPIs.
   h += "<section class=\"kpis\" id=\"kpis\">\n";
   h += Kpi("pods arrived", Thousands(r.pods_arrived),
-           fmt::format("{} evicted", Thousands(r.pods_evicted)));
+           fmt::format("{} evicted (drain {}, node failure {}, gang restart {})",
+                       Thousands(r.pods_evicted), Thousands(r.evictions.drain),
+                       Thousands(r.evictions.node_failure), Thousands(r.evictions.gang_restart)));
   h += Kpi("pods scheduled", Thousands(r.pods_scheduled),
            fmt::format("{} cycles", Thousands(r.cycles)));
   h += Kpi("pending at end", Thousands(r.pods_pending_end),
            fmt::format("{} unschedulable", Thousands(r.pods_unschedulable_end)));
-  h += Kpi("latency p99", r.latency.empty() ? "—" : HumanDuration(r.latency.Percentile(99)),
-           r.latency.empty() ? "" : fmt::format("p50 {}", HumanDuration(r.latency.Percentile(50))));
+  if (r.pending_waits.count == 0) {
+    h += Kpi(
+        "latency p99",
+        r.latency.empty() ? "no pod placed" : HumanDuration(r.latency.Percentile(99)),
+        r.latency.empty() ? "" : fmt::format("p50 {}", HumanDuration(r.latency.Percentile(50))));
+  } else {
+    // Pods still pending count at their wait so far: the percentiles are lower bounds.
+    h += Kpi("latency p99", "≥" + HumanDuration(r.latency_with_pending.Percentile(99)),
+             fmt::format("with {} still pending (waited so far); bound pods: {}",
+                         Thousands(r.pending_waits.count),
+                         r.latency.empty() ? std::string("no pod placed")
+                                           : "p99 " + HumanDuration(r.latency.Percentile(99))));
+  }
   for (size_t k = 0; k < r.resources.size(); ++k) {
     if (r.resources[k].name == "pods") continue;
     h += Kpi(fmt::format("{} utilization", r.resources[k].name), Pct(r.mean_util[k]),
@@ -335,7 +374,11 @@ std::string RenderHtmlReport(const RunResult& r) {
   if (r.gangs_arrived > 0) {
     h += Kpi("gangs complete",
              fmt::format("{} / {}", Thousands(r.gangs_complete), Thousands(r.gangs_arrived)),
-             r.gang_wait.empty()
+             r.waiting_gangs.count > 0
+                 ? fmt::format("wait p90 ≥{} ({} still waiting)",
+                               HumanDuration(r.gang_wait_with_waiting.Percentile(90)),
+                               Thousands(r.waiting_gangs.count))
+             : r.gang_wait.empty()
                  ? ""
                  : fmt::format("wait p90 {}", HumanDuration(r.gang_wait.Percentile(90))));
   }

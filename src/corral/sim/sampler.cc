@@ -241,14 +241,42 @@ void Sampler::Finish(RunResult& r) {
   for (auto& [msg, n] : reasons) r.pending_reasons.emplace_back(msg, n);
   std::stable_sort(r.pending_reasons.begin(), r.pending_reasons.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  // Per-workload pending pods.
+  // Pods and groups still waiting at the end: censored observations at their wait so far.
   Pods& pods = *w_.pods;
+  std::vector<CensoredWaits> member_pending(w_.members.size());
   for (uint32_t i = 0; i < pods.slots(); ++i) {
     const PodSlot& s = pods.Pod(i);
-    if (s.state == PodState::kPending) ++pods.workload(s.workload).stats.pods_pending_end;
+    if (s.state != PodState::kPending) continue;
+    const int64_t waited = now - s.arrival_ns;
+    WorkloadStats& ws = pods.workload(s.workload).stats;
+    ++ws.pods_pending_end;
+    for (CensoredWaits* c : {&r.pending_waits, &ws.pending_waits, &member_pending[s.member]}) {
+      ++c->count;
+      c->waited.Add(waited);
+    }
   }
+  for (uint32_t g = 0; g < pods.groups(); ++g) {
+    const GroupSlot& gs = pods.group(g);
+    if (!gs.alive || gs.complete) continue;
+    const int64_t waited = now - gs.arrival_ns;
+    CensoredWaits& wg = pods.workload(gs.workload).stats.waiting_groups;
+    ++wg.count;
+    wg.waited.Add(waited);
+    if (spec.workloads[gs.workload].kind == WorkloadKind::kGang) {
+      ++r.waiting_gangs.count;
+      r.waiting_gangs.waited.Add(waited);
+    }
+  }
+  r.latency_with_pending = r.latency;
+  r.latency_with_pending.Merge(r.pending_waits.waited);
+  r.gang_wait_with_waiting = r.gang_wait;
+  r.gang_wait_with_waiting.Merge(r.waiting_gangs.waited);
   for (size_t w = 0; w < pods.workloads(); ++w) {
     WorkloadStats st = std::move(pods.workload(static_cast<uint32_t>(w)).stats);
+    st.latency_with_pending = st.latency;
+    st.latency_with_pending.Merge(st.pending_waits.waited);
+    st.group_wait_with_waiting = st.group_wait;
+    st.group_wait_with_waiting.Merge(st.waiting_groups.waited);
     st.name = spec.workloads[w].name;
     switch (spec.workloads[w].kind) {
       case WorkloadKind::kPods:
@@ -285,6 +313,9 @@ void Sampler::Finish(RunResult& r) {
     cr.pods_running_end = m.running + m.binding;
     cr.cycles = m.cycles;
     cr.latency = m.latency;
+    cr.pending_waits = std::move(member_pending[c]);
+    cr.latency_with_pending = cr.latency;
+    cr.latency_with_pending.Merge(cr.pending_waits.waited);
     cr.pending = std::move(m.sample_pending);
     cr.util = std::move(m.sample_util);
     for (size_t k = 0; k < r.resources.size() && !cr.util.empty(); ++k) {

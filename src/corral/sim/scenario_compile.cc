@@ -340,8 +340,12 @@ Result<SimSpec> Compiler::Compile() {
         Error(&v, path, fmt::format("want true or false, got {}", Decoder::Describe(v)));
         continue;
       }
-      if (auto st = spec.gates.Set(g->key(k).text(), v.bool_value()); !st.ok())
+      if (auto st = spec.gates.Set(g->key(k).text(), v.bool_value()); !st.ok()) {
         Error(&v, path, st.error().message);
+      } else {
+        spec.explicit_gates.push_back(
+            fmt::format("{}={}", g->key(k).text(), v.bool_value() ? "true" : "false"));
+      }
     }
   }
   if (!in_.scheduler.config_path.empty()) {
@@ -388,8 +392,12 @@ Result<SimSpec> Compiler::Compile() {
           Error(&v, gpath, fmt::format("want true or false, got {}", Decoder::Describe(v)));
           continue;
         }
-        if (auto st = cs.gates.Set(g->key(k).text(), v.bool_value()); !st.ok())
+        if (auto st = cs.gates.Set(g->key(k).text(), v.bool_value()); !st.ok()) {
           Error(&v, gpath, st.error().message);
+        } else {
+          cs.explicit_gates.push_back(
+              fmt::format("{}={}", g->key(k).text(), v.bool_value() ? "true" : "false"));
+        }
       }
     }
     if (!ci.scheduler.config_path.empty()) {

@@ -177,6 +177,7 @@ struct ClusterSpec {
   framework::FeatureGates gates;
   std::string scheduler_config_path;  // KubeSchedulerConfiguration file, resolved
   std::optional<framework::SchedulerConfig> scheduler_config;
+  std::vector<std::string> explicit_gates;  // "Name=true" as the input set them, in input order
 };
 
 struct SimSpec {
@@ -188,6 +189,9 @@ struct SimSpec {
   int64_t sample_interval_ns = 0;  // 0 ⇒ chosen from the duration
 
   framework::FeatureGates gates;
+  // "Name=true" for each gate the input or a flag set, in the order they were set (a gate set
+  // twice appears twice); `gates` holds the effective values.
+  std::vector<std::string> explicit_gates;
   std::string scheduler_config_path;  // KubeSchedulerConfiguration file, resolved
   std::optional<framework::SchedulerConfig>
       scheduler_config;  // decoded, when a loader was available
