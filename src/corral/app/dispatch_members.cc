@@ -111,18 +111,32 @@ Members::Members(Interner& interner)
     : interner_(interner), registry_(plugins::NewInTreeRegistry()) {}
 Members::~Members() = default;
 
+Result<MemberCluster*> Members::Add(Symbol name, std::string path, api::ObjectSet objects) {
+  if (const MemberCluster* other = Find(name)) {
+    return Error::Invalid(fmt::format("{}: member cluster {:?} is given twice (folder {})", path,
+                                      interner_.Str(name), other->path));
+  }
+  auto m = std::make_unique<MemberCluster>();
+  m->name = name;
+  m->path = std::move(path);
+  m->objects = std::move(objects);
+  auto s = scheduler::Scheduler::New(interner_, clock_, m->options, registry_);
+  if (!s.ok()) return s.error();
+  m->scheduler = std::move(s).value();
+  m->scheduler->SetClusterObjects(&m->objects);
+  for (const api::Node& n : m->objects.nodes) m->scheduler->AddNode(&n);
+  for (const api::Pod& p : m->objects.pods) {
+    if (p.IsBound()) m->scheduler->AddPod(&p);
+  }
+  members_.push_back(std::move(m));
+  return members_.back().get();
+}
+
 Result<void> Members::Load(std::span<const std::string> dirs) {
   std::string errors;
   for (const std::string& dir : dirs) {
-    auto m = std::make_unique<MemberCluster>();
     std::string base = fs::path(dir).lexically_normal().filename().string();
     if (base.empty()) base = fs::path(dir).lexically_normal().parent_path().filename().string();
-    m->name = interner_.Intern(base);
-    m->path = dir;
-    if (Find(m->name) != nullptr) {
-      return Error::Invalid(fmt::format("{}: member cluster {:?} is given twice (folder {})", dir,
-                                        base, Find(m->name)->path));
-    }
     const std::string paths[] = {dir};
     loader::LoadResult loaded = loader::LoadPaths(paths, interner_, {.strict = true});
     if (!loaded.ok()) {
@@ -132,16 +146,8 @@ Result<void> Members::Load(std::span<const std::string> dirs) {
       }
       continue;
     }
-    m->objects = std::move(loaded.objects);
-    auto s = scheduler::Scheduler::New(interner_, clock_, m->options, registry_);
-    if (!s.ok()) return s.error();
-    m->scheduler = std::move(s).value();
-    m->scheduler->SetClusterObjects(&m->objects);
-    for (const api::Node& n : m->objects.nodes) m->scheduler->AddNode(&n);
-    for (const api::Pod& p : m->objects.pods) {
-      if (p.IsBound()) m->scheduler->AddPod(&p);
-    }
-    members_.push_back(std::move(m));
+    auto added = Add(interner_.Intern(base), dir, std::move(loaded.objects));
+    if (!added.ok()) return added.error();
   }
   if (!errors.empty()) return Error::Invalid(errors);
   return {};

@@ -60,6 +60,9 @@ class Members {
   // Loads each folder as a member. Errors: the loader's diagnostics of any folder (every one), two
   // folders with one name.
   Result<void> Load(std::span<const std::string> dirs);
+  // Adds a member built from `objects` (its nodes, pods and cluster objects); `path` names it in
+  // messages. Errors: a member of that name exists, or its scheduler cannot be built.
+  Result<MemberCluster*> Add(Symbol name, std::string path, api::ObjectSet objects);
   // Attaches the members to `clusters` (computed summaries) and appends a Karmada Cluster for each
   // member no cluster names. Errors: a Cluster that gives its own summary or resource models.
   Result<void> Attach(std::vector<api::Cluster>& clusters) const;
