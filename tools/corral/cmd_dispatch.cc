@@ -1,4 +1,6 @@
-// `corral dispatch FILE|DIR... [-o table|json] [--explain NAME]... [--feature-gates G=bool,...]`
+// `corral dispatch FILE|DIR... [-o table|json|yaml] [--explain NAME]... [--estimator
+// general|accurate]
+//  [--feature-gates G=bool,...]`
 
 #include <cstdio>
 #include <memory>
@@ -19,6 +21,7 @@ struct DispatchFlags {
   std::string output = "table";
   std::vector<std::string> explain;
   std::string feature_gates;
+  std::string estimator = "general";
 };
 }  // namespace
 
@@ -31,8 +34,15 @@ Command AddDispatchCommand(CLI::App& root) {
       "why, as Karmada's scheduler and Kueue's composable MultiKueue dispatcher decide.");
   app->add_option("inputs", flags->inputs, "YAML/JSON files or directories (recursive)")
       ->required();
-  app->add_option("-o,--output", flags->output, "Output format: table or json")
-      ->check(CLI::IsMember({"table", "json"}));
+  app->add_option("-o,--output", flags->output,
+                  "Output format: table, json, or yaml (the bindings and workloads as the "
+                  "schedulers write them back)")
+      ->check(CLI::IsMember({"table", "json", "yaml"}));
+  app->add_option("--estimator", flags->estimator,
+                  "general: Karmada's general estimator over the clusters' resource summaries; "
+                  "accurate: also ask the scheduler of each member given as a folder of its nodes "
+                  "and pods")
+      ->check(CLI::IsMember({"general", "accurate"}));
   app->add_option("--explain", flags->explain,
                   "Explain this work item (NS/NAME or NAME): every cluster's filter verdict, "
                   "scores and replicas; repeatable");
@@ -47,14 +57,16 @@ Command AddDispatchCommand(CLI::App& root) {
     req.inputs = flags->inputs;
     req.explain = flags->explain;
     req.feature_gates = flags->feature_gates;
+    req.estimator = flags->estimator;
     auto out = app::RunDispatch(req);
     if (!out.ok()) {
       fmt::print(stderr, "{}\n", out.error().message);
       return out.error().code == ErrorCode::kInternal ? kExitFailure : kExitBadInput;
     }
     for (const auto& d : out->diagnostics.items()) fmt::print(stderr, "{}\n", d.ToString());
-    std::string text =
-        flags->output == "json" ? app::FormatDispatchJson(*out) : app::FormatDispatchTable(*out);
+    std::string text = flags->output == "json"   ? app::FormatDispatchJson(*out)
+                       : flags->output == "yaml" ? app::FormatDispatchYaml(*out)
+                                                 : app::FormatDispatchTable(*out);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kExitOk;
   };

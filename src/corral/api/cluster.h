@@ -18,6 +18,7 @@
 // that the loader has validated and defaulted.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -149,6 +150,19 @@ struct ReplicaRequirements {
   ResourceList resource_request;
   Symbol namespace_;
   Symbol priority_class_name;
+  // The pod template the replicas are made from, when the work item has one (a resource
+  // template's spec.template, as the manifest loader decodes a pod template: no name, no node,
+  // priority unresolved). Karmada's estimator sees only its nodeClaim; Corral's accurate estimator
+  // gives the whole pod to the member's scheduler. Null for bindings given directly.
+  std::shared_ptr<const Pod> pod_template;
+};
+
+// One pod set of a work item dispatched whole (a Kueue workload's spec.podSets[i]): `count` pods
+// made from `pod` (decoded as `pod_template` above).
+struct PodSetTemplate {
+  Symbol name;
+  int32_t count = 0;
+  std::shared_ptr<const Pod> pod;
 };
 
 // The resource template a binding refers to (apiVersion, kind, namespace, name, uid).
@@ -198,6 +212,7 @@ struct FleetWork {
   LabelSet cluster_selector;
   std::optional<KueueClusterAffinity> kueue_cluster_affinity;
   DispatchMode dispatch_mode = DispatchMode::kBestEffort;
+  std::vector<PodSetTemplate> pod_sets;  // spec.podSets, in order
 
   // ResourceBindingSpec.TargetContains.
   bool TargetContains(Symbol cluster) const;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "corral/api/well_known.h"
+#include "corral/app/dispatch_members.h"
 #include "corral/fleet/estimator.h"
 #include "corral/loader/fleet_loader.h"
 
@@ -42,8 +43,14 @@ std::string Split(const std::vector<fleet::TargetReplicas>& clusters) {
 }  // namespace
 
 Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
+  if (request.estimator != "general" && request.estimator != "accurate") {
+    return Error::Invalid(
+        fmt::format("--estimator {}: must be general or accurate", request.estimator));
+  }
   Interner in = api::NewInterner();
-  loader::FleetLoadResult loaded = loader::LoadFleetPaths(request.inputs, in);
+  auto inputs = SplitDispatchInputs(request.inputs);
+  if (!inputs.ok()) return inputs.error();
+  loader::FleetLoadResult loaded = loader::LoadFleetPaths(inputs->fleet_files, in);
   if (!loaded.ok()) {
     std::string text;
     for (const Diagnostic& d : loaded.diagnostics.items()) {
@@ -52,8 +59,18 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
     }
     return Error::Invalid(text);
   }
+  Members members(in);
+  if (auto r = members.Load(inputs->member_dirs); !r.ok()) return r.error();
+  if (auto r = members.Attach(loaded.objects.clusters); !r.ok()) return r.error();
+  if (request.estimator == "accurate" && members.size() == 0) {
+    return Error::Invalid(
+        "--estimator accurate: no member cluster is given as a folder of its nodes and pods, so "
+        "the accurate estimator has no member scheduler to ask");
+  }
   DispatchOutcome out;
   out.diagnostics = loaded.diagnostics;
+  out.members = members.size();
+  out.estimator = request.estimator;
   std::vector<api::Cluster> karmada;
   std::vector<api::Cluster> kueue;
   for (const api::Cluster& c : loaded.objects.clusters) {
@@ -78,7 +95,13 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
   auto gates = fleet::ParseFeatureGates(request.feature_gates);
   if (!gates.ok()) return Error::Invalid("--feature-gates: " + gates.error().message);
   fleet::GeneralEstimator general(in);
-  const fleet::ReplicaEstimator* estimators[] = {&general};
+  AccurateEstimator accurate(members);
+  std::vector<const fleet::ReplicaEstimator*> estimators = {&general};
+  std::vector<const fleet::WorkloadEstimator*> workload_estimators = {&general};
+  if (request.estimator == "accurate") {
+    estimators.push_back(&accurate);
+    workload_estimators.push_back(&accurate);
+  }
   // One pass is one instant: the claims' clock does not move.
   ManualClock clock;
   fleet::ClaimStore claims(clock);
@@ -100,7 +123,7 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
     }
     if (w.source_kind == api::FleetWorkSourceKind::kKueue) {
       item.karmada = false;
-      item.nomination = fleet::Nominate(w, kueue, profile, in);
+      item.nomination = fleet::Nominate(w, kueue, profile, in, workload_estimators);
     } else {
       if (!gates->PreemptionEnabled()) {
         item.binding = fleet::ScheduleBinding(w, karmada, estimators, in);
@@ -108,7 +131,10 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
         // withClaimDeductions over the general estimator, then tryPreempt on failure.
         fleet::ClaimDeductingEstimator deducting(general, claims, fleet::BindingKey(w, in),
                                                  w.priority, in);
-        const fleet::ReplicaEstimator* with_claims[] = {&deducting};
+        fleet::ClaimDeductingEstimator deducting_accurate(accurate, claims,
+                                                          fleet::BindingKey(w, in), w.priority, in);
+        std::vector<const fleet::ReplicaEstimator*> with_claims = {&deducting};
+        if (request.estimator == "accurate") with_claims.push_back(&deducting_accurate);
         item.binding = fleet::ScheduleBinding(w, karmada, with_claims, in);
         if (!item.binding.ok()) {
           item.preemption = fleet::TryPreempt(w, item.binding, karmada, estimators, karmada_works,
@@ -130,9 +156,13 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
 }
 
 std::string FormatDispatchTable(const DispatchOutcome& out) {
-  std::string s =
-      fmt::format("{} Karmada cluster(s), {} MultiKueue cluster(s), {} work item(s)\n\n",
-                  out.karmada_clusters, out.kueue_clusters, out.items.size());
+  std::string s = fmt::format("{} Karmada cluster(s), {} MultiKueue cluster(s), {} work item(s)\n",
+                              out.karmada_clusters, out.kueue_clusters, out.items.size());
+  if (out.members > 0) {
+    s += fmt::format("{} member(s) given as folders of their nodes and pods; {} estimator\n",
+                     out.members, out.estimator);
+  }
+  s += "\n";
   size_t w = 4;
   for (const DispatchItem& i : out.items) w = std::max(w, i.name.size());
   s += fmt::format("{:<{}}  {:<22}  {:>8}  {}\n", "WORK", w, "KIND", "REPLICAS", "RESULT");

@@ -34,6 +34,11 @@ struct DispatchRequest {
   std::vector<std::string> explain;  // work items to explain: "ns/name" or "name"
   // Karmada scheduler feature gates, as --feature-gates ("Name=bool,..."; fleet/preemption.h).
   std::string feature_gates;
+  // "general": Karmada's general estimator over the clusters' resource summaries. "accurate":
+  // also the accurate estimator (app/dispatch_members.h) for the clusters given as member
+  // folders, the minimum of both answers counting, as Karmada takes the minimum over its
+  // estimators; Kueue's ClusterFeasibility asks it whether the whole workload fits.
+  std::string estimator = "general";
 };
 
 struct DispatchItem {
@@ -54,11 +59,14 @@ struct DispatchOutcome {
   Diagnostics diagnostics;  // warnings of the load
   size_t karmada_clusters = 0;
   size_t kueue_clusters = 0;
+  size_t members = 0;  // clusters given as folders of their nodes and pods
+  std::string estimator = "general";
   std::string profile;  // the dispatcher profile used for Kueue items
   std::vector<DispatchItem> items;
 };
 
-// Errors: the load's diagnostics (kInvalidInput), or an --explain name that matches no work item.
+// Errors: the load's diagnostics (kInvalidInput), or an --explain name that matches no work item,
+// an unknown estimator, or --estimator accurate without a member folder.
 Result<DispatchOutcome> RunDispatch(const DispatchRequest& request);
 
 std::string FormatDispatchTable(const DispatchOutcome& out);
@@ -66,5 +74,10 @@ std::string FormatDispatchTable(const DispatchOutcome& out);
 //  "error", "preemption": {...} | "preemptionSkipped", "explain": {...}}]}; `clusters` is Karmada's
 //  ResourceBinding spec.clusters shape; `preemption` appears only with the preemption gates on.
 std::string FormatDispatchJson(const DispatchOutcome& out);
+// The work items as the schedulers write them back (dispatch_yaml.cc), one YAML document each:
+// Karmada bindings with the fields Karmada's scheduler writes (spec.clusters on success,
+// status.schedulerObservingAffinityName, the Scheduled condition with Karmada's reason and
+// message), Kueue Workloads with status.nominatedClusterNames.
+std::string FormatDispatchYaml(const DispatchOutcome& out);
 
 }  // namespace corral::app

@@ -186,4 +186,12 @@ std::vector<int32_t> CalAvailableReplicas(std::span<const ReplicaEstimator* cons
   return available;
 }
 
+std::optional<bool> GeneralEstimator::FitsWhole(const api::Cluster& cluster,
+                                                const api::FleetWork& work) const {
+  if (!cluster.resource_summary.has_value()) return std::nullopt;
+  const api::ReplicaRequirements* r =
+      work.replica_requirements.has_value() ? &*work.replica_requirements : nullptr;
+  return MaxAvailableReplicas(cluster, r) >= 1;
+}
+
 }  // namespace corral::fleet

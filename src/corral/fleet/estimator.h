@@ -25,6 +25,7 @@
 // workloads) and multi-template component sets are not implemented.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -49,7 +50,18 @@ class ReplicaEstimator {
       const api::ReplicaRequirements* requirements) const = 0;
 };
 
-class GeneralEstimator final : public ReplicaEstimator {
+// Whether a work item dispatched whole (every pod of every pod set at once, a Kueue workload) fits
+// in a cluster now: what Kueue's ClusterFeasibility filter asks (fleet/plugins/
+// cluster_feasibility).
+class WorkloadEstimator {
+ public:
+  virtual ~WorkloadEstimator() = default;
+  // nullopt when this estimator has no answer for the cluster.
+  virtual std::optional<bool> FitsWhole(const api::Cluster& cluster,
+                                        const api::FleetWork& work) const = 0;
+};
+
+class GeneralEstimator final : public ReplicaEstimator, public WorkloadEstimator {
  public:
   // `interner` must come from api::NewInterner() (well-known resource names).
   explicit GeneralEstimator(const Interner& interner,
@@ -63,6 +75,11 @@ class GeneralEstimator final : public ReplicaEstimator {
   // The estimate for one cluster (steps 1–4 above).
   int32_t MaxAvailableReplicas(const api::Cluster& cluster,
                                const api::ReplicaRequirements* requirements) const;
+
+  // The summary's answer for the whole work item as one replica (its requirements hold the sum
+  // over its pod sets): at least one replica fits. nullopt for a cluster without a summary.
+  std::optional<bool> FitsWhole(const api::Cluster& cluster,
+                                const api::FleetWork& work) const override;
 
  private:
   const Interner& interner_;

@@ -113,12 +113,20 @@ BindingSchedule Attempt(const api::FleetWork& work, std::span<const api::Cluster
     scored.push_back({feasible[k], out.clusters[feasible_index[k]].score});
   }
   GroupClustersInfo groups = GroupClusters(scored, allocatable, work, interner);
-  for (const ClusterDetail& d : groups.clusters) {
+  // out.clusters holds one verdict per input cluster, in input order.
+  auto verdict_of = [&](const ClusterDetail& d) -> ClusterVerdict* {
+    if (d.cluster != nullptr) {
+      return &out.clusters[static_cast<size_t>(d.cluster - clusters.data())];
+    }
     for (ClusterVerdict& v : out.clusters) {
-      if (v.name == d.name) {
-        v.allocatable_replicas = d.allocatable_replicas;
-        v.available_replicas = d.available_replicas;
-      }
+      if (v.name == d.name) return &v;
+    }
+    return nullptr;
+  };
+  for (const ClusterDetail& d : groups.clusters) {
+    if (ClusterVerdict* v = verdict_of(d)) {
+      v->allocatable_replicas = d.allocatable_replicas;
+      v->available_replicas = d.available_replicas;
     }
   }
   Selection selection = SelectBestClusters(work.placement, groups, work.replicas);
@@ -131,9 +139,7 @@ BindingSchedule Attempt(const api::FleetWork& work, std::span<const api::Cluster
     return out;
   }
   for (const ClusterDetail& d : selection.clusters) {
-    for (ClusterVerdict& v : out.clusters) {
-      if (v.name == d.name) v.selected = true;
-    }
+    if (ClusterVerdict* v = verdict_of(d)) v->selected = true;
   }
   DivisionRequest request;
   request.replicas = work.replicas;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "corral/fleet/plugins/capacity_score/capacity_score.h"
+#include "corral/fleet/plugins/cluster_feasibility/cluster_feasibility.h"
 #include "corral/fleet/plugins/cluster_health/cluster_health.h"
 #include "corral/fleet/plugins/kueue_cluster_affinity/kueue_cluster_affinity.h"
 #include "corral/fleet/plugins/kueue_cluster_taint/kueue_cluster_taint.h"
@@ -21,9 +23,11 @@ api::DispatcherProfile DefaultDispatcherProfile(Interner& interner) {
 }
 
 Nomination Nominate(const api::FleetWork& work, std::span<const api::Cluster> clusters,
-                    const api::DispatcherProfile& profile, const Interner& interner) {
+                    const api::DispatcherProfile& profile, const Interner& interner,
+                    std::span<const WorkloadEstimator* const> estimators) {
   Nomination out;
   const ClusterHealth health;
+  const ClusterFeasibility feasibility(estimators);
   const KueueClusterAffinity affinity;
   const KueueClusterTaints taints;
   std::map<std::string, int> histogram;
@@ -42,6 +46,8 @@ Nomination Nominate(const api::FleetWork& work, std::span<const api::Cluster> cl
         s = affinity.Filter(work, c);
       } else if (name == KueueClusterTaints::kName) {
         s = taints.Filter(work, c);
+      } else if (name == ClusterFeasibility::kName) {
+        s = feasibility.Filter(work, c);
       }
       if (s.ok()) continue;
       v.passed = false;
@@ -70,6 +76,8 @@ Nomination Nominate(const api::FleetWork& work, std::span<const api::Cluster> cl
     for (size_t i : feasible) {
       if (name == KueueClusterAffinityScore::kName) {
         raw.push_back(KueueClusterAffinityScore().Score(work, clusters[i]));
+      } else if (name == CapacityScore::kName) {
+        raw.push_back(CapacityScore().Score(work, clusters[i]));
       } else {
         raw.push_back(KueueClusterTaintScore().Score(work, clusters[i]));
       }
@@ -77,6 +85,8 @@ Nomination Nominate(const api::FleetWork& work, std::span<const api::Cluster> cl
     std::vector<int64_t> normalized = raw;
     if (name == KueueClusterAffinityScore::kName) {
       KueueClusterAffinityScore().NormalizeScore(normalized);
+    } else if (name == CapacityScore::kName) {
+      CapacityScore().NormalizeScore(normalized);
     } else {
       KueueClusterTaintScore().NormalizeScore(normalized);
     }

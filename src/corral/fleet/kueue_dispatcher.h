@@ -16,6 +16,7 @@
 
 #include "corral/api/cluster.h"
 #include "corral/core/interner.h"
+#include "corral/fleet/estimator.h"
 
 namespace corral::fleet {
 
@@ -43,9 +44,11 @@ struct Nomination {
   bool ok() const { return error.empty(); }
 };
 
-// `profile` must have passed the loader (known plugin names).
+// `profile` must have passed the loader (known plugin names). `estimators` answer the
+// ClusterFeasibility filter (fleet/plugins/cluster_feasibility).
 Nomination Nominate(const api::FleetWork& work, std::span<const api::Cluster> clusters,
-                    const api::DispatcherProfile& profile, const Interner& interner);
+                    const api::DispatcherProfile& profile, const Interner& interner,
+                    std::span<const WorkloadEstimator* const> estimators = {});
 
 // The KEP's default profile: filters ClusterHealth, ClusterAffinity, ClusterTaints; score
 // ClusterAffinityScore weight 1; top-1.

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include "corral/fleet/selection.h"
+#include "corral/pipeline/reprieve.h"
 
 #include "fmt/format.h"
 
@@ -187,15 +189,48 @@ std::vector<bool> RemoveAllThenReprieve(std::span<const VictimCandidate> ordered
   ResourceAmounts freed;  // every candidate removed
   for (const VictimCandidate& c : ordered) Add(freed, Times(c.request, c.replicas), +1);
   std::vector<bool> victim(ordered.size(), true);
-  for (size_t i = 0; i < ordered.size(); ++i) {
-    ResourceAmounts after = freed;
-    Add(after, Times(ordered[i].request, ordered[i].replicas), -1);
-    if (Covers(after, deficit)) {
-      victim[i] = false;  // reprieved: the rest still cover the deficit
-      freed = std::move(after);
-    }
-  }
+  std::vector<size_t> units(ordered.size());
+  std::iota(units.begin(), units.end(), size_t{0});
+  // No candidate violates a budget, and nothing is re-placed between the passes: the first pass
+  // visits none, the second every candidate.
+  const pipeline::Status s = pipeline::ReprieveUnits(
+      std::span<size_t>(units), pipeline::SecondPass::kNonViolators, [](size_t) { return false; },
+      [&](size_t i) {
+        ResourceAmounts after = freed;
+        Add(after, Times(ordered[i].request, ordered[i].replicas), -1);
+        if (Covers(after, deficit)) {
+          victim[i] = false;  // reprieved: the rest still cover the deficit
+          freed = std::move(after);
+        }
+        return pipeline::Status();
+      },
+      [] { return pipeline::Status(); });
+  (void)s;  // the summary-based reprieve never fails
   return victim;
+}
+
+void SortByImportance(std::vector<VictimCandidate>& candidates) {
+  // Discovery order = position in name order, so that pipeline's lone-unit order (priority, start,
+  // discovery) is MoreImportantCandidate's (priority, creation, name).
+  const size_t n = candidates.size();
+  std::vector<size_t> by_name(n);
+  std::iota(by_name.begin(), by_name.end(), size_t{0});
+  std::sort(by_name.begin(), by_name.end(),
+            [&](size_t a, size_t b) { return candidates[a].name < candidates[b].name; });
+  struct Unit {
+    pipeline::VictimRank rank;
+    size_t index = 0;
+  };
+  std::vector<Unit> units(n);
+  for (size_t k = 0; k < n; ++k) {
+    const VictimCandidate& c = candidates[by_name[k]];
+    units[by_name[k]] = {{c.priority, /*group=*/false, /*size=*/1, c.created, k}, by_name[k]};
+  }
+  pipeline::SortByImportance(std::span<Unit>(units), [](const Unit& u) { return u.rank; });
+  std::vector<VictimCandidate> sorted;
+  sorted.reserve(n);
+  for (const Unit& u : units) sorted.push_back(std::move(candidates[u.index]));
+  candidates = std::move(sorted);
 }
 
 Result<std::vector<Victim>> SelectVictims(const api::ResourceList& preemptor_request,
@@ -215,7 +250,7 @@ Result<std::vector<Victim>> SelectVictims(const api::ResourceList& preemptor_req
   if (!Covers(total, need)) {
     return Error::Invalid("candidate resources are not enough to cover deficit resources");
   }
-  std::stable_sort(candidates.begin(), candidates.end(), MoreImportantCandidate);
+  SortByImportance(candidates);
   std::vector<bool> victim = RemoveAllThenReprieve(candidates, need);
   std::vector<Victim> out;
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -298,7 +333,7 @@ PreemptionOutcome TryPreempt(const api::FleetWork& work, const BindingSchedule& 
   out.cluster_available = target.available_replicas;
   out.deficit = static_cast<int32_t>(work.replicas - target.available_replicas);
   out.victims = std::move(*victims);
-  std::stable_sort(considered.begin(), considered.end(), MoreImportantCandidate);
+  SortByImportance(considered);
   for (const VictimCandidate& c : considered) {
     if (c.replicas <= 0 || Times(c.request, c.replicas).empty()) continue;
     if (std::none_of(out.victims.begin(), out.victims.end(),

@@ -113,18 +113,18 @@ using ResourceAmounts = std::vector<std::pair<Symbol, Int128>>;
 // The victim importance order: priority descending, then creation time ascending, then name.
 bool MoreImportantCandidate(const VictimCandidate& a, const VictimCandidate& b);
 
-// "Remove all, then reprieve". REQUIRES: `ordered` sorted by MoreImportantCandidate, and the sum
-// of every candidate's request × replicas covers `deficit`. Walks the candidates most important
-// first and reprieves each whose removal from the freed pool still leaves `deficit` covered.
-// Returns, per candidate, whether it stays a victim.
-//
-// This is the shape of pipeline/reprieve.h's ReprieveUnits; to become its client: rank each
-// candidate as VictimRank{priority, group = false, size = 1, start = created, order = its index
-// after a stable sort by name}, sort with SortByImportance (equal to MoreImportantCandidate, since
-// kube's lone-pod order is priority, start, discovery order), and call ReprieveUnits(units,
-// SecondPass::kNonViolators, violates = false, reprieve = this loop's body, between = no-op).
+// "Remove all, then reprieve", on pipeline/reprieve.h's ReprieveUnits (no candidate violates a
+// budget; nothing happens between the passes). REQUIRES: `ordered` sorted by importance
+// (SortByImportance), and the sum of every candidate's request × replicas covers `deficit`.
+// Visits the candidates most important first and reprieves each whose removal from the freed pool
+// still leaves `deficit` covered. Returns, per candidate, whether it stays a victim.
 std::vector<bool> RemoveAllThenReprieve(std::span<const VictimCandidate> ordered,
                                         const ResourceAmounts& deficit);
+
+// Sorts most important first with pipeline/reprieve.h's SortByImportance: each candidate ranks as
+// a lone unit {priority, start = creation time, discovery order = its position in name order},
+// which is MoreImportantCandidate's order.
+void SortByImportance(std::vector<VictimCandidate>& candidates);
 
 // selectVictimsByReplicaCount. deficit = preemptor replicas − `cluster_available`; none → no
 // victims. The deficit in resources is the preemptor's request × deficit (positive quantities);

@@ -286,6 +286,24 @@ TEST_F(PreemptionTest, ListPreemptionVictimCandidatesCapsCandidates) {
 
 // TestSelectVictimsByReplicaCount, TestSelectVictimsByReplicaCountUsesResourceRequests, and
 // Corral's cases.
+// The victim order on pipeline/reprieve.h (SortByImportance) is MoreImportantCandidate's:
+// priority descending, creation ascending, name ascending.
+TEST_F(PreemptionTest, SortByImportanceIsMoreImportantCandidate) {
+  std::vector<VictimCandidate> candidates = {
+      Candidate("b", 1, 50, 1000, 2), Candidate("a", 1, 50, 1000, 2),
+      Candidate("c", 1, 90, 1000, 9), Candidate("d", 1, 50, 1000, 1),
+      Candidate("e", 1, 10, 1000, 0), Candidate("f", 1, 90, 1000, 3)};
+  std::vector<VictimCandidate> want = candidates;
+  std::stable_sort(want.begin(), want.end(), MoreImportantCandidate);
+  SortByImportance(candidates);
+  std::vector<std::string> got_names, want_names;
+  for (const VictimCandidate& c : candidates) got_names.push_back(c.name);
+  for (const VictimCandidate& c : want) want_names.push_back(c.name);
+  EXPECT_EQ(got_names, want_names);
+  EXPECT_EQ(got_names, (std::vector<std::string>{"default/f", "default/c", "default/d", "default/a",
+                                                 "default/b", "default/e"}));
+}
+
 TEST_F(PreemptionTest, SelectVictimsByReplicaCount) {
   struct Case {
     const char* name;

@@ -374,11 +374,12 @@ api::ResourceList TotalRequest(const std::vector<PodSetIn>& pod_sets, Interner& 
 
 // ---- ClusterDispatcherProfile -------------------------------------------------------------------
 
-constexpr std::string_view kFilterPlugins[] = {"ClusterHealth", "ClusterAffinity", "ClusterTaints"};
-constexpr std::string_view kScorePlugins[] = {"ClusterAffinityScore", "ClusterTaintScore"};
+constexpr std::string_view kFilterPlugins[] = {"ClusterHealth", "ClusterAffinity", "ClusterTaints",
+                                               "ClusterFeasibility"};
+constexpr std::string_view kScorePlugins[] = {"ClusterAffinityScore", "ClusterTaintScore",
+                                              "CapacityScore"};
 // Named by the KEP, not built yet.
-constexpr std::string_view kPendingPlugins[] = {"ClusterFeasibility", "CapacityScore",
-                                                "LocalityScore"};
+constexpr std::string_view kPendingPlugins[] = {"LocalityScore"};
 
 struct PluginRefIn {
   Symbol name;
@@ -513,6 +514,9 @@ void DecodeKueueWorkload(Decoder& d, const Node& root, api::FleetWork& out) {
   out.replica_requirements.emplace();
   out.replica_requirements->resource_request = TotalRequest(in.pod_sets, *d.interner());
   out.replica_requirements->namespace_ = out.meta.namespace_;
+  for (const PodSetIn& p : in.pod_sets) {
+    out.pod_sets.push_back({p.name, p.count, std::make_shared<const api::Pod>(p.pod.pod)});
+  }
   out.resource.api_version = d.Intern("kueue.x-k8s.io/v1beta2");
   out.resource.kind = d.Intern("Workload");
   out.resource.namespace_ = out.meta.namespace_;

@@ -250,6 +250,7 @@ void DecodeResourceTemplate(Decoder& d, const Node& root, std::string_view kind,
   }
   out.request = TemplateRequest(in.pod.pod);
   out.priority_class_name = in.pod.pod.priority_class_name;
+  out.pod = std::make_shared<const api::Pod>(in.pod.pod);
 }
 
 }  // namespace corral::loader::internal

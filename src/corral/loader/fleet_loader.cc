@@ -262,12 +262,13 @@ class FleetLoader {
     }
   }
 
-  // Cluster names are unique across Karmada and Kueue clusters; work items by namespace/name.
+  // Cluster names are unique among Karmada Clusters and among MultiKueueClusters (one member may
+  // be seen by both control planes under one name); work items by namespace/name.
   void CheckDuplicates() {
     auto& cs = result_.objects.clusters;
     for (size_t i = 0; i < cs.size(); ++i) {
       for (size_t j = 0; j < i; ++j) {
-        if (cs[i].meta.name == cs[j].meta.name) {
+        if (cs[i].meta.name == cs[j].meta.name && cs[i].source_kind == cs[j].source_kind) {
           result_.diagnostics.Error(
               std::string(in_.Str(cs[i].meta.source.file)), cs[i].meta.source.line, "metadata.name",
               fmt::format("duplicate cluster {:?}", in_.Str(cs[i].meta.name)));
@@ -348,6 +349,7 @@ class FleetLoader {
       w.replica_requirements->resource_request = t.request;
       w.replica_requirements->namespace_ = t.meta.namespace_;
       w.replica_requirements->priority_class_name = t.priority_class_name;
+      w.replica_requirements->pod_template = t.pod;
       w.placement = p->placement;
       if (!p->priority_class_name.empty()) {
         // The detector's KubePriorityClass: its value, and mapPreemptionPolicy (a PriorityClass

@@ -106,9 +106,9 @@ TEST(FleetLoaderTest, KueueErrorsAllAtOnce) {
       "improper structure: missing or superfluous commas, braces, missing keys, etc.",
       "test/testdata/fleet/bad_kueue.yaml:33: spec.topK: topK needs nominationMode: TopK",
       "test/testdata/fleet/bad_kueue.yaml:35: spec.plugins.filter[0]: filter plugin "
-      "\"ClusterFeasibility\" is not implemented yet",
+      "\"LocalityScore\" is not implemented yet",
       "test/testdata/fleet/bad_kueue.yaml:37: spec.plugins.score[0]: unknown score plugin "
-      "\"Bogus\" (want ClusterAffinityScore, ClusterTaintScore)",
+      "\"Bogus\" (want ClusterAffinityScore, ClusterTaintScore, CapacityScore)",
       "test/testdata/fleet/bad_kueue.yaml:37: spec.plugins.score: at least one score plugin must "
       "have a weight greater than 0",
       "test/testdata/fleet/bad_kueue.yaml:46: spec.taints[0].effect: unknown effect \"NoExecute\" "

@@ -185,6 +185,12 @@ class Scheduler final : public framework::Handle {
   // node now?".
   framework::Status Evaluate(const api::Pod& pod, Symbol node);
 
+  // Read-only (estimate.cc): how many of `max` copies of `pod`, which must satisfy
+  // IndependentReplicas (estimate.h), the cluster can take now. PreFilter once, Filter on every
+  // node with its nominated pods, and for each node that passes, the copies its free resources and
+  // pod slots hold (one on a node with nominated pods). Nothing in the scheduler changes.
+  int32_t EstimateIndependentReplicas(const api::Pod& pod, int32_t max);
+
   // The node `pod` is nominated to (by preemption, or from its status), or empty.
   Symbol NominatedNodeOf(const api::Pod* pod) const;
 

@@ -1,6 +1,7 @@
 #pragma once
 // Per-kind decoders of the fleet loader (corral/loader/fleet_loader.h). Internal.
 
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,7 @@ struct ResourceTemplate {
   int32_t replicas = 0;
   api::ResourceList request;
   Symbol priority_class_name;
+  std::shared_ptr<const api::Pod> pod;  // spec.template
 };
 void DecodeResourceTemplate(doc::Decoder& d, const doc::Node& root, std::string_view kind,
                             ResourceTemplate& out);
