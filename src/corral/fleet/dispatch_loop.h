@@ -24,8 +24,8 @@
 //     MultiKueueConfig order (MultiKueueIncrementalDispatcherRespectConfigOrder, on by default) or
 //     by name; each round without admission appends the next batch; earlier nominees stay.
 //   - An admitted (or BestEffort-dispatched) copy on a member that stays unreachable for
-//     workerLostTimeout is given up ("Admitting remote lost"): the copy is deleted and the item
-//     retried.
+//     workerLostTimeout is given up ("Admitting remote lost"): the copy is deleted and the
+//     item retried.
 // Karmada: one ScheduleBinding attempt per pop with the estimators given (the general estimator by
 // default; an accurate estimator plugs in as one more ReplicaEstimator). Success creates one copy
 // per selected cluster with its replicas (the previous assignment kept for steady division); the

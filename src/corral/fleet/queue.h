@@ -21,8 +21,8 @@
 // Times are nanoseconds of the caller's clock (the simulator's virtual time); the flush ticks run
 // on grids that start at 0 (wait.Until runs its function at once, then every period). Items are
 // dense ids chosen by the caller. Karmada orders equal timestamps by Go's clock, which never
-// repeats in practice; Corral breaks the tie by push order so that equal virtual times stay
-// deterministic.
+// repeats in practice; Corral breaks the tie by push order so that equal virtual times
+// stay deterministic.
 
 #include <cstdint>
 #include <functional>
