@@ -19,12 +19,15 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "corral/core/interner.h"
 
 namespace corral::sim {
+
+struct FleetResult;  // fleet_spec.h
 
 class LogHistogram {
  public:
@@ -198,6 +201,8 @@ struct RunResult {
 
   // Per member cluster (empty for a run of one cluster); the fields above are the fleet's totals.
   std::vector<ClusterResult> clusters;
+  // The fleet's dispatching (fleet_spec.h), when the run has a fleet.
+  std::shared_ptr<const FleetResult> fleet;
 
   // Non-deterministic (wall clock); only for stderr and --timing.
   double wall_seconds = 0;

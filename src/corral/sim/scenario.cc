@@ -13,6 +13,7 @@
 #include "corral/api/well_known.h"
 #include "corral/doc/decoder.h"
 #include "corral/doc/parse.h"
+#include "corral/sim/fleet_scenario.h"
 #include "corral/sim/manifests.h"
 #include "corral/sim/object_set.h"
 #include "corral/sim/virtual_time.h"
@@ -128,6 +129,7 @@ struct WorkloadIn {
   const Node* tmpl = nullptr;
   std::string cluster;  // the member cluster it runs in (scenarios with clusters)
   const Node* cluster_node = nullptr;
+  FleetWorkloadIn fleet;  // a workload that arrives at the fleet (fleet_scenario.h)
 };
 
 struct OpIn {
@@ -170,6 +172,7 @@ struct ScenarioIn {
   std::vector<ClusterIn> clusters;
   const Node* clusters_node = nullptr;
   const Node* top_pools_node = nullptr;  // the top-level nodePools, when given
+  FleetIn fleet;                         // fleet_scenario.h
 };
 
 bool ReadDurationNs(Decoder& d, const Node& n, int64_t& out) {
@@ -377,6 +380,7 @@ const doc::Field<WorkloadIn> kWorkloadFields[] = {
        o.cluster_node = &n;
        d.ReadString(n, o.cluster);
      }},
+    {"fleet", [](Decoder& d, const Node& n, WorkloadIn& o) { DecodeFleetWorkload(d, n, o.fleet); }},
 };
 
 const doc::Field<OpIn> kOpFields[] = {
@@ -566,6 +570,7 @@ const doc::Field<ScenarioIn> kScenarioFields[] = {
          if (item.is_map() && o.clusters.back().name.empty()) d.Required(item, "name");
        });
      }},
+    {"fleet", [](Decoder& d, const Node& n, ScenarioIn& o) { DecodeFleet(d, n, o.fleet); }},
     {"workloads",
      [](Decoder& d, const Node& n, ScenarioIn& o) {
        d.ForEachItem(n, [&](const Node& item) {
@@ -1075,9 +1080,10 @@ Result<SimSpec> Compiler::Compile() {
     wk.recreate_on_evict = w.recreate;
     if (!in_.clusters.empty()) {
       if (w.cluster_node == nullptr) {
-        Error(w.self, path,
-              "missing required field \"cluster\" (a scenario with clusters places every "
-              "workload in one of them)");
+        if (in_.fleet.self == nullptr)  // else it arrives at the fleet (CompileFleet)
+          Error(w.self, path,
+                "missing required field \"cluster\" (a scenario with clusters places every "
+                "workload in one of them)");
       } else if (auto it = cluster_idx.find(w.cluster); it == cluster_idx.end()) {
         Error(w.cluster_node, path + ".cluster",
               fmt::format("unknown cluster {:?} (declared: {})", w.cluster, cluster_names));
@@ -1105,6 +1111,17 @@ Result<SimSpec> Compiler::Compile() {
     }
     spec.workloads.push_back(std::move(wk));
   }
+
+  std::vector<FleetWorkloadRef> fleet_refs;
+  for (size_t i = 0; i < in_.workloads.size(); ++i) {
+    const WorkloadIn& w = in_.workloads[i];
+    fleet_refs.push_back(
+        {w.self, fmt::format("workloads[{}]", i), &w.fleet, w.cluster_node != nullptr});
+  }
+  spec.fleet = CompileFleet(in_.fleet, fleet_refs, spec, interner_,
+                            [&](const Node* at, std::string path, std::string msg) {
+                              Error(at, std::move(path), std::move(msg));
+                            });
 
   // Program: pool creation, then workload starts and user ops merged by time.
   for (size_t i = 0; i < in_.pools.size(); ++i) {
