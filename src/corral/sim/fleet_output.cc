@@ -1,10 +1,12 @@
 #include "corral/sim/fleet_output.h"
 
+#include <cmath>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "corral/sim/output.h"
+#include "corral/sim/svg.h"
 
 namespace corral::sim {
 
@@ -27,7 +29,70 @@ double Mean(const std::vector<int64_t>& v) {
   return sum / static_cast<double>(v.size());
 }
 
+std::string Html(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string FleetReportSection(const FleetResult& f, const std::vector<double>& x) {
+  auto series = [&](const char* name, const char* color, const std::vector<int64_t>& v) {
+    svg::Series s{name, color, {}, false};
+    for (size_t i = 0; i < x.size(); ++i)
+      s.y.push_back(i < v.size() ? static_cast<double>(v[i]) : std::nan(""));
+    return s;
+  };
+  std::string h = fmt::format(
+      "<section class=\"card\" id=\"fleet\"><h2>Fleet dispatching</h2><p class=\"cap\">{}, "
+      "{}; cluster status every {}. {} work items, {} placed, {} retries; dispatch latency p50 "
+      "{}.</p>\n",
+      Html(f.scheduler), Html(f.dispatcher), HumanDuration(f.refresh_interval_ns), f.items,
+      f.placed, f.retries,
+      f.dispatch_latency_ns.empty() ? std::string("—")
+                                    : HumanDuration(Percentile(f.dispatch_latency_ns, 50)));
+  h += svg::LineChart(x,
+                      {series("nominations", "#4e79a7", f.sample_nominations),
+                       series("retries", "#e15759", f.sample_retries),
+                       series("queued items", "#76b7b2", f.sample_queued)},
+                      {.width = 900, .height = 240, .y_label = "work items", .id = "chart-fleet"});
+  h += "<table id=\"table-fleet-items\"><thead><tr><th>item</th><th>phase</th><th>clusters</th>"
+       "<th>wait</th><th>attempts</th><th>retries</th><th style=\"text-align:left\">why not the "
+       "other clusters (last attempt)</th></tr></thead><tbody>\n";
+  for (const FleetItemResult& it : f.items_detail) {
+    std::string why;
+    for (const auto& [cluster, reason] : it.why_not)
+      why += fmt::format("{}<b>{}</b>: {}", why.empty() ? "" : "<br>", Html(cluster), Html(reason));
+    if (!it.last_error.empty())
+      why += fmt::format("{}last: {}", why.empty() ? "" : "<br>", Html(it.last_error));
+    h += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td style=\"text-align:left\">{}</td></tr>\n",
+        Html(it.name), Html(it.phase), Html(it.clusters),
+        it.placed_ns >= 0 ? HumanDuration(it.placed_ns - it.arrival_ns) : std::string("—"),
+        it.attempts, it.retries, why);
+  }
+  h += "</tbody></table></section>\n";
+  return h;
+}
 
 std::string FormatFleetSummary(const FleetResult& f) {
   std::string s = fmt::format("\nFLEET ({}, {}; cluster status every {})\n", f.scheduler,
