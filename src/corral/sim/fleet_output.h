@@ -17,8 +17,8 @@ std::string FormatFleetSummary(const FleetResult& f);
 nlohmann::ordered_json FleetJson(const FleetResult& f);
 std::string FormatFleetPrometheus(const FleetResult& f);
 // The HTML report's fleet panel: <section id="fleet"> with nominations, retries and queued items
-// over time (`x`: the samples' times in seconds) and the work-item table with "why not" per
-// cluster.
+// over time (`x`: the samples' times in seconds) and the work-item table with "why not"
+// per cluster.
 std::string FleetReportSection(const FleetResult& f, const std::vector<double>& x);
 
 }  // namespace corral::sim
