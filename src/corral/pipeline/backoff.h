@@ -19,8 +19,10 @@ inline Duration BackoffDuration(int32_t count, Duration initial, Duration max, d
     cap = std::chrono::duration_cast<Duration>(
         std::chrono::duration<double, std::nano>(static_cast<double>(cap.count()) * scale));
   }
+  // Doubling stops at the cap before it could overflow (Karmada's calculateBackoffDuration
+  // checks d > max − d for the same reason).
   Duration d = initial;
-  for (int32_t i = 1; i < count && d < cap; ++i) d *= 2;
+  for (int32_t i = 1; i < count && d < cap; ++i) d = d > cap - d ? cap : d * 2;
   return std::min(d, cap);
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "corral/sim/fleet_lane.h"
 #include "corral/sim/member.h"
 #include "corral/sim/pods.h"
 #include "corral/sim/program.h"
@@ -29,6 +30,8 @@ bool IsRealEvent(EventKind k) {
     case EventKind::kCollectorTick:
     case EventKind::kRetryTick:
     case EventKind::kPermitTimer:
+    case EventKind::kFleetTimer:
+    case EventKind::kFleetRefresh:
       return false;
     default:
       return true;
@@ -66,6 +69,10 @@ class Engine::Impl {
       w_.members.push_back(std::make_unique<Member>(w_, static_cast<uint16_t>(i), *members[i].sched,
                                                     *members[i].gates, *members[i].objects));
     }
+    if (spec.fleet != nullptr) {
+      fleet_ = std::make_unique<FleetLane>(w_, *spec.fleet);
+      w_.fleet = fleet_.get();
+    }
   }
 
   Result<RunResult> Run();
@@ -89,6 +96,7 @@ class Engine::Impl {
   Program program_;
   Sampler sampler_;
   uint64_t events_ = 0;  // real events handled
+  std::unique_ptr<FleetLane> fleet_;
 };
 
 void Engine::Impl::Handle(const Event& e) {
@@ -152,6 +160,15 @@ void Engine::Impl::Handle(const Event& e) {
     case EventKind::kPermitTimer:
       w_.members[e.lane]->OnPermitTimer();
       break;
+    case EventKind::kFleetTimer:
+      fleet_->OnTimer(e.a);
+      break;
+    case EventKind::kFleetRefresh:
+      fleet_->OnRefresh();
+      break;
+    case EventKind::kFleetOutage:
+      fleet_->OnOutage(e.a, e.b != 0);
+      break;
   }
 }
 
@@ -168,6 +185,7 @@ Result<RunResult> Engine::Impl::Run() {
   for (const auto& m : w_.members)
     w_.Push(kFlushIntervalNs, EventKind::kFlushTick, 0, 0, m->index());
   w_.Push(0, EventKind::kSampleTick);
+  if (fleet_) fleet_->Start();
   program_.Advance();
 
   uint64_t steps = 0;
@@ -189,6 +207,9 @@ Result<RunResult> Engine::Impl::Run() {
     if (program_.due()) program_.Advance();
     if (opts_.progress && (++steps & 4095) == 0) ReportProgress();
     bool stepped = false;
+    // The fleet's dispatcher runs before the members, so that the copies it creates now are
+    // scheduled now.
+    if (fleet_ && fleet_->ready()) fleet_->Step();
     int64_t busy_until = kForeverNs;
     for (const auto& m : w_.members) {
       if (m->ready()) {
@@ -203,6 +224,7 @@ Result<RunResult> Engine::Impl::Run() {
       continue;
     }
     for (const auto& m : w_.members) m->ArmPermitTimer();
+    if (fleet_) fleet_->ArmTimer();
     sampler_.SampleIfDue();
     // Nothing to do now: end, or advance to the next event.
     if (spec.duration_ns == 0) {
@@ -235,6 +257,7 @@ Result<RunResult> Engine::Impl::Run() {
   RunResult r;
   sampler_.Finish(r);
   r.partial = stopped;
+  if (fleet_) r.fleet = fleet_->Finish();
   return r;
 }
 

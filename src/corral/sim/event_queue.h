@@ -22,12 +22,15 @@ enum class EventKind : uint8_t {
   kFlushTick,      // lane: Scheduler::FlushUnschedulableLeftover, every 30 s
   kSampleTick,     // time-series sample
   kCollectorTick,  // scheduler_perf throughput collector sample
-  kRetryTick,    // lane: wake the scheduler after it found nothing it could do (errors in backoff)
-  kOpWake,       // the program's current op waited for a time
-  kChurnTick,    // a = churn index
-  kDeleteTick,   // a = deleter index: next pod deletion of a rate-limited deletePods op
-  kVictimGone,   // a = pod slot, b = generation: a preemption victim's grace period is over
-  kPermitTimer,  // lane: the scheduler's earliest Permit deadline (gangs waiting for their quorum)
+  kRetryTick,     // lane: wake the scheduler after it found nothing it could do (errors in backoff)
+  kOpWake,        // the program's current op waited for a time
+  kChurnTick,     // a = churn index
+  kDeleteTick,    // a = deleter index: next pod deletion of a rate-limited deletePods op
+  kVictimGone,    // a = pod slot, b = generation: a preemption victim's grace period is over
+  kPermitTimer,   // lane: the scheduler's earliest Permit deadline (gangs waiting for their quorum)
+  kFleetTimer,    // a = generation: the fleet dispatcher's next timer (queue flushes, timeouts)
+  kFleetRefresh,  // the cluster status refresh that the fleet dispatcher sees
+  kFleetOutage,   // a = outage index, b = 1 when the member goes down, 0 when it comes back
 };
 
 struct Event {

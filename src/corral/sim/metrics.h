@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@
 #include "corral/sim/provenance.h"
 
 namespace corral::sim {
+
+struct FleetResult;  // fleet_spec.h
 
 class LogHistogram {
  public:
@@ -225,6 +228,8 @@ struct RunResult {
 
   // Per member cluster (empty for a run of one cluster); the fields above are the fleet's totals.
   std::vector<ClusterResult> clusters;
+  // The fleet's dispatching (fleet_spec.h), when the run has a fleet.
+  std::shared_ptr<const FleetResult> fleet;
 
   // Honest statistics: pods and gangs still waiting at the end, as censored observations, and the
   // latency and gang-wait distributions that include them at their wait so far (lower bounds).

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "corral/sim/fleet_output.h"
+
 namespace corral::sim {
 
 std::string Thousands(int64_t v) {
@@ -199,6 +201,7 @@ std::string FormatSummary(const RunResult& r) {
     right.back() = false;
     s += Table(rows, 2, right);
   }
+  if (r.fleet != nullptr) s += FormatFleetSummary(*r.fleet);
 
   s += "\nWORKLOADS\n";
   rows = {{"name", "kind", "arrivals", "pods", "scheduled", "completed", "evicted", "preempted",
@@ -516,6 +519,7 @@ std::string FormatJson(const RunResult& r) {
                   {"utilization", std::move(u)}});
   }
   j["timeline"] = std::move(tl);
+  if (r.fleet != nullptr) j["fleet"] = FleetJson(*r.fleet);
   j["notes"] = r.notes;
   return j.dump(2) + "\n";
 }
@@ -639,6 +643,7 @@ std::string FormatPrometheus(const RunResult& r) {
     s += fmt::format("corral_sim_pods{{cluster=\"{}\",state=\"pending\"}} {}\n", Esc(c.name),
                      c.pods_pending_end);
   }
+  if (r.fleet != nullptr) s += FormatFleetPrometheus(*r.fleet);
   s += "# HELP corral_sim_nodes Nodes at the end of the run.\n# TYPE corral_sim_nodes gauge\n";
   s += fmt::format("corral_sim_nodes {}\n", r.nodes_end);
   for (const auto& c : r.clusters) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "corral/sim/fleet_lane.h"
 #include "corral/sim/member.h"
 #include "corral/sim/sampler.h"
 
@@ -70,7 +71,7 @@ uint32_t Pods::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, int64_t 
   Interner& in = w_.in;
   const PodTemplate& tmpl = spec.pod_templates[tmpl_idx];
   WorkloadState& ws = wl_[w];
-  Member& m = *w_.members[MemberOf(w)];
+  Member& m = *w_.members[group != kNone ? MemberOfGroup(group) : MemberOf(w)];
   const api::Pod* src = &tmpl.pod;
   if (tmpl.render) {
     auto r = tmpl.render(ws.pods_created, ws.target_pods);
@@ -205,6 +206,7 @@ void Pods::StartRunning(uint32_t slot) {
         w_.Log("gang-ready", fmt::format("{}/{} size={} wait={}", w_.in.Str(s.pod.meta.namespace_),
                                          w_.in.Str(g.name), g.size, FormatGoDuration(gwait)));
       }
+      if (g.fleet_work != kNone && w_.fleet != nullptr) w_.fleet->OnGroupComplete(s.group);
     }
   }
   if (s.duration_ns != kForeverNs) {
@@ -258,7 +260,9 @@ void Pods::Evict(uint32_t slot, std::string_view reason, bool recreate) {
   FreePod(slot);
   m.Touch();
   RunResult& res = w_.res;
-  if (recreate) {
+  if (reason == "withdrawn") {
+    // A fleet copy taken back by its dispatcher: neither evicted nor completed.
+  } else if (recreate) {
     if (!counted_victim && reason != "preempted") {
       ++res.pods_evicted;
       ++wl_[w].stats.pods_evicted;
@@ -268,6 +272,12 @@ void Pods::Evict(uint32_t slot, std::string_view reason, bool recreate) {
   } else {
     ++res.pods_completed;
     ++wl_[w].stats.pods_completed;
+  }
+  // A fleet copy's eviction goes back to its dispatcher, which may withdraw the copy and retry the
+  // work elsewhere (MultiKueue) or leave the member to recreate its pods (Karmada).
+  if (recreate && group != kNone && groups_[group].fleet_work != kNone && w_.fleet != nullptr &&
+      w_.fleet->OnGroupEvicted(group)) {
+    return;
   }
   if (recreate && w_.spec.workloads[w].recreate_on_evict) {
     CreatePod(w, group, tmpl, duration, Symbol{}, /*recreated=*/true);
@@ -303,8 +313,46 @@ void Pods::FreeGroup(uint32_t group) {
   if (!g.alive) return;
   g.alive = false;
   if (w_.spec.workloads[g.workload].kind == WorkloadKind::kGang)
-    w_.members[MemberOf(g.workload)]->RemovePodGroup(g.name);
+    w_.members[MemberOfGroup(group)]->RemovePodGroup(g.name);
   free_groups_.push_back(group);
+  if (g.fleet_work != kNone && w_.fleet != nullptr) {
+    g.fleet_work = kNone;
+    w_.fleet->OnGroupFinished(group);
+  }
+}
+
+uint32_t Pods::CreateFleetGroup(uint32_t w, uint16_t member, int32_t size, int64_t duration_ns,
+                                uint32_t fleet_work, Symbol name) {
+  const Workload& wk = w_.spec.workloads[w];
+  const uint32_t group = NewGroup(w, size);
+  groups_[group].member = member;
+  groups_[group].name = name;
+  if (wk.kind == WorkloadKind::kGang) {
+    ++w_.res.gangs_arrived;
+    const api::Pod& t = w_.spec.pod_templates[wk.tmpl].pod;
+    api::PodGroup pg;
+    pg.meta.name = groups_[group].name;
+    pg.meta.namespace_ = t.meta.namespace_;
+    pg.policy.kind = api::PodGroupPolicyKind::kGang;
+    pg.policy.min_count = size;
+    pg.priority_class_name = t.priority_class_name;
+    if (!t.priority_class_name.empty()) pg.priority = t.priority;
+    w_.members[member]->AddPodGroup(std::move(pg));
+  }
+  for (int32_t k = 0; k < size && w_.error.empty(); ++k)
+    CreatePod(w, group, wk.tmpl, duration_ns, Symbol{});
+  // Set last, so that a copy that cannot even be created does not call back.
+  groups_[group].fleet_work = fleet_work;
+  return group;
+}
+
+void Pods::WithdrawGroup(uint32_t group) {
+  GroupSlot& g = groups_[group];
+  if (!g.alive) return;
+  g.fleet_work = kNone;
+  const std::vector<uint32_t> pods = g.members;
+  for (uint32_t p : pods) Evict(p, "withdrawn", false);
+  FreeGroup(group);
 }
 
 // A new group (job, gang) of workload `w` arriving now. A gang's PodGroup object (current Workload
@@ -376,6 +424,11 @@ void Pods::Arrive(uint32_t w) {
   auto one = [&](int64_t duration, uint32_t tmpl, Symbol name) {
     ++ws.arrivals;
     ++ws.stats.arrivals;
+    if (wk.fleet_work != kNone) {
+      // Work for the fleet: one work item, its copies' pods running one sampled duration.
+      w_.fleet->Arrive(w, duration != -1 ? duration : wk.duration.SampleNs(ws.rng));
+      return;
+    }
     uint32_t group = kNone;
     const int32_t n = std::max(1, wk.pods_per_arrival);
     if (wk.kind != WorkloadKind::kPods) {

@@ -59,6 +59,10 @@ struct GroupSlot {
   int64_t arrival_ns = 0;
   Symbol name;
   std::vector<uint32_t> members;  // live pod slots
+  // A copy of a fleet work item: the member it was created on (UINT16_MAX: the workload's) and
+  // the work item (kNone: not a copy).
+  uint16_t member = UINT16_MAX;
+  uint32_t fleet_work = kNone;
   bool complete = false;
   bool ever_complete = false;
   bool alive = false;
@@ -115,6 +119,13 @@ class Pods {
   // Arrivals of workload `w`: all due now, then the next one on the agenda.
   void Arrive(uint32_t w);
   void ScheduleNextArrival(uint32_t w);
+  // A copy of fleet work item `fleet_work` of workload `w`: `size` pods on member `member`, each
+  // running `duration_ns` once bound (a gang's PodGroup first, for a Gang workload), the group
+  // named `name` (its pods `name`-k). Returns the group.
+  uint32_t CreateFleetGroup(uint32_t w, uint16_t member, int32_t size, int64_t duration_ns,
+                            uint32_t fleet_work, Symbol name);
+  // Deletes a copy's pods without recreating them or reporting them to the fleet.
+  void WithdrawGroup(uint32_t group);
   // Pods of `cls` created from now on get `value` (scheduler_perf updatePriority).
   void SetPriority(Symbol cls, int32_t value) { priority_override_[cls] = value; }
 
@@ -123,6 +134,10 @@ class Pods {
   void FreePod(uint32_t i);
   void FreeGroup(uint32_t group);
   uint32_t NewGroup(uint32_t w, int32_t size);
+  uint16_t MemberOfGroup(uint32_t group) const {
+    const GroupSlot& g = groups_[group];
+    return g.member != UINT16_MAX ? g.member : MemberOf(g.workload);
+  }
 
   static constexpr int kChunkBits = 10;
   static constexpr uint32_t kChunkSize = 1U << kChunkBits;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "corral/sim/fleet_output.h"
 #include "corral/sim/output.h"
 #include "corral/sim/svg.h"
 
@@ -437,6 +438,7 @@ std::string RenderHtmlReport(const RunResult& r) {
   }
   // Member clusters (runs with several): a fleet-total panel, then one panel per cluster.
   if (!r.clusters.empty()) h += ClusterSection(r, x);
+  if (r.fleet != nullptr) h += FleetReportSection(*r.fleet, x);
   // Activity.
   {
     svg::Series arrivals{"arrivals", "#76b7b2", {}, false};

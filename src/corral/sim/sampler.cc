@@ -7,6 +7,7 @@
 
 #include "corral/api/well_known.h"
 #include "corral/scheduler/batch.h"
+#include "corral/sim/fleet_lane.h"
 #include "corral/sim/member.h"
 #include "corral/sim/pods.h"
 
@@ -139,6 +140,7 @@ void Sampler::TakeSample() {
                     : 0.0F;
   }
   res.samples.push_back(s);
+  if (w_.fleet != nullptr) w_.fleet->Sample();
   if (!w_.spec.clusters.empty()) {
     for (const auto& m : w_.members) {
       m->sample_pending.push_back(static_cast<int64_t>(m->sched().NumPendingPods()));

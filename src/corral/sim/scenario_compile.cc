@@ -496,9 +496,10 @@ Result<SimSpec> Compiler::Compile() {
     wk.recreate_on_evict = w.recreate;
     if (!in_.clusters.empty()) {
       if (w.cluster_node == nullptr) {
-        Error(w.self, path,
-              "missing required field \"cluster\" (a scenario with clusters places every "
-              "workload in one of them)");
+        if (in_.fleet.self == nullptr)  // else it arrives at the fleet (CompileFleet)
+          Error(w.self, path,
+                "missing required field \"cluster\" (a scenario with clusters places every "
+                "workload in one of them)");
       } else if (auto it = cluster_idx.find(w.cluster); it == cluster_idx.end()) {
         Error(w.cluster_node, path + ".cluster",
               fmt::format("unknown cluster {:?} (declared: {})", w.cluster, cluster_names));
@@ -526,6 +527,17 @@ Result<SimSpec> Compiler::Compile() {
     }
     spec.workloads.push_back(std::move(wk));
   }
+
+  std::vector<FleetWorkloadRef> fleet_refs;
+  for (size_t i = 0; i < in_.workloads.size(); ++i) {
+    const WorkloadIn& w = in_.workloads[i];
+    fleet_refs.push_back(
+        {w.self, fmt::format("workloads[{}]", i), &w.fleet, w.cluster_node != nullptr});
+  }
+  spec.fleet = CompileFleet(in_.fleet, fleet_refs, spec, interner_,
+                            [&](const Node* at, std::string path, std::string msg) {
+                              Error(at, std::move(path), std::move(msg));
+                            });
 
   // Program: pool creation, then workload starts and user ops merged by time.
   for (size_t i = 0; i < in_.pools.size(); ++i) {

@@ -284,6 +284,7 @@ const doc::Field<WorkloadIn> kWorkloadFields[] = {
        o.cluster_node = &n;
        d.ReadString(n, o.cluster);
      }},
+    {"fleet", [](Decoder& d, const Node& n, WorkloadIn& o) { DecodeFleetWorkload(d, n, o.fleet); }},
 };
 
 const doc::Field<OpIn> kOpFields[] = {
@@ -473,6 +474,7 @@ const doc::Field<ScenarioIn> kScenarioFields[] = {
          if (item.is_map() && o.clusters.back().name.empty()) d.Required(item, "name");
        });
      }},
+    {"fleet", [](Decoder& d, const Node& n, ScenarioIn& o) { DecodeFleet(d, n, o.fleet); }},
     {"workloads",
      [](Decoder& d, const Node& n, ScenarioIn& o) {
        d.ForEachItem(n, [&](const Node& item) {

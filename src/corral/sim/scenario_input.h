@@ -15,6 +15,7 @@
 #include "corral/core/result.h"
 #include "corral/doc/decoder.h"
 #include "corral/doc/node.h"
+#include "corral/sim/fleet_scenario.h"
 #include "corral/sim/scenario.h"
 #include "corral/sim/spec.h"
 
@@ -81,6 +82,7 @@ struct WorkloadIn {
   const Node* tmpl = nullptr;
   std::string cluster;  // the member cluster it runs in (scenarios with clusters)
   const Node* cluster_node = nullptr;
+  FleetWorkloadIn fleet;  // a workload that arrives at the fleet (fleet_scenario.h)
 };
 
 struct OpIn {
@@ -123,6 +125,7 @@ struct ScenarioIn {
   std::vector<ClusterIn> clusters;
   const Node* clusters_node = nullptr;
   const Node* top_pools_node = nullptr;  // the top-level nodePools, when given
+  FleetIn fleet;                         // fleet_scenario.h
 };
 
 // Decodes the scenario document `root` (a map) into `in`; every problem goes to the decoder's

@@ -40,6 +40,8 @@ namespace corral::sim {
 
 inline constexpr uint32_t kNone = UINT32_MAX;
 
+struct FleetSpec;  // fleet_spec.h
+
 // A label set on each node of a pool by index `i` (0-based within the pool's lifetime).
 struct LabelRule {
   enum class Mode : uint8_t {
@@ -111,6 +113,8 @@ struct Workload {
   bool wait = false;              // the starting op blocks until all its pods are bound
   std::string group;              // barrier/deletePods grouping key (namespace), informational
   uint32_t cluster = 0;           // index into SimSpec::clusters (0: the only cluster)
+  // Arrives at the fleet (SimSpec::fleet) as one work item per arrival instead of in `cluster`.
+  uint32_t fleet_work = kNone;  // index into FleetSpec::works
 };
 
 struct ChurnSpec {
@@ -216,6 +220,8 @@ struct SimSpec {
   // per entry, each with its own scheduler; the scheduler settings above then apply to none
   // of them.
   std::vector<ClusterSpec> clusters;
+  // The fleet in front of the clusters (a scenario's `fleet:`), or none.
+  std::shared_ptr<const FleetSpec> fleet;
 };
 
 }  // namespace corral::sim

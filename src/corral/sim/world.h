@@ -30,6 +30,7 @@
 
 namespace corral::sim {
 
+class FleetLane;
 class Member;
 class Pods;
 class Program;
@@ -71,6 +72,7 @@ struct World {
   Pods* pods = nullptr;
   Program* program = nullptr;
   Sampler* sampler = nullptr;
+  FleetLane* fleet = nullptr;  // the fleet in front of the members, when the spec has one
   std::vector<std::unique_ptr<Member>> members;
 
   void Push(int64_t t, EventKind k, uint32_t a = 0, uint32_t b = 0, uint16_t lane = 0) {

@@ -1,0 +1,92 @@
+#pragma once
+// FleetLane: the fleet's dispatcher inside a simulation — a fleet::DispatchLoop driven on the
+// shared virtual clock, whose copies are groups of pods created on the members.
+//
+// Contract:
+//  (1) Work arrives from the fleet workloads (Workload::fleet_work), one item per arrival, and
+//      waits in the fleet queue. Step() runs every attempt due at `now` before the members step
+//      (dispatching is instantaneous); its copies are created at once on the chosen members.
+//  (2) A copy is admitted when all its pods are bound (a Kueue workload is admitted whole; a Gang
+//      copy binds all-or-nothing). An eviction of a copy's pod (drain, node removal, preemption)
+//      goes to the dispatcher; MultiKueue withdraws the copy and retries the work, Karmada leaves
+//      the member to recreate its pods. A copy whose pods all completed finishes its item once
+//      every copy of the item has.
+//  (3) The dispatcher sees the members only through the status refresh (every refresh interval,
+//      Karmada's cluster status controller): each member's allocatable and allocated totals of the
+//      tracked resources become its ResourceSummary, so the general estimator is as stale as in
+//      production. Outages make a member unreachable (fleet::DispatchLoop::SetReachable) for their
+//      duration; the member itself keeps running.
+//  (4) The estimators are the general estimator; an accurate estimator (a member's own scheduler)
+//      plugs in as one more fleet::ReplicaEstimator in `estimators_` (see the constructor).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "corral/fleet/dispatch_loop.h"
+#include "corral/fleet/estimator.h"
+#include "corral/sim/fleet_spec.h"
+#include "corral/sim/world.h"
+
+namespace corral::sim {
+
+class FleetLane final : public fleet::DispatchActions {
+ public:
+  FleetLane(World& w, const FleetSpec& spec);
+  ~FleetLane() override;
+
+  // ---- from the pods ----
+  // An arrival of fleet workload `workload`; its copies' pods run `duration_ns` once bound.
+  void Arrive(uint32_t workload, int64_t duration_ns);
+  void OnGroupComplete(uint32_t group);
+  // True when the dispatcher took the eviction (the copy is withdrawn; the pod is not recreated).
+  bool OnGroupEvicted(uint32_t group);
+  void OnGroupFinished(uint32_t group);
+
+  // ---- from the engine ----
+  // Pushes the first status refresh and the outages. REQUIRES: called once, at time 0.
+  void Start();
+  bool ready() const { return loop_->HasActive(); }
+  void Step();
+  void OnTimer(uint32_t generation);
+  void OnRefresh();
+  void OnOutage(uint32_t outage, bool down);
+  // Puts the loop's next timer on the agenda (after anything that may have changed it).
+  void ArmTimer();
+  // Takes a time-series sample (with the sampler's).
+  void Sample();
+  std::shared_ptr<const FleetResult> Finish() const;
+
+  // ---- fleet::DispatchActions ----
+  void CreateCopy(uint32_t work, uint32_t cluster, int32_t replicas) override;
+  void DeleteCopy(uint32_t work, uint32_t cluster) override;
+  void Record(const fleet::DispatchRecord& record) override;
+
+ private:
+  struct ItemInfo {
+    uint32_t workload = 0;
+    int64_t duration_ns = 0;
+    std::string name;
+    int32_t live_copies = 0;  // groups still alive
+  };
+  std::vector<api::Cluster> Snapshot() const;
+  std::string ClusterName(uint32_t c) const { return w_.spec.clusters[c].name; }
+
+  World& w_;
+  const FleetSpec& spec_;
+  std::vector<std::unique_ptr<fleet::ReplicaEstimator>> owned_estimators_;
+  std::unique_ptr<fleet::DispatchLoop> loop_;
+  std::vector<ItemInfo> info_;
+  // (work, cluster) ↔ group of pods.
+  absl::flat_hash_map<uint64_t, uint32_t> group_of_;
+  absl::flat_hash_map<uint32_t, std::pair<uint32_t, uint32_t>> copy_of_;
+  int64_t timer_at_ = -1;
+  uint32_t timer_gen_ = 0;
+  FleetResult res_;
+};
+
+}  // namespace corral::sim

@@ -1,0 +1,213 @@
+#include "corral/sim/fleet_output.h"
+
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "corral/sim/output.h"
+#include "corral/sim/svg.h"
+
+namespace corral::sim {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// Nearest-rank percentile of sorted values.
+int64_t Percentile(const std::vector<int64_t>& sorted, int p) {
+  if (sorted.empty()) return 0;
+  size_t rank = (sorted.size() * static_cast<size_t>(p) + 99) / 100;
+  if (rank == 0) rank = 1;
+  return sorted[rank - 1];
+}
+
+double Mean(const std::vector<int64_t>& v) {
+  if (v.empty()) return 0;
+  double sum = 0;
+  for (int64_t x : v) sum += static_cast<double>(x);
+  return sum / static_cast<double>(v.size());
+}
+
+std::string Html(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FleetReportSection(const FleetResult& f, const std::vector<double>& x) {
+  auto series = [&](const char* name, const char* color, const std::vector<int64_t>& v) {
+    svg::Series s{name, color, {}, false};
+    for (size_t i = 0; i < x.size(); ++i)
+      s.y.push_back(i < v.size() ? static_cast<double>(v[i]) : std::nan(""));
+    return s;
+  };
+  std::string h = fmt::format(
+      "<section class=\"card\" id=\"fleet\"><h2>Fleet dispatching</h2><p class=\"cap\">{}, "
+      "{}; cluster status every {}. {} work items, {} placed, {} retries; dispatch latency p50 "
+      "{}.</p>\n",
+      Html(f.scheduler), Html(f.dispatcher), HumanDuration(f.refresh_interval_ns), f.items,
+      f.placed, f.retries,
+      f.dispatch_latency_ns.empty() ? std::string("—")
+                                    : HumanDuration(Percentile(f.dispatch_latency_ns, 50)));
+  h += svg::LineChart(x,
+                      {series("nominations", "#4e79a7", f.sample_nominations),
+                       series("retries", "#e15759", f.sample_retries),
+                       series("queued items", "#76b7b2", f.sample_queued)},
+                      {.width = 900, .height = 240, .y_label = "work items", .id = "chart-fleet"});
+  h += "<table id=\"table-fleet-items\"><thead><tr><th>item</th><th>phase</th><th>clusters</th>"
+       "<th>wait</th><th>attempts</th><th>retries</th><th style=\"text-align:left\">why not the "
+       "other clusters (last attempt)</th></tr></thead><tbody>\n";
+  for (const FleetItemResult& it : f.items_detail) {
+    std::string why;
+    for (const auto& [cluster, reason] : it.why_not)
+      why += fmt::format("{}<b>{}</b>: {}", why.empty() ? "" : "<br>", Html(cluster), Html(reason));
+    if (!it.last_error.empty())
+      why += fmt::format("{}last: {}", why.empty() ? "" : "<br>", Html(it.last_error));
+    h += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td style=\"text-align:left\">{}</td></tr>\n",
+        Html(it.name), Html(it.phase), Html(it.clusters),
+        it.placed_ns >= 0 ? HumanDuration(it.placed_ns - it.arrival_ns) : std::string("—"),
+        it.attempts, it.retries, why);
+  }
+  h += "</tbody></table></section>\n";
+  return h;
+}
+
+std::string FormatFleetSummary(const FleetResult& f) {
+  std::string s = fmt::format("\nFLEET ({}, {}; cluster status every {})\n", f.scheduler,
+                              f.dispatcher, HumanDuration(f.refresh_interval_ns));
+  s += fmt::format(
+      "  work items {}  placed {}  finished {}  queued at end {}  waiting for admission at end "
+      "{}\n",
+      Thousands(f.items), Thousands(f.placed), Thousands(f.finished), Thousands(f.queued_end),
+      Thousands(f.pending_end));
+  s += fmt::format(
+      "  attempts {}  nominations {}  copies {} (withdrawn {})  retries {}  unschedulable {}\n",
+      Thousands(f.attempts), Thousands(f.nominations), Thousands(f.copies_created),
+      Thousands(f.copies_withdrawn), Thousands(f.retries), Thousands(f.unschedulable));
+  const auto& l = f.dispatch_latency_ns;
+  if (l.empty()) {
+    s += "  dispatch latency (arrival → placed): no item placed\n";
+  } else {
+    s += fmt::format(
+        "  dispatch latency (arrival → placed): p50 {}  p90 {}  p99 {}  max {}  mean {}\n",
+        HumanDuration(Percentile(l, 50)), HumanDuration(Percentile(l, 90)),
+        HumanDuration(Percentile(l, 99)), HumanDuration(l.back()),
+        HumanDuration(static_cast<int64_t>(Mean(l))));
+  }
+  if (f.items_detail.empty()) return s;
+  s += fmt::format("\nWORK ITEMS ({}; why not the other clusters, at the last attempt)\n",
+                   f.items_detail.size() < static_cast<size_t>(f.items)
+                       ? fmt::format("the first {}", f.items_detail.size())
+                       : std::string("all"));
+  for (const FleetItemResult& it : f.items_detail) {
+    s += fmt::format("  {}  {}  arrived {}  {}", it.name, it.phase, HumanDuration(it.arrival_ns),
+                     it.placed_ns >= 0 ? fmt::format("placed after {}",
+                                                     HumanDuration(it.placed_ns - it.arrival_ns))
+                                       : std::string("never placed"));
+    if (!it.clusters.empty()) s += "  on " + it.clusters;
+    s += fmt::format("  attempts {}  retries {}\n", it.attempts, it.retries);
+    if (!it.last_error.empty()) s += fmt::format("      last: {}\n", it.last_error);
+    for (const auto& [cluster, why] : it.why_not) s += fmt::format("      {}: {}\n", cluster, why);
+  }
+  return s;
+}
+
+json FleetJson(const FleetResult& f) {
+  const auto& l = f.dispatch_latency_ns;
+  json lat = {{"count", l.size()}};
+  if (!l.empty()) {
+    lat["p50"] = static_cast<double>(Percentile(l, 50)) * 1e-9;
+    lat["p90"] = static_cast<double>(Percentile(l, 90)) * 1e-9;
+    lat["p99"] = static_cast<double>(Percentile(l, 99)) * 1e-9;
+    lat["max"] = static_cast<double>(l.back()) * 1e-9;
+    lat["mean"] = Mean(l) * 1e-9;
+  }
+  json items = json::array();
+  for (const FleetItemResult& it : f.items_detail) {
+    json why = json::object();
+    for (const auto& [cluster, reason] : it.why_not) why[cluster] = reason;
+    items.push_back(
+        {{"name", it.name},
+         {"workload", it.workload},
+         {"phase", it.phase},
+         {"arrival_seconds", static_cast<double>(it.arrival_ns) * 1e-9},
+         {"placed_seconds",
+          it.placed_ns >= 0 ? json(static_cast<double>(it.placed_ns) * 1e-9) : json(nullptr)},
+         {"clusters", it.clusters},
+         {"attempts", it.attempts},
+         {"nominations", it.nominations},
+         {"retries", it.retries},
+         {"last_error", it.last_error},
+         {"why_not", std::move(why)}});
+  }
+  return json{{"scheduler", f.scheduler},
+              {"dispatcher", f.dispatcher},
+              {"refresh_interval_seconds", static_cast<double>(f.refresh_interval_ns) * 1e-9},
+              {"items", f.items},
+              {"placed", f.placed},
+              {"finished", f.finished},
+              {"queued_end", f.queued_end},
+              {"pending_end", f.pending_end},
+              {"attempts", f.attempts},
+              {"nominations", f.nominations},
+              {"copies_created", f.copies_created},
+              {"copies_withdrawn", f.copies_withdrawn},
+              {"retries", f.retries},
+              {"unschedulable", f.unschedulable},
+              {"dispatch_latency_seconds", std::move(lat)},
+              {"timeline",
+               {{"nominations", f.sample_nominations},
+                {"retries", f.sample_retries},
+                {"queued", f.sample_queued}}},
+              {"work_items", std::move(items)}};
+}
+
+std::string FormatFleetPrometheus(const FleetResult& f) {
+  std::string s;
+  s += "# HELP corral_sim_fleet_events_total Fleet dispatching events over the run.\n# TYPE "
+       "corral_sim_fleet_events_total counter\n";
+  for (auto [ev, v] : {std::pair<const char*, int64_t>{"arrived", f.items},
+                       {"attempt", f.attempts},
+                       {"nomination", f.nominations},
+                       {"copy", f.copies_created},
+                       {"withdrawn", f.copies_withdrawn},
+                       {"retry", f.retries},
+                       {"unschedulable", f.unschedulable},
+                       {"placed", f.placed},
+                       {"finished", f.finished}}) {
+    s += fmt::format("corral_sim_fleet_events_total{{event=\"{}\"}} {}\n", ev, v);
+  }
+  s += "# HELP corral_sim_fleet_dispatch_latency_seconds Arrival to placement of work items.\n"
+       "# TYPE corral_sim_fleet_dispatch_latency_seconds summary\n";
+  for (int q : {50, 90, 99}) {
+    s += fmt::format("corral_sim_fleet_dispatch_latency_seconds{{quantile=\"0.{}\"}} {}\n", q,
+                     static_cast<double>(Percentile(f.dispatch_latency_ns, q)) * 1e-9);
+  }
+  s += fmt::format("corral_sim_fleet_dispatch_latency_seconds_count {}\n",
+                   f.dispatch_latency_ns.size());
+  return s;
+}
+
+}  // namespace corral::sim

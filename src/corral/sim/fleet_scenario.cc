@@ -1,0 +1,417 @@
+#include "corral/sim/fleet_scenario.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "corral/fleet/kueue_dispatcher.h"
+#include "corral/loader/internal/decode.h"
+#include "corral/loader/internal/decode_fleet.h"
+#include "corral/sim/virtual_time.h"
+
+namespace corral::sim {
+
+namespace {
+
+using doc::Decoder;
+using doc::Node;
+
+// A positive duration within the virtual clock's range.
+void ReadPositiveDuration(Decoder& d, const Node& n, int64_t& out) {
+  Duration v{};
+  if (!d.ReadDuration(n, v)) return;
+  if (v.count() <= 0) {
+    d.Error(n, "must be positive");
+  } else if (v.count() > kMaxVirtualNs) {
+    d.Error(n, VirtualRangeError(n.text()));
+  } else {
+    out = v.count();
+  }
+}
+
+const doc::EnumName<api::DispatchMode> kModes[] = {
+    {"BestEffort", api::DispatchMode::kBestEffort},
+    {"MustBeAdmitted", api::DispatchMode::kMustBeAdmitted}};
+
+const doc::Field<FleetMemberIn> kMemberFields[] = {
+    {"name",
+     [](Decoder& d, const Node& n, FleetMemberIn& o) {
+       o.name_node = &n;
+       d.ReadString(n, o.name);
+     }},
+    {"labels",
+     [](Decoder& d, const Node& n, FleetMemberIn& o) {
+       std::vector<std::pair<Symbol, Symbol>> kv;
+       if (d.ReadSymbolMap(n, kv)) o.cluster.meta.labels = api::LabelSet(std::move(kv));
+     }},
+    {"provider",
+     [](Decoder& d, const Node& n, FleetMemberIn& o) { d.ReadSymbol(n, o.cluster.provider); }},
+    {"region",
+     [](Decoder& d, const Node& n, FleetMemberIn& o) { d.ReadSymbol(n, o.cluster.region); }},
+    {"zone", [](Decoder& d, const Node& n, FleetMemberIn& o) { d.ReadSymbol(n, o.cluster.zone); }},
+    {"zones",
+     [](Decoder& d, const Node& n, FleetMemberIn& o) { d.ReadSymbolList(n, o.cluster.zones); }},
+    {"taints",
+     [](Decoder& d, const Node& n, FleetMemberIn& o) {
+       d.ForEachItem(n, [&](const Node& item) {
+         api::Taint t;
+         loader::internal::DecodeTaint(d, item, t);
+         o.cluster.taints.push_back(std::move(t));
+       });
+     }},
+};
+
+const doc::Field<FleetOutageIn> kOutageFields[] = {
+    {"cluster",
+     [](Decoder& d, const Node& n, FleetOutageIn& o) {
+       o.cluster_node = &n;
+       d.ReadString(n, o.cluster);
+     }},
+    {"at",
+     [](Decoder& d, const Node& n, FleetOutageIn& o) {
+       Duration v{};
+       if (!d.ReadDuration(n, v)) return;
+       if (v.count() < 0 || v.count() > kMaxVirtualNs) {
+         d.Error(n, v.count() < 0 ? "must not be negative" : VirtualRangeError(n.text()));
+         return;
+       }
+       o.at_ns = v.count();
+     }},
+    {"duration", [](Decoder& d, const Node& n,
+                    FleetOutageIn& o) { ReadPositiveDuration(d, n, o.duration_ns); }},
+};
+
+const doc::Field<FleetIn> kFleetFields[] = {
+    {"scheduler",
+     [](Decoder& d, const Node& n, FleetIn& o) {
+       static const doc::EnumName<fleet::FleetKind> kKinds[] = {
+           {"karmada", fleet::FleetKind::kKarmada}, {"kueue", fleet::FleetKind::kKueue}};
+       o.kind_set = d.ReadEnum(n, kKinds, "fleet scheduler", o.kind);
+     }},
+    {"dispatcher",
+     [](Decoder& d, const Node& n, FleetIn& o) {
+       static const doc::EnumName<fleet::KueueDispatcherKind> kDispatchers[] = {
+           {"composable", fleet::KueueDispatcherKind::kComposable},
+           {"allAtOnce", fleet::KueueDispatcherKind::kAllAtOnce},
+           {"incremental", fleet::KueueDispatcherKind::kIncremental}};
+       o.dispatcher_node = &n;
+       d.ReadEnum(n, kDispatchers, "dispatcher", o.dispatcher);
+     }},
+    {"nomination",
+     [](Decoder& d, const Node& n, FleetIn& o) {
+       static const doc::EnumName<api::NominationMode> kNominations[] = {
+           {"Top1", api::NominationMode::kTop1}, {"TopK", api::NominationMode::kTopK}};
+       o.nomination_node = &n;
+       d.ReadEnum(n, kNominations, "nomination mode", o.nomination);
+     }},
+    {"topK", [](Decoder& d, const Node& n, FleetIn& o) { d.ReadInt32(n, o.top_k, 1, 10); }},
+    {"dispatchMode", [](Decoder& d, const Node& n,
+                        FleetIn& o) { d.ReadEnum(n, kModes, "dispatch mode", o.dispatch_mode); }},
+    {"workerLostTimeout", [](Decoder& d, const Node& n,
+                             FleetIn& o) { ReadPositiveDuration(d, n, o.worker_lost_timeout_ns); }},
+    {"refreshInterval", [](Decoder& d, const Node& n,
+                           FleetIn& o) { ReadPositiveDuration(d, n, o.refresh_interval_ns); }},
+    {"roundTimeout",
+     [](Decoder& d, const Node& n, FleetIn& o) { ReadPositiveDuration(d, n, o.round_timeout_ns); }},
+    {"stepSize",
+     [](Decoder& d, const Node& n, FleetIn& o) {
+       o.step_node = &n;
+       d.ReadInt32(n, o.step_size, 1, 1000);
+     }},
+    {"configOrder",
+     [](Decoder& d, const Node& n, FleetIn& o) {
+       o.config_order_node = &n;
+       d.ForEachItem(n, [&](const Node& item) {
+         std::string s;
+         if (d.ReadString(item, s)) o.config_order.push_back({s, &item});
+       });
+     }},
+    {"estimator",
+     [](Decoder& d, const Node& n, FleetIn&) {
+       std::string_view s;
+       if (!d.ReadString(n, s)) return;
+       if (s == "accurate") {
+         d.Error(n, "the accurate estimator is not available in corral simulate yet (use general)");
+       } else if (s != "general") {
+         d.Error(n, fmt::format("unknown estimator {:?} (want general)", s));
+       }
+     }},
+    {"members",
+     [](Decoder& d, const Node& n, FleetIn& o) {
+       d.ForEachItem(n, [&](const Node& item) {
+         FleetMemberIn m;
+         m.self = &item;
+         d.Struct(item, m, kMemberFields);
+         if (item.is_map() && m.name.empty()) d.Required(item, "name");
+         o.members.push_back(std::move(m));
+       });
+     }},
+    {"outages",
+     [](Decoder& d, const Node& n, FleetIn& o) {
+       d.ForEachItem(n, [&](const Node& item) {
+         FleetOutageIn out;
+         out.self = &item;
+         auto seen = d.Struct(item, out, kOutageFields);
+         if (item.is_map()) {
+           if (!seen.has("cluster")) d.Required(item, "cluster");
+           if (!seen.has("at")) d.Required(item, "at");
+         }
+         o.outages.push_back(std::move(out));
+       });
+     }},
+};
+
+const doc::Field<FleetWorkloadIn> kFleetWorkloadFields[] = {
+    {"priority", [](Decoder& d, const Node& n,
+                    FleetWorkloadIn& o) { d.ReadInt32(n, o.priority, -2147483648, 1000000000); }},
+    {"replicas",
+     [](Decoder& d, const Node& n, FleetWorkloadIn& o) {
+       o.replicas_node = &n;
+       d.ReadInt32(n, o.replicas, 1, 100000);
+     }},
+    {"dispatchMode",
+     [](Decoder& d, const Node& n, FleetWorkloadIn& o) {
+       api::DispatchMode m{};
+       if (d.ReadEnum(n, kModes, "dispatch mode", m)) o.dispatch_mode = m;
+     }},
+    {"clusterSelector",
+     [](Decoder& d, const Node& n, FleetWorkloadIn& o) { d.ReadSymbolMap(n, o.cluster_selector); }},
+    {"clusterTolerations",
+     [](Decoder& d, const Node& n, FleetWorkloadIn& o) {
+       d.ForEachItem(n, [&](const Node& item) {
+         api::Toleration t;
+         loader::internal::DecodeToleration(d, item, t);
+         o.cluster_tolerations.push_back(std::move(t));
+       });
+     }},
+    {"placement",
+     [](Decoder& d, const Node& n, FleetWorkloadIn& o) {
+       o.placement_node = &n;
+       o.placement.emplace();
+       loader::internal::DecodePlacement(d, n, *o.placement);
+     }},
+};
+
+// Per-replica requests as Karmada's AddPodTemplateRequest sums them: containers summed, raised to
+// each init container's, plus overhead.
+api::ResourceList ReplicaRequest(const api::Pod& pod) {
+  std::map<Symbol, int64_t> milli;
+  std::vector<Symbol> order;
+  auto add = [&](Symbol s, int64_t v, bool max) {
+    auto [it, fresh] = milli.emplace(s, 0);
+    if (fresh) order.push_back(s);
+    it->second = max ? std::max(it->second, v) : it->second + v;
+  };
+  for (const auto& c : pod.containers) {
+    for (const auto& [s, q] : c.resources.requests) add(s, q.MilliValue(), false);
+  }
+  for (const auto& c : pod.init_containers) {
+    for (const auto& [s, q] : c.resources.requests) add(s, q.MilliValue(), true);
+  }
+  for (const auto& [s, q] : pod.overhead) add(s, q.MilliValue(), false);
+  api::ResourceList out;
+  for (Symbol s : order) out.push_back({s, api::Quantity::FromMilli(milli[s])});
+  return out;
+}
+
+}  // namespace
+
+void DecodeFleet(Decoder& d, const Node& n, FleetIn& out) {
+  out.self = &n;
+  auto seen = d.Struct(n, out, kFleetFields);
+  if (n.is_map() && !seen.has("scheduler")) d.Required(n, "scheduler", "karmada or kueue");
+}
+
+void DecodeFleetWorkload(Decoder& d, const Node& n, FleetWorkloadIn& out) {
+  out.self = &n;
+  d.Struct(n, out, kFleetWorkloadFields);
+}
+
+std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
+                                              std::span<const FleetWorkloadRef> refs, SimSpec& spec,
+                                              Interner& interner, const FleetErrorFn& error) {
+  if (in.self == nullptr) {
+    for (const FleetWorkloadRef& r : refs) {
+      if (r.fleet != nullptr && r.fleet->self != nullptr) {
+        error(r.fleet->self, r.path + ".fleet",
+              "the scenario declares no fleet (add a fleet section, or drop the field)");
+      }
+    }
+    return nullptr;
+  }
+  auto out = std::make_shared<FleetSpec>();
+  const bool karmada = in.kind == fleet::FleetKind::kKarmada;
+  if (spec.clusters.empty()) {
+    error(in.self, "fleet", "a fleet dispatches to the scenario's clusters: declare clusters");
+  }
+  std::map<std::string, uint32_t> index;
+  for (uint32_t i = 0; i < spec.clusters.size(); ++i) index.emplace(spec.clusters[i].name, i);
+  auto names = [&] {
+    std::string s;
+    for (const ClusterSpec& c : spec.clusters) s += (s.empty() ? "" : ", ") + c.name;
+    return s;
+  };
+
+  // The dispatcher.
+  fleet::DispatchLoopConfig& c = out->config;
+  c.kind = in.kind;
+  c.dispatcher = in.dispatcher;
+  c.profile = fleet::DefaultDispatcherProfile(interner);
+  c.profile.nomination = in.nomination;
+  c.profile.top_k = in.nomination == api::NominationMode::kTopK ? in.top_k : 1;
+  c.step_size = in.step_size;
+  c.round_timeout_ns = in.round_timeout_ns;
+  c.worker_lost_timeout_ns = in.worker_lost_timeout_ns;
+  out->refresh_interval_ns = in.refresh_interval_ns;
+  if (karmada) {
+    for (const char* f : {"dispatcher", "nomination", "topK", "stepSize", "roundTimeout",
+                          "configOrder", "dispatchMode"}) {
+      if (const Node* at = in.self->Find(f)) {
+        error(at, fmt::format("fleet.{}", f), "applies to scheduler kueue (MultiKueue)");
+      }
+    }
+  } else {
+    const bool composable = in.dispatcher == fleet::KueueDispatcherKind::kComposable;
+    if (!composable && in.nomination_node != nullptr) {
+      error(in.nomination_node, "fleet.nomination", "applies to dispatcher composable");
+    }
+    if (in.nomination == api::NominationMode::kTopK && in.top_k == 0) {
+      error(in.nomination_node, "fleet.topK", "missing required field \"topK\" (1..10) for TopK");
+    }
+    if (in.nomination != api::NominationMode::kTopK && in.self->Find("topK") != nullptr) {
+      error(in.self->Find("topK"), "fleet.topK", "applies to nomination TopK");
+    }
+    if (in.dispatcher != fleet::KueueDispatcherKind::kIncremental) {
+      for (const char* f : {"stepSize", "roundTimeout"}) {
+        if (const Node* at = in.self->Find(f))
+          error(at, fmt::format("fleet.{}", f), "applies to dispatcher incremental");
+      }
+    }
+  }
+
+  // The clusters as the dispatcher sees them.
+  out->clusters.resize(spec.clusters.size());
+  for (uint32_t i = 0; i < spec.clusters.size(); ++i) {
+    api::Cluster& cl = out->clusters[i];
+    cl.meta.name = interner.Intern(spec.clusters[i].name);
+  }
+  std::vector<uint8_t> described(spec.clusters.size(), 0);
+  for (size_t k = 0; k < in.members.size(); ++k) {
+    const FleetMemberIn& m = in.members[k];
+    const std::string path = fmt::format("fleet.members[{}].name", k);
+    auto it = index.find(m.name);
+    if (m.name.empty()) continue;
+    if (it == index.end()) {
+      error(m.name_node, path, fmt::format("unknown cluster {:?} (declared: {})", m.name, names()));
+      continue;
+    }
+    if (described[it->second]++) {
+      error(m.name_node, path, fmt::format("cluster {:?} is described twice", m.name));
+      continue;
+    }
+    api::Cluster cl = m.cluster;
+    cl.meta.name = interner.Intern(m.name);
+    out->clusters[it->second] = std::move(cl);
+  }
+  for (api::Cluster& cl : out->clusters) {
+    cl.source_kind = karmada ? api::ClusterSourceKind::kKarmadaCluster
+                             : api::ClusterSourceKind::kMultiKueueCluster;
+    // A member serves the kinds the fleet's workloads are made of.
+    cl.api_enablements = {{interner.Intern("apps/v1"), {interner.Intern("Deployment")}},
+                          {interner.Intern("batch/v1"), {interner.Intern("Job")}}};
+    cl.complete_api_enablements = true;
+  }
+  for (size_t k = 0; k < in.config_order.size(); ++k) {
+    const auto& [name, at] = in.config_order[k];
+    auto it = index.find(name);
+    if (it == index.end()) {
+      error(at, fmt::format("fleet.configOrder[{}]", k),
+            fmt::format("unknown cluster {:?} (declared: {})", name, names()));
+    } else if (std::find(out->config_order.begin(), out->config_order.end(), it->second) !=
+               out->config_order.end()) {
+      error(at, fmt::format("fleet.configOrder[{}]", k),
+            fmt::format("duplicate cluster {:?}", name));
+    } else {
+      out->config_order.push_back(it->second);
+    }
+  }
+  for (size_t k = 0; k < in.outages.size(); ++k) {
+    const FleetOutageIn& o = in.outages[k];
+    if (o.cluster.empty()) continue;
+    auto it = index.find(o.cluster);
+    if (it == index.end()) {
+      error(o.cluster_node, fmt::format("fleet.outages[{}].cluster", k),
+            fmt::format("unknown cluster {:?} (declared: {})", o.cluster, names()));
+      continue;
+    }
+    out->outages.push_back({it->second, o.at_ns, o.duration_ns});
+  }
+
+  // The workloads that arrive at the fleet: those without `cluster:`.
+  const Symbol ns_default = interner.Intern("default");
+  for (size_t i = 0; i < refs.size() && i < spec.workloads.size(); ++i) {
+    const FleetWorkloadRef& r = refs[i];
+    Workload& wk = spec.workloads[i];
+    const FleetWorkloadIn* f = r.fleet != nullptr && r.fleet->self != nullptr ? r.fleet : nullptr;
+    if (r.has_cluster) {
+      if (f != nullptr) {
+        error(f->self, r.path + ".fleet",
+              "a workload placed by the fleet has no cluster (drop cluster or fleet)");
+      }
+      continue;
+    }
+    if (!karmada && wk.kind == WorkloadKind::kJob) {
+      error(r.self, r.path + ".kind",
+            "a Kueue fleet admits a workload whole: use kind Gang (or Pods), not Job");
+    }
+    if (f != nullptr && f->replicas_node != nullptr && wk.kind != WorkloadKind::kPods) {
+      error(f->replicas_node, r.path + ".fleet.replicas",
+            "applies to kind Pods (Job and Gang use parallelism)");
+    }
+    if (f != nullptr && karmada &&
+        (!f->cluster_selector.empty() || !f->cluster_tolerations.empty() ||
+         f->dispatch_mode.has_value())) {
+      const char* field = !f->cluster_selector.empty()      ? "clusterSelector"
+                          : !f->cluster_tolerations.empty() ? "clusterTolerations"
+                                                            : "dispatchMode";
+      error(f->self->Find(field), fmt::format("{}.fleet.{}", r.path, field),
+            "applies to scheduler kueue (Karmada reads placement)");
+    }
+    if (f != nullptr && !karmada && f->placement_node != nullptr) {
+      error(f->placement_node, r.path + ".fleet.placement",
+            "applies to scheduler karmada (MultiKueue reads clusterSelector and "
+            "clusterTolerations)");
+    }
+    api::FleetWork w;
+    const api::Pod& pod = spec.pod_templates[wk.tmpl].pod;
+    w.source_kind =
+        karmada ? api::FleetWorkSourceKind::kResourceBinding : api::FleetWorkSourceKind::kKueue;
+    const bool pods = wk.kind == WorkloadKind::kPods;
+    w.resource.api_version = interner.Intern(pods ? "apps/v1" : "batch/v1");
+    w.resource.kind = interner.Intern(pods ? "Deployment" : "Job");
+    w.resource.namespace_ = pod.meta.namespace_.empty() ? ns_default : pod.meta.namespace_;
+    w.resource.name = interner.Intern(wk.name);
+    w.meta.namespace_ = w.resource.namespace_;
+    w.replicas = pods ? (f != nullptr && f->replicas > 0 ? f->replicas : 1) : wk.pods_per_arrival;
+    api::ReplicaRequirements req;
+    req.resource_request = ReplicaRequest(pod);
+    req.namespace_ = w.resource.namespace_;
+    req.priority_class_name = pod.priority_class_name;
+    w.replica_requirements = std::move(req);
+    w.priority = f != nullptr ? f->priority : 0;
+    w.dispatch_mode = f != nullptr && f->dispatch_mode ? *f->dispatch_mode : in.dispatch_mode;
+    if (f != nullptr) {
+      if (f->placement) w.placement = *f->placement;
+      w.cluster_selector = api::LabelSet(f->cluster_selector);
+      w.placement.cluster_tolerations.insert(w.placement.cluster_tolerations.end(),
+                                             f->cluster_tolerations.begin(),
+                                             f->cluster_tolerations.end());
+    }
+    wk.fleet_work = static_cast<uint32_t>(out->works.size());
+    out->works.push_back(std::move(w));
+  }
+  return out;
+}
+
+}  // namespace corral::sim

@@ -1,0 +1,95 @@
+#pragma once
+// The fleet part of the scenario format (docs/formats.md §Fleet scenarios): a `fleet:` section
+// that puts Karmada's scheduler or MultiKueue's dispatcher in front of the scenario's `clusters:`,
+// and the `fleet:` map of a workload that arrives at the fleet (a workload without `cluster:`).
+// Decoded while the scenario is decoded (DecodeFleet, DecodeFleetWorkload) and compiled after its
+// clusters and workloads (CompileFleet) into the SimSpec's FleetSpec.
+//
+// Contract: every problem is reported with the scenario's file, line and field path, as the rest
+// of the scenario; what Corral cannot honour (the accurate estimator, a Kueue workload that could
+// not be admitted whole) is an error, never a silent substitute.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "corral/api/cluster.h"
+#include "corral/core/interner.h"
+#include "corral/doc/decoder.h"
+#include "corral/sim/fleet_spec.h"
+#include "corral/sim/spec.h"
+
+namespace corral::sim {
+
+struct FleetMemberIn {
+  const doc::Node* self = nullptr;
+  const doc::Node* name_node = nullptr;
+  std::string name;
+  api::Cluster cluster;  // labels, provider, region, zone(s), taints
+};
+
+struct FleetOutageIn {
+  const doc::Node* self = nullptr;
+  const doc::Node* cluster_node = nullptr;
+  std::string cluster;
+  int64_t at_ns = 0;
+  int64_t duration_ns = INT64_MAX;
+};
+
+struct FleetIn {
+  const doc::Node* self = nullptr;
+  fleet::FleetKind kind = fleet::FleetKind::kKueue;
+  bool kind_set = false;
+  fleet::KueueDispatcherKind dispatcher = fleet::KueueDispatcherKind::kComposable;
+  const doc::Node* dispatcher_node = nullptr;
+  api::NominationMode nomination = api::NominationMode::kTop1;
+  int32_t top_k = 0;
+  const doc::Node* nomination_node = nullptr;
+  api::DispatchMode dispatch_mode = api::DispatchMode::kBestEffort;
+  int64_t worker_lost_timeout_ns = 900'000'000'000;
+  int64_t refresh_interval_ns = 10'000'000'000;
+  int64_t round_timeout_ns = 300'000'000'000;
+  int32_t step_size = 3;
+  const doc::Node* step_node = nullptr;
+  std::vector<std::pair<std::string, const doc::Node*>> config_order;
+  const doc::Node* config_order_node = nullptr;
+  std::vector<FleetMemberIn> members;
+  std::vector<FleetOutageIn> outages;
+};
+
+struct FleetWorkloadIn {
+  const doc::Node* self = nullptr;
+  int32_t priority = 0;
+  int32_t replicas = 0;  // kind Pods: the Deployment's replicas (0: 1)
+  const doc::Node* replicas_node = nullptr;
+  std::optional<api::DispatchMode> dispatch_mode;
+  std::vector<std::pair<Symbol, Symbol>> cluster_selector;
+  std::vector<api::Toleration> cluster_tolerations;
+  std::optional<api::Placement> placement;
+  const doc::Node* placement_node = nullptr;
+};
+
+void DecodeFleet(doc::Decoder& d, const doc::Node& n, FleetIn& out);
+void DecodeFleetWorkload(doc::Decoder& d, const doc::Node& n, FleetWorkloadIn& out);
+
+// One workload of the scenario as CompileFleet sees it.
+struct FleetWorkloadRef {
+  const doc::Node* self = nullptr;
+  std::string path;                        // "workloads[3]"
+  const FleetWorkloadIn* fleet = nullptr;  // its `fleet:` map
+  bool has_cluster = false;                // placed in a cluster by `cluster:`
+};
+
+using FleetErrorFn = std::function<void(const doc::Node* at, std::string path, std::string msg)>;
+
+// Builds the FleetSpec (nullptr without a `fleet:` section) and marks the fleet workloads
+// (Workload::fleet_work). `refs` and spec.workloads are parallel; spec.clusters and
+// spec.pod_templates are complete.
+std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
+                                              std::span<const FleetWorkloadRef> refs, SimSpec& spec,
+                                              Interner& interner, const FleetErrorFn& error);
+
+}  // namespace corral::sim
