@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "corral/api/controllers.h"
 #include "corral/api/types.h"
 #include "corral/core/clock.h"
 #include "corral/core/result.h"
@@ -111,6 +112,9 @@ struct Workload {
   bool wait = false;              // the starting op blocks until all its pods are bound
   std::string group;              // barrier/deletePods grouping key (namespace), informational
   uint32_t cluster = 0;           // index into SimSpec::clusters (0: the only cluster)
+  // A workload controller's pods (index into SimSpec::controllers): starting the workload starts
+  // the controller, which then creates, recreates and deletes its pods (sim/controllers/).
+  uint32_t controller = kNone;
 };
 
 struct ChurnSpec {
@@ -204,6 +208,9 @@ struct SimSpec {
   std::vector<NodePool> pools;
   std::vector<PodTemplate> pod_templates;
   std::vector<Workload> workloads;
+  // Workload controllers (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs), each run by
+  // the workload that names it (Workload::controller).
+  std::vector<api::Controller> controllers;
   std::vector<Op> program;
 
   std::vector<std::string> notes;  // shown in the summary (e.g. ignored inputs)

@@ -32,6 +32,9 @@ namespace corral::sim {
 
 class Member;
 class Pods;
+namespace controllers {
+class Controllers;
+}
 class Program;
 class Sampler;
 
@@ -69,6 +72,7 @@ struct World {
   std::string error;
 
   Pods* pods = nullptr;
+  controllers::Controllers* controllers = nullptr;  // workload controllers (sim/controllers/)
   Program* program = nullptr;
   Sampler* sampler = nullptr;
   std::vector<std::unique_ptr<Member>> members;
