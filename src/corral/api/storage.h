@@ -29,6 +29,9 @@ enum class PersistentVolumeMode { kFilesystem, kBlock };
 enum class PersistentVolumePhase { kPending, kAvailable, kBound, kReleased, kFailed };
 enum class ClaimPhase { kPending, kBound, kLost };
 enum class VolumeBindingMode { kImmediate, kWaitForFirstConsumer };
+// What happens to a volume when its claim is deleted (persistentVolumeReclaimPolicy): Delete
+// removes it, Retain keeps it Released (Recycle is deprecated and rejected by the loader).
+enum class ReclaimPolicy { kRetain, kDelete };
 
 // spec.claimRef of a PersistentVolume (the fields the binder compares).
 struct ClaimReference {
@@ -49,6 +52,7 @@ struct PersistentVolume {
   VolumeKind source_kind = VolumeKind::kOther;  // kCsi, an in-tree disk kind, or kOther
   VolumeSource source;
   PersistentVolumePhase phase = PersistentVolumePhase::kPending;
+  ReclaimPolicy reclaim_policy = ReclaimPolicy::kRetain;  // the API server's default
 };
 
 struct PersistentVolumeClaim {
@@ -76,6 +80,7 @@ struct StorageClass {
   Symbol provisioner;
   VolumeBindingMode volume_binding_mode = VolumeBindingMode::kImmediate;
   std::vector<TopologySelectorTerm> allowed_topologies;
+  ReclaimPolicy reclaim_policy = ReclaimPolicy::kDelete;  // of the volumes it provisions
 };
 
 struct CSINodeDriver {

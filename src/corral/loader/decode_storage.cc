@@ -94,6 +94,12 @@ constexpr doc::EnumName<api::AccessMode> kAccessModes[] = {
     {"ReadWriteOncePod", api::kReadWriteOncePod},
 };
 
+// Recycle (deprecated) is not modelled: an error, as any value outside this list.
+constexpr doc::EnumName<api::ReclaimPolicy> kReclaimPolicies[] = {
+    {"Retain", api::ReclaimPolicy::kRetain},
+    {"Delete", api::ReclaimPolicy::kDelete},
+};
+
 constexpr doc::EnumName<api::PersistentVolumeMode> kVolumeModes[] = {
     {"Filesystem", api::PersistentVolumeMode::kFilesystem},
     {"Block", api::PersistentVolumeMode::kBlock},
@@ -276,7 +282,9 @@ void PvSpecField(Decoder& d, const Node& root, PvIn& in) {
       d.ReadEnum(value, kVolumeModes, "volumeMode", pv.volume_mode);
     } else if (key == "volumeAttributesClassName") {
       d.ReadSymbol(value, pv.volume_attributes_class_name);
-    } else if (key == "persistentVolumeReclaimPolicy" || key == "mountOptions") {
+    } else if (key == "persistentVolumeReclaimPolicy") {
+      d.ReadEnum(value, kReclaimPolicies, "persistentVolumeReclaimPolicy", pv.reclaim_policy);
+    } else if (key == "mountOptions") {
       // does not affect scheduling
     } else if (api::VolumeKind k = VolumeKindOfField(key); k != api::VolumeKind::kOther) {
       if (++in.sources == 1) {
@@ -364,6 +372,10 @@ const doc::Field<api::StorageClass> kStorageClassFields[] = {
      [](Decoder& d, const Node& n, api::StorageClass& o) {
        d.ReadEnum(n, kBindingModes, "volumeBindingMode", o.volume_binding_mode);
      }},
+    {"reclaimPolicy",
+     [](Decoder& d, const Node& n, api::StorageClass& o) {
+       d.ReadEnum(n, kReclaimPolicies, "reclaimPolicy", o.reclaim_policy);
+     }},
     {"allowedTopologies",
      [](Decoder& d, const Node& n, api::StorageClass& o) {
        d.ReadList(n, o.allowed_topologies, [&](const Node& item, api::TopologySelectorTerm& t) {
@@ -371,7 +383,7 @@ const doc::Field<api::StorageClass> kStorageClassFields[] = {
        });
      }},
 };
-constexpr std::string_view kStorageClassIgnored[] = {"parameters", "reclaimPolicy", "mountOptions",
+constexpr std::string_view kStorageClassIgnored[] = {"parameters", "mountOptions",
                                                      "allowVolumeExpansion"};
 
 // ---- CSINode, CSIDriver, CSIStorageCapacity -----------------------------------------------------

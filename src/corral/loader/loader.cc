@@ -16,6 +16,7 @@
 #include "corral/doc/decoder.h"
 #include "corral/doc/parse.h"
 #include "corral/loader/internal/decode.h"
+#include "corral/loader/internal/decode_controllers.h"
 #include "corral/loader/internal/decode_resource.h"
 
 namespace corral::loader {
@@ -282,6 +283,7 @@ class Loader::Impl {
     AdmitPriorityClasses();
     AdmitPods();
     AdmitPodGroups();
+    AdmitControllers();
     CreateEphemeralClaims();
     internal::GenerateTemplateClaims(in_, result_.objects.pods, dra_);
     if (!dra_.empty()) {
@@ -368,6 +370,15 @@ class Loader::Impl {
     const KindEntry* entry = nullptr;
     for (const auto& k : kKinds) {
       if (k.kind == kind && k.api_version == api_version) entry = &k;
+    }
+    if (opts_.controllers) {
+      std::optional<api::ControllerKind> ck = ControllerKindOf(api_version, kind);
+      if (ck.has_value()) {
+        Origin origin{in_.Str(file_sym_), root.line(), d.path()};
+        DecodeControllerObject(d, root, *ck, origin);
+        // ReplicaSets and StatefulSets are also selector owners (default spreading).
+        if (entry == nullptr) return;
+      }
     }
     if (entry == nullptr) {
       std::string supported = SupportedVersions(kind);
@@ -525,6 +536,75 @@ class Loader::Impl {
         break;
       }
     }
+  }
+
+  static std::optional<api::ControllerKind> ControllerKindOf(std::string_view api_version,
+                                                             std::string_view kind) {
+    if (api_version == "apps/v1") {
+      if (kind == "Deployment") return api::ControllerKind::kDeployment;
+      if (kind == "ReplicaSet") return api::ControllerKind::kReplicaSet;
+      if (kind == "StatefulSet") return api::ControllerKind::kStatefulSet;
+      if (kind == "DaemonSet") return api::ControllerKind::kDaemonSet;
+    }
+    if (api_version == "batch/v1" && kind == "Job") return api::ControllerKind::kJob;
+    return std::nullopt;
+  }
+
+  // A workload controller (LoadOptions::controllers): its pod template is admitted at Finish.
+  void DecodeControllerObject(Decoder& d, const Node& root, api::ControllerKind kind,
+                              const Origin& origin) {
+    internal::ControllerInput in;
+    const size_t errors_before = d.error_count();
+    internal::DecodeController(d, root, kind, in);
+    // A ReplicaSet or StatefulSet is counted once, as the selector owner it also is; the duplicate
+    // check has a key of its own for the controller.
+    static constexpr std::string_view kSeenKeys[] = {
+        "controller Deployment", "controller ReplicaSet", "controller StatefulSet",
+        "controller DaemonSet", "controller Job"};
+    const bool owner =
+        kind == api::ControllerKind::kReplicaSet || kind == api::ControllerKind::kStatefulSet;
+    if (d.error_count() != errors_before) {
+      if (!owner) ++result_.counts.rejected;
+      return;
+    }
+    api::ObjectMeta& meta = in.c.meta;
+    if (meta.namespace_.empty()) meta.namespace_ = default_ns_;
+    meta.source = {file_sym_, origin.line};
+    auto [it, inserted] = seen_.try_emplace(
+        std::make_tuple(kSeenKeys[static_cast<size_t>(kind)], meta.namespace_, meta.name),
+        Origin{origin.file, origin.line, {}});
+    if (!inserted) {
+      if (!owner) {  // the selector owner's Add reports the duplicate of those
+        Diags().Error(std::string(origin.file), origin.line, origin.path,
+                      fmt::format("duplicate object: {} {}/{} is already defined at {}:{}",
+                                  api::ControllerKindName(kind), in_.Str(meta.namespace_),
+                                  in_.Str(meta.name), it->second.file, it->second.line));
+        ++result_.counts.rejected;
+      }
+      return;
+    }
+    if (!owner) ++result_.counts.per_kind[std::string(api::ControllerKindName(kind))];
+    result_.controllers.push_back(std::move(in.c));
+    api::Controller& c = result_.controllers.back();
+    c.tmpl.meta.namespace_ = c.meta.namespace_;
+    c.tmpl.meta.source = c.meta.source;
+    controller_prio_.push_back({in.prio, origin});
+  }
+
+  void AdmitControllers() {
+    auto& cs = result_.controllers;
+    std::vector<api::Controller> kept;
+    kept.reserve(cs.size());
+    for (size_t i = 0; i < cs.size(); ++i) {
+      api::Pod& p = cs[i].tmpl;
+      if (!Admit(controller_prio_[i], p.priority_class_name, p.priority, &p.preemption_policy,
+                 api::ControllerKindName(cs[i].kind), cs[i].meta.namespace_, cs[i].meta.name)) {
+        ++result_.counts.rejected;
+        continue;
+      }
+      kept.push_back(std::move(cs[i]));
+    }
+    cs = std::move(kept);
   }
 
   api::StorageObjects& Storage() {
@@ -830,9 +910,10 @@ class Loader::Impl {
   Symbol default_ns_;
   // (kind, namespace, name) of every object added, for duplicate detection.
   absl::flat_hash_map<std::tuple<std::string_view, Symbol, Symbol>, Origin> seen_;
-  std::vector<Admission> pod_prio_;     // parallel to objects.pods
-  std::vector<Admission> group_prio_;   // parallel to objects.pod_groups
-  api::resource::ResourceObjects dra_;  // resource.k8s.io objects, shared at Finish
+  std::vector<Admission> pod_prio_;         // parallel to objects.pods
+  std::vector<Admission> controller_prio_;  // parallel to result_.controllers
+  std::vector<Admission> group_prio_;       // parallel to objects.pod_groups
+  api::resource::ResourceObjects dra_;      // resource.k8s.io objects, shared at Finish
   struct Rejected {
     Admission admission;
     Symbol class_name;

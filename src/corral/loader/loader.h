@@ -31,7 +31,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "corral/api/controllers.h"
 #include "corral/api/types.h"
 #include "corral/core/diagnostics.h"
 #include "corral/core/interner.h"
@@ -40,6 +42,10 @@ namespace corral::loader {
 
 struct LoadOptions {
   bool strict = false;  // unknown kinds/fields and all warnings are errors
+  // Decode apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet and batch/v1 Job into
+  // LoadResult::controllers (the simulator runs them); otherwise Deployments, DaemonSets and Jobs
+  // are unknown kinds.
+  bool controllers = false;
 };
 
 enum class Format { kAuto, kYaml, kJson };
@@ -58,6 +64,9 @@ struct LoadResult {
   api::ObjectSet objects;
   Diagnostics diagnostics;
   LoadCounts counts;
+  // With LoadOptions::controllers: the workload controllers, in input order, their pod templates
+  // admitted like pods.
+  std::vector<api::Controller> controllers;
 
   bool ok() const { return !diagnostics.has_errors(); }
 };

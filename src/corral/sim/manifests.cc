@@ -6,6 +6,7 @@
 
 #include "corral/doc/decoder.h"
 #include "corral/loader/loader.h"
+#include "corral/sim/controllers/compile.h"
 #include "corral/sim/scenario.h"
 #include "corral/sim/virtual_time.h"
 
@@ -69,7 +70,8 @@ void AddManifestPods(const std::vector<const api::Pod*>& pods, Interner& interne
 
 Result<SimSpec> LoadManifestsSpec(const std::vector<std::string>& paths, Interner& interner,
                                   Diagnostics& diags, bool strict) {
-  loader::LoadResult loaded = loader::LoadPaths(paths, interner, {.strict = strict});
+  loader::LoadResult loaded =
+      loader::LoadPaths(paths, interner, {.strict = strict, .controllers = true});
   diags.Merge(loaded.diagnostics);
   if (!loaded.ok()) return Error::Invalid(DiagnosticsMessage(diags));
   SimSpec spec;
@@ -85,6 +87,10 @@ Result<SimSpec> LoadManifestsSpec(const std::vector<std::string>& paths, Interne
   spec.objects.selector_owners = std::move(loaded.objects.selector_owners);
   spec.objects.workloads = std::move(loaded.objects.workloads);
   spec.objects.pod_groups = std::move(loaded.objects.pod_groups);
+  spec.objects.storage = std::move(loaded.objects.storage);
+  spec.objects.resources = std::move(loaded.objects.resources);
+  AddControllers(std::move(loaded.controllers), interner, spec, diags,
+                 spec.program.empty() ? kNone : 0);
   if (diags.has_errors()) return Error::Invalid(DiagnosticsMessage(diags));
   return spec;
 }

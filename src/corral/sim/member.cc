@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "corral/api/well_known.h"
+#include "corral/sim/controllers/controllers.h"
 #include "corral/sim/pods.h"
 #include "corral/sim/sampler.h"
 
@@ -71,6 +72,7 @@ void Member::NodeAdded(uint32_t idx, std::string_view pool) {
   slot_names[idx] = std::string(w_.in.Str(n.meta.name));
   slot_pools[idx] = std::string(pool);
   sched_.AddNode(&ns.node);
+  if (w_.controllers != nullptr) w_.controllers->NodesChanged(index_);
 }
 
 void Member::AddInitialNode(const api::Node& n) {
@@ -177,6 +179,7 @@ void Member::RemoveNode(uint32_t idx, std::string_view reason) {
   free_nodes_.push_back(idx);
   Touch();
   w_.Log("node-remove", fmt::format("{} reason={}", w_.in.Str(name), reason));
+  if (w_.controllers != nullptr) w_.controllers->NodesChanged(index_);
 }
 
 void Member::SetCordon(uint32_t idx, bool cordon) {

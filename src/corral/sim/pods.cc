@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "corral/sim/controllers/controllers.h"
 #include "corral/sim/fleet_lane.h"
 #include "corral/sim/member.h"
 #include "corral/sim/sampler.h"
@@ -32,7 +33,13 @@ Pods::Pods(World& w) : w_(w) {
   for (size_t i = 0; i < wl_.size(); ++i) {
     wl_[i].rng.Seed(w_.spec.seed * 0x9e3779b97f4a7c15ULL + i + 1);
   }
+  if (!w_.spec.controllers.empty()) {
+    controllers_ = std::make_unique<controllers::Controllers>(w_);
+    w_.controllers = controllers_.get();
+  }
 }
+
+Pods::~Pods() = default;
 
 uint16_t Pods::MemberOf(uint32_t w) const {
   return static_cast<uint16_t>(w_.spec.workloads[w].cluster);
@@ -66,14 +73,14 @@ void Pods::FreePod(uint32_t i) {
 }
 
 uint32_t Pods::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, int64_t duration_ns,
-                         Symbol name, bool recreated) {
+                         Symbol name, bool recreated, const api::Pod* pod) {
   const SimSpec& spec = w_.spec;
   Interner& in = w_.in;
   const PodTemplate& tmpl = spec.pod_templates[tmpl_idx];
   WorkloadState& ws = wl_[w];
   Member& m = *w_.members[group != kNone ? MemberOfGroup(group) : MemberOf(w)];
-  const api::Pod* src = &tmpl.pod;
-  if (tmpl.render) {
+  const api::Pod* src = pod != nullptr ? pod : &tmpl.pod;
+  if (pod == nullptr && tmpl.render) {
     auto r = tmpl.render(ws.pods_created, ws.target_pods);
     if (!r.ok()) {
       w_.Fail(r.error().message);
@@ -137,6 +144,7 @@ uint32_t Pods::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, int64_t 
   s.group = group;
   s.node = kNone;
   s.tmpl = tmpl_idx;
+  s.ordinal = -1;
   s.member = m.index();
   if (group != kNone) groups_[group].members.push_back(i);
   s.attempted = false;
@@ -213,6 +221,7 @@ void Pods::StartRunning(uint32_t slot) {
     const int64_t end = SaturatingAdd(now, s.duration_ns);
     if (end != kForeverNs) w_.Push(end, EventKind::kPodDone, slot, s.gen);
   }
+  if (w_.spec.workloads[s.workload].controller != kNone) w_.controllers->PodRunning(slot);
 }
 
 void Pods::PodDone(uint32_t slot, uint32_t gen) {
@@ -232,8 +241,13 @@ void Pods::PodDone(uint32_t slot, uint32_t gen) {
     ++g.finished;
     if (g.finished >= g.size) FreeGroup(s.group);
   }
+  const uint32_t w = s.workload;
+  const int32_t ordinal = s.ordinal;
   FreePod(slot);
   m.Touch();
+  if (w_.spec.workloads[w].controller != kNone) {
+    w_.controllers->PodEnded(w, slot, ordinal, controllers::PodEnd::kSucceeded);
+  }
 }
 
 void Pods::Evict(uint32_t slot, std::string_view reason, bool recreate) {
@@ -244,6 +258,7 @@ void Pods::Evict(uint32_t slot, std::string_view reason, bool recreate) {
   const int64_t duration = s.duration_ns;
   // A preemption victim in its grace period was counted when it was chosen (Member::ApplyDecision).
   const bool counted_victim = s.terminating;
+  const int32_t ordinal = s.ordinal;
   w_.Log(recreate ? "evict" : "delete", fmt::format("{} reason={}", w_.PodKey(s.pod), reason));
   m.sched().DeletePod(&s.pod);
   if (s.state == PodState::kPending) {
@@ -279,7 +294,10 @@ void Pods::Evict(uint32_t slot, std::string_view reason, bool recreate) {
       w_.fleet->OnGroupEvicted(group)) {
     return;
   }
-  if (recreate && w_.spec.workloads[w].recreate_on_evict) {
+  if (w_.spec.workloads[w].controller != kNone) {
+    // Its controller decides (a deleted pod is replaced whatever the reason).
+    w_.controllers->PodEnded(w, slot, ordinal, controllers::PodEnd::kDeleted);
+  } else if (recreate && w_.spec.workloads[w].recreate_on_evict) {
     CreatePod(w, group, tmpl, duration, Symbol{}, /*recreated=*/true);
     // A gang restarts as a whole, as its training controller would: its other bound members go too,
     // and the gang waits again for all of its pods.
@@ -419,6 +437,10 @@ void Pods::ScheduleNextArrival(uint32_t w) {
 
 void Pods::Arrive(uint32_t w) {
   const Workload& wk = w_.spec.workloads[w];
+  if (wk.controller != kNone) {
+    w_.controllers->Arrive(w);  // started, or woken to reconcile
+    return;
+  }
   WorkloadState& ws = wl_[w];
   if (ws.stopped || ws.exhausted) return;
   auto one = [&](int64_t duration, uint32_t tmpl, Symbol name) {

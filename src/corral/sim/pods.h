@@ -41,6 +41,7 @@ struct PodSlot {
   uint32_t pos_in_node = 0;
   uint32_t tmpl = 0;
   uint32_t gen = 0;
+  int32_t ordinal = -1;  // a controller's: StatefulSet ordinal, Indexed Job completion index
   uint16_t member = 0;
   PodState state = PodState::kFree;
   bool terminating = false;  // a preemption victim waiting for its grace period
@@ -81,9 +82,14 @@ struct WorkloadState {
   WorkloadStats stats;
 };
 
+namespace controllers {
+class Controllers;
+}
+
 class Pods {
  public:
   explicit Pods(World& w);
+  ~Pods();
 
   PodSlot& Pod(uint32_t i) { return pod_chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
   const PodSlot& Pod(uint32_t i) const {
@@ -107,8 +113,9 @@ class Pods {
   // Creates a pod of workload `w` now (named `name`, or from its group or template). A `recreated`
   // pod never keeps the template's binding. Returns its slot, or kNone when the input failed
   // (World::Fail) or no profile serves the pod.
+  // `pod`, when given, is the pod to create instead of the template's (a controller's pod).
   uint32_t CreatePod(uint32_t w, uint32_t group, uint32_t tmpl, int64_t duration_ns, Symbol name,
-                     bool recreated = false);
+                     bool recreated = false, const api::Pod* pod = nullptr);
   // A binding finished: the pod runs from now for its duration.
   void StartRunning(uint32_t slot);
   void PodDone(uint32_t slot, uint32_t gen);
@@ -143,6 +150,7 @@ class Pods {
   static constexpr uint32_t kChunkSize = 1U << kChunkBits;
 
   World& w_;
+  std::unique_ptr<controllers::Controllers> controllers_;  // the spec's workload controllers
   std::vector<std::unique_ptr<PodSlot[]>> pod_chunks_;
   uint32_t pod_slots_ = 0;
   std::vector<uint32_t> free_pods_;

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "corral/api/controllers.h"
 #include "corral/api/types.h"
 #include "corral/core/clock.h"
 #include "corral/core/result.h"
@@ -115,6 +116,9 @@ struct Workload {
   uint32_t cluster = 0;           // index into SimSpec::clusters (0: the only cluster)
   // Arrives at the fleet (SimSpec::fleet) as one work item per arrival instead of in `cluster`.
   uint32_t fleet_work = kNone;  // index into FleetSpec::works
+  // A workload controller's pods (index into SimSpec::controllers): starting the workload starts
+  // the controller, which then creates, recreates and deletes its pods (sim/controllers/).
+  uint32_t controller = kNone;
 };
 
 struct ChurnSpec {
@@ -212,6 +216,9 @@ struct SimSpec {
   std::vector<NodePool> pools;
   std::vector<PodTemplate> pod_templates;
   std::vector<Workload> workloads;
+  // Workload controllers (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs), each run by
+  // the workload that names it (Workload::controller).
+  std::vector<api::Controller> controllers;
   std::vector<Op> program;
 
   std::vector<std::string> notes;  // shown in the summary (e.g. ignored inputs)

@@ -33,6 +33,9 @@ namespace corral::sim {
 class FleetLane;
 class Member;
 class Pods;
+namespace controllers {
+class Controllers;
+}
 class Program;
 class Sampler;
 
@@ -70,6 +73,7 @@ struct World {
   std::string error;
 
   Pods* pods = nullptr;
+  controllers::Controllers* controllers = nullptr;  // workload controllers (sim/controllers/)
   Program* program = nullptr;
   Sampler* sampler = nullptr;
   FleetLane* fleet = nullptr;  // the fleet in front of the members, when the spec has one

@@ -30,6 +30,13 @@ void DraStore::Reset(const res::ResourceObjects* objects) {
   }
 }
 
+void DraStore::AddClaim(res::ResourceClaim claim) {
+  const auto key = std::pair(claim.meta.namespace_, claim.meta.name);
+  if (by_key_.contains(key)) return;
+  claims_.push_back(std::move(claim));
+  by_key_[key] = &claims_.back();
+}
+
 void DraStore::Hold(const res::AllocationResult& a) {
   for (const auto& r : a.devices) {
     if (!r.admin_access) allocated_.insert({r.driver, r.pool, r.device});

@@ -30,6 +30,10 @@ class DraStore final : public framework::DraManager {
   // objects the store already holds keeps its state (drivers re-announce their object sets).
   void Reset(const api::resource::ResourceObjects* objects);
 
+  // The simulator's resourceclaim controller: a claim created while a simulation runs (from a
+  // pod's ResourceClaimTemplate, before the pod). A claim of the same namespace and name is kept.
+  void AddClaim(api::resource::ResourceClaim claim);
+
   // A pod was deleted (or finished): see the file comment. Returns true when some claim changed.
   bool ReleasePod(const api::Pod& pod);
 

@@ -1,8 +1,10 @@
 #include "corral/state/volume_cache.h"
 
+#include <algorithm>
 #include <string>
 
 #include "corral/api/csi_translation.h"
+#include "corral/api/selectors.h"
 
 namespace corral::state {
 
@@ -171,6 +173,7 @@ const api::PersistentVolume* VolumeCache::ProvisionVolume(const api::PersistentV
   pv.storage_class_name = storage_class.meta.name;
   pv.volume_mode = c->volume_mode;
   pv.phase = api::PersistentVolumePhase::kBound;
+  pv.reclaim_policy = storage_class.reclaim_policy;
   pv.claim_ref = api::ClaimReference{c->meta.namespace_, c->meta.name, c->meta.uid};
   if (const api::CSINode* csi = GetCSINode(node.meta.name)) {
     for (const auto& d : csi->drivers) {
@@ -191,6 +194,65 @@ const api::PersistentVolume* VolumeCache::ProvisionVolume(const api::PersistentV
   c->phase = api::ClaimPhase::kBound;
   SetAnnotation(c->meta, api::kAnnBindCompleted, "yes");
   return stored;
+}
+
+const api::PersistentVolumeClaim* VolumeCache::AddClaim(api::PersistentVolumeClaim claim) {
+  const auto key = std::pair(claim.meta.namespace_, claim.meta.name);
+  if (auto it = claim_by_name_.find(key); it != claim_by_name_.end()) return it->second;
+  claims_.push_back(std::move(claim));
+  claim_by_name_[key] = &claims_.back();
+  return &claims_.back();
+}
+
+Symbol VolumeCache::DeleteClaim(Symbol ns, Symbol name) {
+  auto it = claim_by_name_.find(std::pair(ns, name));
+  if (it == claim_by_name_.end()) return {};
+  const Symbol volume = it->second->volume_name;
+  claim_by_name_.erase(it);
+  assumed_claims_.erase(std::pair(ns, name));
+  if (volume.empty()) return {};
+  auto v = volume_by_name_.find(volume);
+  if (v == volume_by_name_.end()) return volume;
+  api::PersistentVolume* pv = v->second;
+  if (pv->reclaim_policy == api::ReclaimPolicy::kRetain) {
+    pv->phase = api::PersistentVolumePhase::kReleased;
+    return volume;
+  }
+  auto& list = volumes_by_class_[pv->storage_class_name];
+  list.erase(std::remove(list.begin(), list.end(), pv), list.end());
+  assumed_volumes_.erase(volume);
+  volume_by_name_.erase(v);
+  return volume;
+}
+
+const api::PersistentVolume* VolumeCache::BindImmediate(const api::PersistentVolumeClaim* claim) {
+  if (!claim->volume_name.empty()) {
+    const api::PersistentVolume* pv = GetVolume(claim->volume_name);
+    if (pv != nullptr && claim->phase != api::ClaimPhase::kBound) BindVolume(pv, claim);
+    return pv;
+  }
+  const api::PersistentVolume* best = nullptr;
+  for (const api::PersistentVolume* pv : VolumesOfClass(claim->storage_class_name)) {
+    const bool free =
+        !pv->claim_ref.has_value() || (pv->claim_ref->namespace_ == claim->meta.namespace_ &&
+                                       pv->claim_ref->name == claim->meta.name);
+    if (!free || pv->phase == api::PersistentVolumePhase::kReleased) continue;
+    if (!api::AccessModesSatisfied(claim->access_modes, pv->access_modes)) continue;
+    if (pv->volume_mode != claim->volume_mode) continue;
+    if (pv->capacity < claim->storage_request) continue;
+    if (claim->selector.has_value() && !api::Matches(*claim->selector, pv->meta.labels)) continue;
+    if (best == nullptr || pv->capacity < best->capacity) best = pv;
+  }
+  if (best != nullptr) {
+    BindVolume(best, claim);
+    return best;
+  }
+  const api::StorageClass* cls = GetClass(claim->storage_class_name);
+  if (cls == nullptr || cls->provisioner.empty() ||
+      interner_.Str(cls->provisioner) == api::kNotSupportedProvisioner) {
+    return nullptr;
+  }
+  return ProvisionVolume(claim, *cls, api::Node{});
 }
 
 }  // namespace corral::state

@@ -74,6 +74,20 @@ class VolumeCache {
                                                const api::StorageClass& storage_class,
                                                const api::Node& node);
 
+  // ---- the simulator's PV controller (claims created and deleted while a simulation runs) ----
+  // Adds a claim; an existing claim of the same namespace and name is kept and returned (a
+  // StatefulSet's claims outlive its pods).
+  const api::PersistentVolumeClaim* AddClaim(api::PersistentVolumeClaim claim);
+  // Deletes a claim. Its bound volume is released and reclaimed per its policy: Delete removes the
+  // volume from every lookup and list, Retain keeps it in phase Released, still referring to the
+  // deleted claim, so that no other claim binds it. Returns the volume's name (empty if none).
+  Symbol DeleteClaim(Symbol ns, Symbol name);
+  // kube's PV controller for a claim of an Immediate class: binds it to the smallest Available
+  // volume of its class that satisfies it (access modes, volume mode, selector, size), or
+  // provisions one (without node affinity) when its class names a provisioner. Returns the
+  // volume, or null when the claim stays pending.
+  const api::PersistentVolume* BindImmediate(const api::PersistentVolumeClaim* claim);
+
  private:
   api::PersistentVolume* MutableVolume(const api::PersistentVolume* pv);
   api::PersistentVolumeClaim* MutableClaim(const api::PersistentVolumeClaim* claim);
