@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps release run test property-long asan bench fuzz tidy format format-check clean
+.PHONY: all deps release run readme test property-long asan bench fuzz tidy format format-check clean
 
 all: release
 
@@ -17,9 +17,15 @@ release: deps $(BUILD)/release/CMakeCache.txt
 	cmake --build $(BUILD)/release -j$(JOBS)
 
 # The main job on its built-in default input: the fleet simulator's default scenario (a day in a
-# 2,000-node cluster); prints the summary and writes corral-report.html.
-run: release
+# 2,000-node cluster); prints the summary and writes corral-report.html. Builds only the CLI.
+run: deps $(BUILD)/release/CMakeCache.txt
+	cmake --build $(BUILD)/release --target corral -j$(JOBS)
 	$(BUILD)/release/tools/corral/corral simulate
+
+# Rewrites README.md's CLI tour from what the commands print now (the readme_tour test checks it).
+readme: deps $(BUILD)/release/CMakeCache.txt
+	cmake --build $(BUILD)/release --target corral -j$(JOBS)
+	python3 scripts/readme-tour.py --corral $(BUILD)/release/tools/corral/corral
 
 # The whole test suite (unit, golden end-to-end, property tests, the fuzz targets over their seed corpora).
 test: release

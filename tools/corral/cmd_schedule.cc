@@ -1,5 +1,5 @@
 // `corral schedule FILE|DIR... [--config FILE] [--seed N] [-o table|json] [--explain NS/NAME]...
-//  [--explain-all] [--gang-mode workload-cycle|permit]`
+//  [--explain-all] [--gang-mode workload-cycle|permit] [--validate strict|warn|ignore]`
 
 #include <cstdio>
 #include <memory>
@@ -11,6 +11,7 @@
 #include "corral/app/schedule.h"
 
 #include "command.h"
+#include "flags.h"
 
 namespace corral::cli {
 
@@ -25,6 +26,7 @@ struct ScheduleFlags {
   std::vector<std::string> explain;
   bool explain_all = false;
   bool strict = false;
+  std::string validate = "strict";
   std::string gang_mode = "workload-cycle";
 };
 }  // namespace
@@ -43,11 +45,7 @@ Command AddScheduleCommand(CLI::App& root) {
   app->add_option(
       "--config", flags->config,
       "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1); default: kube's defaults");
-  app->add_option("--seed", flags->seed,
-                  "Seed for tie-breaking among equally scored nodes (default 1)")
-      ->check([](const std::string& v) {
-        return v.starts_with('-') ? "must be a non-negative integer, got " + v : std::string();
-      });
+  AddSeedOption(app, flags->seed, "Seed for tie-breaking among equally scored nodes (default 1)");
   app->add_option("--feature-gates", flags->feature_gates,
                   "Feature gates by kube's names: Name=true|false,...");
   app->add_option("--explain", flags->explain,
@@ -62,6 +60,7 @@ Command AddScheduleCommand(CLI::App& root) {
       ->check(CLI::IsMember({"workload-cycle", "permit"}));
   app->add_flag("--strict", flags->strict,
                 "Treat unknown kinds/fields and other warnings as errors");
+  AddValidateOption(app, flags->validate);
   Command cmd;
   cmd.app = app;
   cmd.run = [flags]() {
@@ -72,6 +71,7 @@ Command AddScheduleCommand(CLI::App& root) {
     req.explain = flags->explain;
     req.explain_all = flags->explain_all;
     req.strict = flags->strict;
+    req.unknown_fields = ParseValidate(flags->validate);
     req.workload_cycle = flags->gang_mode == "workload-cycle";
     if (auto st = req.gates.ParseFlag(flags->feature_gates); !st.ok()) {
       fmt::print(stderr, "corral schedule: --feature-gates: {}\n", st.error().message);

@@ -39,6 +39,7 @@
 #include "corral/sim/virtual_time.h"
 
 #include "command.h"
+#include "flags.h"
 
 namespace corral::cli {
 
@@ -53,6 +54,7 @@ struct SimulateFlags {
   bool quiet = false;
   bool progress = false;
   bool strict = false;
+  std::string validate = "strict";
   int64_t seed = -1;
 };
 
@@ -215,6 +217,25 @@ int Run(const SimulateFlags& flags) {
   Result<sim::SimSpec> spec = Error::Invalid("no input");
   bool all_csv = !flags.inputs.empty();
   for (const auto& p : flags.inputs) all_csv = all_csv && IsCsv(p);
+  const doc::FieldValidation unknown_fields = ParseValidate(flags.validate);
+  // --validate relaxes manifests only: a scenario (or trace) is decoded strictly, and a flag that
+  // would not be honoured is an error.
+  if (unknown_fields != doc::FieldValidation::kStrict) {
+    bool manifests = !builtin && !all_csv;
+    if (manifests && flags.inputs.size() == 1 &&
+        std::filesystem::is_regular_file(flags.inputs[0])) {
+      std::ifstream f(flags.inputs[0], std::ios::binary);
+      std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      manifests = !sim::LooksLikeScenario(text);
+    }
+    if (!manifests) {
+      fmt::print(stderr,
+                 "corral simulate: --validate {}: applies to manifest inputs only; scenario files "
+                 "and traces are always decoded strictly\n",
+                 flags.validate);
+      return kExitBadInput;
+    }
+  }
   if (builtin) {
     spec = sim::ParseScenario(sim::DefaultScenarioYaml(), "<built-in default scenario>", "", in,
                               diags, {.strict = flags.strict});
@@ -228,10 +249,10 @@ int Run(const SimulateFlags& flags) {
                                 std::filesystem::path(flags.inputs[0]).parent_path().string(), in,
                                 diags, {.strict = flags.strict});
     } else {
-      spec = sim::LoadManifestsSpec(flags.inputs, in, diags, flags.strict);
+      spec = sim::LoadManifestsSpec(flags.inputs, in, diags, flags.strict, unknown_fields);
     }
   } else {
-    spec = sim::LoadManifestsSpec(flags.inputs, in, diags, flags.strict);
+    spec = sim::LoadManifestsSpec(flags.inputs, in, diags, flags.strict, unknown_fields);
   }
   for (const auto& d : diags.items()) {
     if (d.severity == Severity::kWarning) fmt::print(stderr, "{}\n", d.ToString());
@@ -426,10 +447,7 @@ Command AddSimulateCommand(CLI::App& root) {
   app->add_option("--event-log-format", flags->event_log_format,
                   "Event log format: text (one line per event) or jsonl (one JSON object per line)")
       ->check(CLI::IsMember({"text", "jsonl"}));
-  app->add_option("--seed", flags->seed, "Seed (overrides the scenario's)")
-      ->check([](const std::string& v) {
-        return v.starts_with('-') ? "must be a non-negative integer, got " + v : std::string();
-      });
+  AddSeedOption(app, flags->seed, "Seed (overrides the scenario's)");
   app->add_option("--duration", flags->duration,
                   "Simulated duration, Go syntax (overrides the scenario's)");
   app->add_option("--config", flags->config,
@@ -442,7 +460,8 @@ Command AddSimulateCommand(CLI::App& root) {
       "Go duration");
   app->add_option("--bind-latency", flags->bind_latency,
                   "Binding latency (Go duration; default 0)");
-  app->add_flag("--strict", flags->strict, "Unknown fields are errors");
+  app->add_flag("--strict", flags->strict, "Warnings (unknown kinds, ...) are errors");
+  AddValidateOption(app, flags->validate);
   app->add_flag("-q,--quiet", flags->quiet, "No progress line and no wall-clock line on stderr");
   app->add_flag("--progress", flags->progress,
                 "Progress line on stderr even when it is not a terminal (virtual time, events)");

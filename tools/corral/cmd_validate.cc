@@ -11,6 +11,8 @@
 #include "corral/loader/loader.h"
 #include "corral/loader/summary.h"
 
+#include "flags.h"
+
 namespace corral::cli {
 
 namespace {
@@ -18,6 +20,7 @@ struct ValidateFlags {
   std::vector<std::string> inputs;
   std::string output = "table";
   bool strict = false;
+  std::string validate = "strict";
 };
 }  // namespace
 
@@ -34,12 +37,14 @@ Command AddValidateCommand(CLI::App& root) {
       ->check(CLI::IsMember({"table", "json"}));
   app->add_flag("--strict", flags->strict,
                 "Treat unknown kinds/fields and other warnings as errors");
+  AddValidateOption(app, flags->validate);
   Command cmd;
   cmd.app = app;
   cmd.run = [flags]() {
     Interner interner = api::NewInterner();
-    loader::LoadResult result =
-        loader::LoadPaths(flags->inputs, interner, {.strict = flags->strict});
+    loader::LoadResult result = loader::LoadPaths(
+        flags->inputs, interner,
+        {.strict = flags->strict, .unknown_fields = ParseValidate(flags->validate)});
     for (const auto& d : result.diagnostics.items()) fmt::print(stderr, "{}\n", d.ToString());
     loader::Summary summary = loader::Summarize(result, interner);
     if (flags->output == "json") {

@@ -11,10 +11,12 @@
 #include "cmd_analysis.h"
 #include "cmd_validate.h"
 #include "command.h"
+#include "usage.h"
 
 int main(int argc, char** argv) {
   using namespace corral::cli;  // NOLINT(google-build-using-namespace): main only
-  CLI::App app{"corral: a workload-aware cluster scheduler and fleet simulator"};
+  // Named "corral" whatever path it was started by, so that usage lines say `corral`.
+  CLI::App app{"corral: a workload-aware cluster scheduler and fleet simulator", "corral"};
   app.set_version_flag("--version", std::string("corral ") + CORRAL_VERSION);
   app.require_subcommand(1);
   std::vector<Command> commands;
@@ -26,11 +28,21 @@ int main(int argc, char** argv) {
   commands.push_back(AddCompareCommand(app));
   commands.push_back(AddSweepCommand(app));
   commands.push_back(AddCompactCommand(app));
+  if (auto unknown = UnknownCommandError(app, argc, argv)) {
+    std::fprintf(stderr, "%s\n", unknown->c_str());
+    return kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitBadInput;
+    std::fprintf(stderr, "%s\n", ParseErrorMessage(app, e, argc, argv).c_str());
+    return kExitBadInput;
   }
   for (auto& c : commands) {
     if (!c.app->parsed()) continue;

@@ -10,6 +10,7 @@
 
 #include "corral/api/well_known.h"
 #include "corral/config/scheduler_config.h"
+#include "corral/doc/decoder.h"
 #include "corral/loader/loader.h"
 #include "corral/plugins/registry.h"
 #include "corral/scheduler/scheduler.h"
@@ -36,6 +37,7 @@ class Collector : public scheduler::SchedulerObserver {
     for (const auto& n : ex.nodes) {
       NodeOut no;
       no.node = std::string(in_.Str(n.node));
+      no.absent = n.absent;
       if (n.filter.has_value()) {
         no.passed = false;
         no.filter_plugin = std::string(n.filter->plugin());
@@ -51,7 +53,27 @@ class Collector : public scheduler::SchedulerObserver {
       }
       e.nodes.push_back(std::move(no));
     }
-    latest_[e.pod] = std::move(e);  // the last attempt wins
+    if (ex.from_nominated) e.selected_from = "nominated node";
+    if (ex.from_hint) {
+      e.selected_from = "batching hint";
+      if (!ex.hint_source_name.empty()) {
+        e.hint_source =
+            fmt::format("{}/{}", in_.Str(ex.hint_source_namespace), in_.Str(ex.hint_source_name));
+      }
+    }
+    e.candidates = static_cast<int64_t>(ex.num_candidates);
+    e.evaluated = static_cast<int64_t>(ex.num_evaluated);
+    e.num_to_find = ex.num_to_find;
+    e.tied = static_cast<int64_t>(ex.num_tied);
+    if (ex.post_filter.has_value()) {
+      e.post_filter = true;
+      e.preemption_message = ex.post_filter->message;
+      e.nominated = std::string(in_.Str(ex.post_filter->nominated));
+      for (const auto& [ns, name] : ex.post_filter->victims) {
+        e.victims.push_back(fmt::format("{}/{}", in_.Str(ns), in_.Str(name)));
+      }
+    }
+    attempts_[e.pod].push_back(std::move(e));
   }
   void OnPreempted(const scheduler::PreemptionRecord& p) override {
     ScheduleOutcome::Preemption out;
@@ -98,14 +120,54 @@ class Collector : public scheduler::SchedulerObserver {
     out_.preemptions.push_back(std::move(out));
   }
   void Finish() {
-    for (auto& [k, v] : latest_) out_.explain.push_back(std::move(v));
+    for (auto& [pod, attempts] : attempts_) {
+      const auto n = static_cast<int32_t>(attempts.size());
+      for (int32_t i = 0; i < n; ++i) {
+        attempts[static_cast<size_t>(i)].attempt = i + 1;
+        attempts[static_cast<size_t>(i)].attempts = n;
+        out_.explain.push_back(std::move(attempts[static_cast<size_t>(i)]));
+      }
+    }
   }
 
  private:
   const Interner& in_;
   ScheduleOutcome& out_;
-  std::map<std::string, ExplainOut> latest_;
+  std::map<std::string, std::vector<ExplainOut>> attempts_;  // every attempt, in order
 };
+
+// Every --explain target names a pending pod: a name that matches no pod is an error with the
+// closest pod's name, and a bound pod (never scheduled) is an error that says so.
+Result<void> CheckExplainTargets(const std::vector<std::string>& targets,
+                                 const api::ObjectSet& objects, const Interner& in) {
+  if (targets.empty()) return {};
+  std::vector<std::string> keys;
+  keys.reserve(objects.pods.size());
+  for (const api::Pod& p : objects.pods) keys.push_back(PodKey(in, p));
+  for (const std::string& t : targets) {
+    auto it = std::find(keys.begin(), keys.end(), t);
+    if (it != keys.end()) {
+      const api::Pod& p = objects.pods[static_cast<size_t>(it - keys.begin())];
+      if (p.IsBound()) {
+        return Error::Invalid(fmt::format(
+            "--explain {}: the pod is bound to {} (spec.nodeName); only pending pods are "
+            "scheduled and explained",
+            t, in.Str(p.node_name)));
+      }
+      continue;
+    }
+    std::string msg = fmt::format("--explain {}: no such pod", t);
+    if (t.find('/') == std::string::npos) msg += " (give NAMESPACE/NAME)";
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::string_view suggestion = doc::Suggest(t, views);
+    for (std::string_view k : views) {
+      if (suggestion.empty() && k.substr(k.find('/') + 1) == t) suggestion = k;
+    }
+    if (!suggestion.empty()) msg += fmt::format("; did you mean {:?}?", suggestion);
+    return Error::Invalid(msg);
+  }
+  return {};
+}
 
 void CollectGroups(const Interner& in, scheduler::Scheduler& s, ScheduleOutcome& out) {
   absl::flat_hash_map<const api::Pod*, std::string> pending;
@@ -155,7 +217,8 @@ void CollectGroups(const Interner& in, scheduler::Scheduler& s, ScheduleOutcome&
 
 Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
   Interner in = api::NewInterner();
-  loader::LoadResult loaded = loader::LoadPaths(req.inputs, in, {.strict = req.strict});
+  loader::LoadResult loaded = loader::LoadPaths(
+      req.inputs, in, {.strict = req.strict, .unknown_fields = req.unknown_fields});
   ScheduleOutcome out;
   if (!loaded.ok()) {
     std::string msg;
@@ -189,6 +252,7 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
           in.Str(g.meta.namespace_), in.Str(g.meta.name)));
     }
   }
+  if (auto st = CheckExplainTargets(req.explain, loaded.objects, in); !st.ok()) return st.error();
   opts.gates = req.gates;
   opts.seed = req.seed;
   opts.workload_cycle = req.workload_cycle;
@@ -262,6 +326,51 @@ nlohmann::ordered_json BatchingJson(const ScheduleOutcome& out) {
 }
 }  // namespace
 
+namespace {
+nlohmann::ordered_json ExplainJson(const ExplainOut& e) {
+  using json = nlohmann::ordered_json;
+  json pe;
+  pe["selected"] = e.selected.empty() ? json(nullptr) : json(e.selected);
+  if (!e.pre_filter.empty()) pe["preFilter"] = e.pre_filter;
+  if (!e.selected_from.empty()) pe["selectedFrom"] = e.selected_from;
+  if (!e.hint_source.empty()) pe["batchHintFrom"] = e.hint_source;
+  if (e.pre_filter.empty()) {
+    pe["candidates"] = e.candidates;
+    pe["evaluated"] = e.evaluated;
+    pe["numFeasibleNodesToFind"] = e.num_to_find;
+  }
+  if (e.tied > 1) pe["tiedNodes"] = e.tied;
+  json nodes = json::object();
+  for (const auto& n : e.nodes) {
+    json nj;
+    if (n.passed) {
+      nj["filter"] = nullptr;
+    } else {
+      nj["filter"] = {
+          {"plugin", n.filter_plugin}, {"code", n.filter_code}, {"reasons", n.filter_reasons}};
+    }
+    if (n.absent) nj["excludedByPreFilter"] = true;
+    if (n.scored) {
+      json sc = json::object();
+      for (const auto& s : n.scores) {
+        sc[s.plugin] = {{"raw", s.raw}, {"normalized", s.normalized}, {"weighted", s.weighted}};
+      }
+      nj["scores"] = sc;
+      nj["total"] = n.total;
+    }
+    nodes[n.node] = nj;
+  }
+  pe["nodes"] = nodes;
+  if (e.post_filter) {
+    pe["preemption"] = {
+        {"nominatedNode", e.nominated.empty() ? json(nullptr) : json(e.nominated)},
+        {"victims", e.victims},
+        {"message", e.preemption_message.empty() ? json(nullptr) : json(e.preemption_message)}};
+  }
+  return pe;
+}
+}  // namespace
+
 std::string FormatScheduleJson(const ScheduleOutcome& out) {
   using json = nlohmann::ordered_json;
   json j;
@@ -326,31 +435,18 @@ std::string FormatScheduleJson(const ScheduleOutcome& out) {
     }
   }
   json ex = json::object();
-  for (const auto& e : out.explain) {
-    json pe;
-    pe["selected"] = e.selected.empty() ? json(nullptr) : json(e.selected);
-    if (!e.pre_filter.empty()) pe["preFilter"] = e.pre_filter;
-    json nodes = json::object();
-    for (const auto& n : e.nodes) {
-      json nj;
-      if (n.passed) {
-        nj["filter"] = nullptr;
-      } else {
-        nj["filter"] = {
-            {"plugin", n.filter_plugin}, {"code", n.filter_code}, {"reasons", n.filter_reasons}};
+  for (size_t i = 0; i < out.explain.size(); ++i) {
+    const ExplainOut& e = out.explain[i];
+    json pe = ExplainJson(e);
+    if (e.attempts > 1) {
+      // The last attempt's fields, and every earlier attempt in order.
+      json earlier = json::array();
+      for (size_t k = i + 1 - static_cast<size_t>(e.attempt); k < i; ++k) {
+        earlier.push_back(ExplainJson(out.explain[k]));
       }
-      if (n.scored) {
-        json sc = json::object();
-        for (const auto& s : n.scores) {
-          sc[s.plugin] = {{"raw", s.raw}, {"normalized", s.normalized}, {"weighted", s.weighted}};
-        }
-        nj["scores"] = sc;
-        nj["total"] = n.total;
-      }
-      nodes[n.node] = nj;
+      pe["earlierAttempts"] = std::move(earlier);
     }
-    pe["nodes"] = nodes;
-    ex[e.pod] = pe;
+    if (e.attempt == e.attempts) ex[e.pod] = std::move(pe);
   }
   j["explain"] = ex;
   j["stats"] = {{"pods_scheduled", out.placements.size()},
@@ -420,12 +516,38 @@ std::string FormatScheduleTable(const ScheduleOutcome& out) {
     table({"PREEMPTOR", "PRIORITY", "NOMINATED NODE", "VICTIM", "VICTIM PRIORITY", "WHY"}, rows);
   }
   for (const auto& e : out.explain) {
-    s += fmt::format("\nexplain {}: selected {}\n", e.pod,
+    const std::string attempt =
+        e.attempts > 1 ? fmt::format(" (attempt {} of {})", e.attempt, e.attempts) : std::string();
+    s += fmt::format("\nexplain {}{}: selected {}\n", e.pod, attempt,
                      e.selected.empty() ? "<none>" : e.selected);
     if (!e.pre_filter.empty()) s += fmt::format("  PreFilter: {}\n", e.pre_filter);
+    if (e.selected_from == "nominated node") {
+      s += "  the pod's nominated node passed the filters first; no other node was evaluated\n";
+    } else if (e.selected_from == "batching hint") {
+      s += fmt::format(
+          "  placed on the opportunistic-batching hint: the next node of the list scored for {}; "
+          "no other node was evaluated\n",
+          e.hint_source.empty() ? "an earlier pod" : e.hint_source);
+    } else if (e.pre_filter.empty() && e.evaluated < e.candidates) {
+      s += fmt::format(
+          "  {} of {} candidate nodes never evaluated: the search stopped at {} feasible nodes "
+          "(numFeasibleNodesToFind, percentageOfNodesToScore)\n",
+          e.candidates - e.evaluated, e.candidates, e.num_to_find);
+    }
+    if (e.tied > 1) {
+      s += fmt::format("  {} nodes tied for the top score; the tie was broken at random (--seed)\n",
+                       e.tied);
+    }
     rows.clear();
+    std::vector<std::string> absent;
+    std::string absent_reason;
     for (const auto& n : e.nodes) {
       std::string detail;
+      if (n.absent) {
+        absent.push_back(n.node);
+        absent_reason = fmt::format("{}", fmt::join(n.filter_reasons, ", "));
+        continue;
+      }
       if (!n.passed) {
         detail = fmt::format("{} {}: {}", n.filter_plugin, n.filter_code,
                              fmt::join(n.filter_reasons, ", "));
@@ -440,6 +562,20 @@ std::string FormatScheduleTable(const ScheduleOutcome& out) {
       rows.push_back({"  " + n.node, n.scored ? std::to_string(n.total) : "-", detail});
     }
     table({"  NODE", "TOTAL", "DETAIL"}, rows);
+    if (!absent.empty()) {
+      s += fmt::format("  {} node(s) excluded by the PreFilter result, never evaluated ({}): {}\n",
+                       absent.size(), absent_reason, fmt::join(absent, " "));
+    }
+    if (e.post_filter) {
+      if (!e.nominated.empty()) {
+        s += fmt::format("  preemption: nominated to {}; victims: {}\n", e.nominated,
+                         e.victims.empty() ? std::string("none")
+                                           : fmt::format("{}", fmt::join(e.victims, ", ")));
+      } else {
+        s += fmt::format("  preemption: {}\n",
+                         e.preemption_message.empty() ? "no node nominated" : e.preemption_message);
+      }
+    }
   }
   s += fmt::format("\n{} scheduled, {} unschedulable, {} already bound, {} cycles\n",
                    out.placements.size(), out.unschedulable.size(), out.pods_bound_initially,

@@ -10,6 +10,7 @@
 #include "corral/api/types.h"
 #include "corral/core/diagnostics.h"
 #include "corral/core/result.h"
+#include "corral/doc/decoder.h"
 #include "corral/framework/config.h"
 #include "corral/framework/feature_gates.h"
 
@@ -23,6 +24,8 @@ struct ScheduleRequest {
   std::vector<std::string> explain;  // "ns/name"
   bool explain_all = false;
   bool strict = false;
+  // Unknown fields in the manifests (kubectl's --validate); the configuration is always strict.
+  doc::FieldValidation unknown_fields = doc::FieldValidation::kStrict;
   bool workload_cycle =
       true;  // pod groups in the workload cycle (false: Permit-only, kube's alpha)
 };
@@ -34,17 +37,34 @@ struct PluginScoreOut {
 struct NodeOut {
   std::string node;
   bool passed = true;
+  bool absent = false;  // left out by a PreFilter result, never evaluated
   std::string filter_plugin, filter_code;
   std::vector<std::string> filter_reasons;
   std::vector<PluginScoreOut> scores;
   bool scored = false;
   int64_t total = 0;
 };
+// One scheduling attempt of an explained pod.
 struct ExplainOut {
   std::string pod;
-  std::string selected;    // empty when unschedulable
-  std::string pre_filter;  // PreFilter rejection message, if any
-  std::vector<NodeOut> nodes;
+  int32_t attempt = 1;  // 1-based, of `attempts` in total for the pod
+  int32_t attempts = 1;
+  std::string selected;        // empty when unschedulable
+  std::string pre_filter;      // PreFilter rejection message, if any
+  std::vector<NodeOut> nodes;  // evaluated nodes in evaluation order, then absent nodes
+  // How the node was found: "nominated node" or "batching hint" (nothing else evaluated), else
+  // empty; for a hint, the pod whose scored node list the batch holds.
+  std::string selected_from;
+  std::string hint_source;
+  int64_t candidates = 0;   // nodes after PreFilter
+  int64_t evaluated = 0;    // of those, evaluated by the filter loop
+  int64_t num_to_find = 0;  // numFeasibleNodesToFind (percentageOfNodesToScore)
+  int64_t tied = 0;         // nodes sharing the top score (> 1: broken at random)
+  // PostFilter (preemption) after a failed attempt.
+  bool post_filter = false;
+  std::string preemption_message;  // why it nominated nothing; empty when it did
+  std::string nominated;
+  std::vector<std::string> victims;
 };
 
 struct ScheduleOutcome {
@@ -90,7 +110,7 @@ struct ScheduleOutcome {
     std::vector<std::pair<std::string, std::string>> nominations;
   };
   std::vector<Preemption> preemptions;
-  std::vector<ExplainOut> explain;  // sorted by pod key
+  std::vector<ExplainOut> explain;  // sorted by pod key, then attempt
   int64_t cycles = 0;
   // Opportunistic batching (KEP-5598): pods placed on a batch hint, and batch flushes by
   // kube reason.
@@ -108,8 +128,8 @@ struct ScheduleOutcome {
   Diagnostics diagnostics;  // loader warnings (errors make RunSchedule fail)
 };
 
-// Errors: input errors (ErrorCode::kInvalidInput, message lists every diagnostic) or
-// invalid configs.
+// Errors: input errors (ErrorCode::kInvalidInput, message lists every diagnostic), invalid
+// configs, or an --explain target that names no pending pod (with the closest pod's name).
 Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req);
 
 std::string FormatScheduleJson(const ScheduleOutcome& out);

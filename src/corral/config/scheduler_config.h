@@ -17,8 +17,10 @@
 
 namespace corral::config {
 
+// Unknown fields (at every level, pluginConfig args included) are always errors with a "did you
+// mean": kube-scheduler decodes its configuration strictly and has no option to relax that.
 struct LoadConfigOptions {
-  bool strict = false;  // unknown fields are errors (kube-scheduler's own decoding is strict)
+  bool strict = false;  // every other warning is an error too
 };
 
 // Decodes, defaults and validates. On failure, every diagnostic is in `diags` and the Result holds

@@ -111,7 +111,7 @@ profiles:
           "200: not in "
           "valid range [0, 100]",
           "sched.yaml:16: profiles[1].pluginConfig[1]: Duplicate value: \"InterPodAffinity\"",
-          "sched.yaml:17: warning: profiles[2].plugins.scor: unknown field \"scor\" (did you mean "
+          "sched.yaml:17: profiles[2].plugins.scor: unknown field \"scor\" (did you mean "
           "\"score\"?)",
           "sched.yaml:5: podMaxBackoffSeconds: Invalid value: 2: must be greater than or equal to "
           "PodInitialBackoffSeconds",
@@ -216,6 +216,56 @@ TEST(SchedulerConfigTest, RejectsWrongKindAndExtenders) {
             "sched.yaml:1: apiVersion: unsupported apiVersion "
             "\"kubescheduler.config.k8s.io/v1beta3\" (want "
             "\"kubescheduler.config.k8s.io/v1\")");
+}
+
+}  // namespace
+}  // namespace corral::config
+
+namespace corral::config {
+namespace {
+
+// kube-scheduler decodes its configuration strictly (cmd/kube-scheduler/app/options/configfile.go
+// uses a codec factory with serializer.EnableStrict): an unknown field anywhere is an error, in
+// pluginConfig args too, and a misspelled plugin name in `disabled` is one as well. Each case is
+// one typo and the one error it must produce.
+TEST(SchedulerConfigTest, TyposAreErrorsWithASuggestion) {
+  struct Case {
+    std::string name, yaml, want;
+  };
+  const std::string head =
+      "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
+  const std::vector<Case> cases = {
+      {"top level", head + "percentageOfNodesToScor: 10\n",
+       "sched.yaml:3: percentageOfNodesToScor: unknown field \"percentageOfNodesToScor\" (did "
+       "you mean \"percentageOfNodesToScore\"?)"},
+      {"profile", head + "profiles:\n- schedulerName: a\n  plugin: {}\n",
+       "sched.yaml:5: profiles[0].plugin: unknown field \"plugin\" (did you mean \"plugins\"?)"},
+      {"disabled plugin name",
+       head + "profiles:\n- plugins:\n    score:\n      disabled: [{name: ImageLocalty}]\n",
+       "sched.yaml:6: profiles[0].plugins.score.disabled[0].name: Invalid value: \"ImageLocalty\": "
+       "plugin does not exist; did you mean \"ImageLocality\"?"},
+      {"fit args",
+       head + "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
+              "      scoringStrategy: {typ: MostAllocated}\n",
+       "sched.yaml:8: profiles[0].pluginConfig[0].args.scoringStrategy.typ: unknown field \"typ\" "
+       "(did you mean \"type\"?)"},
+      {"preemption args",
+       head + "profiles:\n- pluginConfig:\n  - name: DefaultPreemption\n    args:\n"
+              "      minCandidateNodesPercent: 5\n",
+       "sched.yaml:8: profiles[0].pluginConfig[0].args.minCandidateNodesPercent: unknown field "
+       "\"minCandidateNodesPercent\" (did you mean \"minCandidateNodesPercentage\"?)"},
+      {"spread args",
+       head + "profiles:\n- pluginConfig:\n  - name: PodTopologySpread\n    args:\n"
+              "      defaultingTyp: List\n",
+       "sched.yaml:8: profiles[0].pluginConfig[0].args.defaultingTyp: unknown field "
+       "\"defaultingTyp\" (did you mean \"defaultingType\"?)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto p = Parse(c.yaml);
+    EXPECT_FALSE(p.cfg.ok());
+    EXPECT_EQ(Errors(p.diags), std::vector<std::string>{c.want});
+  }
 }
 
 }  // namespace

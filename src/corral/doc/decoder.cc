@@ -145,10 +145,11 @@ void Decoder::Required(const Node& parent, std::string_view field, std::string_v
 
 void Decoder::UnknownField(const Node& key, std::span<const std::string_view> known) {
   ++unknown_fields_;
+  if (opts_.unknown_fields == FieldValidation::kIgnore && !opts_.strict) return;
   std::string msg = fmt::format("unknown field {:?}", key.text());
   std::string_view s = Suggest(key.text(), known);
   if (!s.empty()) msg += fmt::format(" (did you mean {:?}?)", s);
-  if (opts_.strict) {
+  if (opts_.strict || opts_.unknown_fields == FieldValidation::kStrict) {
     ++errors_;
     diags_.Error(file_, key.line(), PathWith(key.text()), std::move(msg));
   } else {

@@ -14,8 +14,9 @@
 //  (3) Types are strict, as kube's JSON decoding is: a string field given `yes` or `1` (plain YAML)
 //      is an error that says to quote it; an integer field given "1" (quoted) is an error.
 //      Quantities accept strings and numbers, as resource.Quantity does.
-//  (4) Unknown fields are warnings naming the field (with a "did you mean" suggestion); with
-//      `strict`, they and every other warning are errors.
+//  (4) Unknown fields are errors naming the field (with a "did you mean" suggestion), as in
+//      kube's strict decoding; DecodeOptions::unknown_fields relaxes them to warnings or to nothing
+//      (kubectl's --validate=warn|ignore). With `strict`, every warning is an error.
 //  (5) The path is kept by RAII scopes (`auto s = d.Field("spec");`), so messages always name the
 //      full path; building it allocates only when it grows beyond its previous length.
 //
@@ -84,8 +85,13 @@ struct EnumName {
   E value;
 };
 
+// What an unknown map key is, as kubectl's --validate: an error (strict), a warning (warn), or
+// nothing (ignore; the key is still counted).
+enum class FieldValidation { kStrict, kWarn, kIgnore };
+
 struct DecodeOptions {
-  bool strict = false;  // unknown fields and all other warnings are errors
+  bool strict = false;  // every warning is an error (unknown fields included)
+  FieldValidation unknown_fields = FieldValidation::kStrict;
 };
 
 class Decoder {
@@ -126,7 +132,8 @@ class Decoder {
   // A missing or empty required field; `want` (optional) says what is expected. Silent when the
   // field is present with a value of the wrong type (that error was already reported).
   void Required(const Node& parent, std::string_view field, std::string_view want = {});
-  // An unknown map key: warning (error under strict), with a suggestion among `known`.
+  // An unknown map key, with a suggestion among `known`: an error, a warning or nothing as
+  // DecodeOptions::unknown_fields says (an error under strict).
   void UnknownField(const Node& key, std::span<const std::string_view> known);
 
   size_t error_count() const { return errors_; }

@@ -263,7 +263,8 @@ class Loader::Impl {
         format == Format::kJson
             ? doc::ParseJsonAdopt(std::move(content), filename, Diags(), {.drop = kDropRules})
             : doc::ParseYamlAdopt(std::move(content), filename, Diags());
-    Decoder d(filename, Diags(), &in_, {.strict = opts_.strict});
+    Decoder d(filename, Diags(), &in_,
+              {.strict = opts_.strict, .unknown_fields = opts_.unknown_fields});
     file_sym_ = in_.Intern(filename);
     for (const Node& root : stream.documents()) {
       if (root.is_null()) continue;  // empty document (e.g. a trailing `---`)

@@ -16,9 +16,10 @@
 //  (1) Every problem becomes a Diagnostic with file, line and field path; all problems of all files
 //      are reported. An object with an error is left out of the ObjectSet (and the error says why);
 //      nothing is dropped without a diagnostic.
-//  (2) Unknown kinds and unknown fields are warnings naming them; with `strict` they are errors.
-//      Fields of real objects that Corral does not model (status.containerStatuses,
-//      metadata.managedFields, ...) are accepted silently.
+//  (2) Unknown fields are errors naming them (with a suggestion), as kubectl's --validate=strict;
+//      LoadOptions::unknown_fields makes them warnings or ignores them. Unknown kinds are warnings;
+//      with `strict` they and every other warning are errors. Fields of real objects that Corral
+//      does not model (status.containerStatuses, managedFields, ...) are accepted silently.
 //  (3) Defaults are those the API server applies (namespace "default", schedulerName, requests from
 //      limits, terminationGracePeriodSeconds 30, ...), and priority admission runs after all inputs
 //      are read, so the result does not depend on file order.
@@ -37,6 +38,7 @@
 #include "corral/api/types.h"
 #include "corral/core/diagnostics.h"
 #include "corral/core/interner.h"
+#include "corral/doc/decoder.h"
 
 namespace corral::loader {
 
@@ -46,6 +48,8 @@ struct LoadOptions {
   // LoadResult::controllers (the simulator runs them); otherwise Deployments, DaemonSets and Jobs
   // are unknown kinds.
   bool controllers = false;
+  // Unknown fields of an object (kubectl's --validate): errors by default.
+  doc::FieldValidation unknown_fields = doc::FieldValidation::kStrict;
 };
 
 enum class Format { kAuto, kYaml, kJson };

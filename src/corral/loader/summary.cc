@@ -200,8 +200,9 @@ std::string RenderTable(const Summary& s) {
   out += fmt::format("{} files, {} documents, {} objects; {} errors, {} warnings\n", s.counts.files,
                      s.counts.documents, s.counts.objects, s.errors, s.warnings);
   if (s.counts.unknown_fields > 0) {
-    out +=
-        fmt::format("{} unknown fields ignored (named in the warnings)\n", s.counts.unknown_fields);
+    // Without warnings the fields were ignored silently on request (--validate=ignore).
+    out += fmt::format("{} unknown fields ignored ({})\n", s.counts.unknown_fields,
+                       s.warnings > 0 ? "named in the warnings" : "--validate=ignore");
   }
 
   Table kinds({"KIND", "COUNT"}, {false, true});

@@ -572,6 +572,8 @@ void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& 
   score_state_valid_ = false;
   signature_ = *signature;
   creation_ = clock_.Now();
+  source_namespace_ = pod != nullptr ? pod->pod->meta.namespace_ : Symbol();
+  source_name_ = pod != nullptr ? pod->pod->meta.name : Symbol();
   std::swap(table_, *scores);
   names_.resize(n);
   for (size_t j = 0; j < n; ++j) names_[j] = table_.targets[j]->name();

@@ -106,8 +106,11 @@ class OpportunisticBatch {
   // The cycle failed (unschedulable or error): the next pod flushes with pod_failed.
   void CycleFailed(int64_t cycle);
 
-  // ---- introspection (tests, stats) ----
+  // ---- introspection (tests, stats, explain) ----
   bool has_state() const { return has_state_; }
+  // The namespace and name of the pod whose cycle scored the batch's node list (empty when none).
+  Symbol source_namespace() const { return source_namespace_; }
+  Symbol source_name() const { return source_name_; }
   size_t size() const { return heap_.size(); }
   // Nodes the batch holds rows for (the creating cycle's scored nodes).
   size_t rows() const { return has_state_ ? names_.size() : 0; }
@@ -189,6 +192,7 @@ class OpportunisticBatch {
   framework::ScoreTable table_;  // the creating cycle's scores, until materialized
   std::string signature_;
   TimePoint creation_;
+  Symbol source_namespace_, source_name_;  // the pod whose cycle created the batch
   std::vector<size_t>
       plugins_;  // score plugin indices (Framework::score_plugins) of the cached scores
   std::vector<Symbol> names_;  // row → node

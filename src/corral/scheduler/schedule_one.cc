@@ -22,34 +22,6 @@ using framework::NodeInfo;
 using framework::PodInfo;
 using framework::Status;
 
-namespace {
-constexpr int32_t kMinFeasibleNodesToFind = 100;
-constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
-// How many nodes ahead the memoized filter pass prefetches NodeInfos (their generation is read).
-constexpr size_t kPrefetchDistance = 24;
-
-// Rejecting plugins already recorded in a filter pass, as (plugin name, pending).
-using RecordedRejectors = absl::InlinedVector<std::pair<std::string_view, bool>, 4>;
-
-// Adds the plugin that rejected a node to the pod's unschedulable (or pending) plugins, the first
-// time this pass sees it: nodes mostly fail on a handful of plugins, so the pod's sets are not
-// probed (and no string is built) per node.
-void RecordRejector(const Status& fs, RecordedRejectors& recorded, QueuedPod& qp) {
-  const std::pair<std::string_view, bool> rejector(fs.plugin(), fs.code() == Code::kPending);
-  const bool seen = std::any_of(recorded.begin(), recorded.end(), [&](const auto& r) {
-    return r.first.data() == rejector.first.data() && r.first.size() == rejector.first.size() &&
-           r.second == rejector.second;
-  });
-  if (fs.plugin().empty() || seen) return;
-  if (recorded.size() < 8) recorded.push_back(rejector);
-  if (fs.code() == Code::kPending) {
-    qp.pending_plugins.insert(std::string(fs.plugin()));
-  } else {
-    qp.unschedulable_plugins.insert(std::string(fs.plugin()));
-  }
-}
-}  // namespace
-
 struct Scheduler::Diagnosis {
   std::string pre_filter_msg;
   // Status for nodes the cycle did not evaluate because PreFilter excluded them.
@@ -74,38 +46,6 @@ struct Scheduler::CycleContext {
   bool scored = false;
 };
 
-int32_t Scheduler::NumFeasibleNodesToFind(const framework::Framework& fwk,
-                                          int32_t num_nodes) const {
-  if (num_nodes < kMinFeasibleNodesToFind) return num_nodes;
-  int32_t pct = 0;
-  if (fwk.percentage_of_nodes_to_score().has_value()) {
-    pct = *fwk.percentage_of_nodes_to_score();
-  } else if (options_.config.percentage_of_nodes_to_score.has_value()) {
-    pct = *options_.config.percentage_of_nodes_to_score;
-  }
-  if (pct == 0) {
-    pct = 50 - num_nodes / 125;
-    if (pct < kMinFeasibleNodesPercentageToFind) pct = kMinFeasibleNodesPercentageToFind;
-  }
-  if (pct >= 100) return num_nodes;
-  int32_t num = static_cast<int32_t>(static_cast<int64_t>(num_nodes) * pct / 100);
-  return num < kMinFeasibleNodesToFind ? kMinFeasibleNodesToFind : num;
-}
-
-std::span<const framework::NodeStatus> Scheduler::Failed() {
-  if (failed_refs_pending_) {
-    for (size_t k = 0; k < num_failed_; ++k) {
-      const FailedRef& r = failed_refs_[k];
-      if (r.memoized == nullptr) continue;
-      framework::NodeStatus& e = failed_[k];
-      e.node = r.node;
-      if (!e.status.IdenticalTo(*r.memoized)) e.status = *r.memoized;
-    }
-    failed_refs_pending_ = false;
-  }
-  return {failed_.data(), num_failed_};
-}
-
 std::string Scheduler::FitErrorMessage(size_t num_nodes, const Diagnosis& d,
                                        const std::string& post_filter_msg) {
   std::string msg = pipeline::NoneAvailable(num_nodes, "nodes");
@@ -127,32 +67,7 @@ std::string Scheduler::FitErrorMessage(size_t num_nodes, const Diagnosis& d,
         }
       }
     };
-    auto same_views = [](const Status& a, const Status& b) {
-      const auto& ra = a.reasons();
-      const auto& rb = b.reasons();
-      if (ra.size() != rb.size()) return false;
-      for (size_t i = 0; i < ra.size(); ++i) {
-        if (ra[i].data() != rb[i].data() || ra[i].size() != rb[i].size()) return false;
-      }
-      return true;
-    };
-    const Status* run = nullptr;
-    int64_t run_length = 0;
-    // Every failure of this pass has its FailedRef: a memo hit's stored status (still in place),
-    // or null for a status held in failed_. Reading through the refs compares pointers for runs of
-    // memo hits instead of materializing and reading each node's copy.
-    for (size_t k = 0; k < num_failed_; ++k) {
-      const Status* memoized = failed_refs_[k].memoized;
-      const Status& st = memoized != nullptr ? *memoized : failed_[k].status;
-      if (run == &st || (run != nullptr && same_views(*run, st))) {
-        ++run_length;
-        continue;
-      }
-      if (run != nullptr) add(*run, run_length);
-      run = &st;
-      run_length = 1;
-    }
-    if (run != nullptr) add(*run, run_length);
+    filter_pass_.ForEachFailureRun(add);
     if (d.absent_status.has_value() && d.num_absent > 0) {
       add(*d.absent_status, static_cast<int64_t>(d.num_absent));
     }
@@ -231,9 +146,7 @@ bool Scheduler::ScheduleCycle(QueuedPod* qp) {
 }
 
 Status Scheduler::SchedulePod(CycleContext& c, const NodeInfo** selected) {
-  feasible_.clear();
-  num_failed_ = 0;
-  failed_refs_pending_ = false;
+  filter_pass_.Reset();
   const size_t num_all = snapshot_->NumNodes();
   if (num_all == 0) return Status::Error("no nodes available to schedule pods");
 
@@ -258,10 +171,11 @@ Status Scheduler::SchedulePod(CycleContext& c, const NodeInfo** selected) {
   }
   s = FindNodesThatPassFilters(c, pre, restricting);
   if (!s.ok()) return s;
-  if (feasible_.empty()) return Status::Unschedulable("no feasible node");
+  const std::vector<const NodeInfo*>& feasible = filter_pass_.feasible();
+  if (feasible.empty()) return Status::Unschedulable("no feasible node");
   // A single feasible node is never scored (kube).
-  if (feasible_.size() == 1) {
-    *selected = feasible_[0];
+  if (feasible.size() == 1) {
+    *selected = feasible[0];
     if (c.explain) c.ex.selected = (*selected)->name();
     return {};
   }
@@ -270,205 +184,81 @@ Status Scheduler::SchedulePod(CycleContext& c, const NodeInfo** selected) {
 
 Status Scheduler::FindNodesThatPassFilters(CycleContext& c, const framework::PreFilterResult& pre,
                                            std::vector<std::string_view>& restricting) {
-  const auto& all = snapshot_->nodes();
-  const size_t num_all = all.size();
-  // Candidate nodes: all, or those named by the PreFilterResult (in snapshot order; kube iterates a
-  // Go map here, which is random).
-  std::span<const NodeInfo* const> candidates(all);
-  restricted_.clear();
-  if (pre.node_names.has_value() || member_domain_ != nullptr) {
-    if (pre.node_names.has_value()) {
-      for (const NodeInfo* n : all) {
-        if (pre.node_names->contains(n->name())) restricted_.push_back(n);
-      }
-      candidates = restricted_;
-    } else {
-      candidates = member_domain_->nodes;  // the placement's nodes, in snapshot order
-    }
-    c.diag.num_absent = num_all - candidates.size();
-    std::sort(restricting.begin(), restricting.end());  // kube: sets.List (sorted)
-    c.diag.absent_status = Status::WithOwnedReason(
-        Code::kUnschedulableAndUnresolvable,
-        fmt::format("node(s) didn't satisfy plugin(s) {}", pipeline::GoList(restricting)));
-  }
   // kube asks the batch for a hint right after PreFilter (a nominated pod flushes it with
-  // pod_nominated), then evaluates the nominated node (set by an earlier preemption) and, when it
-  // does not pass, the hinted node. A node that passes is the only feasible one.
+  // pod_nominated); the pass then evaluates the nominated node (set by an earlier preemption) and,
+  // when it does not pass, the hinted node before the others.
   c.nominated = nominator_.NodeOf(&c.qp->info);
   if (c.batch != nullptr) {
     c.hint = c.batch->GetNodeHint(c.state, *c.pod, c.qp->signature, !c.nominated.empty(),
                                   stats_.cycles, *snapshot_, cluster_epoch_);
   }
-  for (Symbol first : {c.nominated, c.hint}) {
-    const NodeInfo* n = first.empty() ? nullptr : snapshot_->Get(first);
-    if (n == nullptr || (pre.node_names.has_value() && !pre.node_names->contains(first)) ||
-        (member_domain_ != nullptr && !member_domain_->names.contains(first))) {
-      continue;
-    }
-    // A failure here is not recorded: the node is evaluated again with the others below.
-    if (c.fwk->RunFilterPluginsWithNominatedPods(c.state, *c.pod, *n).ok()) {
-      feasible_.push_back(n);
-      if (c.explain) c.ex.nodes.push_back({n->name(), std::nullopt, {}, std::nullopt});
-      return {};
-    }
+  FilterPass::Domain domain;
+  if (member_domain_ != nullptr) domain = {member_domain_->nodes, &member_domain_->names};
+  FilterPass::Request r;
+  r.fwk = c.fwk;
+  r.state = &c.state;
+  r.qp = c.qp;
+  r.snapshot = snapshot_;
+  r.pre = &pre;
+  r.restricting = &restricting;
+  r.domain = member_domain_ != nullptr ? &domain : nullptr;
+  r.nominated = c.nominated;
+  r.hint = c.hint;
+  r.percentage_of_nodes_to_score = c.fwk->percentage_of_nodes_to_score().has_value()
+                                       ? c.fwk->percentage_of_nodes_to_score()
+                                       : options_.config.percentage_of_nodes_to_score;
+  r.memo = filter_memo_.get();
+  r.nominator = &nominator_;
+  r.explain = c.explain ? &c.ex : nullptr;
+  Status s = filter_pass_.Run(r);
+  if (c.explain) ExplainFilterPass(c, pre);
+  c.diag.num_absent = filter_pass_.num_absent();
+  if (filter_pass_.absent_status().has_value()) {
+    c.diag.absent_status = std::move(filter_pass_.absent_status());
   }
+  return s;
+}
 
-  const auto num_candidates = static_cast<int32_t>(candidates.size());
-  int32_t num_to_find = NumFeasibleNodesToFind(*c.fwk, num_candidates);
-  if (!c.fwk->HasScorePlugins()) num_to_find = std::min(num_to_find, 1);
-  size_t processed = 0;
-  if (num_candidates > 0) {
-    if (!c.fwk->HasFilterPlugins()) {
-      for (int32_t i = 0; i < num_to_find; ++i) {
-        feasible_.push_back(
-            candidates[(next_start_node_index_ + static_cast<size_t>(i)) % candidates.size()]);
-      }
-      processed = feasible_.size();
-    } else {
-      // CorralFilterMemo (filter_memo.h): an equivalent pod's verdicts on unchanged nodes are
-      // reused. Only over the whole node list (the memo is by snapshot position), and not while a
-      // pod-group member is nominated (see Nominator::num_group_members).
-      // A key gets a table only after a pass that rejected many nodes (filled from that pass's
-      // verdicts below): pods that fit at once pay one lookup, none a table.
-      FilterMemo::Table* memo = nullptr;
-      std::optional<FilterMemo::Key> memo_key;
-      const std::optional<std::string>& signature =
-          c.qp->signature.has_value() ? c.qp->signature : c.qp->memo_signature;
-      if (filter_memo_ != nullptr && signature.has_value() && candidates.size() == num_all &&
-          !pre.node_names.has_value() && member_domain_ == nullptr &&
-          nominator_.num_group_members() == 0) {
-        if (std::optional<uint64_t> key = c.fwk->NodeLocalFilterKey(c.state, *c.pod)) {
-          memo_key = FilterMemo::Key{c.fwk, *signature, c.pod->priority(), *key};
-          memo = filter_memo_->Get(*memo_key, num_all, /*create=*/false);
-        }
-      }
-      FilterMemo::Nominations nominations;
-      nominations.clock = nominator_.clock();
-      if (memo != nullptr) {
-        // The nodes whose nominations changed since the table's previous pass, when few: the
-        // others need no version lookup.
-        constexpr size_t kMaxChanges = 16;
-        const uint64_t since = memo->last_clock();
-        if (since == nominations.clock) {
-          nominations.since = since;
-        } else if (nominator_.ChangedSince(since, kMaxChanges, &nomination_changes_)) {
-          nomination_changed_nodes_.clear();
-          for (Symbol name : nomination_changes_) {
-            if (const NodeInfo* n = snapshot_->Get(name)) {
-              nomination_changed_nodes_.push_back(n);
-              nominations.changed_bits |= FilterMemo::Nominations::Bit(n);
-            }
-          }
-          nominations.changed = nomination_changed_nodes_;
-          nominations.since = since;
-        }
-        memo->set_last_clock(nominations.clock);
-      }
-      // The pod's nominated node as a NodeInfo, so the loop compares pointers, not names (a name
-      // is behind a second pointer per node).
-      const NodeInfo* nominated_info = c.nominated.empty() ? nullptr : snapshot_->Get(c.nominated);
-      RecordedRejectors recorded;
-      // The memoized status last recorded: consecutive hits on the same interned status have the
-      // same rejector (memoized statuses stay in place for the whole pass).
-      const Status* last_recorded = nullptr;
-      // Positions advance with a wrap instead of a division per node.
-      const size_t n = candidates.size();
-      // Room for every node's failure, so that the loop only assigns.
-      if (failed_.size() < n) failed_.resize(n, {nullptr, Status()});
-      if (failed_refs_.size() < n) failed_refs_.resize(n, {nullptr, nullptr});
-      size_t pos = next_start_node_index_ % n;
-      size_t ahead = (pos + kPrefetchDistance) % n;
-      for (size_t i = 0; i < n; ++i, pos = pos + 1 == n ? 0 : pos + 1) {
-        const NodeInfo* node = candidates[pos];
-        if (memo != nullptr) {
-          __builtin_prefetch(candidates[ahead]);
-          ahead = ahead + 1 == n ? 0 : ahead + 1;
-        }
-        // The pod's own nominated node is never memoized: the two-pass evaluation leaves the pod
-        // itself out of that node's nominated pods, which an equivalent pod would not.
-        const bool memoize = memo != nullptr && node != nominated_info;
-        const Status* memoized = memoize
-                                     ? memo->Find(pos, node, nominations,
-                                                  [&] { return nominator_.Version(node->name()); })
-                                     : nullptr;
-        ++processed;
-        if (memoized != nullptr && !memoized->ok() && memoized->code() != Code::kError &&
-            !c.explain) {
-          // The common memo hit: a failure, referenced (copied into failed_ only if Failed()
-          // is called).
-          ++filter_memo_->stats().hits;
-          if (memoized != last_recorded) {
-            RecordRejector(*memoized, recorded, *c.qp);
-            last_recorded = memoized;
-          }
-          failed_refs_[num_failed_++] = {node, memoized};
-          failed_refs_pending_ = true;
-          continue;
-        }
-        last_recorded = nullptr;
-        Status fs;
-        if (memoized != nullptr) {
-          ++filter_memo_->stats().hits;
-          fs = *memoized;
-        } else {
-          fs = c.fwk->RunFilterPluginsWithNominatedPods(c.state, *c.pod, *node);
-          if (memoize && fs.code() != Code::kError) {
-            ++filter_memo_->stats().misses;
-            memo->Store(pos, node, nominations.clock, fs);
-          }
-        }
-        if (fs.ok()) {
-          feasible_.push_back(node);
-          if (c.explain) c.ex.nodes.push_back({node->name(), std::nullopt, {}, std::nullopt});
-          if (static_cast<int32_t>(feasible_.size()) >= num_to_find) break;
-          continue;
-        }
-        if (fs.code() == Code::kError) return fs;
-        RecordRejector(fs, recorded, *c.qp);
-        if (c.explain) c.ex.nodes.push_back({node->name(), fs, {}, std::nullopt});
-        failed_refs_[num_failed_].memoized = nullptr;
-        failed_[num_failed_++] = {node, std::move(fs)};
-      }
-      if (memo == nullptr && memo_key.has_value() &&
-          ((feasible_.empty() && processed == n) ||
-           num_failed_ >= std::min(FilterMemo::kMinFailedForTable, std::max<size_t>(1, n / 2)))) {
-        // The pass rejected many nodes: a table from its verdicts, in pass order from the start
-        // position. Without a table, no failure is memoized, so failed_ holds them all; a visited
-        // node that is not the next failure is the next feasible node.
-        memo = filter_memo_->Get(*memo_key, num_all, /*create=*/true);
-        memo->set_last_clock(nominations.clock);
-        size_t p = next_start_node_index_ % n;
-        size_t k = 0;
-        for (size_t i = 0; i < processed; ++i, p = p + 1 == n ? 0 : p + 1) {
-          const NodeInfo* node = candidates[p];
-          const bool failed = k < num_failed_ && failed_[k].node == node;
-          if (node != nominated_info) {
-            ++filter_memo_->stats().misses;
-            memo->Store(p, node, nominations.clock, failed ? failed_[k].status : Status());
-          }
-          if (failed) ++k;
-        }
-      }
+void Scheduler::ExplainFilterPass(CycleContext& c, const framework::PreFilterResult& pre) {
+  const Symbol first = filter_pass_.first_passed();
+  c.ex.from_nominated = !first.empty() && first == c.nominated;
+  c.ex.from_hint = !first.empty() && !c.ex.from_nominated && first == c.hint;
+  if (c.ex.from_hint && c.batch != nullptr) {
+    c.ex.hint_source_namespace = c.batch->source_namespace();
+    c.ex.hint_source_name = c.batch->source_name();
+  }
+  // The nodes a PreFilter result (or the placement domain) left out, with their common status.
+  if (filter_pass_.num_absent() == 0 || !filter_pass_.absent_status().has_value()) return;
+  for (const NodeInfo* n : snapshot_->nodes()) {
+    const Symbol name = n->name();
+    const bool candidate = pre.node_names.has_value() ? pre.node_names->contains(name)
+                                                      : member_domain_->names.contains(name);
+    if (!candidate) {
+      c.ex.nodes.push_back(
+          {name, *filter_pass_.absent_status(), {}, std::nullopt, /*absent=*/true});
     }
   }
-  next_start_node_index_ = (next_start_node_index_ + processed) % num_all;
-  return {};
 }
 
 Status Scheduler::PrioritizeAndSelect(CycleContext& c, const NodeInfo** selected) {
-  Status ps = c.fwk->RunPreScorePlugins(c.state, *c.pod, feasible_);
+  const std::vector<const NodeInfo*>& feasible = filter_pass_.feasible();
+  Status ps = c.fwk->RunPreScorePlugins(c.state, *c.pod, feasible);
   if (!ps.ok()) return ps;
-  Status ss = c.fwk->RunScorePlugins(c.state, *c.pod, feasible_, &scores_);
+  Status ss = c.fwk->RunScorePlugins(c.state, *c.pod, feasible, &scores_);
   if (!ss.ok()) return ss;
   if (!c.fwk->HasScorePlugins()) std::fill(scores_.total.begin(), scores_.total.end(), 1);
   c.scored = true;
   // kube's heap order: TotalScore desc, then the node's Randomizer desc, then feasible order (the
   // rest of that order is the batch list).
   const size_t best = pipeline::SelectBest(
-      feasible_.size(), [&](size_t j) { return scores_.total[j]; },
-      [&](size_t j) { return NodeRandomizer(feasible_[j]->name()); });
-  if (best != pipeline::kNone) *selected = feasible_[best];
+      feasible.size(), [&](size_t j) { return scores_.total[j]; },
+      [&](size_t j) { return NodeRandomizer(feasible[j]->name()); });
+  if (best != pipeline::kNone) *selected = feasible[best];
   if (c.explain) {
+    if (best != pipeline::kNone) {
+      c.ex.num_tied = static_cast<size_t>(std::count(
+          scores_.total.begin(), scores_.total.begin() + feasible.size(), scores_.total[best]));
+    }
     const auto& plugins = c.fwk->score_plugins();
     size_t fi = 0;
     for (auto& ne : c.ex.nodes) {
@@ -549,7 +339,7 @@ bool Scheduler::HandleFailure(CycleContext& c, Code code, std::string message) {
 
 std::string Scheduler::RunPostFilter(CycleContext& c) {
   framework::NodeToStatus statuses;
-  statuses.nodes = Failed();
+  statuses.nodes = filter_pass_.Failed();
   if (c.diag.absent_status.has_value()) statuses.absent = *c.diag.absent_status;
   framework::PostFilterResult r;
   Status ps = c.fwk->RunPostFilterPlugins(c.state, *c.pod, statuses, &r);
@@ -557,6 +347,14 @@ std::string Scheduler::RunPostFilter(CycleContext& c) {
       .GetCounter("scheduler_preemption_attempts_total",
                   "Total preemption attempts in the cluster till now")
       .Inc();
+  if (c.explain) {
+    PostFilterExplain& pe = c.ex.post_filter.emplace();
+    if (!ps.ok()) pe.message = ps.Message();
+    if (ps.ok()) pe.nominated = r.nominated_node_name;
+    for (const auto& v : r.victims) {
+      pe.victims.emplace_back(v.pod->pod->meta.namespace_, v.pod->pod->meta.name);
+    }
+  }
   if (ps.ok() && !r.nominated_node_name.empty()) ExecutePreemption(c, r);
   // kube handleSchedulingFailure: ModeOverride replaces the nomination (empty clears it).
   if (r.mode == framework::NominatingMode::kOverride)

@@ -27,7 +27,9 @@
 #include "corral/framework/registry.h"
 #include "corral/metrics/metrics.h"
 #include "corral/scheduler/batch.h"
+#include "corral/scheduler/explain.h"
 #include "corral/scheduler/filter_memo.h"
+#include "corral/scheduler/filter_pass.h"
 #include "corral/scheduler/nominator.h"
 #include "corral/scheduler/queue.h"
 #include "corral/scheduler/waiting_pods.h"
@@ -37,25 +39,6 @@
 #include "corral/state/volume_cache.h"
 
 namespace corral::scheduler {
-
-// Per-node detail of one scheduling cycle, for `--explain`.
-struct PluginScoreDetail {
-  std::string_view plugin;
-  int64_t raw = 0;
-  int64_t normalized = 0;
-  int64_t weighted = 0;
-};
-struct NodeExplain {
-  Symbol node;
-  std::optional<framework::Status> filter;  // nullopt ⇒ passed
-  std::vector<PluginScoreDetail> scores;    // empty when not scored
-  std::optional<int64_t> total;
-};
-struct CycleExplain {
-  Symbol selected;                              // empty when unschedulable
-  std::optional<framework::Status> pre_filter;  // set when PreFilter rejected the pod
-  std::vector<NodeExplain> nodes;  // every node the cycle evaluated, in evaluation order
-};
 
 // One preemption, executed: either DefaultPreemption's PostFilter result for one pod (the preemptor
 // is nominated to `node`), or a workload-aware preemption for a pod group (KEP-5710: `group` is
@@ -266,6 +249,8 @@ class Scheduler final : public framework::Handle {
   framework::Status SchedulePod(CycleContext& c, const framework::NodeInfo** selected);
   framework::Status FindNodesThatPassFilters(CycleContext& c, const framework::PreFilterResult& pre,
                                              std::vector<std::string_view>& restricting);
+  // Explain records of the filter pass just run: how the node was found, and the absent nodes.
+  void ExplainFilterPass(CycleContext& c, const framework::PreFilterResult& pre);
   framework::Status PrioritizeAndSelect(CycleContext& c, const framework::NodeInfo** selected);
   bool AssumeAndBind(CycleContext& c, Symbol node);
   // ---- gangs (waiting_pods.cc) ----
@@ -353,12 +338,9 @@ class Scheduler final : public framework::Handle {
   // cycle fail where this placement said it fits, and the gang would preempt again, without a
   // victim, forever).
   bool TryReprieve(PreemptionUnit& unit, bool check, int32_t preemptor_priority);
-  int32_t NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const;
   void FireEvent(const framework::ClusterEvent& event, const void* subject);
   std::string FitErrorMessage(size_t num_nodes, const Diagnosis& d,
                               const std::string& post_filter_msg);
-  // The failed nodes of the last filter pass with their statuses, in pass order.
-  std::span<const framework::NodeStatus> Failed();
 
   Interner& interner_;
   const Clock& clock_;
@@ -376,7 +358,6 @@ class Scheduler final : public framework::Handle {
   metrics::Registry metrics_;
   TimePoint cycle_start_;  // wall clock at the start of the current attempt (when measuring)
   void RecordAttempt(const framework::Framework& fwk, std::string_view result);
-  size_t next_start_node_index_ = 0;
   bool in_cycle_ = false;
   bool event_during_cycle_ = false;
 
@@ -412,25 +393,9 @@ class Scheduler final : public framework::Handle {
   absl::flat_hash_map<Symbol, std::vector<const api::SelectorOwner*>> owners_;
   absl::flat_hash_map<Symbol, std::vector<const api::PodDisruptionBudget*>> pdbs_;
 
-  // Scratch reused across cycles (no per-cycle allocation on the hot path).
-  std::vector<const framework::NodeInfo*> feasible_;
-  std::vector<const framework::NodeInfo*> restricted_;
-  // The failed nodes of the last filter pass (Failed()): failed_[0, num_failed_), except that an
-  // entry whose failed_refs_ status is set gets that memoized status only when Failed() is first
-  // called (a pass that finds feasible nodes never copies them). Entries beyond num_failed_ are
-  // left from earlier passes: an entry whose node and status are identical is not written again.
-  // Both vectors only grow, so a pass does not allocate.
-  struct FailedRef {
-    const framework::NodeInfo* node;
-    const framework::Status* memoized;  // a FilterMemo::Table status (valid until the next pass)
-  };
-  std::vector<framework::NodeStatus> failed_;
-  std::vector<FailedRef> failed_refs_;
-  size_t num_failed_ = 0;
-  bool failed_refs_pending_ = false;
-  // Nodes whose nominations changed since a memo table's previous pass (FilterMemo::Nominations).
-  std::vector<Symbol> nomination_changes_;
-  std::vector<const framework::NodeInfo*> nomination_changed_nodes_;
+  // The feasible-node search (filter_pass.h) and its scratch, reused across cycles (no per-cycle
+  // allocation on the hot path).
+  FilterPass filter_pass_;
   framework::ScoreTable scores_;
   std::vector<uint64_t> tie_keys_;
   // CorralFilterMemo (filter_memo.h): null when the gate is off.

@@ -69,9 +69,10 @@ void AddManifestPods(const std::vector<const api::Pod*>& pods, Interner& interne
 }
 
 Result<SimSpec> LoadManifestsSpec(const std::vector<std::string>& paths, Interner& interner,
-                                  Diagnostics& diags, bool strict) {
-  loader::LoadResult loaded =
-      loader::LoadPaths(paths, interner, {.strict = strict, .controllers = true});
+                                  Diagnostics& diags, bool strict,
+                                  doc::FieldValidation unknown_fields) {
+  loader::LoadResult loaded = loader::LoadPaths(
+      paths, interner, {.strict = strict, .controllers = true, .unknown_fields = unknown_fields});
   diags.Merge(loaded.diagnostics);
   if (!loaded.ok()) return Error::Invalid(DiagnosticsMessage(diags));
   SimSpec spec;

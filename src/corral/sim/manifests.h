@@ -13,6 +13,7 @@
 #include "corral/core/diagnostics.h"
 #include "corral/core/interner.h"
 #include "corral/core/result.h"
+#include "corral/doc/decoder.h"
 #include "corral/sim/spec.h"
 
 namespace corral::sim {
@@ -20,9 +21,10 @@ namespace corral::sim {
 inline constexpr std::string_view kDurationAnnotation = "corral.dev/duration";
 
 // Loads manifests (files or directories) into a spec. Errors are reported in `diags` (file,
-// line, path).
-Result<SimSpec> LoadManifestsSpec(const std::vector<std::string>& paths, Interner& interner,
-                                  Diagnostics& diags, bool strict = false);
+// line, path). `unknown_fields` is kubectl's --validate (unknown fields are errors by default).
+Result<SimSpec> LoadManifestsSpec(
+    const std::vector<std::string>& paths, Interner& interner, Diagnostics& diags,
+    bool strict = false, doc::FieldValidation unknown_fields = doc::FieldValidation::kStrict);
 
 // Adds `pods` to `spec` as the "manifests" workload and puts its start at the front of the program.
 void AddManifestPods(const std::vector<const api::Pod*>& pods, Interner& interner, SimSpec& spec,
