@@ -134,6 +134,20 @@ TEST_F(SweepShardsTest, MergeNamesMissingRunsAndRefusesForeignResults) {
   EXPECT_THAT(Slurp(err), HasSubstr("a result of another sweep"));
 }
 
+// `corral compare -j 3` (runs in child processes) prints exactly what `-j 1` (in process) prints.
+TEST_F(SweepShardsTest, CompareInProcessesMatchesInProcess) {
+  const fs::path err = dir_ / "err";
+  const std::string args =
+      "compare examples/compare/gpu-gangs.yaml --seeds 2 --variant default --variant "
+      "gpu-binpack:config=examples/compare/gpu-most-allocated.yaml -o json";
+  Out one = Corral(args + " -j 1", err);
+  Out three = Corral(args + " -j 3", err);
+  ASSERT_EQ(one.rc, 0) << Slurp(err);
+  ASSERT_EQ(three.rc, 0) << Slurp(err);
+  EXPECT_EQ(one.out, three.out);
+  EXPECT_EQ(one.out, Slurp("test/e2e/cases/compare-gpu-binpack-json/expected.out"));
+}
+
 TEST_F(SweepShardsTest, UsageErrors) {
   const fs::path err = dir_ / "err";
   EXPECT_EQ(Corral(fmt::format("sweep {} --shard 3/3 --out {}", kSpec, dir_.string()), err).rc, 2);
@@ -142,6 +156,8 @@ TEST_F(SweepShardsTest, UsageErrors) {
   EXPECT_THAT(Slurp(err), HasSubstr("--shard needs --out DIR"));
   EXPECT_EQ(Corral(fmt::format("sweep {} --emit-job --shards 2", kSpec), err).rc, 2);
   EXPECT_THAT(Slurp(err), HasSubstr("--emit-job needs --results-claim"));
+  EXPECT_EQ(Corral(fmt::format("sweep {} --shards 4 --out {}", kSpec, dir_.string()), err).rc, 2);
+  EXPECT_THAT(Slurp(err), HasSubstr("--shards requires --emit-job"));
   EXPECT_EQ(Corral(fmt::format("sweep {} --report /no/such/dir/r.html", kSpec), err).rc, 2);
   EXPECT_THAT(Slurp(err), HasSubstr("does not exist"));
 }

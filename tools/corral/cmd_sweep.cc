@@ -164,28 +164,38 @@ Command AddSweepCommand(CLI::App& root) {
       "print the comparison. Resumable (--out DIR keeps one result file per run; completed runs "
       "are skipped) and shardable (--shard I/N); --emit-job writes a Kubernetes Indexed Job that "
       "runs the shards, and `corral sweep merge DIR` compares the shards' results.");
-  app->add_option("args", flags->args, "SPEC.yaml, or: merge DIR")->required();
-  app->add_option("--out", flags->out, "Results directory: one file per run (resume, shards)");
-  app->add_option("--shard", flags->shard, "Run only shard I of N: runs whose index mod N is I");
+  app->add_option("spec", flags->args, "SPEC.yaml, or: merge DIR")->required();
+  CLI::Option* out =
+      app->add_option("--out", flags->out, "Results directory: one file per run (resume, shards)");
+  CLI::Option* shard = app->add_option("--shard", flags->shard,
+                                       "Run only shard I of N: runs whose index mod N is I");
   app->add_option("-j,--jobs", flags->jobs,
                   "Runs at once, each in its own process (default: "
                   "every core)")
       ->check(CLI::Range(1, 1024));
   app->add_option("-o,--output", flags->output, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
-  app->add_option("--report", flags->report, "Write the HTML comparison report to FILE");
+  CLI::Option* report =
+      app->add_option("--report", flags->report, "Write the HTML comparison report to FILE");
   app->add_flag("-q,--quiet", flags->quiet, "No progress line on stderr");
-  app->add_flag("--emit-job", flags->emit_job,
-                "Print a Kubernetes Indexed Job (batch/v1) that runs the sweep's shards");
+  CLI::Option* emit =
+      app->add_flag("--emit-job", flags->emit_job,
+                    "Print a Kubernetes Indexed Job (batch/v1) that runs the sweep's shards");
+  emit->excludes(out)->excludes(shard)->excludes(report);
+  // The Job's settings mean nothing without --emit-job: an error, not ignored.
   app->add_option("--shards", flags->shards, "--emit-job: the number of shards (pods)")
-      ->check(CLI::Range(1, 100000));
+      ->check(CLI::Range(1, 100000))
+      ->needs(emit);
   app->add_option("--results-claim", flags->results_claim,
-                  "--emit-job: the PersistentVolumeClaim mounted at /results for the result files");
+                  "--emit-job: the PersistentVolumeClaim mounted at /results for the result files")
+      ->needs(emit);
   app->add_option("--image", flags->image,
-                  "--emit-job: the Corral image (built with the repository's Dockerfile)");
-  app->add_option("--job-name", flags->job_name, "--emit-job: the Job's name");
+                  "--emit-job: the Corral image (built with the repository's Dockerfile)")
+      ->needs(emit);
+  app->add_option("--job-name", flags->job_name, "--emit-job: the Job's name")->needs(emit);
   app->add_option("--cpus", flags->cpus, "--emit-job: cores per shard (cpu request and --jobs)")
-      ->check(CLI::Range(1, 256));
+      ->check(CLI::Range(1, 256))
+      ->needs(emit);
   Command cmd;
   cmd.app = app;
   cmd.run = [flags]() { return Run(*flags); };

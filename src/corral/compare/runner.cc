@@ -122,11 +122,14 @@ Result<std::vector<RunRecord>> RunPlans(const std::vector<RunPlan>& plans, const
     for (size_t i : todo) {
       auto r = RunOne(plans[i]);
       if (!r.ok()) return r.error();
+      // Through the file form, as the runs of child processes and shards come back.
+      std::string json = RecordToJson(*r);
       if (!dir.empty()) {
-        if (auto st = WriteFileAtomically(path_of(i), RecordToJson(*r)); !st.ok())
-          return st.error();
+        if (auto st = WriteFileAtomically(path_of(i), json); !st.ok()) return st.error();
       }
-      records[i] = std::move(r).value();
+      auto back = RecordFromJson(json, RunFileName(plans[i]));
+      if (!back.ok()) return back.error();
+      records[i] = std::move(back).value();
       ++made;
       ++prog.done;
       report();
