@@ -1210,6 +1210,8 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
       if (auto st = spec.gates.Set(name, v.bool_value()); !st.ok()) {
         spec.notes.push_back(fmt::format("feature gate {}={} ignored: {}", name, v.bool_value(),
                                          st.error().message));
+      } else {
+        spec.explicit_gates.push_back(fmt::format("{}={}", name, v.bool_value()));
       }
     }
   }
