@@ -73,11 +73,11 @@ std::string AddRunsProvenance(std::string_view output, bool json, const Provenan
     return out;
   };
   for (size_t g = 0; g < setups.size(); ++g) {
-    s += fmt::format("  {:<16}{}\n", names[g].size() == 1 ? "workload" : "workloads",
+    s += fmt::format("  {:<18}{}\n", names[g].size() == 1 ? "workload" : "workloads",
                      join(names[g]));
     for (const auto& line : setups[g]) s += "    " + line + "\n";
   }
-  if (!not_run.empty()) s += fmt::format("  {:<16}{}\n", "not run", join(not_run));
+  if (!not_run.empty()) s += fmt::format("  {:<18}{}\n", "not run", join(not_run));
   return s;
 }
 
