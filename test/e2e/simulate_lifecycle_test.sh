@@ -28,6 +28,18 @@ touch "$tmp/plain-file"
 expect_path_error --event-log "$tmp/plain-file/log.txt" "--event-log: \"$tmp/plain-file\" is not a directory"
 [ -z "$(ls -A "$tmp" | grep -v plain-file)" ] || fail "a failed path check wrote files: $(ls -A "$tmp")"
 
+# --- Provenance names the gates a flag set; flags for "the" scheduler are errors with clusters.
+out="$("$corral" simulate examples/scenarios/small.yaml -q --feature-gates OpportunisticBatching=false)"
+[[ "$out" == *"feature gates     set: OpportunisticBatching=false; differ from the defaults: OpportunisticBatching=false"* ]] ||
+  fail "--feature-gates not in the summary's INPUTS: $(echo "$out" | grep 'feature gates')"
+for flag in "--feature-gates OpportunisticBatching=false" "--config examples/scenarios/three-clusters-binpack.yaml"; do
+  # shellcheck disable=SC2086
+  err="$("$corral" simulate examples/scenarios/three-clusters.yaml -q $flag 2>&1 >/dev/null)"
+  rc=$?
+  [ "$rc" = 2 ] || fail "$flag with clusters: exit code $rc, want 2"
+  [[ "$err" == *"${flag%% *}: the scenario has clusters"* ]] || fail "$flag with clusters: '$err'"
+done
+
 # --- Progress: never when stderr is not a terminal (unless --progress), and then honest lines.
 "$corral" simulate examples/scenarios/small.yaml --no-report > /dev/null 2> "$tmp/err.txt"
 rc=$?

@@ -109,7 +109,7 @@ TEST(ProvenanceTest, OneSchedulerPerClusterWithItsConfiguration) {
   const std::string summary = FormatSummary(r.out.result);
   EXPECT_NE(summary.find("\nINPUTS\n"), std::string::npos);
   for (const auto& c : spec->clusters)
-    EXPECT_NE(summary.find("  cluster         " + c.name + "\n"), std::string::npos) << c.name;
+    EXPECT_NE(summary.find("  cluster           " + c.name + "\n"), std::string::npos) << c.name;
 }
 
 }  // namespace

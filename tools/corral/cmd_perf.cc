@@ -16,6 +16,7 @@
 #include "corral/app/perf.h"
 #include "corral/doc/decoder.h"
 #include "corral/sim/output.h"
+#include "corral/sim/provenance_runs.h"
 
 #include "command.h"
 
@@ -134,6 +135,18 @@ int Run(const PerfFlags& flags) {
   }
   std::string text =
       flags.output == "json" ? sim::FormatPerfJson(results) : sim::FormatPerfTable(results);
+  {
+    // Provenance: the config file and version once, then each workload's scheduler setup.
+    sim::Provenance common;
+    common.command = "perf";
+    common.corral_version = sim::CorralVersion();
+    common.has_seed = false;
+    if (auto inputs = sim::DescribeInputs({flags.file}); inputs.ok())
+      common.inputs = std::move(inputs).value();
+    std::vector<sim::NamedRun> runs;
+    for (const auto& r : results) runs.push_back({r.name, &r.provenance});
+    text = sim::AddRunsProvenance(text, flags.output == "json", common, runs);
+  }
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (flags.output == "json") {
     for (const auto& r : results) {

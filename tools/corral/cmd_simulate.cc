@@ -463,8 +463,9 @@ Command AddSimulateCommand(CLI::App& root) {
   app->add_flag("--strict", flags->strict, "Warnings (unknown kinds, ...) are errors");
   AddValidateOption(app, flags->validate);
   app->add_flag("-q,--quiet", flags->quiet, "No progress line and no wall-clock line on stderr");
-  app->add_flag("--progress", flags->progress,
-                "Progress line on stderr even when it is not a terminal (virtual time, events)");
+  app->add_flag(
+      "--progress", flags->progress,
+      "Progress line on stderr even when it is not a terminal or with -q (virtual time, events)");
   Command cmd;
   cmd.app = app;
   cmd.run = [flags]() { return Run(*flags); };

@@ -76,6 +76,8 @@ PerfResult RunPerfWorkload(const sim::PerfConfig& config, const sim::PerfWorkloa
   }
   out.notes = run->result.notes;
   out.cost_model = run->result.cost_model;
+  out.provenance = std::move(run->result.provenance);
+  out.provenance.command = "perf";
   if (!run->result.failure.empty()) {
     out.status = PerfResult::Status::kError;
     out.message = run->result.failure;

@@ -40,6 +40,7 @@ struct PerfResult {
   double wall_seconds = 0;
   std::string cost_model;  // "measured", "fixed 1ms", ...
   std::vector<std::string> notes;
+  Provenance provenance;  // what the workload ran with (provenance.h); empty when it did not run
 };
 
 std::string PerfStatusName(PerfResult::Status s);

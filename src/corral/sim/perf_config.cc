@@ -320,6 +320,8 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
           // A locked gate set to the other value: kube's test fails the same way.
           diags.Error(im.path, v.line(), fmt::format("featureGates.{}", name), st.error().message);
         }
+      } else {
+        spec.explicit_gates.push_back(fmt::format("{}={}", name, value));
       }
     }
   }

@@ -120,7 +120,10 @@ class Pods {
   void StartRunning(uint32_t slot);
   void PodDone(uint32_t slot, uint32_t gen);
   // Deletes a pod (reason "preempted", "drain", "churn", ...); with `recreate` its workload brings
-  // it back as a new pending pod (and a gang restarts as a whole).
+  // it back as a new pending pod (and a gang restarts as a whole). A recreating eviction is counted
+  // under its cause (metrics.h Evictions): "drain", "delete" or "churn" (node failure),
+  // "gang-restart", "preempted" (counted when the victim was chosen); any other reason with
+  // `recreate` is a programming error (CHECK) until it is given a cause.
   void Evict(uint32_t slot, std::string_view reason, bool recreate);
 
   // Arrivals of workload `w`: all due now, then the next one on the agenda.

@@ -50,7 +50,7 @@ std::string JoinOrNone(const std::vector<std::string>& v) {
 }
 
 std::string Row(std::string_view indent, std::string_view key, std::string_view value) {
-  constexpr size_t kKeyWidth = 16;
+  constexpr size_t kKeyWidth = 18;
   std::string line(indent);
   line += key;
   const size_t used = indent.size() + key.size();
@@ -69,7 +69,7 @@ void SchedulerLines(const SchedulerProvenance& s, std::string_view indent,
                     s.config_path.empty() ? "no configuration file (kube-scheduler's defaults)"
                                           : WithHash(s.config_path, s.config_hash)));
   out.push_back(Row(indent, "feature gates",
-                    fmt::format("set {}; differ from the defaults: {}",
+                    fmt::format("set: {}; differ from the defaults: {}",
                                 JoinOrNone(s.gates_explicit), JoinOrNone(s.gates_non_default))));
   for (const auto& prof : s.profiles) {
     out.push_back(Row(indent, "profile", prof.scheduler_name));
