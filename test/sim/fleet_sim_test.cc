@@ -145,5 +145,39 @@ ops:
   EXPECT_EQ(res.clusters[0].pods_pending_end, 1);
 }
 
+// A ClusterDispatcherProfile file (fleet.profilePath): its scores and nomination mode are used.
+TEST(FleetSimTest, ProfileFromAFile) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto spec = ParseScenario(std::string(kTwoClusters) + R"(
+fleet:
+  scheduler: kueue
+  profilePath: fleet_profile.yaml
+  members:
+  - {name: a, taints: [{key: slow, effect: PreferNoSchedule}]}
+workloads:
+- name: svc
+  count: 1
+  resources: {cpu: "1", memory: 1Gi}
+)",
+                            "fleet.yaml", "test/sim/testdata", in, diags);
+  ASSERT_TRUE(spec.ok()) << DiagnosticsMessage(diags);
+  ASSERT_NE(spec->fleet, nullptr);
+  EXPECT_EQ(spec->fleet->config.profile.top_k, 2);
+  Ran r = RunSpec(*spec, in);
+  EXPECT_NE(r.log.find("fleet-nominate svc-0 clusters=b,a"), std::string::npos) << r.log;
+  // A profile and the fleet's own nomination fields are exclusive.
+  Diagnostics bad;
+  auto e = ParseScenario(std::string(kTwoClusters) + R"(
+fleet: {scheduler: kueue, profilePath: fleet_profile.yaml, nomination: Top1}
+)",
+                         "fleet.yaml", "test/sim/testdata", in, bad);
+  EXPECT_FALSE(e.ok());
+  EXPECT_NE(DiagnosticsMessage(bad).find("fleet.yaml:16: fleet.profilePath: a profile sets its "
+                                         "own nominationMode and topK"),
+            std::string::npos)
+      << DiagnosticsMessage(bad);
+}
+
 }  // namespace
 }  // namespace corral::sim::testing

@@ -134,10 +134,15 @@ void FleetLane::OnOutage(uint32_t outage, bool down) {
   loop_->SetReachable(o.cluster, !down, w_.now);
   // A member coming back reports the copies it admitted meanwhile.
   if (!down) {
+    // In work-item order (the map's own order is not deterministic).
+    std::vector<uint64_t> admitted;
     for (const auto& [key, group] : group_of_) {
       const uint32_t cluster = static_cast<uint32_t>(key & 0xffff);
-      if (cluster != o.cluster || !w_.pods->group(group).complete) continue;
-      loop_->OnAdmitted(static_cast<uint32_t>(key >> 16), cluster, w_.now);
+      if (cluster == o.cluster && w_.pods->group(group).complete) admitted.push_back(key);
+    }
+    std::sort(admitted.begin(), admitted.end());
+    for (uint64_t key : admitted) {
+      loop_->OnAdmitted(static_cast<uint32_t>(key >> 16), o.cluster, w_.now);
     }
   }
 }

@@ -1,11 +1,13 @@
 #include "corral/sim/fleet_scenario.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "corral/fleet/kueue_dispatcher.h"
+#include "corral/loader/fleet_loader.h"
 #include "corral/loader/internal/decode.h"
 #include "corral/loader/internal/decode_fleet.h"
 #include "corral/sim/virtual_time.h"
@@ -137,6 +139,11 @@ const doc::Field<FleetIn> kFleetFields[] = {
          d.Error(n, fmt::format("unknown estimator {:?} (want general)", s));
        }
      }},
+    {"profilePath",
+     [](Decoder& d, const Node& n, FleetIn& o) {
+       o.profile_node = &n;
+       d.ReadString(n, o.profile_path);
+     }},
     {"members",
      [](Decoder& d, const Node& n, FleetIn& o) {
        d.ForEachItem(n, [&](const Node& item) {
@@ -230,7 +237,8 @@ void DecodeFleetWorkload(Decoder& d, const Node& n, FleetWorkloadIn& out) {
 
 std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
                                               std::span<const FleetWorkloadRef> refs, SimSpec& spec,
-                                              Interner& interner, const FleetErrorFn& error) {
+                                              Interner& interner, const std::string& base_dir,
+                                              Diagnostics& diags, const FleetErrorFn& error) {
   if (in.self == nullptr) {
     for (const FleetWorkloadRef& r : refs) {
       if (r.fleet != nullptr && r.fleet->self != nullptr) {
@@ -266,7 +274,7 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
   out->refresh_interval_ns = in.refresh_interval_ns;
   if (karmada) {
     for (const char* f : {"dispatcher", "nomination", "topK", "stepSize", "roundTimeout",
-                          "configOrder", "dispatchMode"}) {
+                          "configOrder", "dispatchMode", "profilePath"}) {
       if (const Node* at = in.self->Find(f)) {
         error(at, fmt::format("fleet.{}", f), "applies to scheduler kueue (MultiKueue)");
       }
@@ -281,6 +289,32 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
     }
     if (in.nomination != api::NominationMode::kTopK && in.self->Find("topK") != nullptr) {
       error(in.self->Find("topK"), "fleet.topK", "applies to nomination TopK");
+    }
+    if (in.profile_node != nullptr) {
+      // A ClusterDispatcherProfile file, read and checked by the fleet loader; its nomination
+      // mode is the profile's.
+      if (!composable) {
+        error(in.profile_node, "fleet.profilePath", "applies to dispatcher composable");
+      } else if (in.nomination_node != nullptr || in.self->Find("topK") != nullptr) {
+        error(in.profile_node, "fleet.profilePath",
+              "a profile sets its own nominationMode and topK (drop fleet.nomination and "
+              "fleet.topK)");
+      } else if (!in.profile_path.empty()) {
+        std::string path = in.profile_path;
+        if (!base_dir.empty() && !std::filesystem::path(path).is_absolute())
+          path = (std::filesystem::path(base_dir) / path).lexically_normal().string();
+        const std::string paths[] = {path};
+        loader::FleetLoadResult loaded = loader::LoadFleetPaths(paths, interner);
+        diags.Merge(loaded.diagnostics);
+        const auto& objs = loaded.objects;
+        if (loaded.ok() && (objs.profiles.size() != 1 || !objs.clusters.empty() ||
+                            !objs.works.empty() || !objs.multikueue_configs.empty())) {
+          error(in.profile_node, "fleet.profilePath",
+                fmt::format("{:?} must hold exactly one ClusterDispatcherProfile", path));
+        } else if (loaded.ok()) {
+          c.profile = objs.profiles.front();
+        }
+      }
     }
     if (in.dispatcher != fleet::KueueDispatcherKind::kIncremental) {
       for (const char* f : {"stepSize", "roundTimeout"}) {

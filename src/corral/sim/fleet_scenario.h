@@ -1,9 +1,9 @@
 #pragma once
-// The fleet part of the scenario format (docs/formats.md §Fleet scenarios): a `fleet:` section
-// that puts Karmada's scheduler or MultiKueue's dispatcher in front of the scenario's `clusters:`,
-// and the `fleet:` map of a workload that arrives at the fleet (a workload without `cluster:`).
-// Decoded while the scenario is decoded (DecodeFleet, DecodeFleetWorkload) and compiled after its
-// clusters and workloads (CompileFleet) into the SimSpec's FleetSpec.
+// The fleet part of the scenario format (docs/scenarios.md, "A fleet in front of the clusters"): a
+// `fleet:` section that puts Karmada's scheduler or MultiKueue's dispatcher in front of the
+// scenario's `clusters:`, and the `fleet:` map of a workload that arrives at the fleet (a workload
+// without `cluster:`). Decoded while the scenario is decoded (DecodeFleet, DecodeFleetWorkload) and
+// compiled after its clusters and workloads (CompileFleet) into the SimSpec's FleetSpec.
 //
 // Contract: every problem is reported with the scenario's file, line and field path, as the rest
 // of the scenario; what Corral cannot honour (the accurate estimator, a Kueue workload that could
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "corral/api/cluster.h"
+#include "corral/core/diagnostics.h"
 #include "corral/core/interner.h"
 #include "corral/doc/decoder.h"
 #include "corral/sim/fleet_spec.h"
@@ -58,6 +59,8 @@ struct FleetIn {
   const doc::Node* config_order_node = nullptr;
   std::vector<FleetMemberIn> members;
   std::vector<FleetOutageIn> outages;
+  std::string profile_path;  // a ClusterDispatcherProfile file (kueue, composable)
+  const doc::Node* profile_node = nullptr;
 };
 
 struct FleetWorkloadIn {
@@ -87,9 +90,11 @@ using FleetErrorFn = std::function<void(const doc::Node* at, std::string path, s
 
 // Builds the FleetSpec (nullptr without a `fleet:` section) and marks the fleet workloads
 // (Workload::fleet_work). `refs` and spec.workloads are parallel; spec.clusters and
-// spec.pod_templates are complete.
+// spec.pod_templates are complete. `profilePath` is resolved against `base_dir`; the profile
+// file's own problems are added to `diags` with its positions.
 std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
                                               std::span<const FleetWorkloadRef> refs, SimSpec& spec,
-                                              Interner& interner, const FleetErrorFn& error);
+                                              Interner& interner, const std::string& base_dir,
+                                              Diagnostics& diags, const FleetErrorFn& error);
 
 }  // namespace corral::sim

@@ -534,7 +534,7 @@ Result<SimSpec> Compiler::Compile() {
     fleet_refs.push_back(
         {w.self, fmt::format("workloads[{}]", i), &w.fleet, w.cluster_node != nullptr});
   }
-  spec.fleet = CompileFleet(in_.fleet, fleet_refs, spec, interner_,
+  spec.fleet = CompileFleet(in_.fleet, fleet_refs, spec, interner_, base_, diags_,
                             [&](const Node* at, std::string path, std::string msg) {
                               Error(at, std::move(path), std::move(msg));
                             });
