@@ -90,13 +90,15 @@ TEST(ValidateCliTest, KubectlDumpIsClean) {
 TEST(ValidateCliTest, WarningsExitZeroUnlessStrict) {
   std::string file = testing::TempDir() + "/corral-warn.yaml";
   std::ofstream(file) << "apiVersion: v1\nkind: Namespace\nmetadata: {name: a, colour: blue}\n";
-  RunResult r = RunCorral("validate '" + file + "'");
+  // Unknown fields are errors unless kubectl's --validate=warn relaxes them to warnings.
+  EXPECT_EQ(RunCorral("validate '" + file + "'").exit_code, 2);
+  RunResult r = RunCorral("validate --validate=warn '" + file + "'");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.err.find("warning: metadata.colour: unknown field \"colour\""), std::string::npos)
       << r.err;
   EXPECT_NE(r.out.find("1 unknown fields ignored (named in the warnings)"), std::string::npos)
       << r.out;
-  RunResult s = RunCorral("validate --strict '" + file + "'");
+  RunResult s = RunCorral("validate --validate=warn --strict '" + file + "'");
   EXPECT_EQ(s.exit_code, 2);
   EXPECT_NE(s.err.find(": metadata.colour: unknown field \"colour\""), std::string::npos) << s.err;
 }

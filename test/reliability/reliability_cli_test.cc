@@ -165,7 +165,8 @@ TEST(ReliabilityTest, FullStdoutIsAFailure) {
 TEST(ReliabilityTest, NegativeSeedIsAUsageError) {
   RunResult r = RunCorral("schedule hang-schedule-preemption.yaml --seed -5");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--seed: must be a non-negative integer, got -5"), std::string::npos)
+  EXPECT_NE(r.err.find("--seed: must be an integer from 0 to 18446744073709551615, got -5"),
+            std::string::npos)
       << r.err;
 }
 

@@ -45,6 +45,14 @@ constexpr std::string_view kProcessFields[] = {
     "clientConnection",          "leaderElection",     "delayCacheUntilActive", "enableProfiling",
     "enableContentionProfiling", "healthzBindAddress", "metricsBindAddress"};
 
+// An unknown key of the map being decoded is reported at the map's path (UnknownField adds the
+// key), so it is checked before the key's own scope is opened. True when `key` is unknown.
+bool ReportIfUnknown(Decoder& d, const Node& key, std::span<const std::string_view> known) {
+  if (std::find(known.begin(), known.end(), key.text()) != known.end()) return false;
+  d.UnknownField(key, known);
+  return true;
+}
+
 // ---- plugins ------------------------------------------------------------------------------------
 
 // Levenshtein distance between `a` and `b`, letters compared case-insensitively.
@@ -114,6 +122,8 @@ void DecodePluginSet(Decoder& d, const Node& n, PluginSet& out, bool with_weight
   if (!d.ExpectMap(n)) return;
   for (size_t i = 0; i < n.size(); ++i) {
     std::string_view key = n.key(i).text();
+    static constexpr std::string_view kKnown[] = {"enabled", "disabled"};
+    if (ReportIfUnknown(d, n.key(i), kKnown)) continue;
     auto scope = d.Field(key);
     const Node& v = n.value(i);
     if (key == "enabled") {
@@ -140,9 +150,6 @@ void DecodePluginSet(Decoder& d, const Node& n, PluginSet& out, bool with_weight
         CheckPluginName(d, item, e.name, /*allow_star=*/true);
         if (!e.name.empty()) out.disabled.push_back(std::move(e.name));
       });
-    } else {
-      static constexpr std::string_view kKnown[] = {"enabled", "disabled"};
-      d.UnknownField(n.key(i), kKnown);
     }
   }
 }
@@ -214,6 +221,9 @@ std::shared_ptr<const framework::PluginArgs> DecodeFitArgs(Decoder& d, const Nod
   for (size_t i = 0; i < n.size(); ++i) {
     std::string_view key = n.key(i).text();
     const Node& v = n.value(i);
+    static constexpr std::string_view kKnown[] = {"ignoredResources", "ignoredResourceGroups",
+                                                  "scoringStrategy"};
+    if (ReportIfUnknown(d, n.key(i), kKnown)) continue;
     auto scope = d.Field(key);
     if (key == "ignoredResources") {
       read_strings(d, v, args->ignored_resources);
@@ -225,6 +235,9 @@ std::shared_ptr<const framework::PluginArgs> DecodeFitArgs(Decoder& d, const Nod
       for (size_t j = 0; j < v.size(); ++j) {
         std::string_view k2 = v.key(j).text();
         const Node& v2 = v.value(j);
+        static constexpr std::string_view kStrategy[] = {"type", "resources",
+                                                         "requestedToCapacityRatio"};
+        if (ReportIfUnknown(d, v.key(j), kStrategy)) continue;
         auto s2 = d.Field(k2);
         if (k2 == "type") {
           d.ReadString(v2, st.type);
@@ -247,17 +260,9 @@ std::shared_ptr<const framework::PluginArgs> DecodeFitArgs(Decoder& d, const Nod
             });
           }
           st.requested_to_capacity_ratio = std::move(p);
-        } else {
-          static constexpr std::string_view kKnown[] = {"type", "resources",
-                                                        "requestedToCapacityRatio"};
-          d.UnknownField(v.key(j), kKnown);
         }
       }
       args->scoring_strategy = std::move(st);
-    } else {
-      static constexpr std::string_view kKnown[] = {"ignoredResources", "ignoredResourceGroups",
-                                                    "scoringStrategy"};
-      d.UnknownField(n.key(i), kKnown);
     }
   }
   args->SetDefaults();
@@ -445,6 +450,9 @@ void DecodeProfile(Decoder& d, const Node& n, ProfileInput& in, Interner& intern
   for (size_t i = 0; i < n.size(); ++i) {
     std::string_view key = n.key(i).text();
     const Node& v = n.value(i);
+    static constexpr std::string_view kKnown[] = {"schedulerName", "percentageOfNodesToScore",
+                                                  "plugins", "pluginConfig"};
+    if (ReportIfUnknown(d, n.key(i), kKnown)) continue;
     auto scope = d.Field(key);
     if (key == "schedulerName") {
       in.name_node = &v;
@@ -467,14 +475,13 @@ void DecodeProfile(Decoder& d, const Node& n, ProfileInput& in, Interner& intern
         if (!d.ExpectMap(item)) return;
         for (size_t k = 0; k < item.size(); ++k) {
           std::string_view k2 = item.key(k).text();
+          static constexpr std::string_view kEntry[] = {"name", "args"};
+          if (ReportIfUnknown(d, item.key(k), kEntry)) continue;
           auto s2 = d.Field(k2);
           if (k2 == "name") {
             d.ReadString(item.value(k), name);
-          } else if (k2 == "args") {
-            args = &item.value(k);
           } else {
-            static constexpr std::string_view kKnown[] = {"name", "args"};
-            d.UnknownField(item.key(k), kKnown);
+            args = &item.value(k);
           }
         }
         if (name.empty()) {
@@ -515,10 +522,6 @@ void DecodeProfile(Decoder& d, const Node& n, ProfileInput& in, Interner& intern
         }
         in.cfg.plugin_args[name] = std::move(decoded);
       });
-    } else {
-      static constexpr std::string_view kKnown[] = {"schedulerName", "percentageOfNodesToScore",
-                                                    "plugins", "pluginConfig"};
-      d.UnknownField(n.key(i), kKnown);
     }
   }
 }
@@ -602,6 +605,19 @@ Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view text,
       for (size_t i = 0; i < root.size(); ++i) {
         std::string_view key = root.key(i).text();
         const Node& v = root.value(i);
+        static const std::vector<std::string_view> kKnown = [] {
+          std::vector<std::string_view> known = {"apiVersion",
+                                                 "kind",
+                                                 "parallelism",
+                                                 "percentageOfNodesToScore",
+                                                 "podInitialBackoffSeconds",
+                                                 "podMaxBackoffSeconds",
+                                                 "profiles",
+                                                 "extenders"};
+          known.insert(known.end(), std::begin(kProcessFields), std::end(kProcessFields));
+          return known;
+        }();
+        if (ReportIfUnknown(d, root.key(i), kKnown)) continue;
         auto scope = d.Field(key);
         if (key == "apiVersion") {
           d.ReadString(v, api_version);
@@ -638,22 +654,7 @@ Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view text,
         } else if (key == "extenders") {
           if (!v.is_null() && !v.empty())
             d.Error(v, "scheduler extenders are not supported by Corral");
-        } else {
-          bool process_field = false;
-          for (std::string_view f : kProcessFields) process_field |= f == key;
-          if (!process_field) {
-            std::vector<std::string_view> known = {"apiVersion",
-                                                   "kind",
-                                                   "parallelism",
-                                                   "percentageOfNodesToScore",
-                                                   "podInitialBackoffSeconds",
-                                                   "podMaxBackoffSeconds",
-                                                   "profiles",
-                                                   "extenders"};
-            known.insert(known.end(), std::begin(kProcessFields), std::end(kProcessFields));
-            d.UnknownField(root.key(i), known);
-          }
-        }
+        }  // the process fields (kProcessFields) configure kube-scheduler, not decisions
       }
       if (api_version != kApiVersion) {
         auto scope = d.Field("apiVersion");

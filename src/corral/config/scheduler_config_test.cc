@@ -247,17 +247,17 @@ TEST(SchedulerConfigTest, TyposAreErrorsWithASuggestion) {
       {"fit args",
        head + "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
               "      scoringStrategy: {typ: MostAllocated}\n",
-       "sched.yaml:8: profiles[0].pluginConfig[0].args.scoringStrategy.typ: unknown field \"typ\" "
+       "sched.yaml:7: profiles[0].pluginConfig[0].args.scoringStrategy.typ: unknown field \"typ\" "
        "(did you mean \"type\"?)"},
       {"preemption args",
        head + "profiles:\n- pluginConfig:\n  - name: DefaultPreemption\n    args:\n"
               "      minCandidateNodesPercent: 5\n",
-       "sched.yaml:8: profiles[0].pluginConfig[0].args.minCandidateNodesPercent: unknown field "
+       "sched.yaml:7: profiles[0].pluginConfig[0].args.minCandidateNodesPercent: unknown field "
        "\"minCandidateNodesPercent\" (did you mean \"minCandidateNodesPercentage\"?)"},
       {"spread args",
        head + "profiles:\n- pluginConfig:\n  - name: PodTopologySpread\n    args:\n"
               "      defaultingTyp: List\n",
-       "sched.yaml:8: profiles[0].pluginConfig[0].args.defaultingTyp: unknown field "
+       "sched.yaml:7: profiles[0].pluginConfig[0].args.defaultingTyp: unknown field "
        "\"defaultingTyp\" (did you mean \"defaultingType\"?)"},
   };
   for (const Case& c : cases) {

@@ -57,9 +57,10 @@ struct DecodeRun {
   std::vector<std::string> messages;
 };
 
-void Decode(const std::string& yaml, DecodeRun& r, bool strict = false) {
+void Decode(const std::string& yaml, DecodeRun& r, bool strict = false,
+            FieldValidation unknown_fields = FieldValidation::kWarn) {
   Stream s = ParseYaml(yaml, "f.yaml", r.diags);
-  Decoder d("f.yaml", r.diags, &r.interner, {.strict = strict});
+  Decoder d("f.yaml", r.diags, &r.interner, {.strict = strict, .unknown_fields = unknown_fields});
   d.Struct(s.documents()[0], r.out, kOuterFields, kOuterIgnored);
   for (const auto& x : r.diags.items()) r.messages.push_back(x.ToString());
 }
@@ -125,6 +126,26 @@ TEST(DecoderTest, SuggestsTheClosestField) {
       ElementsAre("f.yaml:1: warning: nmae: unknown field \"nmae\" (did you mean \"name\"?)",
                   "f.yaml:2: warning: items[0].colr: unknown field \"colr\" (did you mean "
                   "\"color\"?)"));
+}
+
+TEST(DecoderTest, UnknownFieldsAreErrorsByDefault) {
+  DecodeRun r;
+  Stream s = ParseYaml("name: x\nnmae: y\n", "f.yaml", r.diags);
+  Decoder d("f.yaml", r.diags, &r.interner);
+  d.Struct(s.documents()[0], r.out, kOuterFields, kOuterIgnored);
+  ASSERT_EQ(r.diags.items().size(), 1u);
+  EXPECT_EQ(r.diags.items()[0].ToString(),
+            "f.yaml:2: nmae: unknown field \"nmae\" (did you mean \"name\"?)");
+  EXPECT_EQ(r.diags.error_count(), 1u);
+}
+
+TEST(DecoderTest, IgnoredUnknownFieldsAreCountedNotReported) {
+  DecodeRun r;
+  Stream s = ParseYaml("name: x\nextra: 1\n", "f.yaml", r.diags);
+  Decoder d("f.yaml", r.diags, &r.interner, {.unknown_fields = FieldValidation::kIgnore});
+  d.Struct(s.documents()[0], r.out, kOuterFields, kOuterIgnored);
+  EXPECT_TRUE(r.diags.items().empty());
+  EXPECT_EQ(d.unknown_field_count(), 1u);
 }
 
 TEST(DecoderTest, StrictTurnsUnknownFieldsIntoErrors) {

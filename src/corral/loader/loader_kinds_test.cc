@@ -580,7 +580,7 @@ spec:
 }
 
 TEST_F(LoaderKindsTest, KnownButIgnoredFieldsAreSilentTyposAreNot) {
-  LoadResult r = Load(R"(
+  const std::string yaml = R"(
 apiVersion: v1
 kind: Pod
 metadata:
@@ -605,7 +605,9 @@ status:
   qosClass: BestEffort
   containerStatuses: [{name: c, ready: true}]
   phse: Running
-)");
+)";
+  // kubectl's --validate=warn: warnings, and the pod is loaded.
+  LoadResult r = Load(yaml, {.unknown_fields = doc::FieldValidation::kWarn});
   EXPECT_TRUE(r.ok());
   EXPECT_THAT(
       messages_,
@@ -617,6 +619,21 @@ status:
                   "\"phase\"?)"));
   EXPECT_EQ(r.counts.unknown_fields, 3u);
   ASSERT_EQ(r.objects.pods.size(), 1u);
+
+  // The default (--validate=strict): the same three are errors and the pod is not loaded.
+  messages_.clear();
+  LoadResult strict = Load(yaml);
+  EXPECT_FALSE(strict.ok());
+  EXPECT_EQ(strict.diagnostics.error_count(), 3u);
+  EXPECT_TRUE(strict.objects.pods.empty());
+
+  // --validate=ignore: nothing said, the fields still counted, the pod loaded.
+  messages_.clear();
+  LoadResult ignore = Load(yaml, {.unknown_fields = doc::FieldValidation::kIgnore});
+  EXPECT_TRUE(ignore.ok());
+  EXPECT_TRUE(messages_.empty());
+  EXPECT_EQ(ignore.counts.unknown_fields, 3u);
+  EXPECT_EQ(ignore.objects.pods.size(), 1u);
 }
 
 TEST_F(LoaderKindsTest, ValidationMessages) {
