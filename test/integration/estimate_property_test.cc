@@ -5,7 +5,8 @@
 //       scheduled before, so a copy of it decides exactly as it does);
 //   (2) estimating changes nothing: the member then places the copies exactly as a twin that was
 //       never asked, and a second estimate gives the same answer;
-//   (3) a gang of the copies fits exactly when every copy is placed.
+//   (3) a gang of the copies fits exactly when every copy is placed; with a topology key, only
+//       within one domain (GangFitsTest).
 
 #include <memory>
 #include <string>
@@ -199,6 +200,59 @@ RC_GTEST_PROP(EstimatePropertyTest, AccurateEstimateIsWhatTheMemberPlacesAndChan
   RC_ASSERT(*estimate == static_cast<int>(placed.size()));
   RC_ASSERT(*fits == (static_cast<int>(placed.size()) == work.max));
   RC_CLASSIFY(!placed.empty() && static_cast<int>(placed.size()) < work.max, "some placed");
+}
+
+// A gang with a topology key fits only when one domain holds every pod: zone-a has two nodes with
+// 4 free GPUs, zone-b one node with 8. Two 4-GPU pods fit in either zone; three fit in the cluster
+// (4 + 4 + 8 free) but in no single zone.
+TEST(GangFitsTest, TopologyKeyKeepsTheGangInOneDomain) {
+  testing::TestWorld w;
+  api::ObjectSet objects;
+  auto node = [&](const char* name, const char* zone) {
+    objects.nodes.push_back(w.Node(name)
+                                .Capacity({{"cpu", "32"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}})
+                                .Label("topology.kubernetes.io/zone", zone)
+                                .Obj());
+  };
+  node("a1", "zone-a");
+  node("a2", "zone-a");
+  node("b1", "zone-b");
+  for (const char* n : {"a1", "a2"}) {
+    objects.pods.push_back(
+        w.Pod(std::string("busy-") + n).Req({{"nvidia.com/gpu", "4"}}).NodeName(n).Obj());
+  }
+  const api::Pod gpu4 = w.Pod("worker").Req({{"nvidia.com/gpu", "4"}}).Obj();
+  ManualClock clock;
+  scheduler::Scheduler::Options options;
+  const framework::Registry registry = plugins::NewInTreeRegistry();
+  auto s = scheduler::Scheduler::New(w.in, clock, options, registry);
+  ASSERT_TRUE(s.ok());
+  (*s)->SetClusterObjects(&objects);
+  for (const api::Node& n : objects.nodes) (*s)->AddNode(&n);
+  for (const api::Pod& p : objects.pods) (*s)->AddPod(&p);
+  const scheduler::MemberSource source{&w.in, &objects, &options, &registry};
+  const Symbol zone = w.S("topology.kubernetes.io/zone");
+  auto fits = [&](int32_t count, Symbol key) {
+    const scheduler::PodSetRequest gang[] = {{&gpu4, count}};
+    auto r = scheduler::GangFits(**s, source, gang, key);
+    EXPECT_TRUE(r.ok());
+    return r.ok() && *r;
+  };
+  EXPECT_TRUE(fits(2, zone));
+  EXPECT_TRUE(fits(3, Symbol()));
+  EXPECT_FALSE(fits(3, zone));
+  EXPECT_FALSE(fits(5, Symbol()));
+  // The same with copies that interact (host ports): placed on a copy of the member per domain.
+  api::Pod ported = gpu4;
+  ported.containers[0].ports.push_back({Symbol(), 8080, 8080, api::Protocol::kTCP, Symbol()});
+  const scheduler::PodSetRequest two[] = {{&ported, 2}};
+  auto r = scheduler::GangFits(**s, source, two, zone);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(*r);  // zone-a: one per node
+  const scheduler::PodSetRequest three[] = {{&ported, 3}};
+  r = scheduler::GangFits(**s, source, three, zone);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(*r);
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
-// `corral dispatch FILE|DIR... [-o table|json|yaml] [--explain NAME]... [--estimator
-// general|accurate]
-//  [--feature-gates G=bool,...]`
+// `corral dispatch FILE|DIR... [-o table|json|yaml] [--explain NAME]...`
+// `    [--estimator general|accurate] [--feature-gates G=bool,...]`
 
 #include <cstdio>
 #include <memory>

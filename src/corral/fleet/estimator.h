@@ -51,8 +51,7 @@ class ReplicaEstimator {
 };
 
 // Whether a work item dispatched whole (every pod of every pod set at once, a Kueue workload) fits
-// in a cluster now: what Kueue's ClusterFeasibility filter asks (fleet/plugins/
-// cluster_feasibility).
+// in a cluster now: what Kueue's ClusterFeasibility filter asks.
 class WorkloadEstimator {
  public:
   virtual ~WorkloadEstimator() = default;
