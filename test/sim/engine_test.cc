@@ -458,14 +458,29 @@ TEST(EngineMembersTest, EachWorkloadRunsInItsCluster) {
   for (std::string line; std::getline(log, line);) {
     if (line.find(" bind default/w1-") != std::string::npos) {
       EXPECT_NE(line.find(" node=b-0 "), std::string::npos) << line;
+      EXPECT_TRUE(line.ends_with(" cluster=west")) << line;
       ++w1;
     } else if (line.find(" bind default/w0-") != std::string::npos) {
       EXPECT_NE(line.find(" node=a-"), std::string::npos) << line;
+      EXPECT_TRUE(line.ends_with(" cluster=east")) << line;
       ++w0;
+    } else if (line.find(" node-add b-0") != std::string::npos) {
+      EXPECT_TRUE(line.ends_with(" cluster=west")) << line;
     }
   }
   EXPECT_EQ(w0, 10);
   EXPECT_EQ(w1, 10);
+  // Each member's kube-scheduler metrics, labelled with its cluster.
+  EXPECT_THAT(
+      r.scheduler_metrics,
+      ::testing::HasSubstr(
+          "scheduler_schedule_attempts_total{cluster=\"east\",profile=\"default-scheduler\","
+          "result=\"scheduled\"} 10\n"));
+  EXPECT_THAT(
+      r.scheduler_metrics,
+      ::testing::HasSubstr(
+          "scheduler_schedule_attempts_total{cluster=\"west\",profile=\"default-scheduler\","
+          "result=\"scheduled\"} 10\n"));
   // West holds 10 × 100m of 4 cpus on one node; east spreads the same over two.
   EXPECT_NEAR(r.clusters[1].util.back()[0], 0.25, 1e-6);
   EXPECT_NEAR(r.clusters[0].util.back()[0], 0.125, 1e-6);

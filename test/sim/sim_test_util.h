@@ -14,17 +14,17 @@
 #include "corral/sim/output.h"
 #include "corral/sim/scenario.h"
 
+#include "test/testing/read_file.h"
+
 namespace corral::sim::testing {
 
 using app::RunOutput;
 using app::RunRequest;
 using app::RunSimulation;
 
+// A missing file reads as empty.
 inline std::string ReadFileOrEmpty(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  return corral::testing::ReadFile(path);
 }
 
 inline bool UpdateGolden() {

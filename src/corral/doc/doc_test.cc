@@ -10,17 +10,13 @@
 
 #include "corral/doc/parse.h"
 
+#include "test/testing/read_file.h"
+
 namespace corral::doc {
 namespace {
 
+using corral::testing::ReadFile;
 using ::testing::HasSubstr;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 std::string AllDiagnostics(const Diagnostics& d) {
   std::string out;

@@ -16,19 +16,15 @@
 #include "corral/api/well_known.h"
 #include "corral/loader/summary.h"
 
+#include "test/testing/read_file.h"
+
 namespace corral::loader {
 namespace {
 
 namespace fs = std::filesystem;
+using corral::testing::ReadFile;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 std::vector<std::string> Messages(const LoadResult& r) {
   std::vector<std::string> out;

@@ -113,17 +113,9 @@ struct DistIn {
 };
 
 bool ReadNs(doc::Decoder& d, const doc::Node& n, double& out) {
-  Duration v{};
-  if (!d.ReadDuration(n, v)) return false;
-  if (v.count() < 0) {
-    d.Error(n, "must not be negative");
-    return false;
-  }
-  if (v.count() > kMaxVirtualNs) {
-    d.Error(n, VirtualRangeError(n.text()));
-    return false;
-  }
-  out = static_cast<double>(v.count());
+  int64_t ns = 0;
+  if (!ReadVirtualDurationNs(d, n, ns)) return false;
+  out = static_cast<double>(ns);
   return true;
 }
 
@@ -213,6 +205,21 @@ const doc::Field<DistIn> kDistFields[] = {
 };
 
 }  // namespace
+
+bool ReadVirtualDurationNs(doc::Decoder& d, const doc::Node& n, int64_t& out) {
+  Duration v{};
+  if (!d.ReadDuration(n, v)) return false;
+  if (v.count() < 0) {
+    d.Error(n, "must not be negative");
+    return false;
+  }
+  if (v.count() > kMaxVirtualNs) {
+    d.Error(n, VirtualRangeError(n.text()));
+    return false;
+  }
+  out = v.count();
+  return true;
+}
 
 bool DecodeDistribution(doc::Decoder& d, const doc::Node& n, Distribution& out) {
   if (n.is_null()) return false;

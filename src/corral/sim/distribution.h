@@ -58,6 +58,10 @@ struct Distribution {
 // Decodes a distribution at `n` (see contract 3). Returns false (with a diagnostic) when invalid.
 bool DecodeDistribution(doc::Decoder& d, const doc::Node& n, Distribution& out);
 
+// Reads a Go duration that virtual time can hold: not negative and at most kMaxVirtualNs. False
+// (with a diagnostic at `n`) otherwise.
+bool ReadVirtualDurationNs(doc::Decoder& d, const doc::Node& n, int64_t& out);
+
 // A standard normal deviate (Box-Muller, one value per call, two uniforms).
 double StandardNormal(Rng& rng);
 

@@ -79,7 +79,7 @@ void Member::AddInitialNode(const api::Node& n) {
   const uint32_t idx = NewNodeSlot();
   nodes_[idx]->node = n;
   NodeAdded(idx, "");
-  w_.Log("node-add", w_.in.Str(n.meta.name));
+  w_.Log(index_, "node-add", w_.in.Str(n.meta.name));
 }
 
 void Member::CreateNode(uint32_t pool_idx) {
@@ -143,7 +143,7 @@ void Member::CreateNode(uint32_t pool_idx) {
     std::string detail = fmt::format("{} pool={}", in.Str(n.meta.name), pool.name);
     if (const Symbol* z = n.meta.labels.Find(api::wk::kZoneLabel))
       detail += fmt::format(" zone={}", in.Str(*z));
-    w_.Log("node-add", detail);
+    w_.Log(index_, "node-add", detail);
   }
 }
 
@@ -178,7 +178,7 @@ void Member::RemoveNode(uint32_t idx, std::string_view reason) {
   sched_.RemoveNode(name);
   free_nodes_.push_back(idx);
   Touch();
-  w_.Log("node-remove", fmt::format("{} reason={}", w_.in.Str(name), reason));
+  w_.Log(index_, "node-remove", fmt::format("{} reason={}", w_.in.Str(name), reason));
   if (w_.controllers != nullptr) w_.controllers->NodesChanged(index_);
 }
 
@@ -189,7 +189,7 @@ void Member::SetCordon(uint32_t idx, bool cordon) {
   nodes_schedulable += cordon ? -1 : 1;
   sched_.AddNode(&ns.node);  // an update: the cache replaces the node and fires a node event
   Touch();
-  w_.Log(cordon ? "node-cordon" : "node-uncordon", w_.in.Str(ns.node.meta.name));
+  w_.Log(index_, cordon ? "node-cordon" : "node-uncordon", w_.in.Str(ns.node.meta.name));
 }
 
 std::vector<uint32_t> Member::PickNodes(uint32_t pool, int64_t count, bool newest_first,
@@ -351,7 +351,7 @@ void Member::ApplyDecision(const Decision& d, int64_t cost_ns) {
       int64_t grace = s.pod.termination_grace_period_seconds.value_or(30) * kSecond;
       w_.Push(w_.now + grace, EventKind::kVictimGone, v, s.gen);
       if (w_.logging()) {
-        w_.Log("preempt",
+        w_.Log(index_, "preempt",
                fmt::format("{} by {} node={} grace={}", w_.PodKey(s.pod), w_.PodKey(pre.pod),
                            w_.in.Str(d.node), FormatGoDuration(grace)));
       }
@@ -372,7 +372,8 @@ void Member::ApplyDecision(const Decision& d, int64_t cost_ns) {
       ArmRetry();
     }
     s.fail_epoch = epoch_;
-    if (w_.logging()) w_.Log("unschedulable", fmt::format("{} {:?}", w_.PodKey(s.pod), d.message));
+    if (w_.logging())
+      w_.Log(index_, "unschedulable", fmt::format("{} {:?}", w_.PodKey(s.pod), d.message));
     return;
   }
   const uint32_t node = FindNode(d.node);
@@ -396,8 +397,9 @@ void Member::ApplyDecision(const Decision& d, int64_t cost_ns) {
   Touch(/*wake=*/false);
   w_.last_progress_ns = w_.now;
   retry_backoff_ns_ = kSecond;
-  w_.Log("bind", fmt::format("{} node={} wait={}", w_.PodKey(s.pod), w_.in.Str(d.node),
-                             FormatGoDuration(w_.now - s.arrival_ns)));
+  w_.Log(index_, "bind",
+         fmt::format("{} node={} wait={}", w_.PodKey(s.pod), w_.in.Str(d.node),
+                     FormatGoDuration(w_.now - s.arrival_ns)));
   int64_t lat = w_.spec.bind_latency.is_zero() ? 0 : w_.spec.bind_latency.SampleNs(w_.rng);
   if (lat > 0 && lat != kForeverNs) {
     w_.Push(w_.now + lat, EventKind::kBindDone, d.slot, s.gen);

@@ -156,7 +156,8 @@ uint32_t Pods::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, int64_t 
   ++ws.stats.pods_arrived;
   ++w_.res.pods_arrived;
   m.Touch();
-  w_.Log("arrive", fmt::format("{} workload={}", w_.PodKey(s.pod), spec.workloads[w].name));
+  w_.Log(m.index(), "arrive",
+         fmt::format("{} workload={}", w_.PodKey(s.pod), spec.workloads[w].name));
   if (s.pod.IsBound()) {
     const uint32_t node = m.FindNode(s.pod.node_name);
     s.state = PodState::kBinding;
@@ -175,8 +176,9 @@ uint32_t Pods::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, int64_t 
     // the simulator.
     --m.pending;
     ++w_.res.pods_ignored;
-    w_.Log("ignored", fmt::format("{} schedulerName={} (no profile)", w_.PodKey(s.pod),
-                                  in.Str(s.pod.scheduler_name)));
+    w_.Log(m.index(), "ignored",
+           fmt::format("{} schedulerName={} (no profile)", w_.PodKey(s.pod),
+                       in.Str(s.pod.scheduler_name)));
     FreePod(i);
     return kNone;
   }
@@ -211,8 +213,9 @@ void Pods::StartRunning(uint32_t slot) {
         res.gang_wait.Add(gwait);
         if (first) ++res.gangs_complete;
         if (res.gang_waits.size() < 100000) res.gang_waits.emplace_back(g.arrival_ns, gwait);
-        w_.Log("gang-ready", fmt::format("{}/{} size={} wait={}", w_.in.Str(s.pod.meta.namespace_),
-                                         w_.in.Str(g.name), g.size, FormatGoDuration(gwait)));
+        w_.Log(s.member, "gang-ready",
+               fmt::format("{}/{} size={} wait={}", w_.in.Str(s.pod.meta.namespace_),
+                           w_.in.Str(g.name), g.size, FormatGoDuration(gwait)));
       }
       if (g.fleet_work != kNone && w_.fleet != nullptr) w_.fleet->OnGroupComplete(s.group);
     }
@@ -228,9 +231,10 @@ void Pods::PodDone(uint32_t slot, uint32_t gen) {
   PodSlot& s = Pod(slot);
   if (s.gen != gen || s.state != PodState::kRunning) return;
   Member& m = *w_.members[s.member];
-  w_.Log("complete", fmt::format("{} node={}", w_.PodKey(s.pod),
-                                 s.node == kNone ? std::string_view("-")
-                                                 : w_.in.Str(m.node(s.node).node.meta.name)));
+  w_.Log(m.index(), "complete",
+         fmt::format(
+             "{} node={}", w_.PodKey(s.pod),
+             s.node == kNone ? std::string_view("-") : w_.in.Str(m.node(s.node).node.meta.name)));
   m.sched().DeletePod(&s.pod);
   m.Unplace(slot);
   --m.running;
@@ -259,7 +263,8 @@ void Pods::Evict(uint32_t slot, std::string_view reason, bool recreate) {
   // A preemption victim in its grace period was counted when it was chosen (Member::ApplyDecision).
   const bool counted_victim = s.terminating;
   const int32_t ordinal = s.ordinal;
-  w_.Log(recreate ? "evict" : "delete", fmt::format("{} reason={}", w_.PodKey(s.pod), reason));
+  w_.Log(m.index(), recreate ? "evict" : "delete",
+         fmt::format("{} reason={}", w_.PodKey(s.pod), reason));
   m.sched().DeletePod(&s.pod);
   if (s.state == PodState::kPending) {
     --m.pending;
@@ -314,7 +319,7 @@ void Pods::Evict(uint32_t slot, std::string_view reason, bool recreate) {
       if (g.complete) ++res.gang_restarts;
       g.complete = false;
       g.arrival_ns = w_.now;
-      w_.Log("gang-restart",
+      w_.Log(m.index(), "gang-restart",
              fmt::format("{}/{} after {}",
                          w_.in.Str(Pod(groups_[group].members.front()).pod.meta.namespace_),
                          w_.in.Str(g.name), reason));

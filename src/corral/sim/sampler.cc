@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "corral/api/well_known.h"
+#include "corral/metrics/merge.h"
 #include "corral/scheduler/batch.h"
 #include "corral/sim/fleet_lane.h"
 #include "corral/sim/member.h"
@@ -365,7 +366,17 @@ void Sampler::Finish(RunResult& r) {
                     "another scheduler",
                     r.pods_ignored));
   }
-  r.scheduler_metrics = sched0.metrics().PrometheusText();
+  if (w_.spec.clusters.empty()) {
+    r.scheduler_metrics = sched0.metrics().PrometheusText();
+  } else {
+    // Every member's kube-scheduler metrics, each series labelled with its cluster.
+    std::vector<std::pair<std::string, std::string>> texts;
+    for (size_t c = 0; c < w_.spec.clusters.size(); ++c) {
+      texts.emplace_back(w_.spec.clusters[c].name,
+                         w_.members[c]->sched().metrics().PrometheusText());
+    }
+    r.scheduler_metrics = metrics::MergePrometheusText("cluster", texts);
+  }
   for (const auto& n : spec.notes) r.notes.push_back(n);
   r.scheduler_wall_seconds = static_cast<double>(sched_wall_ns) / 1e9;
 }

@@ -9,6 +9,7 @@
 
 #include "corral/doc/decoder.h"
 #include "corral/doc/parse.h"
+#include "corral/sim/distribution.h"
 #include "corral/sim/scenario.h"
 #include "corral/sim/scenario_input.h"
 #include "corral/sim/virtual_time.h"
@@ -55,18 +56,7 @@ using doc::Decoder;
 namespace {
 
 bool ReadDurationNs(Decoder& d, const Node& n, int64_t& out) {
-  Duration v{};
-  if (!d.ReadDuration(n, v)) return false;
-  if (v.count() < 0) {
-    d.Error(n, "must not be negative");
-    return false;
-  }
-  if (v.count() > kMaxVirtualNs) {
-    d.Error(n, VirtualRangeError(n.text()));
-    return false;
-  }
-  out = v.count();
-  return true;
+  return ReadVirtualDurationNs(d, n, out);
 }
 
 void ReadRateField(Decoder& d, const Node& n, double& out) {
@@ -116,16 +106,18 @@ doc::FieldsSeen<T> StructNoUnknown(Decoder& d, const Node& n, T& out,
 
 // ---- field tables -------------------------------------------------------------------------------
 
+// The two scheduler fields a member cluster owns too (kClusterSchedulerFields).
+void DecodeFeatureGates(Decoder& d, const Node& n, SchedulerIn& o) {
+  if (d.ExpectMap(n)) o.gates = &n;
+}
+void DecodeConfigPath(Decoder& d, const Node& n, SchedulerIn& o) {
+  o.config_node = &n;
+  d.ReadString(n, o.config_path);
+}
+
 const doc::Field<SchedulerIn> kSchedulerFields[] = {
-    {"featureGates",
-     [](Decoder& d, const Node& n, SchedulerIn& o) {
-       if (d.ExpectMap(n)) o.gates = &n;
-     }},
-    {"configPath",
-     [](Decoder& d, const Node& n, SchedulerIn& o) {
-       o.config_node = &n;
-       d.ReadString(n, o.config_path);
-     }},
+    {"featureGates", DecodeFeatureGates},
+    {"configPath", DecodeConfigPath},
     {"bindLatency",
      [](Decoder& d, const Node& n, SchedulerIn& o) { DecodeDistribution(d, n, o.bind_latency); }},
     {"gangMode",
@@ -371,15 +363,8 @@ void DecodePools(Decoder& d, const Node& n, std::string_view path, uint32_t clus
 // A cluster's scheduler: only what a member owns (its configuration and feature gates); the cost
 // model, bind latency and gang mode stay the scenario's.
 const doc::Field<SchedulerIn> kClusterSchedulerFields[] = {
-    {"featureGates",
-     [](Decoder& d, const Node& n, SchedulerIn& o) {
-       if (d.ExpectMap(n)) o.gates = &n;
-     }},
-    {"configPath",
-     [](Decoder& d, const Node& n, SchedulerIn& o) {
-       o.config_node = &n;
-       d.ReadString(n, o.config_path);
-     }},
+    {"featureGates", DecodeFeatureGates},
+    {"configPath", DecodeConfigPath},
 };
 
 struct ClusterDecode {

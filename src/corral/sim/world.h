@@ -101,6 +101,19 @@ struct World {
   void Log(std::string_view what, std::string_view detail) const {
     if (opts.log != nullptr) opts.log->Event(now, what, detail);
   }
+  // An event of one member cluster: in a scenario with clusters its detail ends with
+  // " cluster=<name>"; without clusters it is Log(what, detail).
+  void Log(uint16_t member, std::string_view what, std::string_view detail) const {
+    if (opts.log == nullptr) return;
+    if (spec.clusters.empty()) {
+      opts.log->Event(now, what, detail);
+      return;
+    }
+    std::string d(detail);
+    d += " cluster=";
+    d += spec.clusters[member].name;
+    opts.log->Event(now, what, d);
+  }
   bool logging() const { return opts.log != nullptr; }
   std::string PodKey(const api::Pod& p) const;
   // `prefix` followed by a per-prefix counter.

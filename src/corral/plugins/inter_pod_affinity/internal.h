@@ -13,6 +13,7 @@
 #include "corral/api/selectors.h"
 #include "corral/api/types.h"
 #include "corral/framework/cycle_state.h"
+#include "corral/framework/filter_score_data.h"
 #include "corral/framework/handle.h"
 #include "corral/framework/node_info.h"
 #include "corral/framework/pod_info.h"
@@ -187,17 +188,8 @@ inline bool ReadsNamespaceLabels(std::span<const framework::AffinityTerm> terms)
   return false;
 }
 
-struct CycleData final : framework::StateData {
-  std::unique_ptr<PreFilterState> pre_filter;
-  std::shared_ptr<const PreScoreState> pre_score;
-
-  std::unique_ptr<framework::StateData> Clone() const override {
-    auto c = std::make_unique<CycleData>();
-    if (pre_filter) c->pre_filter = std::make_unique<PreFilterState>(*pre_filter);
-    c->pre_score = pre_score;
-    return c;
-  }
-};
+// The plugin's CycleState slot holds both states.
+using CycleData = framework::FilterScoreData<PreFilterState, PreScoreState>;
 
 }  // namespace corral::plugins::inter_pod_affinity
 

@@ -16,6 +16,7 @@
 #include "corral/api/types.h"
 #include "corral/core/interner.h"
 #include "corral/framework/cycle_state.h"
+#include "corral/framework/filter_score_data.h"
 #include "corral/framework/node_info.h"
 #include "corral/framework/pod_info.h"
 #include "corral/plugins/incremental/equality.h"
@@ -250,16 +251,6 @@ struct PreScoreState {
 };
 
 // The plugin's CycleState slot holds both states.
-struct CycleData final : framework::StateData {
-  std::unique_ptr<PreFilterState> pre_filter;
-  std::shared_ptr<const PreScoreState> pre_score;
-
-  std::unique_ptr<framework::StateData> Clone() const override {
-    auto c = std::make_unique<CycleData>();
-    if (pre_filter) c->pre_filter = std::make_unique<PreFilterState>(*pre_filter);
-    c->pre_score = pre_score;
-    return c;
-  }
-};
+using CycleData = framework::FilterScoreData<PreFilterState, PreScoreState>;
 
 }  // namespace corral::plugins::pod_topology_spread

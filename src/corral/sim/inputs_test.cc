@@ -9,7 +9,7 @@
 #include "corral/sim/manifests.h"
 #include "corral/sim/trace.h"
 
-#include "sim_test_util.h"
+#include "test/sim/sim_test_util.h"
 
 namespace corral::sim {
 namespace {
