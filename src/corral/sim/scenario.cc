@@ -13,6 +13,7 @@
 #include "corral/api/well_known.h"
 #include "corral/doc/decoder.h"
 #include "corral/doc/parse.h"
+#include "corral/sim/controllers/compile.h"
 #include "corral/sim/manifests.h"
 #include "corral/sim/object_set.h"
 #include "corral/sim/virtual_time.h"
@@ -152,6 +153,10 @@ struct OpIn {
   int64_t number = 1;
   int64_t interval = 500'000'000;
   bool has_interval = false;
+  // scale: a workload controller of the manifests, by kind, namespace and name.
+  std::string controller_kind, controller_name, controller_namespace = "default";
+  const Node* controller_node = nullptr;
+  int32_t replicas = -1;
 };
 
 struct ScenarioIn {
@@ -428,6 +433,15 @@ const doc::Field<OpIn> kOpFields[] = {
        if (d.ReadEnum(n, kModes, "churn mode", s)) o.mode = std::string(s);
      }},
     {"number", [](Decoder& d, const Node& n, OpIn& o) { d.ReadInt64(n, o.number, 1, 1'000'000); }},
+    {"kind", [](Decoder& d, const Node& n, OpIn& o) { d.ReadString(n, o.controller_kind); }},
+    {"name",
+     [](Decoder& d, const Node& n, OpIn& o) {
+       o.controller_node = &n;
+       d.ReadString(n, o.controller_name);
+     }},
+    {"namespace",
+     [](Decoder& d, const Node& n, OpIn& o) { d.ReadString(n, o.controller_namespace); }},
+    {"replicas", [](Decoder& d, const Node& n, OpIn& o) { d.ReadInt32(n, o.replicas, 0); }},
     {"interval",
      [](Decoder& d, const Node& n, OpIn& o) {
        if (!ReadDurationNs(d, n, o.interval)) return;
@@ -621,7 +635,7 @@ class Compiler {
         base_(base_dir),
         interner_(interner),
         diags_(diags),
-        objects_(interner, std::string(file), opts.strict) {}
+        objects_(interner, std::string(file), opts.strict, /*controllers=*/true) {}
 
   Result<SimSpec> Compile();
 
@@ -1018,6 +1032,7 @@ Result<SimSpec> Compiler::Compile() {
   for (size_t i = 0; i < in_.manifests.size(); ++i) objects_.AddPath(Resolve(in_.manifests[i]));
 
   api::ObjectSet objs = objects_.Finish(diags_);
+  std::vector<api::Controller> controllers = objects_.TakeControllers();
 
   // Map loaded templates back to their pieces.
   std::map<size_t, const api::Node*> node_by_piece;
@@ -1236,6 +1251,28 @@ Result<SimSpec> Compiler::Compile() {
       op.kind = Op::Kind::kStartWorkload;
       op.describe = fmt::format("createPods workload={} count={}{}", o.workload, o.count,
                                 o.wait ? " wait" : "");
+    } else if (k == "scale") {
+      // A workload controller of the manifests gets a new replica count (a Job: parallelism).
+      op.kind = Op::Kind::kScale;
+      if (o.controller_kind.empty() || o.controller_name.empty() || o.replicas < 0) {
+        Error(o.self, path, "scale needs kind, name and replicas");
+      } else {
+        for (size_t c = 0; c < controllers.size(); ++c) {
+          if (api::ControllerKindName(controllers[c].kind) == o.controller_kind &&
+              interner_.Str(controllers[c].meta.name) == o.controller_name &&
+              interner_.Str(controllers[c].meta.namespace_) == o.controller_namespace) {
+            op.controller = static_cast<uint32_t>(c);
+          }
+        }
+        if (op.controller == kNone) {
+          Error(o.controller_node, path + ".name",
+                fmt::format("no {} {}/{} in the manifests", o.controller_kind,
+                            o.controller_namespace, o.controller_name));
+        }
+        op.count = o.replicas;
+      }
+      op.describe = fmt::format("scale {} {}/{} replicas={}", o.controller_kind,
+                                o.controller_namespace, o.controller_name, o.replicas);
     } else if (k == "churn") {
       // scheduler_perf's churn op on a pool's nodes and/or a Pods workload's pods.
       op.kind = Op::Kind::kChurn;
@@ -1265,12 +1302,13 @@ Result<SimSpec> Compiler::Compile() {
       op.rate_per_s = o.rate;
       op.describe = "deletePods";
     } else if (!k.empty()) {
-      Error(o.self->Find("op"), path + ".op",
-            fmt::format(
-                "unknown op {:?} (want createNodes, deleteNodes, cordon, uncordon, drain, "
-                "createPods, "
-                "startWorkload, stopWorkload, setPriority, churn, barrier, sleep, deletePods)",
-                k));
+      Error(
+          o.self->Find("op"), path + ".op",
+          fmt::format(
+              "unknown op {:?} (want createNodes, deleteNodes, cordon, uncordon, drain, "
+              "createPods, "
+              "startWorkload, stopWorkload, setPriority, churn, barrier, sleep, deletePods, scale)",
+              k));
     }
     timed.push_back({effective, 1, in_.workloads.size() + i, std::move(op)});
   }
@@ -1291,6 +1329,17 @@ Result<SimSpec> Compiler::Compile() {
   spec.objects.selector_owners = std::move(objs.selector_owners);
   spec.objects.workloads = std::move(objs.workloads);
   spec.objects.pod_groups = std::move(objs.pod_groups);
+  spec.objects.storage = std::move(objs.storage);
+  spec.objects.resources = std::move(objs.resources);
+  // Workload controllers of the manifests start after the initial nodes and manifest pods.
+  size_t first = 0;
+  while (first < spec.program.size() && !spec.program[first].at_ns.has_value() &&
+         (spec.program[first].kind == Op::Kind::kCreateNodes ||
+          (spec.program[first].kind == Op::Kind::kStartWorkload &&
+           spec.workloads[spec.program[first].workload].name == "manifests"))) {
+    ++first;
+  }
+  AddControllers(std::move(controllers), interner_, spec, diags_, first);
 
   if (diags_.has_errors()) return Error::Invalid(DiagnosticsMessage(diags_));
   return spec;
