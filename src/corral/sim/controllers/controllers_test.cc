@@ -197,6 +197,76 @@ spec:
   EXPECT_EQ(r.out.result.pods_scheduled, 3);
 }
 
+TEST(StatefulSetTest, WhenScaledDeleteReleasesTheClaimsOfScaledAwayOrdinals) {
+  Ran r = RunManifests(R"(
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: standard}
+provisioner: ebs.csi.aws.com
+volumeBindingMode: Immediate
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 2
+  podManagementPolicy: Parallel
+  persistentVolumeClaimRetentionPolicy: {whenScaled: Delete}
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c}]}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], storageClassName: standard, resources: {requests: {storage: 1Gi}}}
+)",
+                       1, [](SimSpec& spec) {
+                         Op down;
+                         down.kind = Op::Kind::kScale;
+                         down.controller = 0;
+                         down.count = 1;
+                         down.at_ns = 60LL * 1'000'000'000;
+                         down.describe = "scale down";
+                         spec.program.push_back(down);
+                       });
+  // db-1 goes and its claim with it; the provisioned volume (class reclaimPolicy Delete) goes too.
+  EXPECT_EQ(Pods(r.log, "claim-delete"), (std::vector<std::string>{"data-db-1"}));
+  EXPECT_THAT(r.log, testing::HasSubstr("claim-delete default/data-db-1 volume=pvc-"));
+}
+
+TEST(ControllersInputTest, UnmodelledJobFieldsAndBadSelectorsArePositionedErrors) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("corral-controllers-bad-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "bad.yaml") << R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: j}
+spec:
+  activeDeadlineSeconds: 60
+  template:
+    spec: {restartPolicy: Never, containers: [{name: c}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d}
+spec:
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata: {labels: {app: y}, annotations: {corral.dev/duration: 1m}}
+    spec: {containers: [{name: c}]}
+)";
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto spec = LoadManifestsSpec({(dir / "bad.yaml").string()}, in, diags);
+  fs::remove_all(dir);
+  ASSERT_FALSE(spec.ok());
+  const std::string msg = spec.error().message;
+  EXPECT_THAT(msg, testing::HasSubstr(
+                       "bad.yaml:5: spec.activeDeadlineSeconds: activeDeadlineSeconds is not "
+                       "modelled by the simulator's Job controller"));
+  EXPECT_THAT(msg, testing::HasSubstr("`selector` does not match template `labels`"));
+}
+
 TEST(StatefulSetTest, ParallelAllAtOnceFromOrdinalsStart) {
   Ran r = RunManifests(R"(
 apiVersion: apps/v1

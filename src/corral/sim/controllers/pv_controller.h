@@ -30,6 +30,9 @@ bool EnsureStatefulSetClaims(World& w, ControllerState& c, std::string_view pod_
 // names in `pod`. Returns false after a World::Fail.
 bool CreatePodClaims(World& w, uint16_t member, api::Pod& pod, Rng& rng);
 
+// A StatefulSet with whenScaled: Delete scaled `pod_name` away: its claims are deleted.
+void DeleteStatefulSetClaims(World& w, ControllerState& c, std::string_view pod_name);
+
 // The pod is gone: its generic ephemeral claims are deleted (DRA claims go with the
 // scheduler's DeletePod).
 void DeletePodClaims(World& w, uint16_t member, const api::Pod& pod);
