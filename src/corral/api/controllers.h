@@ -46,6 +46,9 @@ struct Controller {
   bool parallel = false;
   int32_t ordinals_start = 0;
   std::vector<PersistentVolumeClaim> volume_claim_templates;
+  // persistentVolumeClaimRetentionPolicy.whenScaled: Delete removes a condemned ordinal's claims
+  // (else Retain keeps them; whenDeleted never applies, a simulation deletes no controller).
+  bool delete_claims_when_scaled = false;
   // Job: spec.parallelism (default 1), spec.completions (unset: a work queue), completionMode
   // Indexed, spec.backoffLimit (default 6, or unlimited with backoffLimitPerIndex, which
   // the loader rejects).

@@ -107,6 +107,26 @@ const doc::Field<In> kSpecFields[] = {
                     DecodeClaimTemplate(d, item, c);
                   });
      }},
+    {"persistentVolumeClaimRetentionPolicy",
+     [](Decoder& d, const Node& n, In& in) {
+       if (!OnlyFor(d, n, in.c->kind == api::ControllerKind::kStatefulSet, "StatefulSet")) return;
+       static const doc::Field<In> kPolicy[] = {
+           {"whenScaled",
+            [](Decoder& x, const Node& y, In& i) {
+              static constexpr doc::EnumName<bool> kValues[] = {{"Retain", false},
+                                                                {"Delete", true}};
+              x.ReadEnum(y, kValues, "retention policy", i.c->delete_claims_when_scaled);
+            }},
+           {"whenDeleted",
+            [](Decoder& x, const Node& y, In&) {
+              static constexpr doc::EnumName<bool> kValues[] = {{"Retain", false},
+                                                                {"Delete", true}};
+              bool v = false;
+              x.ReadEnum(y, kValues, "retention policy", v);
+            }},
+       };
+       d.Struct(n, in, kPolicy);
+     }},
     {"parallelism",
      [](Decoder& d, const Node& n, In& in) {
        if (OnlyFor(d, n, IsJob(in), "Job")) d.ReadInt32(n, in.c->parallelism, 0);
@@ -157,7 +177,6 @@ constexpr std::string_view kSpecIgnored[] = {"strategy",
                                              "paused",
                                              "serviceName",
                                              "updateStrategy",
-                                             "persistentVolumeClaimRetentionPolicy",
                                              "manualSelector",
                                              "podReplacementPolicy",
                                              "ttlSecondsAfterFinished"};

@@ -91,7 +91,7 @@ Result<SimSpec> LoadManifestsSpec(const std::vector<std::string>& paths, Interne
   spec.objects.storage = std::move(loaded.objects.storage);
   spec.objects.resources = std::move(loaded.objects.resources);
   AddControllers(std::move(loaded.controllers), interner, spec, diags,
-                 spec.program.empty() ? kNone : 0);
+                 spec.program.empty() ? 0 : 1);
   if (diags.has_errors()) return Error::Invalid(DiagnosticsMessage(diags));
   return spec;
 }

@@ -143,8 +143,9 @@ struct Piece {
 
 class ObjectBuilder::Impl {
  public:
-  Impl(Interner& in, std::string file, bool strict)
-      : loader_(in, loader::LoadOptions{.strict = strict}), file_(std::move(file)) {}
+  Impl(Interner& in, std::string file, bool strict, bool controllers)
+      : loader_(in, loader::LoadOptions{.strict = strict, .controllers = controllers}),
+        file_(std::move(file)) {}
 
   size_t Add(std::string json, std::vector<PathMapping> mappings, uint32_t fallback_line,
              std::string internal = {}, std::string display = {}) {
@@ -200,16 +201,21 @@ class ObjectBuilder::Impl {
       if (!seen.insert({out.file, out.line, out.path, out.message}).second) continue;
       Report(diags, std::move(out));
     }
+    controllers_ = std::move(r.controllers);
     return std::move(r.objects);
   }
 
   loader::Loader loader_;
+  std::vector<api::Controller> controllers_;
   std::string file_;
   std::vector<Piece> pieces_;
 };
 
-ObjectBuilder::ObjectBuilder(Interner& interner, std::string file, bool strict)
-    : impl_(std::make_unique<Impl>(interner, std::move(file), strict)) {}
+ObjectBuilder::ObjectBuilder(Interner& interner, std::string file, bool strict, bool controllers)
+    : impl_(std::make_unique<Impl>(interner, std::move(file), strict, controllers)) {}
+std::vector<api::Controller> ObjectBuilder::TakeControllers() {
+  return std::move(impl_->controllers_);
+}
 ObjectBuilder::~ObjectBuilder() = default;
 size_t ObjectBuilder::Add(std::string json, std::vector<PathMapping> mappings,
                           uint32_t fallback_line) {

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "corral/api/controllers.h"
 #include "corral/api/types.h"
 #include "corral/core/diagnostics.h"
 #include "corral/core/interner.h"
@@ -35,7 +36,9 @@ struct PathMapping {
 
 class ObjectBuilder {
  public:
-  ObjectBuilder(Interner& interner, std::string file, bool strict);
+  // `controllers`: workload controllers (Deployments, ...) in the files are decoded for
+  // TakeControllers (loader::LoadOptions::controllers).
+  ObjectBuilder(Interner& interner, std::string file, bool strict, bool controllers = false);
   ~ObjectBuilder();
   ObjectBuilder(const ObjectBuilder&) = delete;
   ObjectBuilder& operator=(const ObjectBuilder&) = delete;
@@ -53,6 +56,8 @@ class ObjectBuilder {
   void AddPath(const std::string& path);
   // Loads everything; diagnostics (remapped) are appended to `diags`.
   api::ObjectSet Finish(Diagnostics& diags);
+  // The workload controllers loaded by Finish (with `controllers` set).
+  std::vector<api::Controller> TakeControllers();
 
  private:
   class Impl;

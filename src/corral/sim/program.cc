@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "corral/api/selectors.h"
+#include "corral/sim/controllers/controllers.h"
 #include "corral/sim/member.h"
 #include "corral/sim/pods.h"
 #include "corral/sim/sampler.h"
@@ -137,6 +138,9 @@ void Program::Execute(const Op& op) {
       break;
     case Op::Kind::kStopCollecting:
       w_.sampler->StopCollecting();
+      break;
+    case Op::Kind::kScale:
+      w_.controllers->Scale(op.controller, static_cast<int32_t>(op.count));
       break;
   }
 }

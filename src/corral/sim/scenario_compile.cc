@@ -9,6 +9,7 @@
 
 #include "corral/api/well_known.h"
 #include "corral/doc/decoder.h"
+#include "corral/sim/controllers/compile.h"
 #include "corral/sim/manifests.h"
 #include "corral/sim/object_set.h"
 #include "corral/sim/scenario.h"
@@ -34,7 +35,7 @@ class Compiler {
         base_(base_dir),
         interner_(interner),
         diags_(diags),
-        objects_(interner, std::string(file), opts.strict) {}
+        objects_(interner, std::string(file), opts.strict, /*controllers=*/true) {}
 
   Result<SimSpec> Compile();
 
@@ -439,6 +440,7 @@ Result<SimSpec> Compiler::Compile() {
   for (size_t i = 0; i < in_.manifests.size(); ++i) objects_.AddPath(Resolve(in_.manifests[i]));
 
   api::ObjectSet objs = objects_.Finish(diags_);
+  std::vector<api::Controller> controllers = objects_.TakeControllers();
 
   // Map loaded templates back to their pieces.
   std::map<size_t, const api::Node*> node_by_piece;
@@ -669,6 +671,28 @@ Result<SimSpec> Compiler::Compile() {
       op.kind = Op::Kind::kStartWorkload;
       op.describe = fmt::format("createPods workload={} count={}{}", o.workload, o.count,
                                 o.wait ? " wait" : "");
+    } else if (k == "scale") {
+      // A workload controller of the manifests gets a new replica count (a Job: parallelism).
+      op.kind = Op::Kind::kScale;
+      if (o.controller_kind.empty() || o.controller_name.empty() || o.replicas < 0) {
+        Error(o.self, path, "scale needs kind, name and replicas");
+      } else {
+        for (size_t c = 0; c < controllers.size(); ++c) {
+          if (api::ControllerKindName(controllers[c].kind) == o.controller_kind &&
+              interner_.Str(controllers[c].meta.name) == o.controller_name &&
+              interner_.Str(controllers[c].meta.namespace_) == o.controller_namespace) {
+            op.controller = static_cast<uint32_t>(c);
+          }
+        }
+        if (op.controller == kNone) {
+          Error(o.controller_node, path + ".name",
+                fmt::format("no {} {}/{} in the manifests", o.controller_kind,
+                            o.controller_namespace, o.controller_name));
+        }
+        op.count = o.replicas;
+      }
+      op.describe = fmt::format("scale {} {}/{} replicas={}", o.controller_kind,
+                                o.controller_namespace, o.controller_name, o.replicas);
     } else if (k == "churn") {
       // scheduler_perf's churn op on a pool's nodes and/or a Pods workload's pods.
       op.kind = Op::Kind::kChurn;
@@ -698,12 +722,13 @@ Result<SimSpec> Compiler::Compile() {
       op.rate_per_s = o.rate;
       op.describe = "deletePods";
     } else if (!k.empty()) {
-      Error(o.self->Find("op"), path + ".op",
-            fmt::format(
-                "unknown op {:?} (want createNodes, deleteNodes, cordon, uncordon, drain, "
-                "createPods, "
-                "startWorkload, stopWorkload, setPriority, churn, barrier, sleep, deletePods)",
-                k));
+      Error(
+          o.self->Find("op"), path + ".op",
+          fmt::format(
+              "unknown op {:?} (want createNodes, deleteNodes, cordon, uncordon, drain, "
+              "createPods, "
+              "startWorkload, stopWorkload, setPriority, churn, barrier, sleep, deletePods, scale)",
+              k));
     }
     timed.push_back({effective, 1, in_.workloads.size() + i, std::move(op)});
   }
@@ -724,6 +749,17 @@ Result<SimSpec> Compiler::Compile() {
   spec.objects.selector_owners = std::move(objs.selector_owners);
   spec.objects.workloads = std::move(objs.workloads);
   spec.objects.pod_groups = std::move(objs.pod_groups);
+  spec.objects.storage = std::move(objs.storage);
+  spec.objects.resources = std::move(objs.resources);
+  // Workload controllers of the manifests start after the initial nodes and manifest pods.
+  size_t first = 0;
+  while (first < spec.program.size() && !spec.program[first].at_ns.has_value() &&
+         (spec.program[first].kind == Op::Kind::kCreateNodes ||
+          (spec.program[first].kind == Op::Kind::kStartWorkload &&
+           spec.workloads[spec.program[first].workload].name == "manifests"))) {
+    ++first;
+  }
+  AddControllers(std::move(controllers), interner_, spec, diags_, first);
 
   if (diags_.has_errors()) return Error::Invalid(DiagnosticsMessage(diags_));
   return spec;

@@ -328,6 +328,15 @@ const doc::Field<OpIn> kOpFields[] = {
        if (d.ReadEnum(n, kModes, "churn mode", s)) o.mode = std::string(s);
      }},
     {"number", [](Decoder& d, const Node& n, OpIn& o) { d.ReadInt64(n, o.number, 1, 1'000'000); }},
+    {"kind", [](Decoder& d, const Node& n, OpIn& o) { d.ReadString(n, o.controller_kind); }},
+    {"name",
+     [](Decoder& d, const Node& n, OpIn& o) {
+       o.controller_node = &n;
+       d.ReadString(n, o.controller_name);
+     }},
+    {"namespace",
+     [](Decoder& d, const Node& n, OpIn& o) { d.ReadString(n, o.controller_namespace); }},
+    {"replicas", [](Decoder& d, const Node& n, OpIn& o) { d.ReadInt32(n, o.replicas, 0); }},
     {"interval",
      [](Decoder& d, const Node& n, OpIn& o) {
        if (!ReadDurationNs(d, n, o.interval)) return;

@@ -107,6 +107,10 @@ struct OpIn {
   int64_t number = 1;
   int64_t interval = 500'000'000;
   bool has_interval = false;
+  // scale: a workload controller of the manifests, by kind, namespace and name.
+  std::string controller_kind, controller_name, controller_namespace = "default";
+  const Node* controller_node = nullptr;
+  int32_t replicas = -1;
 };
 
 struct ScenarioIn {

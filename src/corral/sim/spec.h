@@ -151,11 +151,13 @@ struct Op {
     kSetPriority,      // priority class value for pods created from now on
     kStartCollecting,  // scheduler_perf startCollectingMetrics
     kStopCollecting,
+    kScale,  // controller, count: the controller's wanted replicas (a Job's parallelism)
   };
   Kind kind = Kind::kCreateNodes;
   std::optional<int64_t> at_ns;  // wait until this time first
   uint32_t pool = kNone;
   uint32_t workload = kNone;
+  uint32_t controller = kNone;  // scale: index into SimSpec::controllers
   int64_t count = -1;
   bool remove = false;             // drain: also delete the nodes afterwards
   bool attempted_only = false;     // barrier: stageRequirement Attempted

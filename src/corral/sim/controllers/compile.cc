@@ -10,7 +10,7 @@
 namespace corral::sim {
 
 void AddControllers(std::vector<api::Controller> controllers, Interner& in, SimSpec& spec,
-                    Diagnostics& diags, size_t insert_at) {
+                    Diagnostics& diags, size_t position) {
   const Symbol duration_key = in.Intern(kDurationAnnotation);
   std::vector<Op> ops;
   for (api::Controller& c : controllers) {
@@ -85,8 +85,7 @@ void AddControllers(std::vector<api::Controller> controllers, Interner& in, SimS
     spec.workloads.push_back(std::move(wk));
     spec.controllers.push_back(std::move(c));
   }
-  const size_t at =
-      insert_at == kNone ? spec.program.size() : std::min(spec.program.size(), insert_at + 1);
+  const size_t at = std::min(spec.program.size(), position);
   spec.program.insert(spec.program.begin() + static_cast<ptrdiff_t>(at),
                       std::make_move_iterator(ops.begin()), std::make_move_iterator(ops.end()));
 }

@@ -18,9 +18,9 @@
 
 namespace corral::sim {
 
-// Appends the controllers to `spec` and a start op for each after the op at `insert_at` (kNone:
-// at the end of the program).
+// Appends the controllers to `spec` (in order, after those it has) and a start op for each,
+// inserted before the program's op at `position` (clamped to the end).
 void AddControllers(std::vector<api::Controller> controllers, Interner& interner, SimSpec& spec,
-                    Diagnostics& diags, size_t insert_at);
+                    Diagnostics& diags, size_t position);
 
 }  // namespace corral::sim

@@ -1,7 +1,7 @@
 #pragma once
 // Controllers: the simulator's kube workload controllers — ReplicaSet (and the Deployment that
-// owns one), StatefulSet, DaemonSet and Job — driving the pods of the workloads that name them
-// (Workload::controller).
+// owns one), StatefulSet, DaemonSet and Job — driving the pods of the workloads that name
+// them (Workload::controller).
 //
 // Each controller reconciles as its kube counterpart's sync does: it compares the pods it owns
 // with what its spec wants and creates or deletes the difference, naming and labelling each pod

@@ -126,6 +126,20 @@ bool CreatePodClaims(World& w, uint16_t member, api::Pod& pod, Rng& rng) {
   return true;
 }
 
+void DeleteStatefulSetClaims(World& w, ControllerState& c, std::string_view pod_name) {
+  const uint16_t member = static_cast<uint16_t>(w.spec.workloads[c.workload].cluster);
+  state::VolumeCache* vc = VolumesOf(w, member);
+  if (vc == nullptr) return;
+  for (const api::PersistentVolumeClaim& t : c.spec->volume_claim_templates) {
+    const Symbol name = w.in.Intern(fmt::format("{}-{}", w.in.Str(t.meta.name), pod_name));
+    if (vc->GetClaim(c.spec->meta.namespace_, name) == nullptr) continue;
+    const Symbol volume = vc->DeleteClaim(c.spec->meta.namespace_, name);
+    w.Log("claim-delete",
+          fmt::format("{}/{} volume={}", w.in.Str(c.spec->meta.namespace_), w.in.Str(name),
+                      volume.empty() ? std::string_view("-") : w.in.Str(volume)));
+  }
+}
+
 void DeletePodClaims(World& w, uint16_t member, const api::Pod& pod) {
   Interner& in = w.in;
   for (const api::Volume& v : pod.volumes) {

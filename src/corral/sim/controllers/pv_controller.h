@@ -10,8 +10,8 @@
 //    deletes it when the pod is deleted.
 // A claim of an Immediate storage class binds (or is provisioned) at once, as kube's PV
 // controller does; WaitForFirstConsumer claims wait for the scheduler's VolumeBinding, whose
-// PreBind completes the binding. A deleted claim releases its volume per its reclaim policy
-// (VolumeCache::DeleteClaim).
+// PreBind completes the binding. A deleted claim releases its volume per its reclaim
+// policy (VolumeCache::DeleteClaim).
 
 #include <string_view>
 
@@ -30,8 +30,11 @@ bool EnsureStatefulSetClaims(World& w, ControllerState& c, std::string_view pod_
 // names in `pod`. Returns false after a World::Fail.
 bool CreatePodClaims(World& w, uint16_t member, api::Pod& pod, Rng& rng);
 
-// The pod is gone: its generic ephemeral claims are deleted (DRA claims go with the scheduler's
-// DeletePod).
+// A StatefulSet with whenScaled: Delete scaled `pod_name` away: its claims are deleted.
+void DeleteStatefulSetClaims(World& w, ControllerState& c, std::string_view pod_name);
+
+// The pod is gone: its generic ephemeral claims are deleted (DRA claims go with the
+// scheduler's DeletePod).
 void DeletePodClaims(World& w, uint16_t member, const api::Pod& pod);
 
 }  // namespace corral::sim::controllers

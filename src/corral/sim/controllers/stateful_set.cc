@@ -83,7 +83,9 @@ void ReconcileStatefulSet(Controllers& ctl, ControllerState& c) {
             [&](uint32_t a, uint32_t b) { return pods.Pod(a).ordinal > pods.Pod(b).ordinal; });
   for (uint32_t slot : condemned) {
     if (!sts.parallel && !healthy) return;
+    const std::string name(in.Str(pods.Pod(slot).pod.meta.name));
     ctl.DeletePod(c, slot, "scale-down");
+    if (sts.delete_claims_when_scaled) DeleteStatefulSetClaims(w, c, name);
     if (!sts.parallel) {
       ctl.Wake(c);
       return;
