@@ -144,11 +144,10 @@ Result<LoadedObject> LoadRendered(const std::string& text, const std::string& fi
     out.objects = b.Finish(loaded);
     std::vector<std::pair<std::string, std::string>> renames;
     for (const Diagnostic& d : loaded.items()) {
-      if (d.severity == Severity::kWarning) {
-        if (auto r = CaseFoldedField(d.message); r && pass == 0) {
-          renames.push_back(std::move(*r));
-          continue;
-        }
+      // Unknown fields are errors (or warnings, by the decoder's setting) either way.
+      if (auto r = CaseFoldedField(d.message); r && pass == 0) {
+        renames.push_back(std::move(*r));
+        continue;
       }
       diags.Error(d.file, d.line, d.path, d.message);
     }
