@@ -38,6 +38,12 @@ def run(command, root, corral, max_seconds):
     # A command shown in the README may fail on purpose (validate of a broken file exits 2); its
     # output is what matters. A pipe into head may end the producer early: that is fine too.
     out = proc.stdout.decode("utf-8")
+    # Run provenance names the Corral version, which changes with every commit (git describe); the
+    # README shows <corral-version> in its place, as the end-to-end goldens do.
+    version = subprocess.run([os.path.abspath(corral), "--version"], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, check=False).stdout.decode("utf-8")
+    if version.startswith("corral "):
+        out = out.replace(version[len("corral "):].strip(), "<corral-version>")
     if seconds > max_seconds:
         sys.exit(f"readme-tour: {command!r} took {seconds:.1f} s (at most {max_seconds} s)")
     if not out and proc.returncode != 0:
