@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "corral/api/generated_names.h"
 #include "corral/loader/internal/decode.h"
 #include "corral/loader/validation.h"
 
@@ -100,27 +101,6 @@ constexpr std::string_view kMetaIgnored[] = {
     "finalizers", "managedFields",   "clusterName",
 };
 
-constexpr std::string_view kSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
-
-std::string GeneratedSuffix(std::string_view file, uint32_t line, std::string_view path) {
-  uint64_t h = 1469598103934665603ULL;
-  auto mix = [&](std::string_view s) {
-    for (char c : s) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 1099511628211ULL;
-    }
-  };
-  mix(file);
-  mix(std::to_string(line));
-  mix(path);
-  std::string out;
-  for (int i = 0; i < 5; ++i) {
-    out += kSuffixAlphabet[h % kSuffixAlphabet.size()];
-    h /= kSuffixAlphabet.size();
-  }
-  return out;
-}
-
 }  // namespace
 
 void DecodeMeta(Decoder& d, const Node& n, api::ObjectMeta& m, const MetaRules& rules) {
@@ -128,7 +108,8 @@ void DecodeMeta(Decoder& d, const Node& n, api::ObjectMeta& m, const MetaRules& 
   d.Struct(n, in, kMetaFields, kMetaIgnored);
   if (m.name.empty() && !in.generate_name.empty()) {
     std::string_view prefix = d.path();
-    m.name = d.Intern(std::string(in.generate_name) + GeneratedSuffix(d.file(), n.line(), prefix));
+    m.name = d.Intern(std::string(in.generate_name) +
+                      api::HashedNameSuffix({d.file(), std::to_string(n.line()), prefix}));
   }
   if (!m.name.empty()) {
     std::string_view name = Str(d, m.name);

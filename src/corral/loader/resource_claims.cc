@@ -6,31 +6,12 @@
 #include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
 
+#include "corral/api/generated_names.h"
 #include "corral/loader/internal/decode_resource.h"
 
 namespace corral::loader::internal {
 
-namespace {
-
-constexpr std::string_view kSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
-
-std::string Suffix(std::string_view ns, std::string_view pod, std::string_view claim) {
-  uint64_t h = 1469598103934665603ULL;
-  for (std::string_view s : {ns, std::string_view("/"), pod, std::string_view("/"), claim}) {
-    for (char c : s) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 1099511628211ULL;
-    }
-  }
-  std::string out;
-  for (int i = 0; i < 5; ++i) {
-    out += kSuffixAlphabet[h % kSuffixAlphabet.size()];
-    h /= kSuffixAlphabet.size();
-  }
-  return out;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void GenerateTemplateClaims(Interner& in, std::vector<api::Pod>& pods,
                             api::resource::ResourceObjects& objects) {
@@ -47,18 +28,11 @@ void GenerateTemplateClaims(Interner& in, std::vector<api::Pod>& pods,
       if (pc.resource_claim_template_name.empty() || !pc.generated_claim_name.empty()) continue;
       auto it = templates.find({pod.meta.namespace_, pc.resource_claim_template_name});
       if (it == templates.end()) continue;
-      // kube: generateName <pod>-<claim>-, both parts cut in proportion beyond 57 characters.
       std::string_view pod_name = in.Str(pod.meta.name);
       std::string_view claim_name = in.Str(pc.name);
-      std::string base = fmt::format("{}-{}-", pod_name, claim_name);
-      constexpr size_t kMaxBaseLen = 57;
-      if (base.size() > kMaxBaseLen) {
-        const size_t len = base.size();
-        // kube keeps no trailing hyphen here: the suffix follows the claim part directly.
-        base = fmt::format("{}-{}", pod_name.substr(0, pod_name.size() * kMaxBaseLen / len),
-                           claim_name.substr(0, claim_name.size() * kMaxBaseLen / len));
-      }
-      Symbol name = in.Intern(base + Suffix(in.Str(pod.meta.namespace_), pod_name, claim_name));
+      const std::string base = api::ResourceClaimNameBase(pod_name, claim_name);
+      Symbol name = in.Intern(base + api::HashedNameSuffix({in.Str(pod.meta.namespace_), "/",
+                                                            pod_name, "/", claim_name}));
       if (claims.contains({pod.meta.namespace_, name})) {
         pc.generated_claim_name = name;  // already in the input (e.g. a dump)
         continue;

@@ -14,16 +14,15 @@
 #include <string>
 #include <string_view>
 
+#include "corral/api/generated_names.h"
 #include "corral/api/types.h"
 #include "corral/core/interner.h"
 #include "corral/core/rng.h"
 
 namespace corral::sim::controllers {
 
-// utilrand's alphabet: no vowels, no 0, 1, 3 (kube's k8s.io/apimachinery/pkg/util/rand).
-inline constexpr std::string_view kNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
-// names.MaxGeneratedNameLength: 63 minus the 5 random characters.
-inline constexpr size_t kMaxGeneratedNameLength = 58;
+using api::kMaxGeneratedNameLength;
+using api::kNameAlphabet;
 
 // `base` (cut to 58 characters) followed by 5 random characters of kNameAlphabet.
 std::string GenerateName(std::string_view base, Rng& rng);

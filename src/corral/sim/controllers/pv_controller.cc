@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "corral/api/generated_names.h"
 #include "corral/api/resource/types.h"
 #include "corral/framework/handle.h"
 #include "corral/sim/controllers/names.h"
@@ -100,15 +101,8 @@ bool CreatePodClaims(World& w, uint16_t member, api::Pod& pod, Rng& rng) {
                          in.Str(pc.resource_claim_template_name)));
       return false;
     }
-    // kube: generateName "<pod>-<claim>-", both parts cut in proportion beyond 57 characters.
     std::string_view pod_name = in.Str(pod.meta.name), claim_name = in.Str(pc.name);
-    std::string base = fmt::format("{}-{}-", pod_name, claim_name);
-    constexpr size_t kMaxBaseLen = 57;
-    if (base.size() > kMaxBaseLen) {
-      const size_t len = base.size();
-      base = fmt::format("{}-{}", pod_name.substr(0, pod_name.size() * kMaxBaseLen / len),
-                         claim_name.substr(0, claim_name.size() * kMaxBaseLen / len));
-    }
+    const std::string base = api::ResourceClaimNameBase(pod_name, claim_name);
     api::resource::ResourceClaim claim;
     claim.meta.name = in.Intern(GenerateName(base, rng));
     claim.meta.namespace_ = pod.meta.namespace_;
