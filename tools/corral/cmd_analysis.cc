@@ -9,6 +9,7 @@
 
 #include "corral/compare/compare_report.h"
 #include "corral/compare/comparison.h"
+#include "corral/core/output_file.h"
 
 namespace corral::cli {
 
@@ -24,23 +25,6 @@ std::string Clock(double s) {
 
 int ExitCodeOf(const Error& e) {
   return e.code == ErrorCode::kInternal ? kExitFailure : kExitBadInput;
-}
-
-Result<void> CheckWritable(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return Error::Invalid(fmt::format("{:?} is a directory", path));
-  fs::path parent = fs::path(path).parent_path();
-  if (parent.empty()) parent = ".";
-  if (!fs::is_directory(parent, ec)) {
-    return Error::Invalid(
-        fmt::format("{:?}: directory {:?} does not exist", path, parent.string()));
-  }
-  if (access(parent.c_str(), W_OK) != 0) {
-    return Error::Invalid(
-        fmt::format("{:?}: directory {:?} is not writable", path, parent.string()));
-  }
-  return Result<void>::Ok();
 }
 
 RunProgressLine::RunProgressLine(std::string what, bool quiet)
@@ -74,7 +58,7 @@ int PrintComparison(std::string_view command, std::vector<compare::RunRecord> re
       output == "json" ? compare::FormatCompareJson(*cmp) : compare::FormatCompareText(*cmp);
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (!report.empty()) {
-    auto st = compare::WriteFileAtomically(report, compare::RenderCompareHtml(*cmp));
+    auto st = WriteFileAtomically(report, compare::RenderCompareHtml(*cmp));
     if (!st.ok()) {
       fmt::print(stderr, "corral {}: --report: {}\n", command, st.error().message);
       return kExitFailure;

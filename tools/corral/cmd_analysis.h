@@ -22,9 +22,6 @@ Command AddCompactCommand(CLI::App& root);
 // 2 for input errors, 1 for runtime failures.
 int ExitCodeOf(const Error& e);
 
-// Fails when `path` cannot be created or written (checked before any run starts).
-Result<void> CheckWritable(const std::string& path);
-
 // "compare: 7/20 runs (2 skipped) · 0:12 elapsed · ETA 0:31" on stderr, redrawn at most every
 // 100 ms, only when stderr is a terminal and not quiet.
 class RunProgressLine {

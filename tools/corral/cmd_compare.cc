@@ -12,6 +12,7 @@
 #include "corral/compare/compare_report.h"
 #include "corral/compare/plan.h"
 #include "corral/compare/runner.h"
+#include "corral/core/output_file.h"
 
 #include "cmd_analysis.h"
 #include "command.h"
@@ -51,8 +52,8 @@ int Run(const CompareFlags& flags) {
     return kExitBadInput;
   }
   if (!flags.report.empty()) {
-    if (auto st = CheckWritable(flags.report); !st.ok()) {
-      fmt::print(stderr, "corral compare: --report: {}\n", st.error().message);
+    if (std::string err = CheckOutputPath("--report", flags.report); !err.empty()) {
+      fmt::print(stderr, "corral compare: {}\n", err);
       return kExitBadInput;
     }
   }

@@ -28,6 +28,7 @@
 
 #include "corral/api/well_known.h"
 #include "corral/app/simulate.h"
+#include "corral/core/output_file.h"
 #include "corral/doc/decoder.h"
 #include "corral/sim/default_scenario.h"
 #include "corral/sim/manifests.h"
@@ -101,59 +102,6 @@ class SteadyClock final : public Clock {
         std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now().time_since_epoch()));
   }
 };
-
-// "<dir>/.<name>.tmp-<pid>": beside the target, so that the rename stays in one file system.
-std::string TempPathFor(const std::string& path) {
-  std::filesystem::path p(path);
-  return (p.parent_path() / fmt::format(".{}.tmp-{}", p.filename().string(), getpid())).string();
-}
-
-// Opens a new temporary file for `path` (mode 0666 less the umask, as the target would get).
-std::FILE* OpenTemp(const std::string& tmp) {
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) return nullptr;
-  std::FILE* f = fdopen(fd, "wb");
-  if (f == nullptr) close(fd);
-  return f;
-}
-
-// Closes `f` and renames `tmp` over `path`; removes `tmp` on any failure.
-bool CommitTemp(std::FILE* f, const std::string& tmp, const std::string& path) {
-  bool ok = std::fflush(f) == 0 && std::ferror(f) == 0;
-  ok = std::fclose(f) == 0 && ok;
-  if (ok) ok = std::rename(tmp.c_str(), path.c_str()) == 0;
-  if (!ok) std::remove(tmp.c_str());
-  return ok;
-}
-
-// Writes `content` to `path` whole or not at all.
-bool WriteFileAtomically(const std::string& path, const std::string& content) {
-  const std::string tmp = TempPathFor(path);
-  std::FILE* f = OpenTemp(tmp);
-  if (f == nullptr) return false;
-  std::fwrite(content.data(), 1, content.size(), f);
-  return CommitTemp(f, tmp, path);
-}
-
-// An output path must name a file in an existing, writable directory. Returns the error text.
-std::string CheckOutputPath(std::string_view flag, const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path p(path);
-  const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
-  if (path.empty() || p.filename().empty())
-    return fmt::format("{}: {:?} does not name a file", flag, path);
-  if (!fs::exists(dir, ec))
-    return fmt::format("{}: directory {:?} does not exist", flag, dir.string());
-  if (!fs::is_directory(dir, ec))
-    return fmt::format("{}: {:?} is not a directory", flag, dir.string());
-  if (fs::is_directory(p, ec)) return fmt::format("{}: {:?} is a directory", flag, path);
-  if (access(dir.c_str(), W_OK | X_OK) != 0) {
-    return fmt::format("{}: cannot write in directory {:?}: {}", flag, dir.string(),
-                       std::strerror(errno));
-  }
-  return "";
-}
 
 bool IsCsv(const std::string& p) {
   return std::filesystem::path(p).extension() == ".csv";
@@ -394,7 +342,7 @@ int Run(const SimulateFlags& flags) {
   std::fflush(stdout);
 
   auto write = [&](const std::string& path, const std::string& content, std::string_view what) {
-    if (!WriteFileAtomically(path, content)) {
+    if (!WriteFileAtomically(path, content).ok()) {
       fmt::print(stderr, "corral simulate: cannot write {} {:?}\n", what, path);
       rc = kExitFailure;
     }

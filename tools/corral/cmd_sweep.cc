@@ -14,6 +14,7 @@
 
 #include "corral/compare/runner.h"
 #include "corral/compare/sweep.h"
+#include "corral/core/output_file.h"
 
 #include "cmd_analysis.h"
 #include "command.h"
@@ -40,8 +41,8 @@ struct SweepFlags {
 
 int Merge(const SweepFlags& flags, const std::string& dir) {
   if (!flags.report.empty()) {
-    if (auto st = CheckWritable(flags.report); !st.ok()) {
-      fmt::print(stderr, "corral sweep merge: --report: {}\n", st.error().message);
+    if (std::string err = CheckOutputPath("--report", flags.report); !err.empty()) {
+      fmt::print(stderr, "corral sweep merge: {}\n", err);
       return kExitBadInput;
     }
   }
@@ -126,8 +127,8 @@ int Run(const SweepFlags& flags) {
     }
   }
   if (!flags.report.empty()) {
-    if (auto st = CheckWritable(flags.report); !st.ok()) {
-      fmt::print(stderr, "corral sweep: --report: {}\n", st.error().message);
+    if (std::string err = CheckOutputPath("--report", flags.report); !err.empty()) {
+      fmt::print(stderr, "corral sweep: {}\n", err);
       return kExitBadInput;
     }
   }

@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "corral/core/output_file.h"
+
 namespace corral::compare {
 
 namespace {
@@ -56,20 +58,6 @@ class Clock {
 
 std::string RunFileName(const RunPlan& plan) {
   return fmt::format("run-{:05}-{}-seed{}.json", plan.index, plan.variant.name, plan.seed);
-}
-
-Result<void> WriteFileAtomically(const std::string& path, const std::string& content) {
-  std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) return Error::Internal(fmt::format("cannot write {:?}", tmp));
-    f.write(content.data(), static_cast<std::streamsize>(content.size()));
-    if (!f.flush()) return Error::Internal(fmt::format("cannot write {:?}", tmp));
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return Error::Internal(fmt::format("cannot rename {:?}: {}", tmp, ec.message()));
-  return Result<void>::Ok();
 }
 
 Result<std::vector<RunRecord>> RunPlans(const std::vector<RunPlan>& plans, const RunOptions& opts) {

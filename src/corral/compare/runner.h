@@ -48,7 +48,4 @@ Result<std::vector<RunRecord>> RunPlans(const std::vector<RunPlan>& plans, const
 // Reads every run file of a results directory (files named run-*.json), in name order.
 Result<std::vector<RunRecord>> ReadRunFiles(const std::string& dir);
 
-// Writes `content` to `path` through a temporary file in the same directory and a rename.
-Result<void> WriteFileAtomically(const std::string& path, const std::string& content);
-
 }  // namespace corral::compare
