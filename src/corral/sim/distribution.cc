@@ -231,17 +231,9 @@ bool DecodeDistribution(doc::Decoder& d, const doc::Node& n, Distribution& out) 
       out = Distribution::Forever();
       return true;
     }
-    Duration v{};
-    if (!d.ReadDuration(n, v)) return false;
-    if (v.count() < 0) {
-      d.Error(n, "must not be negative");
-      return false;
-    }
-    if (v.count() > kMaxVirtualNs) {
-      d.Error(n, VirtualRangeError(s));
-      return false;
-    }
-    out = Distribution::Fixed(v);
+    int64_t ns = 0;
+    if (!ReadVirtualDurationNs(d, n, ns)) return false;
+    out = Distribution::Fixed(Duration(ns));
     return true;
   }
   DistIn in;

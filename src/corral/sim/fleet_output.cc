@@ -29,29 +29,6 @@ double Mean(const std::vector<int64_t>& v) {
   return sum / static_cast<double>(v.size());
 }
 
-std::string Html(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string FleetReportSection(const FleetResult& f, const std::vector<double>& x) {
@@ -65,8 +42,8 @@ std::string FleetReportSection(const FleetResult& f, const std::vector<double>& 
       "<section class=\"card\" id=\"fleet\"><h2>Fleet dispatching</h2><p class=\"cap\">{}, "
       "{}; cluster status every {}. {} work items, {} placed, {} retries; dispatch latency p50 "
       "{}.</p>\n",
-      Html(f.scheduler), Html(f.dispatcher), HumanDuration(f.refresh_interval_ns), f.items,
-      f.placed, f.retries,
+      svg::Escape(f.scheduler), svg::Escape(f.dispatcher), HumanDuration(f.refresh_interval_ns),
+      f.items, f.placed, f.retries,
       f.dispatch_latency_ns.empty() ? std::string("—")
                                     : HumanDuration(Percentile(f.dispatch_latency_ns, 50)));
   h += svg::LineChart(x,
@@ -80,13 +57,14 @@ std::string FleetReportSection(const FleetResult& f, const std::vector<double>& 
   for (const FleetItemResult& it : f.items_detail) {
     std::string why;
     for (const auto& [cluster, reason] : it.why_not)
-      why += fmt::format("{}<b>{}</b>: {}", why.empty() ? "" : "<br>", Html(cluster), Html(reason));
+      why += fmt::format("{}<b>{}</b>: {}", why.empty() ? "" : "<br>", svg::Escape(cluster),
+                         svg::Escape(reason));
     if (!it.last_error.empty())
-      why += fmt::format("{}last: {}", why.empty() ? "" : "<br>", Html(it.last_error));
+      why += fmt::format("{}last: {}", why.empty() ? "" : "<br>", svg::Escape(it.last_error));
     h += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td style=\"text-align:left\">{}</td></tr>\n",
-        Html(it.name), Html(it.phase), Html(it.clusters),
+        svg::Escape(it.name), svg::Escape(it.phase), svg::Escape(it.clusters),
         it.placed_ns >= 0 ? HumanDuration(it.placed_ns - it.arrival_ns) : std::string("—"),
         it.attempts, it.retries, why);
   }
