@@ -79,31 +79,6 @@ void ReadRateField(Decoder& d, const Node& n, double& out) {
   }
 }
 
-// Decodes map `n` through `fields` as Decoder::Struct does, except that an unknown key is an error
-// (with the decoder's "did you mean") even without strict: a misspelled key of a cluster
-// (`nodePool`, `schedular`) would otherwise leave a member cluster without its nodes or its
-// scheduler settings.
-template <class T, size_t N>
-doc::FieldsSeen<T> StructNoUnknown(Decoder& d, const Node& n, T& out,
-                                   const doc::Field<T> (&fields)[N]) {
-  std::vector<std::string_view> unknown;
-  if (n.is_map()) {
-    std::vector<std::string_view> known;
-    for (const auto& f : fields) known.push_back(f.name);
-    for (size_t i = 0; i < n.size(); ++i) {
-      const Node& key = n.key(i);
-      if (std::find(known.begin(), known.end(), key.text()) != known.end()) continue;
-      unknown.push_back(key.text());
-      std::string msg = fmt::format("unknown field {:?}", key.text());
-      if (std::string_view near = doc::Suggest(key.text(), known); !near.empty())
-        msg += fmt::format(" (did you mean {:?}?)", near);
-      auto scope = d.Field(key.text());
-      d.Error(key, std::move(msg));
-    }
-  }
-  return d.Struct(n, out, fields, unknown);
-}
-
 // ---- field tables -------------------------------------------------------------------------------
 
 // The two scheduler fields a member cluster owns too (kClusterSchedulerFields).
@@ -390,7 +365,7 @@ const doc::Field<ClusterDecode> kClusterFields[] = {
      }},
     {"scheduler",
      [](Decoder& d, const Node& n, ClusterDecode& o) {
-       StructNoUnknown(d, n, o.cluster->scheduler, kClusterSchedulerFields);
+       d.Struct(n, o.cluster->scheduler, kClusterSchedulerFields);
      }},
     {"nodePools",
      [](Decoder& d, const Node& n, ClusterDecode& o) {
@@ -464,7 +439,7 @@ const doc::Field<ScenarioIn> kScenarioFields[] = {
          c.self = &item;
          o.clusters.push_back(std::move(c));
          ClusterDecode cd{&o.clusters.back(), &o, static_cast<uint32_t>(o.clusters.size() - 1)};
-         StructNoUnknown(d, item, cd, kClusterFields);
+         d.Struct(item, cd, kClusterFields);
          if (item.is_map() && o.clusters.back().name.empty()) d.Required(item, "name");
        });
      }},
