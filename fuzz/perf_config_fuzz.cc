@@ -9,7 +9,7 @@
 
 #include "corral/api/well_known.h"
 #include "corral/core/diagnostics.h"
-#include "corral/sim/perf_config.h"
+#include "corral/sim/input/perf_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);  // NOLINT

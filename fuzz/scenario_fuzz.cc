@@ -8,7 +8,7 @@
 
 #include "corral/api/well_known.h"
 #include "corral/core/diagnostics.h"
-#include "corral/sim/scenario.h"
+#include "corral/sim/input/scenario.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);  // NOLINT

@@ -9,7 +9,7 @@
 
 #include "corral/api/well_known.h"
 #include "corral/core/diagnostics.h"
-#include "corral/sim/trace.h"
+#include "corral/sim/input/trace.h"
 
 namespace {
 

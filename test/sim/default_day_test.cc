@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "corral/sim/default_scenario.h"
-#include "corral/sim/report.h"
+#include "corral/sim/input/default_scenario.h"
+#include "corral/sim/report/report.h"
 
 #include "sim_test_util.h"
 

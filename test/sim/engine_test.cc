@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "corral/sim/manifests.h"
-#include "corral/sim/report.h"
+#include "corral/sim/input/manifests.h"
+#include "corral/sim/report/report.h"
 
 #include "sim_test_util.h"
 

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "corral/sim/report.h"
+#include "corral/sim/report/report.h"
 
 #include "sim_test_util.h"
 

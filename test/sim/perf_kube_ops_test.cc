@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "corral/app/perf.h"
+#include "corral/sim/input/perf_config_internal.h"
 #include "corral/sim/perf.h"
-#include "corral/sim/perf_config_internal.h"
 
 #include "sim_test_util.h"
 

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "corral/app/perf.h"
-#include "corral/sim/manifests.h"
+#include "corral/sim/input/manifests.h"
 #include "corral/sim/virtual_time.h"
 
 #include "sim_test_util.h"

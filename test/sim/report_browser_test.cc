@@ -20,8 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "corral/sim/output.h"
-#include "corral/sim/report.h"
+#include "corral/sim/report/output.h"
+#include "corral/sim/report/report.h"
 
 #include "sim_test_util.h"
 

@@ -11,8 +11,8 @@
 
 #include "corral/api/well_known.h"
 #include "corral/app/simulate.h"
-#include "corral/sim/output.h"
-#include "corral/sim/scenario.h"
+#include "corral/sim/input/scenario.h"
+#include "corral/sim/report/output.h"
 
 #include "test/testing/read_file.h"
 

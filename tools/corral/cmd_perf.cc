@@ -15,8 +15,8 @@
 #include "corral/api/well_known.h"
 #include "corral/app/perf.h"
 #include "corral/doc/decoder.h"
-#include "corral/sim/output.h"
-#include "corral/sim/provenance_runs.h"
+#include "corral/sim/report/output.h"
+#include "corral/sim/report/provenance_runs.h"
 
 #include "command.h"
 

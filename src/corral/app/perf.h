@@ -8,8 +8,8 @@
 #include "corral/core/clock.h"
 #include "corral/core/interner.h"
 #include "corral/sim/engine.h"
+#include "corral/sim/input/perf_config.h"
 #include "corral/sim/perf.h"
-#include "corral/sim/perf_config.h"
 #include "corral/sim/spec.h"
 
 namespace corral::app {

@@ -8,8 +8,8 @@
 #include "corral/config/scheduler_config.h"
 #include "corral/plugins/registry.h"
 #include "corral/scheduler/scheduler.h"
+#include "corral/sim/input/scenario.h"
 #include "corral/sim/provenance.h"
-#include "corral/sim/scenario.h"
 
 namespace corral::app {
 

@@ -8,8 +8,8 @@
 
 #include "corral/api/well_known.h"
 #include "corral/doc/decoder.h"
-#include "corral/sim/output.h"
-#include "corral/sim/scenario.h"
+#include "corral/sim/input/scenario.h"
+#include "corral/sim/report/output.h"
 
 namespace corral::compare {
 

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "corral/sim/output.h"
-#include "corral/sim/svg.h"
+#include "corral/sim/report/output.h"
+#include "corral/sim/report/svg.h"
 
 namespace corral::compare {
 

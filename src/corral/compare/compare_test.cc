@@ -20,7 +20,7 @@
 #include "corral/compare/sweep.h"
 #include "corral/compare/variant.h"
 #include "corral/loader/fleet_loader.h"
-#include "corral/sim/scenario.h"
+#include "corral/sim/input/scenario.h"
 
 namespace corral::compare {
 namespace {

@@ -12,8 +12,8 @@
 
 #include "corral/api/well_known.h"
 #include "corral/app/simulate.h"
-#include "corral/sim/manifests.h"
-#include "corral/sim/scenario.h"
+#include "corral/sim/input/manifests.h"
+#include "corral/sim/input/scenario.h"
 
 namespace corral::compare {
 

@@ -10,7 +10,7 @@
 
 #include "corral/doc/decoder.h"
 #include "corral/doc/parse.h"
-#include "corral/sim/scenario.h"
+#include "corral/sim/input/scenario.h"
 
 namespace corral::compare {
 

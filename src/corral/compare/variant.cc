@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "corral/sim/scenario.h"
+#include "corral/sim/input/scenario.h"
 
 namespace corral::compare {
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "corral/sim/output.h"
+#include "corral/sim/report/output.h"
 
 namespace corral::sim {
 

@@ -19,8 +19,8 @@
 #include "corral/core/clock.h"
 #include "corral/core/interner.h"
 #include "corral/sim/engine.h"
+#include "corral/sim/input/perf_config.h"
 #include "corral/sim/metrics.h"
-#include "corral/sim/perf_config.h"
 #include "corral/sim/spec.h"
 
 namespace corral::sim {

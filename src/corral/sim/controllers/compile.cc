@@ -4,7 +4,7 @@
 
 #include "corral/doc/decoder.h"
 #include "corral/sim/controllers/names.h"
-#include "corral/sim/manifests.h"
+#include "corral/sim/input/manifests.h"
 #include "corral/sim/virtual_time.h"
 
 namespace corral::sim {

@@ -22,8 +22,8 @@
 
 #include "corral/api/well_known.h"
 #include "corral/app/simulate.h"
-#include "corral/sim/manifests.h"
-#include "corral/sim/output.h"
+#include "corral/sim/input/manifests.h"
+#include "corral/sim/report/output.h"
 
 namespace corral::sim {
 namespace {

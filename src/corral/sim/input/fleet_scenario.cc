@@ -1,4 +1,4 @@
-#include "corral/sim/fleet_scenario.h"
+#include "corral/sim/input/fleet_scenario.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "corral/sim/provenance_runs.h"
+#include "corral/sim/report/provenance_runs.h"
 
 #include <map>
 

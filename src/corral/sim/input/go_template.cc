@@ -1,4 +1,4 @@
-#include "corral/sim/go_template.h"
+#include "corral/sim/input/go_template.h"
 
 #include <algorithm>
 #include <cctype>

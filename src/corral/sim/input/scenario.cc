@@ -1,4 +1,4 @@
-#include "corral/sim/scenario.h"
+#include "corral/sim/input/scenario.h"
 
 #include <filesystem>
 #include <fstream>
@@ -8,7 +8,7 @@
 
 #include "corral/doc/decoder.h"
 #include "corral/doc/parse.h"
-#include "corral/sim/scenario_input.h"
+#include "corral/sim/input/scenario_input.h"
 
 namespace corral::sim {
 

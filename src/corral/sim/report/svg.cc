@@ -1,4 +1,4 @@
-#include "corral/sim/svg.h"
+#include "corral/sim/report/svg.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "corral/sim/trace.h"
+#include "corral/sim/input/trace.h"
 
 #include <algorithm>
 #include <charconv>
@@ -12,7 +12,7 @@
 
 #include "corral/api/well_known.h"
 #include "corral/doc/input.h"
-#include "corral/sim/scenario.h"
+#include "corral/sim/input/scenario.h"
 
 namespace corral::sim {
 

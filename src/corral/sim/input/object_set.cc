@@ -1,4 +1,4 @@
-#include "corral/sim/object_set.h"
+#include "corral/sim/input/object_set.h"
 
 #include <cmath>
 #include <set>

@@ -15,8 +15,8 @@
 #include "corral/core/result.h"
 #include "corral/doc/decoder.h"
 #include "corral/doc/node.h"
-#include "corral/sim/fleet_scenario.h"
-#include "corral/sim/scenario.h"
+#include "corral/sim/input/fleet_scenario.h"
+#include "corral/sim/input/scenario.h"
 #include "corral/sim/spec.h"
 
 namespace corral::sim::scenario_internal {

@@ -1,4 +1,4 @@
-#include "corral/sim/output.h"
+#include "corral/sim/report/output.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "corral/sim/fleet_output.h"
+#include "corral/sim/report/fleet_output.h"
 
 namespace corral::sim {
 

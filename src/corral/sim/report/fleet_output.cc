@@ -1,12 +1,12 @@
-#include "corral/sim/fleet_output.h"
+#include "corral/sim/report/fleet_output.h"
 
 #include <cmath>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "corral/sim/output.h"
-#include "corral/sim/svg.h"
+#include "corral/sim/report/output.h"
+#include "corral/sim/report/svg.h"
 
 namespace corral::sim {
 

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "corral/loader/loader.h"
-#include "corral/sim/default_scenario.h"
-#include "corral/sim/manifests.h"
-#include "corral/sim/trace.h"
+#include "corral/sim/input/default_scenario.h"
+#include "corral/sim/input/manifests.h"
+#include "corral/sim/input/trace.h"
 
 #include "test/sim/sim_test_util.h"
 

@@ -10,8 +10,8 @@
 #include "corral/doc/decoder.h"
 #include "corral/doc/parse.h"
 #include "corral/sim/distribution.h"
-#include "corral/sim/scenario.h"
-#include "corral/sim/scenario_input.h"
+#include "corral/sim/input/scenario.h"
+#include "corral/sim/input/scenario_input.h"
 #include "corral/sim/virtual_time.h"
 
 namespace corral::sim {

@@ -1,6 +1,6 @@
 // The Go text/template subset used by scheduler_perf object templates.
 
-#include "corral/sim/go_template.h"
+#include "corral/sim/input/go_template.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // scheduler_perf config files: decoding, workload selection, thresholds and the entry point of
 // compilation (perf_config.h).
 
-#include "corral/sim/perf_config.h"
+#include "corral/sim/input/perf_config.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -12,7 +12,7 @@
 #include "corral/doc/decoder.h"
 #include "corral/doc/input.h"
 #include "corral/doc/parse.h"
-#include "corral/sim/perf_config_internal.h"
+#include "corral/sim/input/perf_config_internal.h"
 
 namespace corral::sim {
 

@@ -10,10 +10,10 @@
 #include "corral/api/well_known.h"
 #include "corral/doc/decoder.h"
 #include "corral/sim/controllers/compile.h"
-#include "corral/sim/manifests.h"
-#include "corral/sim/object_set.h"
-#include "corral/sim/scenario.h"
-#include "corral/sim/scenario_input.h"
+#include "corral/sim/input/manifests.h"
+#include "corral/sim/input/object_set.h"
+#include "corral/sim/input/scenario.h"
+#include "corral/sim/input/scenario_input.h"
 #include "corral/sim/virtual_time.h"
 
 namespace corral::sim::scenario_internal {

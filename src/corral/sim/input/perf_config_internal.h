@@ -16,10 +16,10 @@
 #include "corral/core/result.h"
 #include "corral/doc/decoder.h"
 #include "corral/doc/parse.h"
-#include "corral/sim/go_template.h"
-#include "corral/sim/object_set.h"
-#include "corral/sim/perf_config.h"
-#include "corral/sim/scenario.h"
+#include "corral/sim/input/go_template.h"
+#include "corral/sim/input/object_set.h"
+#include "corral/sim/input/perf_config.h"
+#include "corral/sim/input/scenario.h"
 #include "corral/sim/spec.h"
 
 namespace corral::sim::perf_detail {

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "corral/doc/input.h"
-#include "corral/sim/perf_config_internal.h"
+#include "corral/sim/input/perf_config_internal.h"
 
 namespace corral::sim::perf_detail {
 

@@ -1,4 +1,4 @@
-#include "corral/sim/report.h"
+#include "corral/sim/report/report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "corral/sim/fleet_output.h"
-#include "corral/sim/output.h"
-#include "corral/sim/svg.h"
+#include "corral/sim/report/fleet_output.h"
+#include "corral/sim/report/output.h"
+#include "corral/sim/report/svg.h"
 
 namespace corral::sim {
 

@@ -1,4 +1,4 @@
-#include "corral/sim/manifests.h"
+#include "corral/sim/input/manifests.h"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 #include "corral/doc/decoder.h"
 #include "corral/loader/loader.h"
 #include "corral/sim/controllers/compile.h"
-#include "corral/sim/scenario.h"
+#include "corral/sim/input/scenario.h"
 #include "corral/sim/virtual_time.h"
 
 namespace corral::sim {
