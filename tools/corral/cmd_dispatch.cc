@@ -1,5 +1,6 @@
 // `corral dispatch FILE|DIR... [-o table|json|yaml] [--explain NAME]...`
 // `    [--estimator general|accurate] [--feature-gates G=bool,...]`
+// `    [--preemption karmada|fleetwide] [--preemption-victims summary|simulation]`
 
 #include <cstdio>
 #include <memory>
@@ -21,6 +22,8 @@ struct DispatchFlags {
   std::vector<std::string> explain;
   std::string feature_gates;
   std::string estimator = "general";
+  std::string preemption = "karmada";
+  std::string preemption_victims = "summary";
 };
 }  // namespace
 
@@ -49,6 +52,15 @@ Command AddDispatchCommand(CLI::App& root) {
                   "Karmada scheduler feature gates, Name=true|false,...: PriorityBasedScheduling "
                   "(default true), PriorityBasedPreemptiveScheduling (default false); both on "
                   "enable binding preemption");
+  app->add_option("--preemption", flags->preemption,
+                  "Binding preemption's cluster choice: karmada (default: the one cluster the "
+                  "placement selects with capacity ignored) or fleetwide (every feasible cluster "
+                  "weighed, the cheapest in kube's node-pick order; gangs evicted whole)")
+      ->check(CLI::IsMember({"karmada", "fleetwide"}));
+  app->add_option("--preemption-victims", flags->preemption_victims,
+                  "summary (default: Karmada's Phase 1 over resource summaries) or simulation "
+                  "(Phase 2: on each member given as a folder, through its own scheduler)")
+      ->check(CLI::IsMember({"summary", "simulation"}));
   Command cmd;
   cmd.app = app;
   cmd.run = [flags]() {
@@ -57,6 +69,8 @@ Command AddDispatchCommand(CLI::App& root) {
     req.explain = flags->explain;
     req.feature_gates = flags->feature_gates;
     req.estimator = flags->estimator;
+    req.preemption = flags->preemption;
+    req.preemption_victims = flags->preemption_victims;
     auto out = app::RunDispatch(req);
     if (!out.ok()) {
       fmt::print(stderr, "{}\n", out.error().message);

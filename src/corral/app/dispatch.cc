@@ -7,7 +7,9 @@
 
 #include "corral/api/well_known.h"
 #include "corral/app/dispatch_members.h"
+#include "corral/app/dispatch_preemption.h"
 #include "corral/fleet/estimator.h"
+#include "corral/fleet/preemption_fleetwide.h"
 #include "corral/loader/fleet_loader.h"
 
 namespace corral::app {
@@ -40,12 +42,31 @@ std::string Split(const std::vector<fleet::TargetReplicas>& clusters) {
   return parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, " "));
 }
 
+// The victims leave: each gets a graceful eviction task for the cluster it leaves.
+void MarkEvicting(const fleet::PreemptionOutcome& p, std::vector<api::FleetWork>& works,
+                  Interner& in) {
+  if (!p.preempting) return;
+  auto mark = [&](const std::string& name, const std::string& cluster) {
+    for (api::FleetWork& w : works) {
+      if (ItemName(w.meta, in) == name) w.graceful_eviction_clusters.push_back(in.Intern(cluster));
+    }
+  };
+  for (const fleet::Victim& v : p.victims) mark(v.name, p.cluster);
+  for (const fleet::GangEviction& g : p.gang_evictions) mark(g.victim.name, g.cluster);
+}
+
 }  // namespace
 
 Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
   if (request.estimator != "general" && request.estimator != "accurate") {
     return Error::Invalid(
         fmt::format("--estimator {}: must be general or accurate", request.estimator));
+  }
+  auto mode = fleet::ParsePreemptionMode(request.preemption);
+  if (!mode.ok()) return Error::Invalid("--preemption " + mode.error().message);
+  if (request.preemption_victims != "summary" && request.preemption_victims != "simulation") {
+    return Error::Invalid(fmt::format("--preemption-victims {}: must be summary or simulation",
+                                      request.preemption_victims));
   }
   Interner in = api::NewInterner();
   auto inputs = SplitDispatchInputs(request.inputs);
@@ -67,7 +88,21 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
         "--estimator accurate: no member cluster is given as a folder of its nodes and pods, so "
         "the accurate estimator has no member scheduler to ask");
   }
+  if (request.preemption_victims == "simulation" && members.size() == 0) {
+    return Error::Invalid(
+        "--preemption-victims simulation: no member cluster is given as a folder of its nodes and "
+        "pods, so there is no member to simulate on");
+  }
+  for (const api::FleetWork& w : loaded.objects.works) {
+    if (w.source_kind == api::FleetWorkSourceKind::kKueue) continue;
+    if (auto g = fleet::ReadGang(w, in); !g.ok()) {
+      return Error::Invalid(fmt::format("{}:{}: {}", in.Str(w.meta.source.file), w.meta.source.line,
+                                        g.error().message));
+    }
+  }
   DispatchOutcome out;
+  out.preemption = request.preemption;
+  out.preemption_victims = request.preemption_victims;
   out.diagnostics = loaded.diagnostics;
   out.members = members.size();
   out.estimator = request.estimator;
@@ -96,6 +131,9 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
   if (!gates.ok()) return Error::Invalid("--feature-gates: " + gates.error().message);
   fleet::GeneralEstimator general(in);
   AccurateEstimator accurate(members);
+  MemberVictimSimulator simulator(members);
+  fleet::PreemptionOptions preemption{*mode, nullptr};
+  if (request.preemption_victims == "simulation") preemption.simulator = &simulator;
   std::vector<const fleet::ReplicaEstimator*> estimators = {&general};
   std::vector<const fleet::WorkloadEstimator*> workload_estimators = {&general};
   if (request.estimator == "accurate") {
@@ -138,7 +176,8 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
         item.binding = fleet::ScheduleBinding(w, karmada, with_claims, in);
         if (!item.binding.ok()) {
           item.preemption = fleet::TryPreempt(w, item.binding, karmada, estimators, karmada_works,
-                                              claims, *gates, in);
+                                              claims, *gates, in, preemption);
+          MarkEvicting(item.preemption, karmada_works, in);
         } else {
           claims.Clear(fleet::BindingKey(w, in));
         }
@@ -161,6 +200,12 @@ std::string FormatDispatchTable(const DispatchOutcome& out) {
   if (out.members > 0) {
     s += fmt::format("{} member(s) given as folders of their nodes and pods; {} estimator\n",
                      out.members, out.estimator);
+  }
+  if (out.preemption != "karmada" || out.preemption_victims != "summary") {
+    s += fmt::format("preemption: {} cluster choice, victims by {}\n", out.preemption,
+                     out.preemption_victims == "simulation"
+                         ? "simulation on the members (Phase 2) where they are folders"
+                         : "resource summaries (Phase 1)");
   }
   s += "\n";
   size_t w = 4;
@@ -200,7 +245,25 @@ std::string FormatDispatchTable(const DispatchOutcome& out) {
           "without it\n",
           v.name, v.priority, v.replicas);
     }
-    s += fmt::format("    claim: {} replica(s) at priority {} on {} for {} min\n", i.replicas,
+    for (const fleet::GangEviction& g : p.gang_evictions) {
+      s += fmt::format("    victim {}  priority {}  {} replica(s) on {}: its gang leaves whole\n",
+                       g.victim.name, g.victim.priority, g.victim.replicas, g.cluster);
+    }
+    if (p.simulated) {
+      s += "    victims chosen by simulating on the member's nodes (Phase 2)\n";
+    }
+    for (const fleet::ClusterConsidered& c : p.considered) {
+      if (!c.feasible) {
+        s += fmt::format("    considered {}: {}\n", c.cluster, c.reason);
+        continue;
+      }
+      s += fmt::format(
+          "    considered {}: {} victim(s), {} replica(s), highest priority {}, priority sum "
+          "{}{}\n",
+          c.cluster, c.victim_bindings, c.victim_replicas, c.highest_victim_priority,
+          c.priority_sum, c.chosen ? "  <- chosen" : "");
+    }
+    s += fmt::format("    claim: {} replica(s) at priority {} on {} for {} min\n", p.claim_replicas,
                      p.claim_priority, p.cluster,
                      std::chrono::duration_cast<std::chrono::minutes>(fleet::kClaimTtl).count());
     for (const std::string& e : p.events) s += fmt::format("    event {}\n", e);
@@ -279,7 +342,7 @@ std::string FormatDispatchJson(const DispatchOutcome& out) {
             {"claim",
              {{"cluster", p.cluster},
               {"priority", p.claim_priority},
-              {"replicas", i.replicas},
+              {"replicas", p.claim_replicas},
               {"ttlSeconds",
                std::chrono::duration_cast<std::chrono::seconds>(fleet::kClaimTtl).count()}}},
             {"condition",
@@ -288,6 +351,34 @@ std::string FormatDispatchJson(const DispatchOutcome& out) {
               {"reason", "Preempting"},
               {"message", p.condition_message}}},
             {"events", p.events}};
+        if (!p.gang_evictions.empty()) {
+          json gang = json::array();
+          for (const fleet::GangEviction& g : p.gang_evictions) {
+            gang.push_back({{"cluster", g.cluster},
+                            {"name", g.victim.name},
+                            {"replicas", g.victim.replicas},
+                            {"priority", g.victim.priority}});
+          }
+          j["preemption"]["gangEvictions"] = gang;
+        }
+        if (p.simulated) j["preemption"]["victimSelection"] = "simulation";
+        if (!p.considered.empty()) {
+          json considered = json::array();
+          for (const fleet::ClusterConsidered& c : p.considered) {
+            json k = {{"cluster", c.cluster}, {"feasible", c.feasible}};
+            if (!c.feasible) {
+              k["reason"] = c.reason;
+            } else {
+              k["victims"] = c.victim_bindings;
+              k["victimReplicas"] = c.victim_replicas;
+              k["highestVictimPriority"] = c.highest_victim_priority;
+              k["prioritySum"] = c.priority_sum;
+              k["chosen"] = c.chosen;
+            }
+            considered.push_back(k);
+          }
+          j["preemption"]["considered"] = considered;
+        }
       } else if (!p.skipped.empty()) {
         j["preemptionSkipped"] = p.skipped;
       }

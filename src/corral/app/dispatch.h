@@ -39,6 +39,13 @@ struct DispatchRequest {
   // folders, the minimum of both answers counting, as Karmada takes the minimum over its
   // estimators; Kueue's ClusterFeasibility asks it whether the whole workload fits.
   std::string estimator = "general";
+  // Binding preemption beyond Karmada (fleet/preemption_fleetwide.h). "karmada": Karmada's rule,
+  // one cluster selected with capacity ignored; "fleetwide": every feasible cluster weighed, the
+  // cheapest chosen in kube's node-pick order.
+  std::string preemption = "karmada";
+  // "summary": Karmada's Phase 1, victims by the resource summaries; "simulation": Phase 2 on the
+  // members given as folders (app/dispatch_preemption.h), Phase 1 on the other clusters.
+  std::string preemption_victims = "summary";
 };
 
 struct DispatchItem {
@@ -62,11 +69,19 @@ struct DispatchOutcome {
   size_t members = 0;  // clusters given as folders of their nodes and pods
   std::string estimator = "general";
   std::string profile;  // the dispatcher profile used for Kueue items
+  std::string preemption = "karmada";
+  std::string preemption_victims = "summary";
   std::vector<DispatchItem> items;
 };
 
 // Errors: the load's diagnostics (kInvalidInput), or an --explain name that matches no work item,
-// an unknown estimator, or --estimator accurate without a member folder.
+// an unknown estimator, --estimator accurate or --preemption-victims simulation without a member
+// folder, an unknown preemption mode, a binding's bad corral.dev/min-member or
+// corral.dev/disruption-mode annotation ("file:line: metadata.annotations[...]: ...").
+//
+// Within the pass, a preemption's victims are marked as in graceful eviction from the clusters they
+// leave (spec.gracefulEvictionTasks, as Karmada's scheduler patches them), so a later preemptor
+// neither counts them again nor evicts them a second time.
 Result<DispatchOutcome> RunDispatch(const DispatchRequest& request);
 
 std::string FormatDispatchTable(const DispatchOutcome& out);

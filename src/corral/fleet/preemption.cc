@@ -4,7 +4,7 @@
 #include <map>
 #include <numeric>
 
-#include "corral/fleet/selection.h"
+#include "corral/fleet/preemption_fleetwide.h"
 #include "corral/pipeline/reprieve.h"
 
 #include "fmt/format.h"
@@ -151,6 +151,12 @@ Result<std::vector<VictimCandidate>> ListVictimCandidates(std::span<const api::F
       if (in.Str(t.name) == cluster) on_cluster.push_back(&b);
     }
   }
+  return CandidatesOnCluster(on_cluster, cluster, preemptor_priority, in);
+}
+
+Result<std::vector<VictimCandidate>> CandidatesOnCluster(
+    std::span<const api::FleetWork* const> on_cluster, std::string_view cluster,
+    int32_t preemptor_priority, const Interner& in, std::vector<const api::FleetWork*>* sources) {
   if (on_cluster.size() > kMaxVictimCandidates) {
     return Error::Invalid(
         fmt::format("too many preemption victim candidates on cluster {:?}: {} exceeds cap {}",
@@ -174,6 +180,7 @@ Result<std::vector<VictimCandidate>> ListVictimCandidates(std::span<const api::F
     c.replicas = replicas;
     if (b->replica_requirements) c.request = b->replica_requirements->resource_request;
     out.push_back(std::move(c));
+    if (sources != nullptr) sources->push_back(b);
   }
   return out;
 }
@@ -265,97 +272,8 @@ PreemptionOutcome TryPreempt(const api::FleetWork& work, const BindingSchedule& 
                              std::span<const ReplicaEstimator* const> estimators,
                              std::span<const api::FleetWork> bindings, ClaimStore& claims,
                              const FeatureGates& gates, const Interner& in) {
-  PreemptionOutcome out;
-  if (failed.ok()) return out;
-  if (failed.failure != FailureKind::kInsufficientCapacity) {
-    out.skipped = "not a shortage of capacity on clusters that pass every filter";
-    return out;
-  }
-  Eligibility e = CheckEligibility(work, gates);
-  if (!e.ok()) {
-    out.skipped = std::string(e.reason);
-    return out;
-  }
-  // selectClustersForPreemption: the feasible clusters, their raw estimates, capacity ignored.
-  std::vector<const api::Cluster*> feasible;
-  std::vector<ScoredCluster> scored;
-  for (const ClusterVerdict& v : failed.clusters) {
-    if (!v.passed) continue;
-    for (const api::Cluster& c : clusters) {
-      if (in.Str(c.meta.name) == v.name) {
-        feasible.push_back(&c);
-        scored.push_back({&c, v.score});
-      }
-    }
-  }
-  const api::ReplicaRequirements* req =
-      work.replica_requirements ? &*work.replica_requirements : nullptr;
-  std::vector<int32_t> allocatable = CalAvailableReplicas(estimators, feasible, work.replicas, req);
-  GroupClustersInfo groups = GroupClusters(scored, allocatable, work, in);
-  Selection targets = SelectBestClusters(work.placement, groups, /*InvalidReplicas=*/-1);
-  if (!targets.ok()) {
-    out.skipped = "selecting clusters with capacity ignored failed: " + targets.error;
-    return out;
-  }
-  if (targets.clusters.size() != 1) {
-    out.skipped = fmt::format("expected one target cluster, got {}", targets.clusters.size());
-    return out;
-  }
-  const ClusterDetail& target = targets.clusters[0];
-  const std::string key = BindingKey(work, in);
-  if (claims.HasBlockingClaimOnCluster(target.name, key, work.priority)) {
-    out.skipped =
-        fmt::format("cluster {:?} already has an equal-or-higher-priority active preemption claim",
-                    target.name);
-    return out;
-  }
-  auto candidates = ListVictimCandidates(bindings, target.name, work.priority, in);
-  if (!candidates.ok()) {
-    out.skipped = candidates.error().message;
-    return out;
-  }
-  std::vector<VictimCandidate> considered = *candidates;
-  auto victims = SelectVictims(req->resource_request, work.replicas, work.priority,
-                               std::move(*candidates), target.available_replicas);
-  if (!victims.ok()) {
-    out.skipped = fmt::format("on cluster {:?}: {}", target.name, victims.error().message);
-    return out;
-  }
-  if (victims->empty()) {
-    out.skipped = fmt::format("no deficit on cluster {:?}", target.name);
-    return out;
-  }
-  claims.Set({key, target.name, work.priority, work.replicas, req->resource_request, {}});
-  out.preempting = true;
-  out.cluster = target.name;
-  out.claim_priority = work.priority;
-  out.why = "the only cluster the placement selects when capacity is ignored";
-  out.cluster_available = target.available_replicas;
-  out.deficit = static_cast<int32_t>(work.replicas - target.available_replicas);
-  out.victims = std::move(*victims);
-  SortByImportance(considered);
-  for (const VictimCandidate& c : considered) {
-    if (c.replicas <= 0 || Times(c.request, c.replicas).empty()) continue;
-    if (std::none_of(out.victims.begin(), out.victims.end(),
-                     [&](const Victim& v) { return v.name == c.name; })) {
-      out.reprieved.push_back({c.name, c.replicas, c.priority});
-    }
-  }
-  const std::string preemptor =
-      fmt::format("{}/{}", in.Str(work.meta.namespace_), in.Str(work.meta.name));
-  out.condition_message = fmt::format("preemption initiated on cluster {:?} for {} victim(s)",
-                                      out.cluster, out.victims.size());
-  out.events.push_back(
-      fmt::format("Normal PreemptionInitiated: ResourceBinding {} initiated preemption on cluster "
-                  "{:?} for {} victim(s)",
-                  preemptor, out.cluster, out.victims.size()));
-  for (const Victim& v : out.victims) {
-    out.events.push_back(
-        fmt::format("Warning Preempted: ResourceBinding {} was preempted by higher-priority "
-                    "ResourceBinding {} on cluster {:?}",
-                    v.name, preemptor, out.cluster));
-  }
-  return out;
+  return TryPreempt(work, failed, clusters, estimators, bindings, claims, gates, in,
+                    PreemptionOptions{});
 }
 
 }  // namespace corral::fleet

@@ -106,6 +106,13 @@ Result<std::vector<VictimCandidate>> ListVictimCandidates(std::span<const api::F
                                                           int32_t preemptor_priority,
                                                           const Interner& interner);
 
+// ListVictimCandidates over `on_cluster`, the bindings assigned to `cluster` (each once, in input
+// order), as an index gives them. `sources`, when not null, receives each candidate's binding.
+Result<std::vector<VictimCandidate>> CandidatesOnCluster(
+    std::span<const api::FleetWork* const> on_cluster, std::string_view cluster,
+    int32_t preemptor_priority, const Interner& interner,
+    std::vector<const api::FleetWork*>* sources = nullptr);
+
 // Amounts of resources in milli-units (cpu millicores, memory milli-bytes, ...), by name.
 __extension__ using Int128 = __int128;
 using ResourceAmounts = std::vector<std::pair<Symbol, Int128>>;
@@ -138,6 +145,26 @@ Result<std::vector<Victim>> SelectVictims(const api::ResourceList& preemptor_req
 
 // ---- The attempt -----------------------------------------------------------------------------
 
+// A gang victim (corral.dev/min-member or corral.dev/disruption-mode: All, preemption_fleetwide.h)
+// is evicted whole: from the preemption's cluster and from each other cluster it runs on.
+struct GangEviction {
+  std::string cluster;
+  Victim victim;
+};
+
+// One cluster the fleet-wide mode weighed: its cost in kube's node-pick terms
+// (preemption_fleetwide.h), or why preemption there would not make the work item fit.
+struct ClusterConsidered {
+  std::string cluster;
+  bool feasible = false;
+  std::string reason;  // when not feasible
+  int32_t highest_victim_priority = 0;
+  int64_t priority_sum = 0;  // over evicted replicas, each priority + 2^31 as kube sums pods
+  int64_t victim_replicas = 0;
+  size_t victim_bindings = 0;
+  bool chosen = false;
+};
+
 struct PreemptionOutcome {
   bool preempting = false;  // victims chosen, claim set
   std::string skipped;      // why not, when not preempting
@@ -150,11 +177,17 @@ struct PreemptionOutcome {
   std::vector<Victim> reprieved;  // the other candidates, in importance order
   std::string condition_message;  // Scheduled=False, Reason=Preempting: message
   std::vector<std::string> events;
+  // Beyond Karmada's Phase 1 (preemption_fleetwide.h); empty or false with its defaults.
+  bool simulated = false;      // victims chosen by simulating on the member (Phase 2)
+  int32_t claim_replicas = 0;  // the claim's replicas (spec.replicas in Karmada's mode)
+  std::vector<GangEviction> gang_evictions;
+  std::vector<ClusterConsidered> considered;  // the fleet-wide mode's clusters, in input order
 };
 
-// tryPreempt after `failed` (ScheduleBinding's result for `work`). `estimators` are the raw ones
-// (no claim deduction), `bindings` every binding whose spec.clusters is its current assignment
-// (the preemptor may be among them), `claims` the store to read and set.
+// tryPreempt after `failed` with PreemptionOptions' defaults (preemption_fleetwide.h: Karmada's
+// single-cluster rule, summary-based victims) (ScheduleBinding's result for `work`). `estimators`
+// are the raw ones (no claim deduction), `bindings` every binding whose spec.clusters is its
+// current assignment (the preemptor may be among them), `claims` the store to read and set.
 PreemptionOutcome TryPreempt(const api::FleetWork& work, const BindingSchedule& failed,
                              std::span<const api::Cluster> clusters,
                              std::span<const ReplicaEstimator* const> estimators,
