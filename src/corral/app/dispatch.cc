@@ -240,10 +240,10 @@ std::string FormatDispatchTable(const DispatchOutcome& out) {
                        v.replicas);
     }
     for (const fleet::Victim& v : p.reprieved) {
-      s += fmt::format(
-          "    reprieved {}  priority {}  {} replica(s): the victims cover the deficit "
-          "without it\n",
-          v.name, v.priority, v.replicas);
+      s += fmt::format("    reprieved {}  priority {}  {} replica(s): {}\n", v.name, v.priority,
+                       v.replicas,
+                       p.simulated ? "the preemptor still fits on the member's nodes with it back"
+                                   : "the victims cover the deficit without it");
     }
     for (const fleet::GangEviction& g : p.gang_evictions) {
       s += fmt::format("    victim {}  priority {}  {} replica(s) on {}: its gang leaves whole\n",
