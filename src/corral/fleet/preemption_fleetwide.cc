@@ -118,18 +118,9 @@ Result<void> PlanVictims(const api::FleetWork& work,
   }
   if (plan.victims.empty()) return NoDeficit(plan.name);
   // Gangs leave whole; the cost counts every evicted replica.
-  PreemptionCost& cost = plan.cost;
-  cost.cluster = plan.name;
-  cost.highest_priority = std::numeric_limits<int32_t>::min();
+  plan.cost.cluster = plan.name;
   auto count = [&](const Victim& v, TimePoint created) {
-    if (v.priority > cost.highest_priority) {
-      cost.highest_priority = v.priority;
-      cost.earliest_start_of_highest = created;
-    } else if (v.priority == cost.highest_priority) {
-      cost.earliest_start_of_highest = std::min(cost.earliest_start_of_highest, created);
-    }
-    cost.priority_sum += int64_t{v.replicas} * (int64_t{v.priority} + (int64_t{1} << 31));
-    cost.victim_replicas += v.replicas;
+    AddVictimCost(plan.cost, v.priority, v.replicas, created);
   };
   for (const Victim& v : plan.victims) {
     const api::FleetWork* b = by_name.at(v.name);
@@ -194,6 +185,17 @@ Result<GangSpec> ReadGang(const api::FleetWork& w, const Interner& in) {
     }
   }
   return g;
+}
+
+void AddVictimCost(PreemptionCost& cost, int32_t priority, int32_t replicas, TimePoint created) {
+  if (priority > cost.highest_priority) {
+    cost.highest_priority = priority;
+    cost.earliest_start_of_highest = created;
+  } else if (priority == cost.highest_priority) {
+    cost.earliest_start_of_highest = std::min(cost.earliest_start_of_highest, created);
+  }
+  cost.priority_sum += int64_t{replicas} * (int64_t{priority} + (int64_t{1} << 31));
+  cost.victim_replicas += replicas;
 }
 
 bool CheaperPreemption(const PreemptionCost& a, const PreemptionCost& b) {

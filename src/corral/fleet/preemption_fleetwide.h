@@ -28,6 +28,7 @@
 //     Karmada's rule: a new claim replaces the old one.)
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -68,12 +69,16 @@ Result<GangSpec> ReadGang(const api::FleetWork& work, const Interner& interner);
 // One cluster's preemption cost in kube's node-pick terms (see above).
 struct PreemptionCost {
   int32_t pdb_violations = 0;
-  int32_t highest_priority = 0;
+  int32_t highest_priority = std::numeric_limits<int32_t>::min();
   int64_t priority_sum = 0;
   int64_t victim_replicas = 0;
   TimePoint earliest_start_of_highest{};
   std::string cluster;
 };
+
+// Counts one victim (`replicas` evicted replicas of a binding created at `created`) into `cost`.
+// A cost starts with highest_priority = INT32_MIN.
+void AddVictimCost(PreemptionCost& cost, int32_t priority, int32_t replicas, TimePoint created);
 
 // Whether `a` is the cheaper preemption (pickOneNodeForPreemption's order, then cluster name).
 bool CheaperPreemption(const PreemptionCost& a, const PreemptionCost& b);
