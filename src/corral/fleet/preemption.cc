@@ -156,21 +156,22 @@ Result<std::vector<VictimCandidate>> ListVictimCandidates(std::span<const api::F
 
 Result<std::vector<VictimCandidate>> CandidatesOnCluster(
     std::span<const api::FleetWork* const> on_cluster, std::string_view cluster,
-    int32_t preemptor_priority, const Interner& in, std::vector<const api::FleetWork*>* sources) {
+    int32_t preemptor_priority, const Interner& in) {
   if (on_cluster.size() > kMaxVictimCandidates) {
     return Error::Invalid(
         fmt::format("too many preemption victim candidates on cluster {:?}: {} exceeds cap {}",
                     cluster, on_cluster.size(), kMaxVictimCandidates));
   }
   std::vector<VictimCandidate> out;
+  // A cluster name never interned is on no binding.
+  const std::optional<Symbol> name = in.Find(cluster);
+  if (!name.has_value()) return out;
   for (const api::FleetWork* b : on_cluster) {
     if (b->priority >= preemptor_priority) continue;
-    bool evicting = false;
-    for (Symbol c : b->graceful_eviction_clusters) evicting = evicting || in.Str(c) == cluster;
-    if (evicting) continue;
+    if (b->ClusterInGracefulEvictionTasks(*name)) continue;
     int32_t replicas = 0;
     for (const api::TargetCluster& t : b->clusters) {
-      if (in.Str(t.name) == cluster) replicas = t.replicas;  // AssignedReplicasForCluster
+      if (t.name == *name) replicas = t.replicas;  // AssignedReplicasForCluster
     }
     if (replicas <= 0) continue;
     VictimCandidate c;
@@ -179,8 +180,8 @@ Result<std::vector<VictimCandidate>> CandidatesOnCluster(
     c.created = b->meta.creation_timestamp.value_or(TimePoint{});
     c.replicas = replicas;
     if (b->replica_requirements) c.request = b->replica_requirements->resource_request;
+    c.source = b;
     out.push_back(std::move(c));
-    if (sources != nullptr) sources->push_back(b);
   }
   return out;
 }
@@ -203,11 +204,12 @@ std::vector<bool> RemoveAllThenReprieve(std::span<const VictimCandidate> ordered
   const pipeline::Status s = pipeline::ReprieveUnits(
       std::span<size_t>(units), pipeline::SecondPass::kNonViolators, [](size_t) { return false; },
       [&](size_t i) {
-        ResourceAmounts after = freed;
-        Add(after, Times(ordered[i].request, ordered[i].replicas), -1);
-        if (Covers(after, deficit)) {
+        const ResourceAmounts own = Times(ordered[i].request, ordered[i].replicas);
+        Add(freed, own, -1);
+        if (Covers(freed, deficit)) {
           victim[i] = false;  // reprieved: the rest still cover the deficit
-          freed = std::move(after);
+        } else {
+          Add(freed, own, +1);
         }
         return pipeline::Status();
       },

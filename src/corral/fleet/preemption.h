@@ -84,9 +84,10 @@ inline constexpr size_t kMaxVictimCandidates = 1000;  // maxPreemptionVictimCand
 struct VictimCandidate {
   std::string name;  // "ns/name", the last tie-break
   int32_t priority = 0;
-  TimePoint created{};        // metadata.creationTimestamp (epoch when absent)
-  int32_t replicas = 0;       // assigned to the target cluster
-  api::ResourceList request;  // per replica
+  TimePoint created{};                     // metadata.creationTimestamp (epoch when absent)
+  int32_t replicas = 0;                    // assigned to the target cluster
+  api::ResourceList request;               // per replica
+  const api::FleetWork* source = nullptr;  // the binding, when listed from bindings
 };
 
 struct Victim {
@@ -106,12 +107,11 @@ Result<std::vector<VictimCandidate>> ListVictimCandidates(std::span<const api::F
                                                           int32_t preemptor_priority,
                                                           const Interner& interner);
 
-// ListVictimCandidates over `on_cluster`, the bindings assigned to `cluster` (each once, in input
-// order), as an index gives them. `sources`, when not null, receives each candidate's binding.
+// ListVictimCandidates over `on_cluster`, the bindings assigned to `cluster` (in input order), as
+// an index gives them.
 Result<std::vector<VictimCandidate>> CandidatesOnCluster(
     std::span<const api::FleetWork* const> on_cluster, std::string_view cluster,
-    int32_t preemptor_priority, const Interner& interner,
-    std::vector<const api::FleetWork*>* sources = nullptr);
+    int32_t preemptor_priority, const Interner& interner);
 
 // Amounts of resources in milli-units (cpu millicores, memory milli-bytes, ...), by name.
 __extension__ using Int128 = __int128;

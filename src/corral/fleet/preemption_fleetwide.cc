@@ -5,6 +5,8 @@
 #include <limits>
 #include <map>
 
+#include <absl/container/flat_hash_map.h>
+
 #include "corral/fleet/selection.h"
 
 #include "fmt/format.h"
@@ -79,16 +81,13 @@ Result<void> PlanVictims(const api::FleetWork& work,
                          std::span<const api::FleetWork* const> on_cluster,
                          const PreemptionOptions& options, const Interner& in, Plan& plan) {
   const api::ResourceList& request = work.replica_requirements->resource_request;
-  std::vector<const api::FleetWork*> sources;
-  auto listed = CandidatesOnCluster(on_cluster, plan.name, work.priority, in, &sources);
+  auto listed = CandidatesOnCluster(on_cluster, plan.name, work.priority, in);
   if (!listed.ok()) return listed.error();
-  std::map<std::string, const api::FleetWork*> by_name;
-  for (size_t i = 0; i < listed->size(); ++i) by_name.emplace((*listed)[i].name, sources[i]);
   std::vector<VictimCandidate> considered = *listed;
   SortByImportance(considered);
   std::vector<const api::FleetWork*> ordered;
   ordered.reserve(considered.size());
-  for (const VictimCandidate& c : considered) ordered.push_back(by_name.at(c.name));
+  for (const VictimCandidate& c : considered) ordered.push_back(c.source);
   if (options.simulator != nullptr && !ordered.empty() &&
       options.simulator->Simulates(*plan.cluster, ordered)) {
     if (plan.need <= plan.available) return NoDeficit(plan.name);
@@ -103,7 +102,8 @@ Result<void> PlanVictims(const api::FleetWork& work,
       ((*victim)[i] ? plan.victims : plan.reprieved).push_back({c.name, c.replicas, c.priority});
     }
   } else {
-    auto victims = SelectVictims(request, plan.need, work.priority, *listed, plan.available);
+    auto victims =
+        SelectVictims(request, plan.need, work.priority, std::move(*listed), plan.available);
     if (!victims.ok()) {
       return Error::Invalid(fmt::format("on cluster {:?}: {}", plan.name, victims.error().message));
     }
@@ -122,8 +122,14 @@ Result<void> PlanVictims(const api::FleetWork& work,
   auto count = [&](const Victim& v, TimePoint created) {
     AddVictimCost(plan.cost, v.priority, v.replicas, created);
   };
+  auto source = [&](const std::string& name) {
+    for (const VictimCandidate& c : considered) {
+      if (c.name == name) return c.source;
+    }
+    return static_cast<const api::FleetWork*>(nullptr);
+  };
   for (const Victim& v : plan.victims) {
-    const api::FleetWork* b = by_name.at(v.name);
+    const api::FleetWork* b = source(v.name);
     const TimePoint created = b->meta.creation_timestamp.value_or(TimePoint{});
     count(v, created);
     auto gang = ReadGang(*b, in);
@@ -327,12 +333,14 @@ PreemptionOutcome TryPreempt(const api::FleetWork& work, const BindingSchedule& 
 
   // The bindings on each weighed cluster, in input order (the candidate index).
   std::vector<std::vector<const api::FleetWork*>> on_cluster(plans.size());
+  absl::flat_hash_map<uint32_t, size_t> plan_of;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    if (plans[i].cluster != nullptr) plan_of.emplace(plans[i].cluster->meta.name.id(), i);
+  }
   for (const api::FleetWork& b : bindings) {
     for (const api::TargetCluster& t : b.clusters) {
-      for (size_t i = 0; i < plans.size(); ++i) {
-        if (plans[i].cluster != nullptr && t.name == plans[i].cluster->meta.name) {
-          on_cluster[i].push_back(&b);
-        }
+      if (auto it = plan_of.find(t.name.id()); it != plan_of.end()) {
+        on_cluster[it->second].push_back(&b);
       }
     }
   }
