@@ -1,10 +1,10 @@
 // Table tests of binding preemption beyond Karmada's Phase 1: the fleet-wide cluster choice in
-// kube-scheduler's node-pick order (cases translated from kubernetes
-// pkg/scheduler/framework/plugins/defaultpreemption/default_preemption_test.go
-// TestPickOneNodeForPreemption, each cluster standing for a machine and each victim pod for one
-// evicted replica), the gang annotations, one claim cluster per work item, spreading Divided
-// preemptors, and Phase 2 victim selection by simulation (the proposal PR #7327's
-// "Estimator-Based Preemption": remove all, add back while the preemptor fits).
+// kube-scheduler's node-pick order (cases translated from TestPickOneNodeForPreemption in
+// kubernetes' default_preemption_test.go, under pkg/scheduler/framework/plugins/, each cluster
+// standing for a machine and each victim pod for one evicted replica), the gang annotations, one
+// claim cluster per work item, spreading Divided preemptors, and Phase 2 victim selection by
+// simulation (the proposal PR #7327's "Estimator-Based Preemption": remove all, add back while the
+// preemptor fits).
 #include "corral/fleet/preemption_fleetwide.h"
 
 #include <map>
@@ -260,8 +260,7 @@ TEST_F(FleetwideTest, ClaimsSerializePreemption) {
   EXPECT_EQ(later.cluster, "a");
 }
 
-// A Divided binding that may spread asks the preempted cluster only for what the others cannot
-// take.
+// A Divided binding that may spread asks the chosen cluster only for what the others cannot take.
 TEST_F(FleetwideTest, SpreadingPreemptorCountsOtherClusters) {
   std::vector<api::Cluster> clusters = {Cluster("a", 0), Cluster("b", 3)};
   std::vector<api::FleetWork> bindings = {Running("v1", 100, {{"a", 2}}, 2),
