@@ -121,7 +121,7 @@ json VictimsJson(const std::vector<FleetVictimResult>& vs, bool evicted) {
     json j = {{"name", v.name}, {"priority", v.priority}, {"replicas", v.replicas}};
     if (evicted) {
       j["gone_seconds"] =
-          v.gone_ns >= 0 ? json(static_cast<double>(v.gone_ns) * 1e-9) : json(nullptr);
+          v.gone_ns >= 0 ? json(static_cast<double>(v.gone_ns) / 1e9) : json(nullptr);
       j["gone_how"] = v.gone_how;
     }
     out.push_back(std::move(j));
@@ -306,7 +306,7 @@ json FleetJson(const FleetResult& f) {
          {"priority", p.priority},
          {"cluster", p.cluster},
          {"why", p.why},
-         {"at_seconds", static_cast<double>(p.at_ns) * 1e-9},
+         {"at_seconds", static_cast<double>(p.at_ns) / 1e9},
          {"result", p.result},
          {"message", p.message},
          {"cluster_available", p.cluster_available},
@@ -314,13 +314,13 @@ json FleetJson(const FleetResult& f) {
          {"victims", VictimsJson(p.victims, true)},
          {"reprieved", VictimsJson(p.reprieved, false)},
          {"claim",
-          {{"set_seconds", static_cast<double>(p.claim_set_ns) * 1e-9},
+          {{"set_seconds", static_cast<double>(p.claim_set_ns) / 1e9},
            {"end_seconds",
-            p.claim_end_ns >= 0 ? json(static_cast<double>(p.claim_end_ns) * 1e-9) : json(nullptr)},
+            p.claim_end_ns >= 0 ? json(static_cast<double>(p.claim_end_ns) / 1e9) : json(nullptr)},
            {"state", ClaimState(p)}}}});
   }
-  out["preemption"] = {{"grace_period_seconds", static_cast<double>(f.preemption_grace_ns) * 1e-9},
-                       {"claim_ttl_seconds", static_cast<double>(fleet::kClaimTtl.count()) * 1e-9},
+  out["preemption"] = {{"grace_period_seconds", static_cast<double>(f.preemption_grace_ns) / 1e9},
+                       {"claim_ttl_seconds", static_cast<double>(fleet::kClaimTtl.count()) / 1e9},
                        {"attempts", std::move(attempts)},
                        {"victims", f.preemption_victims},
                        {"claims", std::move(claims)}};
