@@ -180,6 +180,61 @@ TEST(FleetPreemptionSimTest, ARetriedPreemptorReplacesItsClaim) {
   EXPECT_EQ(second.victims.at(0).name, "ml/batch-a-0");
 }
 
+// Migration: the preemptor's cluster becomes unfit (lost, then tainted at the next refresh) while
+// it waits; retried, it preempts on the other cluster and the new claim replaces the first.
+TEST(FleetPreemptionSimTest, ClaimIsReplacedWhenThePreemptorMigrates) {
+  Interner in = api::NewInterner();
+  std::string text = R"(
+apiVersion: corral.dev/v1alpha1
+kind: Scenario
+metadata: {name: fleet-preemption-migration}
+duration: 2h
+clusters:
+- name: a
+  nodePools:
+  - {name: a-pool, count: 1, resources: {cpu: "32", memory: 128Gi, pods: "110", nvidia.com/gpu: "4"}}
+- name: b
+  nodePools:
+  - {name: b-pool, count: 1, resources: {cpu: "32", memory: 128Gi, pods: "110", nvidia.com/gpu: "4"}}
+fleet:
+  scheduler: karmada
+  featureGates: {PriorityBasedScheduling: true, PriorityBasedPreemptiveScheduling: true}
+  preemptionGracePeriod: 5m
+  outages:
+  - {cluster: a, at: 10m30s}
+workloads:
+)";
+  auto job = [](const std::string& name, int priority, const std::string& clusters,
+                const std::string& start) {
+    return "- name: " + name + "\n  namespace: ml\n  kind: Job\n  count: 1\n  parallelism: 1\n" +
+           "  start: " + start + "\n  duration: 90m\n" +
+           "  resources: {cpu: \"4\", memory: 16Gi, nvidia.com/gpu: \"4\"}\n  fleet:\n" +
+           "    priority: " + std::to_string(priority) +
+           "\n    preemptionPolicy: PreemptLowerPriority\n    placement:\n" +
+           "      clusterAffinity: {clusterNames: [" + clusters + "]}\n" +
+           "      spreadConstraints:\n      - {spreadByField: cluster, maxGroups: 1, minGroups: "
+           "1}\n" +
+           "      replicaScheduling: {replicaSchedulingType: Divided, "
+           "replicaDivisionPreference: Aggregated}\n";
+  };
+  text += job("low-a", 100, "a", "0s") + job("low-b", 100, "b", "0s") +
+          job("training", 1000, "a, b", "10m");
+  Ran r = RunScenario(text, in);
+  const FleetResult& f = Fleet(r);
+  ASSERT_EQ(f.preemptions.size(), 2U);
+  const FleetPreemptionResult& first = f.preemptions[0];
+  const FleetPreemptionResult& second = f.preemptions[1];
+  EXPECT_EQ(first.cluster, "a");
+  EXPECT_EQ(first.victims.at(0).name, "ml/low-a-0");
+  EXPECT_EQ(second.preemptor, first.preemptor);
+  EXPECT_EQ(second.cluster, "b");
+  EXPECT_EQ(second.victims.at(0).name, "ml/low-b-0");
+  EXPECT_EQ(first.claim_end, "replaced");
+  EXPECT_EQ(first.claim_end_ns, second.claim_set_ns);
+  EXPECT_GE(second.at_ns, 10 * 60 * kS + 30 * kS);  // the refresh that shows a lost
+  EXPECT_EQ(second.claim_end, "scheduled");
+}
+
 // Deduction: while training's claim is active, a lower-priority job that fits the summary's free
 // GPUs does not see them (the claim hides 4 GPUs = 2 of its replicas); the claim's owner does.
 TEST(FleetPreemptionSimTest, ClaimHidesItsCapacityFromLowerPriorities) {
