@@ -231,7 +231,7 @@ workloads:
   EXPECT_EQ(second.victims.at(0).name, "ml/low-b-0");
   EXPECT_EQ(first.claim_end, "replaced");
   EXPECT_EQ(first.claim_end_ns, second.claim_set_ns);
-  EXPECT_GE(second.at_ns, 10 * 60 * kS + 30 * kS);  // the refresh that shows a lost
+  EXPECT_GE(second.at_ns, 10 * 60 * kS + 30 * kS);  // from the refresh that shows `a` lost
   EXPECT_EQ(second.claim_end, "scheduled");
 }
 
