@@ -330,6 +330,35 @@ TEST(FleetPreemptionSimTest, PreemptorDeletedWhileItWaitsClearsItsClaim) {
   EXPECT_NE(r.log.find("fleet-delete training-0 reason=deadline"), std::string::npos);
 }
 
+// schedulePriority from a PriorityClass (Karmada's KubePriorityClass source): the class's value
+// and its preemptionPolicy (absent: PreemptLowerPriority, the API server's default).
+TEST(FleetPreemptionSimTest, SchedulePriorityFromAPriorityClass) {
+  Interner in = api::NewInterner();
+  std::string training =
+      "- name: training\n  namespace: ml\n  kind: Job\n  count: 1\n  parallelism: 2\n"
+      "  start: 10m\n  duration: 30m\n  resources: {cpu: \"2\", memory: 8Gi, nvidia.com/gpu: "
+      "\"2\"}\n  fleet:\n    schedulePriority: {priorityClassSource: KubePriorityClass, "
+      "priorityClassName: training}\n    placement:\n      clusterAffinity: {clusterNames: "
+      "[gpu]}\n      replicaScheduling: {replicaSchedulingType: Divided, "
+      "replicaDivisionPreference: Aggregated}\n";
+  std::string text = Cluster() + Job("batch-a", 100, 1, 4, "0s", "90m") +
+                     Job("batch-b", 100, 1, 4, "1m", "90m") + training;
+  text.replace(text.find("clusters:"), 0, "priorityClasses:\n- {name: training, value: 1000}\n");
+  Ran r = RunScenario(text, in);
+  const FleetResult& f = Fleet(r);
+  ASSERT_EQ(f.preemptions.size(), 1U);
+  EXPECT_EQ(f.preemptions[0].priority, 1000);
+  EXPECT_EQ(f.preemptions[0].victims.at(0).name, "ml/batch-b-0");
+
+  std::string never = text;
+  never.replace(never.find("{name: training, value: 1000}"),
+                std::string_view("{name: training, value: 1000}").size(),
+                "{name: training, value: 1000, preemptionPolicy: Never}");
+  Interner in2 = api::NewInterner();
+  Ran r2 = RunScenario(never, in2);
+  EXPECT_TRUE(Fleet(r2).preemptions.empty());
+}
+
 // Without the gates nothing preempts and the outputs have no preemption part.
 TEST(FleetPreemptionSimTest, GatesOffNeverPreempt) {
   Interner in = api::NewInterner();
@@ -374,6 +403,16 @@ TEST(FleetPreemptionSimTest, StrictPositionedErrors) {
   EXPECT_NE(Errors(kueue).find("fleet.featureGates: applies to scheduler karmada"),
             std::string::npos)
       << Errors(kueue);
+  std::string unknown_class = Cluster() + Job("a", 1, 1, 1, "0s", "1m");
+  const std::string direct = "    priority: 1\n    preemptionPolicy: PreemptLowerPriority\n";
+  unknown_class.replace(unknown_class.find(direct), direct.size(),
+                        "    schedulePriority: {priorityClassSource: KubePriorityClass, "
+                        "priorityClassName: nope}\n");
+  EXPECT_NE(Errors(unknown_class)
+                .find("workloads[0].fleet.schedulePriority.priorityClassName: priority class "
+                      "\"nope\" not found"),
+            std::string::npos)
+      << Errors(unknown_class);
   std::string grace_without_gates =
       Cluster("  preemptionGracePeriod: 1m\n") + Job("a", 1, 1, 1, "0s", "1m");
   grace_without_gates.replace(grace_without_gates.find("PriorityBasedPreemptiveScheduling: true"),

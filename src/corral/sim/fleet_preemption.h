@@ -4,18 +4,16 @@
 // owns one when the scenario's fleet gates enable preemption, and drives it:
 //
 //   - Before each scheduling attempt the requester is set (BeforeAttempt), so that the estimator
-//   the
-//     dispatch loop consults (estimator()) answers the general estimator's replicas less the claims
-//     that requester must respect (fleet::ClaimDeductingEstimator): a claim hides its capacity from
-//     bindings of equal or lower priority, never from its owner.
+//     the dispatch loop consults (estimator()) answers the general estimator's replicas less the
+//     claims that requester must respect (fleet::ClaimDeductingEstimator): a claim hides its
+//     capacity from bindings of equal or lower priority, never from its owner.
 //   - A Karmada attempt that failed for want of capacity calls Try: an eligible binding runs
-//     fleet::TryPreempt on the raw estimator's answers; when it chose victims the claim is set (the
-//     store replaces the preemptor's earlier claim and other preemptors' lower ones on that
-//     cluster) and a FleetPreemptionResult is opened. The lane then evicts the victims and reports
-//     back.
-//   - A claim ends when its preemptor is scheduled (Scheduled), deleted (Deleted), when an eviction
-//     fails (EvictionFailed), when it expires (kClaimTtl after its set, on the virtual clock) or
-//     when another claim replaces it; Sweep notices the last two.
+//     fleet::TryPreempt on the raw estimator's answers; when it chose victims the claim is set
+//     (the store replaces the preemptor's earlier claim and other preemptors' lower ones on that
+//     cluster) and a FleetPreemptionResult is opened. The lane then evicts the victims.
+//   - A claim ends when its preemptor is scheduled (Scheduled), deleted (Deleted), when an
+//     eviction fails (EvictionFailed), when it expires (kClaimTtl after its set, on the virtual
+//     clock) or when another claim replaces it; Sweep notices the last two.
 //
 // Contract: every decision reads the injected clock (the world's virtual clock); records are kept
 // in the order the preemptions happened, so the outputs are deterministic.

@@ -189,7 +189,33 @@ const doc::Field<FleetIn> kFleetFields[] = {
      }},
 };
 
+const doc::Field<FleetWorkloadIn> kSchedulePriorityFields[] = {
+    {"priorityClassSource",
+     [](Decoder& d, const Node& n, FleetWorkloadIn&) {
+       std::string_view s;
+       if (!d.ReadString(n, s)) return;
+       if (s == "PodPriorityClass" || s == "FederatedPriorityClass") {
+         d.Error(n, fmt::format("priorityClassSource {:?} is not supported yet (use "
+                                "KubePriorityClass)",
+                                s));
+       } else if (s != "KubePriorityClass") {
+         d.Error(n, fmt::format("unknown priorityClassSource {:?} (want KubePriorityClass)", s));
+       }
+     }},
+    {"priorityClassName",
+     [](Decoder& d, const Node& n, FleetWorkloadIn& o) { d.ReadString(n, o.priority_class); }},
+};
+
 const doc::Field<FleetWorkloadIn> kFleetWorkloadFields[] = {
+    {"schedulePriority",
+     [](Decoder& d, const Node& n, FleetWorkloadIn& o) {
+       o.schedule_priority_node = &n;
+       auto seen = d.Struct(n, o, kSchedulePriorityFields);
+       if (n.is_map()) {
+         if (!seen.has("priorityClassSource")) d.Required(n, "priorityClassSource");
+         if (!seen.has("priorityClassName")) d.Required(n, "priorityClassName");
+       }
+     }},
     {"priority", [](Decoder& d, const Node& n,
                     FleetWorkloadIn& o) { d.ReadInt32(n, o.priority, -2147483648, 1000000000); }},
     {"replicas",
@@ -461,8 +487,12 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
       error(f->self->Find(field), fmt::format("{}.fleet.{}", r.path, field),
             "applies to scheduler kueue (Karmada reads placement)");
     }
-    if (f != nullptr && !karmada && (f->policy_node != nullptr || f->deadline_node != nullptr)) {
-      const char* field = f->policy_node != nullptr ? "preemptionPolicy" : "deadline";
+    if (f != nullptr && !karmada &&
+        (f->policy_node != nullptr || f->deadline_node != nullptr ||
+         f->schedule_priority_node != nullptr)) {
+      const char* field = f->policy_node != nullptr     ? "preemptionPolicy"
+                          : f->deadline_node != nullptr ? "deadline"
+                                                        : "schedulePriority";
       error(f->self->Find(field), fmt::format("{}.fleet.{}", r.path, field),
             "applies to scheduler karmada");
     }
@@ -500,6 +530,30 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
         f->self->Find("priority") != nullptr) {
       error(f->self->Find("priority"), r.path + ".fleet.priority",
             "applies when featureGates.PriorityBasedScheduling is on");
+    }
+    if (f != nullptr && f->schedule_priority_node != nullptr && karmada) {
+      // The detector's KubePriorityClass source: the class's value and preemptionPolicy.
+      const Node* at = f->schedule_priority_node;
+      if (f->policy_node != nullptr || f->self->Find("priority") != nullptr) {
+        error(at, r.path + ".fleet.schedulePriority",
+              "set either schedulePriority or priority and preemptionPolicy");
+      } else if (!in.gates.priority_based_scheduling) {
+        error(at, r.path + ".fleet.schedulePriority",
+              "applies when featureGates.PriorityBasedScheduling is on");
+      } else if (!f->priority_class.empty()) {
+        const api::PriorityClass* pc = nullptr;
+        for (const api::PriorityClass& cls : spec.objects.priority_classes) {
+          if (interner.Str(cls.meta.name) == f->priority_class) pc = &cls;
+        }
+        if (pc == nullptr) {
+          error(at->Find("priorityClassName"), r.path + ".fleet.schedulePriority.priorityClassName",
+                fmt::format("priority class {:?} not found (declare it in priorityClasses)",
+                            f->priority_class));
+        } else {
+          w.priority = pc->value;
+          w.preemption_policy = pc->preemption_policy;
+        }
+      }
     }
     out->work_deadline_ns.push_back(f != nullptr ? f->deadline_ns : -1);
     w.dispatch_mode = f != nullptr && f->dispatch_mode ? *f->dispatch_mode : in.dispatch_mode;

@@ -81,6 +81,10 @@ struct FleetWorkloadIn {
   // schedulePriority.preemptionPolicy (Karmada); absent: the binding never preempts.
   std::optional<api::PreemptionPolicy> preemption_policy;
   const doc::Node* policy_node = nullptr;
+  // schedulePriority {priorityClassSource: KubePriorityClass, priorityClassName}: the binding's
+  // priority and preemptionPolicy from the scenario's PriorityClass.
+  std::string priority_class;
+  const doc::Node* schedule_priority_node = nullptr;
   int64_t deadline_ns = -1;  // the work item is deleted when not placed by arrival + deadline
   const doc::Node* deadline_node = nullptr;
 };
