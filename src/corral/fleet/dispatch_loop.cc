@@ -190,16 +190,15 @@ void DispatchLoop::AttemptKarmada(uint32_t id, int64_t now_ns) {
   WorkItem& it = items_[id];
   auto& tasks = it.eviction_tasks;
   const size_t before = tasks.size();
-  tasks.erase(std::remove_if(tasks.begin(), tasks.end(),
-                             [&](const auto& t) {
-                               return now_ns - t.second >= config_.graceful_eviction_timeout_ns;
-                             }),
-              tasks.end());
+  tasks.erase(
+      std::remove_if(tasks.begin(), tasks.end(), [&](const auto& t) { return now_ns >= t.second; }),
+      tasks.end());
   if (tasks.size() != before) {
     it.work.graceful_eviction_clusters.clear();
     for (const auto& t : tasks)
       it.work.graceful_eviction_clusters.push_back(clusters_[t.first].meta.name);
   }
+  actions_.BeforeAttempt(id);
   BindingSchedule s = ScheduleBinding(it.work, clusters_, estimators_, in_);
   it.why_not.clear();
   for (uint32_t i = 0; i < s.clusters.size(); ++i) {
@@ -216,6 +215,15 @@ void DispatchLoop::AttemptKarmada(uint32_t id, int64_t now_ns) {
     it.why_not.push_back({i, std::move(why)});
   }
   if (!s.ok()) {
+    if (s.failure == FailureKind::kInsufficientCapacity) {
+      if (std::optional<std::string> preempting = actions_.OnCapacityShortage(id, s, now_ns)) {
+        // handleErr treats PreemptingError as UnschedulableError: the preemptor waits in the
+        // unschedulable pool for its victims' capacity.
+        it.last_error = std::move(*preempting);
+        queue_.PushUnschedulableIfNotPresent(id);
+        return;
+      }
+    }
     it.last_error = s.error;
     actions_.Record({DispatchRecord::Kind::kUnschedulable, id, {}, s.error});
     if (s.failure == FailureKind::kNoFeasibleCluster) {
@@ -453,6 +461,36 @@ void DispatchLoop::OnEvicted(uint32_t id, uint32_t cluster, int64_t now_ns) {
   }
 }
 
+bool DispatchLoop::EvictFromCluster(uint32_t id, uint32_t cluster, int64_t grace_ns,
+                                    std::string why, int64_t now_ns) {
+  WorkItem& it = items_[id];
+  if (it.phase == WorkPhase::kFinished) return false;
+  const Symbol name = clusters_[cluster].meta.name;
+  auto& tc = it.work.clusters;
+  const auto assigned = std::find_if(tc.begin(), tc.end(),
+                                     [&](const api::TargetCluster& t) { return t.name == name; });
+  if (assigned == tc.end()) return false;
+  tc.erase(assigned);
+  for (size_t i = 0; i < it.copies.size(); ++i) {
+    if (it.copies[i].cluster == cluster) {
+      it.copies.erase(it.copies.begin() + static_cast<std::ptrdiff_t>(i));
+      break;
+    }
+  }
+  it.work.graceful_eviction_clusters.push_back(name);
+  it.eviction_tasks.push_back({cluster, now_ns + grace_ns});
+  it.phase = WorkPhase::kQueued;
+  ++it.retries;
+  it.last_error = why;
+  actions_.Record({DispatchRecord::Kind::kRetry, id, {cluster}, std::move(why)});
+  queue_.Push(id, it.work.priority, now_ns);
+  return true;
+}
+
+void DispatchLoop::MoveAllUnschedulable(int64_t now_ns) {
+  queue_.MoveUnschedulable([](uint32_t) { return true; }, now_ns);
+}
+
 int64_t DispatchLoop::NextTimerDeadline(int64_t now_ns) const {
   int64_t next = queue_.NextDeadline(now_ns);
   if (!deadlines_.empty()) next = std::min(next, deadlines_.begin()->first);
@@ -509,7 +547,7 @@ void DispatchLoop::FireTimers(int64_t now_ns) {
                      [&](const api::TargetCluster& t) { return t.name == clusters_[c].meta.name; }),
                  tc.end());
         it.work.graceful_eviction_clusters.push_back(clusters_[c].meta.name);
-        it.eviction_tasks.push_back({c, now_ns});
+        it.eviction_tasks.push_back({c, now_ns + config_.graceful_eviction_timeout_ns});
         it.phase = WorkPhase::kQueued;
         ++it.retries;
         it.last_error = fmt::format("cluster {:?} lost for {}: failover", name,

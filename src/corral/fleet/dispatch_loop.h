@@ -57,6 +57,8 @@
 
 namespace corral::fleet {
 
+struct BindingSchedule;
+
 enum class FleetKind : uint8_t { kKarmada, kKueue };
 enum class KueueDispatcherKind : uint8_t { kComposable, kAllAtOnce, kIncremental };
 
@@ -102,8 +104,8 @@ struct WorkItem {
   int64_t deadline_ns = -1;         // MustBeAdmitted timeout or Incremental round end
   std::vector<uint32_t> excluded;   // clusters that timed out (MustBeAdmitted next-best)
   std::vector<uint32_t> nominated;  // the current nomination, best first
-  // Karmada's graceful-eviction tasks after a failover: (cluster, since). A task ends when the
-  // binding is placed again or after the graceful eviction timeout.
+  // Karmada's graceful-eviction tasks: (cluster, end). A failover's task ends when the binding is
+  // placed again or after the graceful eviction timeout; a preemption's after its grace period.
   std::vector<std::pair<uint32_t, int64_t>> eviction_tasks;
   int32_t attempts = 0;
   int32_t nominations = 0;
@@ -138,6 +140,18 @@ class DispatchActions {
   // Delete the item's copy on `cluster` (withdrawn, retried, failed over).
   virtual void DeleteCopy(uint32_t work, uint32_t cluster) = 0;
   virtual void Record(const DispatchRecord& record) = 0;
+  // Karmada: called before each scheduling attempt of `work` (the estimators given to the loop may
+  // answer for that requester, e.g. less the preemption claims it must respect).
+  virtual void BeforeAttempt(uint32_t /*work*/) {}
+  // Karmada: the attempt failed for want of capacity on clusters that pass every other filter.
+  // Returns the condition message (Scheduled=False, Reason=Preempting) when the world started a
+  // preemption for it; the loop then parks the item in the unschedulable pool. nullopt: the
+  // scheduling error stands.
+  virtual std::optional<std::string> OnCapacityShortage(uint32_t /*work*/,
+                                                        const BindingSchedule& /*failed*/,
+                                                        int64_t /*now_ns*/) {
+    return std::nullopt;
+  }
 };
 
 // getNextNominatedWorkers: the remote clusters (in MultiKueueConfig order) not yet nominated, by
@@ -171,6 +185,15 @@ class DispatchLoop {
   void OnAdmitted(uint32_t work, uint32_t cluster, int64_t now_ns);
   // The copy on `cluster` was evicted there.
   void OnEvicted(uint32_t work, uint32_t cluster, int64_t now_ns);
+  // Karmada's graceful eviction of a preempted binding from `cluster`: the cluster leaves its
+  // assignment, a graceful-eviction task keeps it off that cluster for `grace_ns`, and the binding
+  // goes back to the queue to be rescheduled. The copy is forgotten without DeleteCopy: the world
+  // deletes its pods when the grace period ends. False when the binding is not assigned there.
+  bool EvictFromCluster(uint32_t work, uint32_t cluster, int64_t grace_ns, std::string why,
+                        int64_t now_ns);
+  // A cluster or binding event that may have freed capacity: the unschedulable pool moves to the
+  // active queue.
+  void MoveAllUnschedulable(int64_t now_ns);
 
   // ---- dispatching ----
   // One attempt for the highest-priority queued item; false when the active queue is empty.

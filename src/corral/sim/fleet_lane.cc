@@ -38,6 +38,13 @@ FleetLane::FleetLane(World& w, const FleetSpec& spec) : w_(w), spec_(spec) {
   owned_estimators_.push_back(std::make_unique<fleet::GeneralEstimator>(w_.in));
   std::vector<const fleet::ReplicaEstimator*> estimators;
   for (const auto& e : owned_estimators_) estimators.push_back(e.get());
+  if (spec_.config.kind == fleet::FleetKind::kKarmada && spec_.gates.PreemptionEnabled()) {
+    // The scheduler consults the estimator less the claims each requester must respect;
+    // preemption itself reads the raw answers.
+    preempt_ = std::make_unique<FleetPreemption>(w_.clock, w_.start, spec_.gates,
+                                                 *owned_estimators_.front(), w_.in);
+    estimators = {&preempt_->estimator()};
+  }
   loop_ = std::make_unique<fleet::DispatchLoop>(spec_.config, Snapshot(), std::move(estimators),
                                                 w_.in, *this, spec_.config_order);
   const fleet::DispatchLoopConfig& c = spec_.config;
@@ -95,7 +102,13 @@ void FleetLane::Arrive(uint32_t workload, int64_t duration_ns) {
   info.name = fmt::format("{}-{}", wk.name, w_.pods->workload(workload).arrivals - 1);
   work.meta.name = w_.in.Intern(info.name);
   info_.push_back(std::move(info));
-  loop_->AddWork(std::move(work), w_.now);
+  if (preempt_ != nullptr) {
+    // metadata.creationTimestamp, the victims' second tie-break.
+    work.meta.creation_timestamp = TimePoint{} + Duration(w_.now);
+  }
+  const uint32_t id = loop_->AddWork(std::move(work), w_.now);
+  if (wk.fleet_work < spec_.work_deadline_ns.size() && spec_.work_deadline_ns[wk.fleet_work] >= 0)
+    deadlines_.insert({SaturatingAdd(w_.now, spec_.work_deadline_ns[wk.fleet_work]), id});
   ++res_.items;
   w_.Log("fleet-arrive", fmt::format("{} workload={} replicas={}", info_.back().name, wk.name,
                                      spec_.works[wk.fleet_work].replicas));
@@ -107,7 +120,11 @@ void FleetLane::Step() {
 }
 
 void FleetLane::ArmTimer() {
-  const int64_t next = loop_->NextTimerDeadline(w_.now);
+  int64_t next = loop_->NextTimerDeadline(w_.now);
+  for (const auto& [group, e] : evicting_) next = std::min(next, e.until_ns);
+  if (!deadlines_.empty()) next = std::min(next, deadlines_.begin()->first);
+  if (preempt_ != nullptr) next = std::min(next, preempt_->NextExpiry());
+  next = std::max(next, w_.now);
   if (next == INT64_MAX || next == timer_at_) return;
   timer_at_ = next;
   w_.Push(next, EventKind::kFleetTimer, ++timer_gen_);
@@ -117,10 +134,145 @@ void FleetLane::OnTimer(uint32_t generation) {
   if (generation != timer_gen_) return;
   timer_at_ = -1;
   loop_->FireTimers(w_.now);
+  FireOwnTimers();
+}
+
+void FleetLane::FireOwnTimers() {
+  for (auto it = evicting_.begin(); it != evicting_.end();) {
+    if (it->second.until_ns > w_.now) {
+      ++it;
+      continue;
+    }
+    const uint32_t group = it->first;
+    const Evicting e = it->second;
+    it = evicting_.erase(it);
+    w_.pods->WithdrawGroup(group);
+    VictimGone(e, "grace period ended");
+  }
+  while (!deadlines_.empty() && deadlines_.begin()->first <= w_.now) {
+    const uint32_t id = deadlines_.begin()->second;
+    deadlines_.erase(deadlines_.begin());
+    const fleet::WorkItem& it = loop_->item(id);
+    const bool placed =
+        it.phase == fleet::WorkPhase::kReady || it.phase == fleet::WorkPhase::kFinished;
+    if (!placed && info_[id].live_copies == 0) DeleteWork(id, "deadline");
+  }
+  if (preempt_ != nullptr) {
+    preempt_->Sweep(w_.now);
+  }
+}
+
+void FleetLane::VictimGone(const Evicting& e, std::string_view how) {
+  FleetVictimResult& v = preempt_->record(e.record).victims[e.victim];
+  v.gone_ns = w_.now;
+  v.gone_how = std::string(how);
+  w_.Log("fleet-victim-gone", fmt::format("{} cluster={} {}", info_[e.work].name,
+                                          preempt_->record(e.record).cluster, how));
+}
+
+void FleetLane::DeleteWork(uint32_t id, std::string_view why) {
+  w_.Log("fleet-delete", fmt::format("{} reason={}", info_[id].name, why));
+  if (preempt_ != nullptr)
+    preempt_->Deleted(fleet::BindingKey(loop_->item(id).work, w_.in), w_.now);
+  ++res_.deleted;
+  deleting_ = true;
+  loop_->OnFinished(id, w_.now);
+  deleting_ = false;
+}
+
+void FleetLane::BeforeAttempt(uint32_t work) {
+  if (preempt_ != nullptr) preempt_->BeforeAttempt(loop_->item(work).work);
+}
+
+std::optional<std::string> FleetLane::OnCapacityShortage(uint32_t work,
+                                                         const fleet::BindingSchedule& failed,
+                                                         int64_t now_ns) {
+  if (preempt_ == nullptr) return std::nullopt;
+  // Every binding with its current assignment (spec.clusters), and who is who by "ns/name".
+  std::vector<api::FleetWork> bindings;
+  std::map<std::string, uint32_t> by_name;
+  for (uint32_t id = 0; id < loop_->items(); ++id) {
+    const fleet::WorkItem& it = loop_->item(id);
+    if (it.phase == fleet::WorkPhase::kFinished) continue;
+    bindings.push_back(it.work);
+    by_name[fmt::format("{}/{}", w_.in.Str(it.work.meta.namespace_),
+                        w_.in.Str(it.work.meta.name))] = id;
+  }
+  const fleet::WorkItem& me = loop_->item(work);
+  const std::string& name = info_[work].name;
+  const std::string qualified =
+      fmt::format("{}/{}", w_.in.Str(me.work.meta.namespace_), w_.in.Str(me.work.meta.name));
+  std::optional<FleetPreemption::Attempt> a =
+      preempt_->Try(me.work, qualified, failed, loop_->clusters(), bindings, now_ns);
+  if (!a) return std::nullopt;
+  const fleet::PreemptionOutcome& o = a->outcome;
+  if (!o.preempting) {
+    w_.Log("fleet-preemption-skipped", fmt::format("{} {:?}", name, o.skipped));
+    return std::nullopt;
+  }
+  for (const std::string& ev : o.events) w_.Log("fleet-event", ev);
+  uint32_t cluster = UINT32_MAX;
+  for (uint32_t c = 0; c < loop_->clusters().size(); ++c) {
+    if (ClusterName(c) == o.cluster) cluster = c;
+  }
+  const std::string key = fleet::BindingKey(me.work, w_.in);
+  // handlePreemptionResult: the victims one by one; the first that cannot be evicted aborts the
+  // rest, clears the claim and returns the error (the victims already evicted stay evicted).
+  for (size_t k = 0; k < o.victims.size(); ++k) {
+    const fleet::Victim& v = o.victims[k];
+    auto found = by_name.find(v.name);
+    std::string failure;
+    if (found == by_name.end()) {
+      failure = fmt::format("victim {} no longer exists", v.name);
+    } else if (!loop_->reachable(cluster)) {
+      failure = fmt::format("cluster {:?} is not reachable", o.cluster);
+    } else {
+      const uint32_t id = found->second;
+      const std::string message = fmt::format(
+          "ResourceBinding {} was preempted by higher-priority ResourceBinding {}/{} on cluster "
+          "{:?}",
+          v.name, w_.in.Str(me.work.meta.namespace_), w_.in.Str(me.work.meta.name), o.cluster);
+      auto g = group_of_.find(CopyKey(id, cluster));
+      if (!loop_->EvictFromCluster(id, cluster, spec_.preemption_grace_ns, message, now_ns)) {
+        failure = fmt::format("victim {} is no longer assigned to cluster {:?}", v.name, o.cluster);
+      } else {
+        preempt_->VictimEvicted();
+        w_.Log("fleet-preempt-victim",
+               fmt::format("{} cluster={} priority={} replicas={} by={} grace={}", info_[id].name,
+                           o.cluster, v.priority, v.replicas, name,
+                           FormatGoDuration(spec_.preemption_grace_ns)));
+        if (g != group_of_.end()) {
+          // The copy is no longer the item's: its pods stay until the grace period ends.
+          const uint32_t group = g->second;
+          group_of_.erase(g);
+          copy_of_.erase(group);
+          --info_[id].live_copies;
+          evicting_[group] = {id, SaturatingAdd(now_ns, spec_.preemption_grace_ns), a->record, k};
+        }
+      }
+    }
+    if (!failure.empty()) {
+      w_.Log("fleet-preemption-failed",
+             fmt::format("{} cluster={} {:?}", name, o.cluster, failure));
+      preempt_->EvictionFailed(a->record, key, failure, now_ns);
+      return std::nullopt;
+    }
+  }
+  w_.Log("fleet-preempting", fmt::format("{} cluster={} victims={} {:?}", name, o.cluster,
+                                         o.victims.size(), o.condition_message));
+  return o.condition_message;
 }
 
 void FleetLane::OnRefresh() {
   loop_->RefreshClusters(Snapshot(), w_.now);
+  if (preempt_ != nullptr) {
+    // A member whose allocation changed is a ResourceSummary change: the preemptors (and the
+    // rest of the unschedulable pool) try again.
+    std::vector<std::vector<int64_t>> now;
+    for (const auto& m : w_.members) now.emplace_back(m->req_total.begin(), m->req_total.end());
+    if (!last_allocated_.empty() && now != last_allocated_) loop_->MoveAllUnschedulable(w_.now);
+    last_allocated_ = std::move(now);
+  }
   // Refreshes keep coming while anything may still need the fleet.
   const int64_t next = SaturatingAdd(w_.now, spec_.refresh_interval_ns);
   if (next != kForeverNs && (w_.real_pending() || res_.items > res_.finished))
@@ -193,6 +345,17 @@ bool FleetLane::OnGroupEvicted(uint32_t group) {
 }
 
 void FleetLane::OnGroupFinished(uint32_t group) {
+  if (auto e = evicting_.find(group); e != evicting_.end()) {
+    // A preempted copy whose pods completed within the grace period: the job is done unless the
+    // binding was placed again meanwhile.
+    const Evicting ev = e->second;
+    evicting_.erase(e);
+    VictimGone(ev, "finished");
+    const fleet::WorkItem& item = loop_->item(ev.work);
+    if (info_[ev.work].live_copies == 0 && item.phase == fleet::WorkPhase::kQueued)
+      loop_->OnFinished(ev.work, w_.now);
+    return;
+  }
   auto it = copy_of_.find(group);
   if (it == copy_of_.end()) return;
   const auto [work, cluster] = it->second;
@@ -214,6 +377,9 @@ void FleetLane::Record(const fleet::DispatchRecord& r) {
       w_.Log("fleet-nominate", fmt::format("{} clusters={}", name, clusters));
       break;
     case K::kDispatched:
+      if (preempt_ != nullptr)
+        preempt_->Scheduled(fleet::BindingKey(loop_->item(r.work).work, w_.in), w_.now);
+      [[fallthrough]];
     case K::kAdmitted: {
       const fleet::WorkItem& it = loop_->item(r.work);
       w_.Log(r.kind == K::kAdmitted ? "fleet-admit" : "fleet-dispatch",
@@ -233,6 +399,7 @@ void FleetLane::Record(const fleet::DispatchRecord& r) {
       w_.Log("fleet-retry", fmt::format("{} {:?}", name, r.message));
       break;
     case K::kFinished:
+      if (deleting_) break;
       ++res_.finished;
       w_.Log("fleet-finish", name);
       break;
@@ -281,6 +448,11 @@ std::shared_ptr<const FleetResult> FleetLane::Finish() const {
     r->items_detail.push_back(std::move(d));
   }
   std::sort(r->dispatch_latency_ns.begin(), r->dispatch_latency_ns.end());
+  if (preempt_ != nullptr) {
+    r->preemption_enabled = true;
+    r->preemption_grace_ns = spec_.preemption_grace_ns;
+    preempt_->Fill(*r, w_.now);
+  }
   return r;
 }
 

@@ -18,9 +18,20 @@
 //      duration; the member itself keeps running.
 //  (4) The estimators are the general estimator; an accurate estimator (a member's own scheduler)
 //      plugs in as one more fleet::ReplicaEstimator in `estimators_` (see the constructor).
+//  (5) Karmada binding preemption, when the fleet's gates enable it (fleet_preemption.h): a binding
+//      that fails for want of capacity may preempt; each victim is evicted from the cluster by
+//      graceful eviction (its assignment there removed, a graceful-eviction task, rescheduled) and
+//      its pods on the member are deleted when the grace period ends or when they finish, whichever
+//      is first. The preemptor waits in the unschedulable pool (Scheduled=False,
+//      Reason=Preempting); a status refresh that shows a member's allocation changed moves the pool
+//      (Karmada requeues on ResourceSummary changes). A work item with a deadline that is not
+//      placed by then is deleted (its claim cleared).
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +40,7 @@
 
 #include "corral/fleet/dispatch_loop.h"
 #include "corral/fleet/estimator.h"
+#include "corral/sim/fleet_preemption.h"
 #include "corral/sim/fleet_spec.h"
 #include "corral/sim/world.h"
 
@@ -65,6 +77,9 @@ class FleetLane final : public fleet::DispatchActions {
   void CreateCopy(uint32_t work, uint32_t cluster, int32_t replicas) override;
   void DeleteCopy(uint32_t work, uint32_t cluster) override;
   void Record(const fleet::DispatchRecord& record) override;
+  void BeforeAttempt(uint32_t work) override;
+  std::optional<std::string> OnCapacityShortage(uint32_t work, const fleet::BindingSchedule& failed,
+                                                int64_t now_ns) override;
 
  private:
   struct ItemInfo {
@@ -73,7 +88,18 @@ class FleetLane final : public fleet::DispatchActions {
     std::string name;
     int32_t live_copies = 0;  // groups still alive
   };
+  // A preempted copy whose pods leave the member when its grace period ends.
+  struct Evicting {
+    uint32_t work = 0;
+    int64_t until_ns = 0;
+    size_t record = 0;  // its FleetPreemptionResult and victim index there
+    size_t victim = 0;
+  };
   std::vector<api::Cluster> Snapshot() const;
+  // Grace periods that ended, deadlines that passed, claims that expired, at `now`.
+  void FireOwnTimers();
+  void VictimGone(const Evicting& e, std::string_view how);
+  void DeleteWork(uint32_t work, std::string_view why);
   std::string ClusterName(uint32_t c) const { return w_.spec.clusters[c].name; }
 
   World& w_;
@@ -87,6 +113,12 @@ class FleetLane final : public fleet::DispatchActions {
   int64_t timer_at_ = -1;
   uint32_t timer_gen_ = 0;
   FleetResult res_;
+  // Karmada binding preemption (null when the gates do not enable it).
+  std::unique_ptr<FleetPreemption> preempt_;
+  std::map<uint32_t, Evicting> evicting_;             // by group
+  std::set<std::pair<int64_t, uint32_t>> deadlines_;  // (time, work)
+  std::vector<std::vector<int64_t>> last_allocated_;  // per member, at the last refresh
+  bool deleting_ = false;
 };
 
 }  // namespace corral::sim

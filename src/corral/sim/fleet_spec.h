@@ -14,6 +14,7 @@
 
 #include "corral/api/cluster.h"
 #include "corral/fleet/dispatch_loop.h"
+#include "corral/fleet/preemption.h"
 
 namespace corral::sim {
 
@@ -35,6 +36,12 @@ struct FleetSpec {
   // Per fleet workload (Workload::fleet_work): the work item each arrival becomes (placement,
   // selectors, priority, dispatch mode, the resource kind); replicas and requests are set here.
   std::vector<api::FleetWork> works;
+  // Karmada: the scheduler's gates (preemption needs both), the grace period of a preempted
+  // binding's graceful eviction (the proposal's 30 s), and per fleet workload the time after
+  // its arrival at which a work item not yet placed is deleted (-1: never).
+  fleet::FeatureGates gates;
+  int64_t preemption_grace_ns = 30'000'000'000;
+  std::vector<int64_t> work_deadline_ns;
 };
 
 // One work item's story, for "why not that cluster" and the per-item table.
@@ -51,6 +58,34 @@ struct FleetItemResult {
       why_not;  // cluster → reason, at the last attempt
 };
 
+// One victim of a fleet preemption: a binding evicted from the preemptor's cluster.
+struct FleetVictimResult {
+  std::string name;  // the work item
+  int32_t priority = 0;
+  int32_t replicas = 0;  // its replicas on the cluster
+  int64_t gone_ns = -1;  // its pods left the member (grace period ended or they finished)
+  std::string gone_how;  // "grace period ended", "finished"
+};
+
+// One fleet preemption (Karmada's tryPreempt that chose victims), and its claim's lifetime.
+struct FleetPreemptionResult {
+  std::string preemptor;  // the work item
+  int32_t priority = 0;
+  std::string cluster;
+  std::string why;  // why that cluster
+  int64_t at_ns = 0;
+  int64_t cluster_available = 0;
+  int32_t deficit = 0;
+  std::vector<FleetVictimResult> victims;  // in eviction order
+  std::vector<FleetVictimResult> reprieved;
+  std::string result;   // "preempting" (victims evicted), "eviction failed"
+  std::string message;  // the condition message, or why the eviction failed
+  int64_t claim_set_ns = 0;
+  int64_t claim_end_ns = -1;  // -1: still active at the end
+  // "scheduled", "deleted", "eviction failed", "expired", "replaced", "" (active at the end)
+  std::string claim_end;
+};
+
 struct FleetResult {
   std::string scheduler;   // "karmada", "kueue"
   std::string dispatcher;  // "composable top-1", "composable top-2", "AllAtOnce", "Incremental"
@@ -63,6 +98,14 @@ struct FleetResult {
   std::vector<int64_t> sample_nominations, sample_retries, sample_queued;
   std::vector<FleetItemResult> items_detail;  // the first kMaxItemDetails items
   static constexpr size_t kMaxItemDetails = 200;
+  // Karmada binding preemption, when the gates enable it.
+  bool preemption_enabled = false;
+  int64_t preemption_grace_ns = 0;
+  int64_t deleted = 0;  // work items deleted (their deadline passed)
+  // tryPreempt calls by result: preempting, blocked, no_victims, not_applicable, eviction_failed
+  std::vector<std::pair<std::string, int64_t>> preemption_attempts;
+  int64_t preemption_victims = 0;
+  std::vector<FleetPreemptionResult> preemptions;
 };
 
 }  // namespace corral::sim

@@ -84,7 +84,27 @@ const doc::Field<FleetOutageIn> kOutageFields[] = {
                     FleetOutageIn& o) { ReadPositiveDuration(d, n, o.duration_ns); }},
 };
 
+const doc::Field<fleet::FeatureGates> kGateFields[] = {
+    {"PriorityBasedScheduling",
+     [](Decoder& d, const Node& n, fleet::FeatureGates& o) {
+       d.ReadBool(n, o.priority_based_scheduling);
+     }},
+    {"PriorityBasedPreemptiveScheduling",
+     [](Decoder& d, const Node& n, fleet::FeatureGates& o) {
+       d.ReadBool(n, o.priority_based_preemptive_scheduling);
+     }},
+};
+
 const doc::Field<FleetIn> kFleetFields[] = {
+    {"featureGates",
+     [](Decoder& d, const Node& n, FleetIn& o) {
+       o.gates_node = &n;
+       d.Struct(n, o.gates, kGateFields);
+     }},
+    {"preemptionGracePeriod",
+     [](Decoder& d, const Node& n, FleetIn& o) {
+       ReadPositiveDuration(d, n, o.preemption_grace_ns);
+     }},
     {"scheduler",
      [](Decoder& d, const Node& n, FleetIn& o) {
        static const doc::EnumName<fleet::FleetKind> kKinds[] = {
@@ -169,7 +189,33 @@ const doc::Field<FleetIn> kFleetFields[] = {
      }},
 };
 
+const doc::Field<FleetWorkloadIn> kSchedulePriorityFields[] = {
+    {"priorityClassSource",
+     [](Decoder& d, const Node& n, FleetWorkloadIn&) {
+       std::string_view s;
+       if (!d.ReadString(n, s)) return;
+       if (s == "PodPriorityClass" || s == "FederatedPriorityClass") {
+         d.Error(n, fmt::format("priorityClassSource {:?} is not supported yet (use "
+                                "KubePriorityClass)",
+                                s));
+       } else if (s != "KubePriorityClass") {
+         d.Error(n, fmt::format("unknown priorityClassSource {:?} (want KubePriorityClass)", s));
+       }
+     }},
+    {"priorityClassName",
+     [](Decoder& d, const Node& n, FleetWorkloadIn& o) { d.ReadString(n, o.priority_class); }},
+};
+
 const doc::Field<FleetWorkloadIn> kFleetWorkloadFields[] = {
+    {"schedulePriority",
+     [](Decoder& d, const Node& n, FleetWorkloadIn& o) {
+       o.schedule_priority_node = &n;
+       auto seen = d.Struct(n, o, kSchedulePriorityFields);
+       if (n.is_map()) {
+         if (!seen.has("priorityClassSource")) d.Required(n, "priorityClassSource");
+         if (!seen.has("priorityClassName")) d.Required(n, "priorityClassName");
+       }
+     }},
     {"priority", [](Decoder& d, const Node& n,
                     FleetWorkloadIn& o) { d.ReadInt32(n, o.priority, -2147483648, 1000000000); }},
     {"replicas",
@@ -181,6 +227,20 @@ const doc::Field<FleetWorkloadIn> kFleetWorkloadFields[] = {
      [](Decoder& d, const Node& n, FleetWorkloadIn& o) {
        api::DispatchMode m{};
        if (d.ReadEnum(n, kModes, "dispatch mode", m)) o.dispatch_mode = m;
+     }},
+    {"preemptionPolicy",
+     [](Decoder& d, const Node& n, FleetWorkloadIn& o) {
+       static const doc::EnumName<api::PreemptionPolicy> kPolicies[] = {
+           {"PreemptLowerPriority", api::PreemptionPolicy::kPreemptLowerPriority},
+           {"Never", api::PreemptionPolicy::kNever}};
+       o.policy_node = &n;
+       api::PreemptionPolicy p{};
+       if (d.ReadEnum(n, kPolicies, "preemption policy", p)) o.preemption_policy = p;
+     }},
+    {"deadline",
+     [](Decoder& d, const Node& n, FleetWorkloadIn& o) {
+       o.deadline_node = &n;
+       ReadPositiveDuration(d, n, o.deadline_ns);
      }},
     {"clusterSelector",
      [](Decoder& d, const Node& n, FleetWorkloadIn& o) { d.ReadSymbolMap(n, o.cluster_selector); }},
@@ -272,6 +332,21 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
   c.round_timeout_ns = in.round_timeout_ns;
   c.worker_lost_timeout_ns = in.worker_lost_timeout_ns;
   out->refresh_interval_ns = in.refresh_interval_ns;
+  out->gates = in.gates;
+  out->preemption_grace_ns = in.preemption_grace_ns;
+  if (!karmada) {
+    for (const char* f : {"featureGates", "preemptionGracePeriod"}) {
+      if (const Node* at = in.self->Find(f)) {
+        error(at, fmt::format("fleet.{}", f), "applies to scheduler karmada");
+      }
+    }
+  }
+  if (karmada && in.self->Find("preemptionGracePeriod") != nullptr &&
+      !in.gates.PreemptionEnabled()) {
+    error(in.self->Find("preemptionGracePeriod"), "fleet.preemptionGracePeriod",
+          "applies when featureGates enable PriorityBasedScheduling and "
+          "PriorityBasedPreemptiveScheduling");
+  }
   if (karmada) {
     for (const char* f : {"dispatcher", "nomination", "topK", "stepSize", "roundTimeout",
                           "configOrder", "dispatchMode", "profilePath"}) {
@@ -412,6 +487,15 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
       error(f->self->Find(field), fmt::format("{}.fleet.{}", r.path, field),
             "applies to scheduler kueue (Karmada reads placement)");
     }
+    if (f != nullptr && !karmada &&
+        (f->policy_node != nullptr || f->deadline_node != nullptr ||
+         f->schedule_priority_node != nullptr)) {
+      const char* field = f->policy_node != nullptr     ? "preemptionPolicy"
+                          : f->deadline_node != nullptr ? "deadline"
+                                                        : "schedulePriority";
+      error(f->self->Find(field), fmt::format("{}.fleet.{}", r.path, field),
+            "applies to scheduler karmada");
+    }
     if (f != nullptr && !karmada && f->placement_node != nullptr) {
       error(f->placement_node, r.path + ".fleet.placement",
             "applies to scheduler karmada (MultiKueue reads clusterSelector and "
@@ -434,6 +518,44 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
     req.priority_class_name = pod.priority_class_name;
     w.replica_requirements = std::move(req);
     w.priority = f != nullptr ? f->priority : 0;
+    if (f != nullptr && f->preemption_policy) {
+      // schedulePriority is set only under PriorityBasedScheduling (the detector's gate check).
+      if (!in.gates.priority_based_scheduling) {
+        error(f->policy_node, r.path + ".fleet.preemptionPolicy",
+              "applies when featureGates.PriorityBasedScheduling is on");
+      }
+      w.preemption_policy = f->preemption_policy;
+    }
+    if (karmada && !in.gates.priority_based_scheduling && f != nullptr &&
+        f->self->Find("priority") != nullptr) {
+      error(f->self->Find("priority"), r.path + ".fleet.priority",
+            "applies when featureGates.PriorityBasedScheduling is on");
+    }
+    if (f != nullptr && f->schedule_priority_node != nullptr && karmada) {
+      // The detector's KubePriorityClass source: the class's value and preemptionPolicy.
+      const Node* at = f->schedule_priority_node;
+      if (f->policy_node != nullptr || f->self->Find("priority") != nullptr) {
+        error(at, r.path + ".fleet.schedulePriority",
+              "set either schedulePriority or priority and preemptionPolicy");
+      } else if (!in.gates.priority_based_scheduling) {
+        error(at, r.path + ".fleet.schedulePriority",
+              "applies when featureGates.PriorityBasedScheduling is on");
+      } else if (!f->priority_class.empty()) {
+        const api::PriorityClass* pc = nullptr;
+        for (const api::PriorityClass& cls : spec.objects.priority_classes) {
+          if (interner.Str(cls.meta.name) == f->priority_class) pc = &cls;
+        }
+        if (pc == nullptr) {
+          error(at->Find("priorityClassName"), r.path + ".fleet.schedulePriority.priorityClassName",
+                fmt::format("priority class {:?} not found (declare it in priorityClasses)",
+                            f->priority_class));
+        } else {
+          w.priority = pc->value;
+          w.preemption_policy = pc->preemption_policy;
+        }
+      }
+    }
+    out->work_deadline_ns.push_back(f != nullptr ? f->deadline_ns : -1);
     w.dispatch_mode = f != nullptr && f->dispatch_mode ? *f->dispatch_mode : in.dispatch_mode;
     if (f != nullptr) {
       if (f->placement) w.placement = *f->placement;

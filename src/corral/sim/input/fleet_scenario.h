@@ -61,6 +61,11 @@ struct FleetIn {
   std::vector<FleetOutageIn> outages;
   std::string profile_path;  // a ClusterDispatcherProfile file (kueue, composable)
   const doc::Node* profile_node = nullptr;
+  // Karmada's scheduler gates (featureGates) and the graceful-eviction grace period of a
+  // preempted binding (preemptionGracePeriod).
+  fleet::FeatureGates gates;
+  const doc::Node* gates_node = nullptr;
+  int64_t preemption_grace_ns = 30'000'000'000;
 };
 
 struct FleetWorkloadIn {
@@ -73,6 +78,15 @@ struct FleetWorkloadIn {
   std::vector<api::Toleration> cluster_tolerations;
   std::optional<api::Placement> placement;
   const doc::Node* placement_node = nullptr;
+  // schedulePriority.preemptionPolicy (Karmada); absent: the binding never preempts.
+  std::optional<api::PreemptionPolicy> preemption_policy;
+  const doc::Node* policy_node = nullptr;
+  // schedulePriority {priorityClassSource: KubePriorityClass, priorityClassName}: the binding's
+  // priority and preemptionPolicy from the scenario's PriorityClass.
+  std::string priority_class;
+  const doc::Node* schedule_priority_node = nullptr;
+  int64_t deadline_ns = -1;  // the work item is deleted when not placed by arrival + deadline
+  const doc::Node* deadline_node = nullptr;
 };
 
 void DecodeFleet(doc::Decoder& d, const doc::Node& n, FleetIn& out);

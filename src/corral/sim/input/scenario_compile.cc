@@ -530,6 +530,8 @@ Result<SimSpec> Compiler::Compile() {
     spec.workloads.push_back(std::move(wk));
   }
 
+  // Before the fleet, whose work items may take their schedulePriority from a PriorityClass.
+  spec.objects.priority_classes = std::move(objs.priority_classes);
   std::vector<FleetWorkloadRef> fleet_refs;
   for (size_t i = 0; i < in_.workloads.size(); ++i) {
     const WorkloadIn& w = in_.workloads[i];
@@ -744,7 +746,6 @@ Result<SimSpec> Compiler::Compile() {
 
   // Cluster objects other than nodes and pods.
   spec.objects.namespaces = std::move(objs.namespaces);
-  spec.objects.priority_classes = std::move(objs.priority_classes);
   spec.objects.pod_disruption_budgets = std::move(objs.pod_disruption_budgets);
   spec.objects.selector_owners = std::move(objs.selector_owners);
   spec.objects.workloads = std::move(objs.workloads);

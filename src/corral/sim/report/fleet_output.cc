@@ -1,6 +1,7 @@
 #include "corral/sim/report/fleet_output.h"
 
 #include <cmath>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -27,6 +28,105 @@ double Mean(const std::vector<int64_t>& v) {
   double sum = 0;
   for (int64_t x : v) sum += static_cast<double>(x);
   return sum / static_cast<double>(v.size());
+}
+
+constexpr const char* kAttemptResults[] = {"preempting", "blocked", "no_victims", "not_applicable",
+                                           "eviction_failed"};
+constexpr const char* kClaimStates[] = {"active",          "scheduled", "deleted",
+                                        "eviction_failed", "expired",   "replaced"};
+
+int64_t AttemptCount(const FleetResult& f, std::string_view result) {
+  for (const auto& [name, n] : f.preemption_attempts) {
+    if (name == result) return n;
+  }
+  return 0;
+}
+
+// A claim's end as a metric label ("" is still active).
+std::string ClaimState(const FleetPreemptionResult& p) {
+  if (p.claim_end.empty()) return "active";
+  std::string s = p.claim_end;
+  for (char& c : s) c = c == ' ' ? '_' : c;
+  return s;
+}
+
+int64_t ClaimCount(const FleetResult& f, std::string_view state) {
+  int64_t n = 0;
+  for (const FleetPreemptionResult& p : f.preemptions) n += ClaimState(p) == state;
+  return n;
+}
+
+std::string Replicas(int32_t n) {
+  return fmt::format("{} replica{}", n, n == 1 ? "" : "s");
+}
+
+std::string VictimGone(const FleetVictimResult& v) {
+  return v.gone_ns >= 0 ? fmt::format("pods gone at {} ({})", HumanDuration(v.gone_ns), v.gone_how)
+                        : std::string("pods still on the member at the end");
+}
+
+std::string ClaimLife(const FleetPreemptionResult& p) {
+  if (p.claim_end_ns < 0)
+    return fmt::format("set {}, active at the end", HumanDuration(p.claim_set_ns));
+  return fmt::format("set {}, {} {} ({})", HumanDuration(p.claim_set_ns),
+                     p.claim_end == "expired" ? "expired" : "cleared",
+                     HumanDuration(p.claim_end_ns), p.claim_end);
+}
+
+std::string FleetPreemptionSummary(const FleetResult& f) {
+  std::string s = fmt::format(
+      "\nFLEET PREEMPTION (Karmada binding preemption; graceful eviction after {}, claim TTL {})\n",
+      HumanDuration(f.preemption_grace_ns), HumanDuration(fleet::kClaimTtl.count()));
+  std::string attempts;
+  int64_t total = 0;
+  for (const char* r : kAttemptResults) {
+    const int64_t n = AttemptCount(f, r);
+    total += n;
+    if (n > 0) attempts += fmt::format("  {} {}", r, n);
+  }
+  std::string claims;
+  for (const char* st : kClaimStates) {
+    const int64_t n = ClaimCount(f, st);
+    if (n > 0) claims += fmt::format("  {} {}", st, n);
+  }
+  s += fmt::format("  attempts {}{}  victims evicted {}\n", total, attempts, f.preemption_victims);
+  if (!claims.empty()) s += fmt::format("  claims{}\n", claims);
+  for (const FleetPreemptionResult& p : f.preemptions) {
+    s += fmt::format(
+        "  {} (priority {}) on {} at {}: {}, {} victim(s); cluster available {}, deficit {}\n",
+        p.preemptor, p.priority, p.cluster, HumanDuration(p.at_ns), p.result, p.victims.size(),
+        p.cluster_available, p.deficit);
+    s += fmt::format("      why that cluster: {}\n", p.why);
+    for (const FleetVictimResult& v : p.victims) {
+      s += fmt::format("      victim     {} (priority {}, {})  {}\n", v.name, v.priority,
+                       Replicas(v.replicas), VictimGone(v));
+    }
+    for (const FleetVictimResult& v : p.reprieved) {
+      s += fmt::format("      reprieved  {} (priority {}, {})\n", v.name, v.priority,
+                       Replicas(v.replicas));
+    }
+    s += fmt::format("      claim      {}\n", ClaimLife(p));
+    s += fmt::format(
+        "      {}: {}\n",
+        p.result == "preempting" ? "Scheduled=False, Reason=Preempting" : "eviction failed",
+        p.message);
+  }
+  if (f.preemptions.empty()) s += "  no preemption\n";
+  return s;
+}
+
+json VictimsJson(const std::vector<FleetVictimResult>& vs, bool evicted) {
+  json out = json::array();
+  for (const FleetVictimResult& v : vs) {
+    json j = {{"name", v.name}, {"priority", v.priority}, {"replicas", v.replicas}};
+    if (evicted) {
+      j["gone_seconds"] =
+          v.gone_ns >= 0 ? json(static_cast<double>(v.gone_ns) / 1e9) : json(nullptr);
+      j["gone_how"] = v.gone_how;
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
 }
 
 }  // namespace
@@ -68,7 +168,40 @@ std::string FleetReportSection(const FleetResult& f, const std::vector<double>& 
         it.placed_ns >= 0 ? HumanDuration(it.placed_ns - it.arrival_ns) : std::string("—"),
         it.attempts, it.retries, why);
   }
-  h += "</tbody></table></section>\n";
+  h += "</tbody></table>\n";
+  if (f.preemption_enabled) {
+    h += fmt::format(
+        "<h3>Fleet preemption</h3><p class=\"cap\">Karmada binding preemption: {} attempt(s), {} "
+        "victim(s) evicted after a {} grace period; claims live {}.</p>\n",
+        [&] {
+          int64_t n = 0;
+          for (const auto& [r, c] : f.preemption_attempts) n += c;
+          return n;
+        }(),
+        f.preemption_victims, HumanDuration(f.preemption_grace_ns),
+        HumanDuration(fleet::kClaimTtl.count()));
+    h += "<table id=\"table-fleet-preemptions\"><thead><tr><th>preemptor</th><th>priority</th>"
+         "<th>cluster</th><th>at</th><th>result</th><th style=\"text-align:left\">victims</th>"
+         "<th style=\"text-align:left\">reprieved</th><th style=\"text-align:left\">claim</th>"
+         "<th style=\"text-align:left\">why that cluster</th></tr></thead><tbody>\n";
+    for (const FleetPreemptionResult& p : f.preemptions) {
+      std::string victims, reprieved;
+      for (const FleetVictimResult& v : p.victims)
+        victims += fmt::format("{}{} (priority {}): {}", victims.empty() ? "" : "<br>",
+                               svg::Escape(v.name), v.priority, svg::Escape(VictimGone(v)));
+      for (const FleetVictimResult& v : p.reprieved)
+        reprieved += fmt::format("{}{} (priority {})", reprieved.empty() ? "" : "<br>",
+                                 svg::Escape(v.name), v.priority);
+      h += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+          "<td style=\"text-align:left\">{}</td><td style=\"text-align:left\">{}</td>"
+          "<td style=\"text-align:left\">{}</td><td style=\"text-align:left\">{}</td></tr>\n",
+          svg::Escape(p.preemptor), p.priority, svg::Escape(p.cluster), HumanDuration(p.at_ns),
+          svg::Escape(p.result), victims, reprieved, svg::Escape(ClaimLife(p)), svg::Escape(p.why));
+    }
+    h += "</tbody></table>\n";
+  }
+  h += "</section>\n";
   return h;
 }
 
@@ -94,6 +227,7 @@ std::string FormatFleetSummary(const FleetResult& f) {
         HumanDuration(Percentile(l, 99)), HumanDuration(l.back()),
         HumanDuration(static_cast<int64_t>(Mean(l))));
   }
+  if (f.preemption_enabled) s += FleetPreemptionSummary(f);
   if (f.items_detail.empty()) return s;
   s += fmt::format("\nWORK ITEMS ({}; why not the other clusters, at the last attempt)\n",
                    f.items_detail.size() < static_cast<size_t>(f.items)
@@ -140,26 +274,59 @@ json FleetJson(const FleetResult& f) {
          {"last_error", it.last_error},
          {"why_not", std::move(why)}});
   }
-  return json{{"scheduler", f.scheduler},
-              {"dispatcher", f.dispatcher},
-              {"refresh_interval_seconds", static_cast<double>(f.refresh_interval_ns) * 1e-9},
-              {"items", f.items},
-              {"placed", f.placed},
-              {"finished", f.finished},
-              {"queued_end", f.queued_end},
-              {"pending_end", f.pending_end},
-              {"attempts", f.attempts},
-              {"nominations", f.nominations},
-              {"copies_created", f.copies_created},
-              {"copies_withdrawn", f.copies_withdrawn},
-              {"retries", f.retries},
-              {"unschedulable", f.unschedulable},
-              {"dispatch_latency_seconds", std::move(lat)},
-              {"timeline",
-               {{"nominations", f.sample_nominations},
-                {"retries", f.sample_retries},
-                {"queued", f.sample_queued}}},
-              {"work_items", std::move(items)}};
+  json out{{"scheduler", f.scheduler},
+           {"dispatcher", f.dispatcher},
+           {"refresh_interval_seconds", static_cast<double>(f.refresh_interval_ns) * 1e-9},
+           {"items", f.items},
+           {"placed", f.placed},
+           {"finished", f.finished},
+           {"queued_end", f.queued_end},
+           {"pending_end", f.pending_end},
+           {"attempts", f.attempts},
+           {"nominations", f.nominations},
+           {"copies_created", f.copies_created},
+           {"copies_withdrawn", f.copies_withdrawn},
+           {"retries", f.retries},
+           {"unschedulable", f.unschedulable},
+           {"dispatch_latency_seconds", std::move(lat)},
+           {"timeline",
+            {{"nominations", f.sample_nominations},
+             {"retries", f.sample_retries},
+             {"queued", f.sample_queued}}},
+           {"work_items", std::move(items)}};
+  if (!f.preemption_enabled) return out;
+  json attempts = json::object();
+  for (const char* r : kAttemptResults) attempts[r] = AttemptCount(f, r);
+  json claims = json::object();
+  for (const char* st : kClaimStates) claims[st] = ClaimCount(f, st);
+  json preemptions = json::array();
+  for (const FleetPreemptionResult& p : f.preemptions) {
+    preemptions.push_back(
+        {{"preemptor", p.preemptor},
+         {"priority", p.priority},
+         {"cluster", p.cluster},
+         {"why", p.why},
+         {"at_seconds", static_cast<double>(p.at_ns) / 1e9},
+         {"result", p.result},
+         {"message", p.message},
+         {"cluster_available", p.cluster_available},
+         {"deficit", p.deficit},
+         {"victims", VictimsJson(p.victims, true)},
+         {"reprieved", VictimsJson(p.reprieved, false)},
+         {"claim",
+          {{"set_seconds", static_cast<double>(p.claim_set_ns) / 1e9},
+           {"end_seconds",
+            p.claim_end_ns >= 0 ? json(static_cast<double>(p.claim_end_ns) / 1e9) : json(nullptr)},
+           {"state", ClaimState(p)}}}});
+  }
+  out["preemption"] = {{"grace_period_seconds", static_cast<double>(f.preemption_grace_ns) / 1e9},
+                       {"claim_ttl_seconds", static_cast<double>(fleet::kClaimTtl.count()) / 1e9},
+                       {"attempts", std::move(attempts)},
+                       {"victims", f.preemption_victims},
+                       {"claims", std::move(claims)}};
+  out["deleted"] = f.deleted;
+  out["preemptions"] = std::move(preemptions);
+  return out;
 }
 
 std::string FormatFleetPrometheus(const FleetResult& f) {
@@ -185,6 +352,21 @@ std::string FormatFleetPrometheus(const FleetResult& f) {
   }
   s += fmt::format("corral_sim_fleet_dispatch_latency_seconds_count {}\n",
                    f.dispatch_latency_ns.size());
+  if (!f.preemption_enabled) return s;
+  s += "# HELP corral_fleet_preemption_attempts_total Karmada binding preemption attempts by "
+       "result.\n# TYPE corral_fleet_preemption_attempts_total counter\n";
+  for (const char* r : kAttemptResults) {
+    s += fmt::format("corral_fleet_preemption_attempts_total{{result=\"{}\"}} {}\n", r,
+                     AttemptCount(f, r));
+  }
+  s += "# HELP corral_fleet_preemption_victims_total Bindings evicted by fleet preemption.\n"
+       "# TYPE corral_fleet_preemption_victims_total counter\n";
+  s += fmt::format("corral_fleet_preemption_victims_total {}\n", f.preemption_victims);
+  s += "# HELP corral_fleet_preemption_claims Preemption claims at the end of the run, by state "
+       "(active, or how they ended).\n# TYPE corral_fleet_preemption_claims gauge\n";
+  for (const char* st : kClaimStates) {
+    s += fmt::format("corral_fleet_preemption_claims{{state=\"{}\"}} {}\n", st, ClaimCount(f, st));
+  }
   return s;
 }
 
