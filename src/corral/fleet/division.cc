@@ -88,7 +88,11 @@ std::vector<TargetReplicas> ScheduledClusters(std::span<const ClusterDetail> can
 std::vector<TargetReplicas> Allocatable(std::span<const ClusterDetail> candidates) {
   std::vector<TargetReplicas> out;
   out.reserve(candidates.size());
-  for (const ClusterDetail& c : candidates) out.push_back({c.name, c.allocatable_replicas});
+  for (const ClusterDetail& c : candidates) {
+    TargetReplicas& t = out.emplace_back();
+    t.name = c.name;
+    t.replicas = c.allocatable_replicas;
+  }
   return out;
 }
 
@@ -218,7 +222,11 @@ void Dispenser::AllocateByVotes(std::span<const std::pair<std::string_view, int6
   std::vector<Party> parties = AllocateWebsterSeats(num_replicas_, votes, initial, order_);
   std::vector<TargetReplicas> result;
   result.reserve(parties.size());
-  for (Party& p : parties) result.push_back({std::move(p.name), p.seats});
+  for (Party& p : parties) {
+    TargetReplicas& t = result.emplace_back();
+    t.name = std::move(p.name);
+    t.replicas = p.seats;
+  }
   result_ = std::move(result);
   num_replicas_ = 0;
 }

@@ -59,11 +59,11 @@ BindingSchedule Attempt(const api::FleetWork& work, std::span<const api::Cluster
   size_t diagnosed = 0;
   for (size_t i = 0; i < clusters.size(); ++i) {
     const api::Cluster& c = clusters[i];
-    ClusterVerdict v;
-    v.name = std::string(interner.Str(c.meta.name));
+    // One verdict per cluster, in input order (reserved above, so the reference stays valid).
+    ClusterVerdict& v = out.clusters.emplace_back();
+    v.name = interner.Str(c.meta.name);
     if (c.meta.deletion_timestamp) {
       v.deleting = true;
-      out.clusters.push_back(std::move(v));
       continue;
     }
     struct Step {
@@ -92,9 +92,8 @@ BindingSchedule Attempt(const api::FleetWork& work, std::span<const api::Cluster
       v.locality_score = locality.Score(work, c);
       v.score = v.affinity_score + v.locality_score;
       feasible.push_back(&c);
-      feasible_index.push_back(out.clusters.size());
+      feasible_index.push_back(i);
     }
-    out.clusters.push_back(std::move(v));
   }
   if (feasible.empty()) {
     std::string reasons = "no cluster exists";

@@ -227,14 +227,13 @@ GroupClustersInfo GroupClusters(std::span<const ScoredCluster> scored,
   info.clusters.reserve(scored.size());
   for (size_t i = 0; i < scored.size(); ++i) {
     const api::Cluster& c = *scored[i].cluster;
-    ClusterDetail d;
-    d.name = std::string(interner.Str(c.meta.name));
+    ClusterDetail& d = info.clusters.emplace_back();
+    d.name = interner.Str(c.meta.name);
     d.cluster = &c;
     d.score = scored[i].score;
     d.overflow_order = ClusterOverflowOrder(c, work, interner);
     d.allocatable_replicas = i < allocatable.size() ? allocatable[i] : 0;
     d.available_replicas = int64_t{d.allocatable_replicas} + AssignedReplicasFor(work, c.meta.name);
-    info.clusters.push_back(std::move(d));
   }
   SortClusters(info.clusters);
   const api::Placement& p = work.placement;

@@ -87,7 +87,12 @@ std::vector<Party> AllocateWebsterSeats(
   }
   std::vector<Party> merged;
   merged.reserve(unique.size());
-  for (const Entry& e : unique) merged.push_back(Party{std::string(e.name), e.votes, e.seats});
+  for (const Entry& e : unique) {
+    Party& p = merged.emplace_back();
+    p.name = e.name;
+    p.votes = e.votes;
+    p.seats = e.seats;
+  }
   if (merged.empty()) return merged;
 
   std::vector<Contender> heap(merged.size());
