@@ -164,11 +164,21 @@ Uint128 Magnitude(Int128 v) {
   return v < 0 ? static_cast<Uint128>(0) - static_cast<Uint128>(v) : static_cast<Uint128>(v);
 }
 
-// nano / divisor rounded away from zero, saturated to int64.
-int64_t DivideAwayFromZero(Int128 nano, Uint128 divisor) {
+// nano / kDivisor rounded away from zero, saturated to int64. The 128-bit division is done as a
+// long division in 32-bit limbs (the divisor is below 2^32), each step a 64-bit division by a
+// constant, which the compiler turns into a multiplication: the same quotient and remainder as
+// Uint128 division, without its library call.
+template <uint32_t kDivisor>
+int64_t DivideAwayFromZero(Int128 nano) {
   const Uint128 mag = Magnitude(nano);
-  Uint128 q = mag / divisor;
-  if (q * divisor != mag) ++q;
+  Uint128 q = 0;
+  uint64_t rem = 0;
+  for (int shift = 96; shift >= 0; shift -= 32) {
+    const uint64_t cur = (rem << 32) | static_cast<uint32_t>(mag >> shift);
+    q = (q << 32) | (cur / kDivisor);
+    rem = cur % kDivisor;
+  }
+  if (rem != 0) ++q;
   if (nano >= 0) {
     return q > static_cast<Uint128>(std::numeric_limits<int64_t>::max())
                ? std::numeric_limits<int64_t>::max()
@@ -245,11 +255,11 @@ Quantity Quantity::FromInt(int64_t value, Format f) {
 }
 
 int64_t Quantity::Value() const {
-  return DivideAwayFromZero(nano_, kNanoPerUnit);
+  return DivideAwayFromZero<static_cast<uint32_t>(kNanoPerUnit)>(nano_);
 }
 
 int64_t Quantity::MilliValue() const {
-  return DivideAwayFromZero(nano_, kNanoPerMilli);
+  return DivideAwayFromZero<static_cast<uint32_t>(kNanoPerMilli)>(nano_);
 }
 
 std::string Quantity::String() const {

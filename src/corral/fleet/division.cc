@@ -22,9 +22,15 @@ int64_t SumReplicas(std::span<const TargetReplicas> list) {
 // The replicas of `list` in descending order (Karmada's sort.Sort(TargetClustersList)). Go's sort
 // keeps the input order of equal elements for up to 12 elements; a stable sort reproduces that.
 void SortByReplicasDescending(std::vector<TargetReplicas>& list) {
-  std::stable_sort(list.begin(), list.end(), [](const TargetReplicas& a, const TargetReplicas& b) {
-    return a.replicas > b.replicas;
-  });
+  // Sorts positions rather than the entries, so that each name moves once.
+  std::vector<uint32_t> order(list.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return list[a].replicas > list[b].replicas; });
+  std::vector<TargetReplicas> sorted;
+  sorted.reserve(list.size());
+  for (uint32_t i : order) sorted.push_back(std::move(list[i]));
+  list = std::move(sorted);
 }
 
 // util.MergeTargetClusters: adds the old replicas to the new entries of the same name, then appends
@@ -82,7 +88,11 @@ std::vector<TargetReplicas> ScheduledClusters(std::span<const ClusterDetail> can
 std::vector<TargetReplicas> Allocatable(std::span<const ClusterDetail> candidates) {
   std::vector<TargetReplicas> out;
   out.reserve(candidates.size());
-  for (const ClusterDetail& c : candidates) out.push_back({c.name, c.allocatable_replicas});
+  for (const ClusterDetail& c : candidates) {
+    TargetReplicas& t = out.emplace_back();
+    t.name = c.name;
+    t.replicas = c.allocatable_replicas;
+  }
   return out;
 }
 
@@ -185,15 +195,39 @@ Dispenser::Dispenser(int32_t num_replicas, std::vector<TargetReplicas> init, std
 void Dispenser::AllocateByWeight(std::span<const ClusterWeightInfo> weights) {
   if (Done()) return;
   if (WeightSum(weights) == 0) return;
-  std::vector<std::pair<std::string, int32_t>> initial;
-  initial.reserve(result_.size());
-  for (const TargetReplicas& t : result_) initial.emplace_back(t.name, t.replicas);
-  std::vector<std::pair<std::string, int64_t>> votes;
+  std::vector<std::pair<std::string_view, int64_t>> votes;
   votes.reserve(weights.size());
   for (const ClusterWeightInfo& w : weights) votes.emplace_back(w.cluster_name, w.weight);
+  AllocateByVotes(votes);
+}
+
+void Dispenser::AllocateByTargetReplicas(std::span<const TargetReplicas> targets) {
+  if (Done()) return;
+  std::vector<std::pair<std::string_view, int64_t>> votes;
+  votes.reserve(targets.size());
+  int64_t sum = 0;
+  for (const TargetReplicas& t : targets) {
+    votes.emplace_back(t.name, t.replicas);
+    sum += t.replicas;
+  }
+  if (sum == 0) return;
+  AllocateByVotes(votes);
+}
+
+void Dispenser::AllocateByVotes(std::span<const std::pair<std::string_view, int64_t>> votes) {
+  // Views of result_'s names: they outlive the allocation, which copies them.
+  std::vector<std::pair<std::string_view, int32_t>> initial;
+  initial.reserve(result_.size());
+  for (const TargetReplicas& t : result_) initial.emplace_back(t.name, t.replicas);
   std::vector<Party> parties = AllocateWebsterSeats(num_replicas_, votes, initial, order_);
-  result_.clear();
-  for (Party& p : parties) result_.push_back({std::move(p.name), p.seats});
+  std::vector<TargetReplicas> result;
+  result.reserve(parties.size());
+  for (Party& p : parties) {
+    TargetReplicas& t = result.emplace_back();
+    t.name = std::move(p.name);
+    t.replicas = p.seats;
+  }
+  result_ = std::move(result);
   num_replicas_ = 0;
 }
 
@@ -218,10 +252,11 @@ std::vector<TargetReplicas> SpreadReplicasByTargetClusters(int32_t num_replicas,
                                                            std::span<const TargetReplicas> targets,
                                                            std::span<const TargetReplicas> init,
                                                            std::string_view uid) {
-  std::vector<ClusterWeightInfo> weights = StaticWeightInfoListByTargetClusters(targets, init);
+  // StaticWeightInfoListByTargetClusters(targets, init) weighs each target by its replicas; the
+  // dispenser reads only names and weights, so it takes them from the targets directly.
   Dispenser d(num_replicas, {init.begin(), init.end()}, uid);
-  d.AllocateByWeight(weights);
-  return d.result();
+  d.AllocateByTargetReplicas(targets);
+  return std::move(d).TakeResult();
 }
 
 std::vector<TargetReplicas> AssignByDuplicated(std::span<const ClusterDetail> candidates,
@@ -263,7 +298,7 @@ std::vector<TargetReplicas> AssignByStaticWeight(std::span<const ClusterDetail> 
   }
   Dispenser d(request.replicas, {}, request.uid);
   d.AllocateByWeight(list);
-  return d.result();
+  return std::move(d).TakeResult();
 }
 
 Division DynamicDivideReplicas(DivisionStrategy strategy, std::vector<TargetReplicas> available,

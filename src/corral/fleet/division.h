@@ -70,11 +70,16 @@ class Dispenser {
   // AllocateByWeight: deals the replicas over `weights` (Webster), keeping the initial seats; the
   // result lists every party by name ascending. No-op when done or when all weights are 0.
   void AllocateByWeight(std::span<const ClusterWeightInfo> weights);
+  // The same with each target's replicas as its weight.
+  void AllocateByTargetReplicas(std::span<const TargetReplicas> targets);
 
   int32_t num_replicas() const { return num_replicas_; }
   const std::vector<TargetReplicas>& result() const { return result_; }
+  std::vector<TargetReplicas> TakeResult() && { return std::move(result_); }
 
  private:
+  void AllocateByVotes(std::span<const std::pair<std::string_view, int64_t>> votes);
+
   int32_t num_replicas_;
   std::vector<TargetReplicas> result_;
   NameOrder order_;

@@ -80,32 +80,56 @@ int64_t AllowedPodNumber(const api::ResourceSummary& summary) {
   return allowed <= 0 ? 0 : allowed;
 }
 
-int64_t MaxReplicasBasedOnClusterSummary(const api::ResourceSummary& summary,
-                                         const api::ReplicaRequirements& requirements,
-                                         const Interner& interner) {
-  (void)interner;
-  int64_t maximum = std::numeric_limits<int64_t>::max();
+namespace {
+
+// One requested resource of a replica as step 4 divides by it: Value() for every resource but cpu,
+// MilliValue() for cpu. Resources whose Value() is not positive are left out.
+struct Requested {
+  Symbol name;
+  int64_t per_replica = 0;
+  bool cpu = false;
+};
+
+std::vector<Requested> RequestedResources(const api::ReplicaRequirements& requirements) {
+  std::vector<Requested> out;
+  out.reserve(requirements.resource_request.size());
   for (const auto& [name, value] : requirements.resource_request) {
     int64_t requested = value.Value();
     if (requested <= 0) continue;
-    const api::Quantity* allocatable = api::FindResource(summary.allocatable, name);
+    const bool cpu = name == api::wk::kCpu;
+    out.push_back({name, cpu ? value.MilliValue() : requested, cpu});
+  }
+  return out;
+}
+
+int64_t MaxReplicasBasedOnClusterSummary(const api::ResourceSummary& summary,
+                                         std::span<const Requested> requested) {
+  int64_t maximum = std::numeric_limits<int64_t>::max();
+  for (const Requested& r : requested) {
+    const api::Quantity* allocatable = api::FindResource(summary.allocatable, r.name);
     if (allocatable == nullptr) return 0;
     api::Quantity available = *allocatable;
-    if (const api::Quantity* q = api::FindResource(summary.allocated, name)) {
+    if (const api::Quantity* q = api::FindResource(summary.allocated, r.name)) {
       available = SubOrSaturate(available, *q);
     }
-    if (const api::Quantity* q = api::FindResource(summary.allocating, name)) {
+    if (const api::Quantity* q = api::FindResource(summary.allocating, r.name)) {
       available = SubOrSaturate(available, *q);
     }
     int64_t available_value = available.Value();
     if (available_value <= 0) return 0;
-    if (name == api::wk::kCpu) {
-      requested = value.MilliValue();
-      available_value = available.MilliValue();
-    }
-    maximum = std::min(maximum, available_value / requested);
+    if (r.cpu) available_value = available.MilliValue();
+    maximum = std::min(maximum, available_value / r.per_replica);
   }
   return maximum;
+}
+
+}  // namespace
+
+int64_t MaxReplicasBasedOnClusterSummary(const api::ResourceSummary& summary,
+                                         const api::ReplicaRequirements& requirements,
+                                         const Interner& interner) {
+  (void)interner;
+  return MaxReplicasBasedOnClusterSummary(summary, RequestedResources(requirements));
 }
 
 Result<int64_t> MaxReplicasBasedOnResourceModels(const api::Cluster& cluster,
@@ -142,27 +166,44 @@ Result<int64_t> MaxReplicasBasedOnResourceModels(const api::Cluster& cluster,
   return total;
 }
 
-int32_t GeneralEstimator::MaxAvailableReplicas(const api::Cluster& cluster,
-                                               const api::ReplicaRequirements* requirements) const {
+namespace {
+
+// Steps 1–4 for one cluster, with the request's amounts already taken apart.
+int32_t Estimate(const api::Cluster& cluster, const api::ReplicaRequirements* requirements,
+                 std::span<const Requested> requested, bool resource_modeling,
+                 const Interner& interner) {
   if (!cluster.resource_summary) return 0;
   const api::ResourceSummary& summary = *cluster.resource_summary;
   int64_t maximum = AllowedPodNumber(summary);
   if (maximum <= 0) return 0;
   if (requirements == nullptr) return static_cast<int32_t>(maximum);
-  if (resource_modeling_ && !summary.allocatable_modelings.empty()) {
-    Result<int64_t> num = MaxReplicasBasedOnResourceModels(cluster, *requirements, interner_);
+  if (resource_modeling && !summary.allocatable_modelings.empty()) {
+    Result<int64_t> num = MaxReplicasBasedOnResourceModels(cluster, *requirements, interner);
     if (num.ok()) return static_cast<int32_t>(std::min(maximum, *num));
   }
-  int64_t num = MaxReplicasBasedOnClusterSummary(summary, *requirements, interner_);
+  int64_t num = MaxReplicasBasedOnClusterSummary(summary, requested);
   return static_cast<int32_t>(std::min(maximum, num));
+}
+
+}  // namespace
+
+int32_t GeneralEstimator::MaxAvailableReplicas(const api::Cluster& cluster,
+                                               const api::ReplicaRequirements* requirements) const {
+  if (requirements == nullptr) return Estimate(cluster, nullptr, {}, resource_modeling_, interner_);
+  return Estimate(cluster, requirements, RequestedResources(*requirements), resource_modeling_,
+                  interner_);
 }
 
 std::vector<int32_t> GeneralEstimator::MaxAvailableReplicas(
     std::span<const api::Cluster* const> clusters,
     const api::ReplicaRequirements* requirements) const {
+  // The request's per-replica amounts are the same for every cluster: computed once.
+  std::vector<Requested> requested;
+  if (requirements != nullptr) requested = RequestedResources(*requirements);
   std::vector<int32_t> out;
   out.reserve(clusters.size());
-  for (const api::Cluster* c : clusters) out.push_back(MaxAvailableReplicas(*c, requirements));
+  for (const api::Cluster* c : clusters)
+    out.push_back(Estimate(*c, requirements, requested, resource_modeling_, interner_));
   return out;
 }
 

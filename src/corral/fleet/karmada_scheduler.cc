@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "corral/fleet/division.h"
 #include "corral/fleet/plugins/api_enablement/api_enablement.h"
@@ -49,17 +50,20 @@ BindingSchedule Attempt(const api::FleetWork& work, std::span<const api::Cluster
   const ClusterEviction eviction;
   const ClusterLocality locality;
 
+  out.clusters.reserve(clusters.size());
   std::vector<const api::Cluster*> feasible;
   std::vector<size_t> feasible_index;
+  feasible.reserve(clusters.size());
+  feasible_index.reserve(clusters.size());
   std::map<std::string, int> histogram;
   size_t diagnosed = 0;
   for (size_t i = 0; i < clusters.size(); ++i) {
     const api::Cluster& c = clusters[i];
-    ClusterVerdict v;
-    v.name = std::string(interner.Str(c.meta.name));
+    // One verdict per cluster, in input order (reserved above, so the reference stays valid).
+    ClusterVerdict& v = out.clusters.emplace_back();
+    v.name = interner.Str(c.meta.name);
     if (c.meta.deletion_timestamp) {
       v.deleting = true;
-      out.clusters.push_back(std::move(v));
       continue;
     }
     struct Step {
@@ -88,9 +92,8 @@ BindingSchedule Attempt(const api::FleetWork& work, std::span<const api::Cluster
       v.locality_score = locality.Score(work, c);
       v.score = v.affinity_score + v.locality_score;
       feasible.push_back(&c);
-      feasible_index.push_back(out.clusters.size());
+      feasible_index.push_back(i);
     }
-    out.clusters.push_back(std::move(v));
   }
   if (feasible.empty()) {
     std::string reasons = "no cluster exists";
@@ -109,6 +112,7 @@ BindingSchedule Attempt(const api::FleetWork& work, std::span<const api::Cluster
       work.replica_requirements ? &*work.replica_requirements : nullptr;
   std::vector<int32_t> allocatable = CalAvailableReplicas(estimators, feasible, work.replicas, req);
   std::vector<ScoredCluster> scored;
+  scored.reserve(feasible.size());
   for (size_t k = 0; k < feasible.size(); ++k) {
     scored.push_back({feasible[k], out.clusters[feasible_index[k]].score});
   }
@@ -129,7 +133,7 @@ BindingSchedule Attempt(const api::FleetWork& work, std::span<const api::Cluster
       v->available_replicas = d.available_replicas;
     }
   }
-  Selection selection = SelectBestClusters(work.placement, groups, work.replicas);
+  Selection selection = SelectBestClusters(work.placement, std::move(groups), work.replicas);
   if (!selection.ok()) {
     out.error = "failed to select clusters: " + selection.error;
     // The one selection error Karmada types as UnschedulableError.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <utility>
 
 namespace corral::fleet {
 
@@ -52,9 +53,14 @@ bool TopologyIgnored(const api::Placement& p) {
   return IgnoreSpreadConstraint(p);
 }
 
-// sortClusters with the available-replicas comparison.
+// sortClusters with the available-replicas comparison. The order is total for distinct names, so
+// sorting positions and then moving each entry once gives the same list as sorting the entries.
 void SortClusters(std::vector<ClusterDetail>& cs) {
-  std::sort(cs.begin(), cs.end(), [](const ClusterDetail& a, const ClusterDetail& b) {
+  std::vector<uint32_t> order(cs.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t i, uint32_t j) {
+    const ClusterDetail& a = cs[i];
+    const ClusterDetail& b = cs[j];
     if (a.overflow_order != b.overflow_order) return a.overflow_order < b.overflow_order;
     if (a.score != b.score) return a.score > b.score;
     if (a.available_replicas != b.available_replicas) {
@@ -62,6 +68,10 @@ void SortClusters(std::vector<ClusterDetail>& cs) {
     }
     return a.name < b.name;
   });
+  std::vector<ClusterDetail> sorted;
+  sorted.reserve(cs.size());
+  for (uint32_t i : order) sorted.push_back(std::move(cs[i]));
+  cs = std::move(sorted);
 }
 
 int32_t AssignedReplicasFor(const api::FleetWork& work, Symbol cluster) {
@@ -214,16 +224,16 @@ GroupClustersInfo GroupClusters(std::span<const ScoredCluster> scored,
                                 std::span<const int32_t> allocatable, const api::FleetWork& work,
                                 const Interner& interner) {
   GroupClustersInfo info;
+  info.clusters.reserve(scored.size());
   for (size_t i = 0; i < scored.size(); ++i) {
     const api::Cluster& c = *scored[i].cluster;
-    ClusterDetail d;
-    d.name = std::string(interner.Str(c.meta.name));
+    ClusterDetail& d = info.clusters.emplace_back();
+    d.name = interner.Str(c.meta.name);
     d.cluster = &c;
     d.score = scored[i].score;
     d.overflow_order = ClusterOverflowOrder(c, work, interner);
     d.allocatable_replicas = i < allocatable.size() ? allocatable[i] : 0;
     d.available_replicas = int64_t{d.allocatable_replicas} + AssignedReplicasFor(work, c.meta.name);
-    info.clusters.push_back(std::move(d));
   }
   SortClusters(info.clusters);
   const api::Placement& p = work.placement;
@@ -350,6 +360,14 @@ std::vector<SelectGroup> SelectGroups(std::vector<SelectGroup> groups, int min_g
   std::vector<SelectGroup> out;
   for (const SelectGroup* g : best->groups) out.push_back(*g);
   return out;
+}
+
+Selection SelectBestClusters(const api::Placement& placement, GroupClustersInfo&& info,
+                             int32_t need_replicas) {
+  if (placement.spread_constraints.empty() || IgnoreSpreadConstraint(placement)) {
+    return Selection{std::move(info.clusters), {}};
+  }
+  return SelectBestClusters(placement, std::as_const(info), need_replicas);
 }
 
 Selection SelectBestClusters(const api::Placement& placement, const GroupClustersInfo& info,

@@ -87,5 +87,8 @@ struct Selection {
 // SelectBestClusters. `need_replicas` is spec.replicas.
 Selection SelectBestClusters(const api::Placement& placement, const GroupClustersInfo& info,
                              int32_t need_replicas);
+// The same, taking the candidates from `info` where the selection is all of them.
+Selection SelectBestClusters(const api::Placement& placement, GroupClustersInfo&& info,
+                             int32_t need_replicas);
 
 }  // namespace corral::fleet

@@ -46,31 +46,52 @@ std::vector<Party> AllocateWebsterSeats(int32_t new_seats,
                                         const std::vector<std::pair<std::string, int64_t>>& votes,
                                         const std::vector<std::pair<std::string, int32_t>>& initial,
                                         NameOrder order) {
+  std::vector<std::pair<std::string_view, int64_t>> vote_views(votes.begin(), votes.end());
+  std::vector<std::pair<std::string_view, int32_t>> initial_views(initial.begin(), initial.end());
+  return AllocateWebsterSeats(new_seats, vote_views, initial_views, order);
+}
+
+std::vector<Party> AllocateWebsterSeats(
+    int32_t new_seats, std::span<const std::pair<std::string_view, int64_t>> votes,
+    std::span<const std::pair<std::string_view, int32_t>> initial, NameOrder order) {
   // Every name once, in name order: its initial seats and its votes (the last given of each).
-  std::vector<Party> parties;
-  parties.reserve(initial.size() + votes.size());
-  for (const auto& [name, seats] : initial) parties.push_back(Party{name, 0, seats});
-  const size_t num_initial = parties.size();
-  for (const auto& [name, v] : votes) parties.push_back(Party{name, v, 0});
-  std::vector<uint32_t> index(parties.size());
+  struct Entry {
+    std::string_view name;
+    int64_t votes = 0;
+    int32_t seats = 0;
+  };
+  std::vector<Entry> entries;
+  entries.reserve(initial.size() + votes.size());
+  for (const auto& [name, seats] : initial) entries.push_back(Entry{name, 0, seats});
+  const size_t num_initial = entries.size();
+  for (const auto& [name, v] : votes) entries.push_back(Entry{name, v, 0});
+  std::vector<uint32_t> index(entries.size());
   for (uint32_t i = 0; i < index.size(); ++i) index[i] = i;
   std::stable_sort(index.begin(), index.end(),
-                   [&](uint32_t a, uint32_t b) { return parties[a].name < parties[b].name; });
-  std::vector<Party> merged;
-  merged.reserve(parties.size());
+                   [&](uint32_t a, uint32_t b) { return entries[a].name < entries[b].name; });
+  std::vector<Entry> unique;
+  unique.reserve(entries.size());
   for (uint32_t i : index) {
-    Party& p = parties[i];
+    const Entry& e = entries[i];
     const bool is_vote = i >= num_initial;
-    if (merged.empty() || merged.back().name != p.name) {
-      merged.push_back(Party{std::move(p.name), is_vote ? p.votes : 0, is_vote ? 0 : p.seats});
+    if (unique.empty() || unique.back().name != e.name) {
+      unique.push_back(Entry{e.name, is_vote ? e.votes : 0, is_vote ? 0 : e.seats});
       continue;
     }
     // A later entry of the same name: initial entries set seats, vote entries set votes.
     if (is_vote) {
-      merged.back().votes = p.votes;
+      unique.back().votes = e.votes;
     } else {
-      merged.back().seats = p.seats;
+      unique.back().seats = e.seats;
     }
+  }
+  std::vector<Party> merged;
+  merged.reserve(unique.size());
+  for (const Entry& e : unique) {
+    Party& p = merged.emplace_back();
+    p.name = e.name;
+    p.votes = e.votes;
+    p.seats = e.seats;
   }
   if (merged.empty()) return merged;
 

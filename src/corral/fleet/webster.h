@@ -9,6 +9,7 @@
 // it is even or the UID is empty.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -40,5 +41,11 @@ std::vector<Party> AllocateWebsterSeats(int32_t new_seats,
                                         const std::vector<std::pair<std::string, int64_t>>& votes,
                                         const std::vector<std::pair<std::string, int32_t>>& initial,
                                         NameOrder order);
+
+// The same over names the caller keeps alive for the call (the dispenser's own lists), so that
+// only the result copies them.
+std::vector<Party> AllocateWebsterSeats(
+    int32_t new_seats, std::span<const std::pair<std::string_view, int64_t>> votes,
+    std::span<const std::pair<std::string_view, int32_t>> initial, NameOrder order);
 
 }  // namespace corral::fleet
