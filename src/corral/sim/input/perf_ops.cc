@@ -451,11 +451,12 @@ bool OpCompiler::CreateAny(const Node& op, size_t idx) {
     move_all(o.selector_owners, spec_.objects.selector_owners);
     move_all(o.workloads, spec_.objects.workloads);
     move_all(o.pod_groups, spec_.objects.pod_groups);
+    const size_t dra_and_storage = TakeDraAndStorage(o, ns);
     size_t after = spec_.objects.namespaces.size() + spec_.objects.priority_classes.size() +
                    spec_.objects.pod_disruption_budgets.size() +
                    spec_.objects.selector_owners.size() + spec_.objects.workloads.size() +
                    spec_.objects.pod_groups.size();
-    if (after == before) {
+    if (after == before && dra_and_storage == 0) {
       unsupported = fmt::format("createAny of kind {:?} (not modelled by Corral)", obj->kind);
       return false;
     }
@@ -712,9 +713,17 @@ bool OpCompiler::Run() {
       unsupported = "op \"createCompositePodGroups\" (CompositePodGroup objects are not modelled)";
     } else if (code == "waitForPodGroups") {
       ok = WaitForPodGroups(op) && ok;
-    } else if (code == "createResourceClaims" || code == "createResourceDriver" ||
-               code == "allocResourceClaims" || code == "updateAnyOp") {
-      unsupported = fmt::format("op {:?} (the DRA ops of scheduler_perf are not ported yet)", code);
+    } else if (code == "createResourceDriver") {
+      ok = CreateResourceDriver(op) && ok;
+    } else if (code == "createResourceClaims") {
+      ok = CreateResourceClaims(op) && ok;
+    } else if (code == "allocResourceClaims") {
+      ok = AllocResourceClaims(op) && ok;
+    } else if (code == "updateAnyOp" || code == "updateDeviceConditions" ||
+               code == "checkPodScheduled") {
+      // kube ops that change objects while pods are scheduled (a patch applied to existing objects,
+      // device binding conditions written by a driver); Corral's program has no step for them.
+      unsupported = fmt::format("op {:?} (not ported)", code);
     } else if (code.empty()) {
       d_.Required(op, "opcode");
       ok = false;
@@ -723,6 +732,7 @@ bool OpCompiler::Run() {
       ok = false;
     }
   }
+  if (ok && unsupported.empty()) Finish();
   return ok && unsupported.empty();
 }
 
