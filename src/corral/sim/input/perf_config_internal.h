@@ -198,6 +198,13 @@ class OpCompiler {
     std::string generated_prefix;  // non-empty: the name is generated at run time
   };
   bool PlannedNodes(const Node& at, std::vector<PlannedNode>& out);
+  // Volume ops (perf_volume_ops.cc). createPods with persistentVolumeTemplatePath and
+  // persistentVolumeClaimTemplatePath: per pod i a bound pair, claim "pvc-<i>" and volume
+  // "<namespace>-vol-<i>", the pod's volumes replaced by one that names the claim.
+  bool AddPersistentVolumes(const Node& op, const std::string& ns, int64_t count, uint32_t tmpl);
+  // nodeAllocatableStrategy's csiNodeAllocatable and migratedPlugins: a CSINode for each of the
+  // last `count` planned nodes.
+  bool AddCsiNodes(const Node& strategy, int64_t count);
   // Publishes the DRA and storage objects collected by the ops into the spec.
   void Finish();
 

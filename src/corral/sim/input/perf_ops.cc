@@ -229,14 +229,19 @@ bool OpCompiler::CreateNodes(const Node& op, size_t idx) {
   const bool keep_name = obj->has_name;
   // nodeAllocatableStrategy: allocatable (and capacity) overrides.
   std::vector<std::pair<Symbol, api::Quantity>> alloc_override;
+  const Node* csi_strategy = nullptr;
   if (const Node* s = op.Find("nodeAllocatableStrategy"); s != nullptr && s->is_map()) {
     auto sc = d_.Field("nodeAllocatableStrategy");
+    CheckKeys(*s, {"nodeAllocatable", "csiNodeAllocatable", "migratedPlugins"});
     if (const Node* na = s->Find("nodeAllocatable")) {
       auto sc2 = d_.Field("nodeAllocatable");
       d_.ForEachEntry(*na, [&](const Node& key, const Node& v) {
         api::Quantity q;
         if (d_.ReadQuantity(v, q)) alloc_override.emplace_back(in_.Intern(key.text()), q);
       });
+    }
+    if (s->Find("csiNodeAllocatable") != nullptr || s->Find("migratedPlugins") != nullptr) {
+      csi_strategy = s;
     }
   }
   auto apply_alloc = [alloc_override](api::Node& n) {
@@ -316,6 +321,10 @@ bool OpCompiler::CreateNodes(const Node& op, size_t idx) {
   o.line = op.line();
   o.describe = fmt::format("createNodes count={}", *count);
   spec_.program.push_back(std::move(o));
+  if (csi_strategy != nullptr) {
+    auto sc = d_.Field("nodeAllocatableStrategy");
+    return AddCsiNodes(*csi_strategy, *count);
+  }
   return true;
 }
 
@@ -332,11 +341,6 @@ bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_ov
   }
   if (Bool(op, "steadyState")) {
     unsupported = "createPods with steadyState";
-    return false;
-  }
-  if (op.Find("persistentVolumeTemplatePath") != nullptr ||
-      op.Find("persistentVolumeClaimTemplatePath") != nullptr) {
-    unsupported = "createPods with persistent volumes (volumes are not modelled)";
     return false;
   }
   auto count = Count(op, "count", "countParam", true);
@@ -383,6 +387,11 @@ bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_ov
     if (!t.ok()) return false;
     tmpl = AddPodTemplate(*t, base, ns, *count, op);
     if (tmpl == kNone) return false;
+  }
+  if ((op.Find("persistentVolumeTemplatePath") != nullptr ||
+       op.Find("persistentVolumeClaimTemplatePath") != nullptr) &&
+      !AddPersistentVolumes(op, ns, *count, tmpl)) {
+    return false;
   }
   Workload wk;
   wk.name = fmt::format("createPods-{}", idx);
