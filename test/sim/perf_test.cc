@@ -189,20 +189,20 @@ TEST(PerfConfigTest, UnknownParamsAndTemplatesAreReportedWhereTheyAre) {
 TEST(PerfConfigTest, UnsupportedOpsSkipTheWorkload) {
   Interner in = api::NewInterner();
   constexpr std::string_view kCfg = R"(
-- name: Dra
+- name: Update
   workloadTemplate:
   - opcode: createNodes
     count: 1
-  - opcode: createResourceDriver
+  - opcode: updateAnyOp
   workloads:
   - name: w
 )";
   Diagnostics diags;
-  auto c = PerfConfig::Parse(kCfg, "dra.yaml", in, diags);
+  auto c = PerfConfig::Parse(kCfg, "update.yaml", in, diags);
   ASSERT_TRUE(c.ok());
   PerfResult r = RunPerfWorkload(*c, c->All()[0], in, Fixed(1'000'000));
   EXPECT_EQ(r.status, PerfResult::Status::kSkipped);
-  EXPECT_THAT(r.message, ::testing::HasSubstr("createResourceDriver"));
+  EXPECT_THAT(r.message, ::testing::HasSubstr("updateAnyOp"));
 }
 
 }  // namespace

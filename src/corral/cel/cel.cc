@@ -69,7 +69,9 @@ CompileResult Compile(std::string_view expression) {
   auto impl = std::make_unique<Program::Impl>();
   impl->source = std::string(expression);
   try {
-    int root = internal::Parse(expression, impl.get());
+    // The program's identifier and literal views point into the source it owns, never into the
+    // caller's buffer, which may be gone before the program runs.
+    int root = internal::Parse(impl->source, impl.get());
     Ty t = internal::Check(impl.get(), root);
     if (t != Ty::kBool && t != Ty::kDyn) {
       Fail(1, false, fmt::format("must evaluate to bool, got {}", TyName(t)));

@@ -77,7 +77,15 @@ std::string FormatPerfTable(const std::vector<PerfResult>& results) {
          "one sample over the "
          "whole window\n";
   }
-  std::string cost = results.empty() ? "measured" : results.front().cost_model;
+  // The cost model of the first workload that ran (one that was skipped or failed to compile has
+  // none); every workload of a command runs with the same one.
+  std::string cost = "measured";
+  for (const auto& r : results) {
+    if (!r.cost_model.empty()) {
+      cost = r.cost_model;
+      break;
+    }
+  }
   if (cost == "measured-cpu") {
     s +=
         "throughput in pods/s of scheduler CPU time (each scheduling cycle is charged the CPU time "

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "corral/sim/controllers/controllers.h"
+#include "corral/sim/controllers/pv_controller.h"
 #include "corral/sim/fleet_lane.h"
 #include "corral/sim/member.h"
 #include "corral/sim/sampler.h"
@@ -103,6 +104,15 @@ uint32_t Pods::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, int64_t 
     s.pod.meta.name = in.Intern(name_buf_);
   } else if (!(tmpl.render && tmpl.keep_rendered_name)) {
     s.pod.meta.name = w_.NextName(tmpl.name_prefix);
+  }
+  // A workload's own pod (not a controller's, which made its claims already) gets the claims of its
+  // generic ephemeral volumes and ResourceClaimTemplates before it is queued, as kube's
+  // resourceclaim and ephemeral volume controllers create them for any pod.
+  if (pod == nullptr && (!s.pod.resource_claims.empty() || !s.pod.volumes.empty()) &&
+      !controllers::CreatePodClaims(w_, group != kNone ? MemberOfGroup(group) : MemberOf(w), s.pod,
+                                    ws.rng)) {
+    FreePod(i);
+    return kNone;
   }
   if (!priority_override_.empty() && !s.pod.priority_class_name.empty()) {
     if (auto it = priority_override_.find(s.pod.priority_class_name);

@@ -57,8 +57,13 @@ const doc::Field<WorkloadIn> kWorkloadFields[] = {
          } else if (v.kind() == doc::Kind::kString) {
            p.is_int = false;
            p.s = std::string(v.text());
+         } else if (v.kind() == doc::Kind::kBool) {
+           // kube's params hold any JSON value; a boolean renders in a template as Go prints it.
+           p.is_int = false;
+           p.s = v.bool_value() ? "true" : "false";
          } else {
-           d.Error(v, fmt::format("want an integer or a string, got {}", Decoder::Describe(v)));
+           d.Error(v, fmt::format("want an integer, a string or a boolean, got {}",
+                                  Decoder::Describe(v)));
            return;
          }
          o.params[std::string(key.text())] = std::move(p);

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "corral/api/resource/types.h"
+#include "corral/api/storage.h"
 #include "corral/core/diagnostics.h"
 #include "corral/core/interner.h"
 #include "corral/core/result.h"
@@ -102,6 +104,17 @@ struct LoadedObject {
       priority;  // spec.priority given without a class (kube's test apiserver keeps it)
 };
 
+// Go's path/filepath.Match for names without separators: `*` any run of characters but '/', `?` one
+// such character, `[...]` a class (ranges, `^` negation), `\\` escapes. False for a malformed
+// pattern (Go returns ErrBadPattern then; the caller checks WellFormedGlob first).
+bool GlobMatch(std::string_view pattern, std::string_view name);
+bool WellFormedGlob(std::string_view pattern);
+
+// The ResourceSlice kube's createResourceDriver op publishes for one node (scheduler_perf's
+// resourceSlice(driverName, nodeName, capacity)), as resource.k8s.io/v1 YAML: pool and slice named
+// after the node, `capacity` devices "instance-<i>" with its attributes and memory capacity.
+std::string DriverSliceYaml(std::string_view driver, std::string_view node, int64_t capacity);
+
 // Loads one rendered object; spec.priority without a priorityClassName is kept aside (kube's test
 // apiserver keeps it) and generateName-only objects get a placeholder name.
 Result<LoadedObject> LoadRendered(const std::string& text, const std::string& file, Interner& in);
@@ -171,6 +184,29 @@ class OpCompiler {
   bool CreateNamespaces(const Node& op);
   bool CreatePodGroups(const Node& op);
   bool WaitForPodGroups(const Node& op);
+  // DRA ops (perf_dra_ops.cc).
+  bool CreateResourceDriver(const Node& op);
+  bool CreateResourceClaims(const Node& op);
+  bool AllocResourceClaims(const Node& op);
+  // Moves the resource.k8s.io and storage objects of `from` into the run's objects, namespaced
+  // objects into `ns` when it is given. Returns how many objects moved.
+  size_t TakeDraAndStorage(api::ObjectSet& from, const std::optional<std::string>& ns);
+  // The nodes the ops before this point create, rendered (a generated name stays the template's
+  // placeholder; `generated` then names the pool's prefix).
+  struct PlannedNode {
+    api::Node node;
+    std::string generated_prefix;  // non-empty: the name is generated at run time
+  };
+  bool PlannedNodes(const Node& at, std::vector<PlannedNode>& out);
+  // Volume ops (perf_volume_ops.cc). createPods with persistentVolumeTemplatePath and
+  // persistentVolumeClaimTemplatePath: per pod i a bound pair, claim "pvc-<i>" and volume
+  // "<namespace>-vol-<i>", the pod's volumes replaced by one that names the claim.
+  bool AddPersistentVolumes(const Node& op, const std::string& ns, int64_t count, uint32_t tmpl);
+  // nodeAllocatableStrategy's csiNodeAllocatable and migratedPlugins: a CSINode for each of the
+  // last `count` planned nodes.
+  bool AddCsiNodes(const Node& strategy, int64_t count);
+  // Publishes the DRA and storage objects collected by the ops into the spec.
+  void Finish();
 
   const PerfConfig::Impl& im_;
   const TestCaseIn& tc_;
@@ -182,6 +218,8 @@ class OpCompiler {
   std::string tc_path_;
   std::map<std::string, std::shared_ptr<TemplateFile>> templates_;
   std::set<std::string> namespaces_;
+  std::shared_ptr<api::resource::ResourceObjects> dra_;
+  std::shared_ptr<api::StorageObjects> storage_;
 };
 
 }  // namespace corral::sim::perf_detail
