@@ -1,5 +1,5 @@
 // `corral dispatch FILE|DIR... [-o table|json|yaml] [--explain NAME]...`
-// `    [--estimator general|accurate] [--feature-gates G=bool,...]`
+// `    [--estimator general|accurate] [--member-config NAME=PATH]... [--feature-gates G=bool,...]`
 
 #include <cstdio>
 #include <memory>
@@ -21,6 +21,7 @@ struct DispatchFlags {
   std::vector<std::string> explain;
   std::string feature_gates;
   std::string estimator = "general";
+  std::vector<std::string> member_configs;
 };
 }  // namespace
 
@@ -42,6 +43,9 @@ Command AddDispatchCommand(CLI::App& root) {
                   "accurate: also ask the scheduler of each member given as a folder of its nodes "
                   "and pods")
       ->check(CLI::IsMember({"general", "accurate"}));
+  app->add_option("--member-config", flags->member_configs,
+                  "NAME=PATH: the KubeSchedulerConfiguration of the member folder NAME (default: "
+                  "its scheduler-config.yaml, else kube's default profile); repeatable");
   app->add_option("--explain", flags->explain,
                   "Explain this work item (NS/NAME or NAME): every cluster's filter verdict, "
                   "scores and replicas; repeatable");
@@ -57,6 +61,7 @@ Command AddDispatchCommand(CLI::App& root) {
     req.explain = flags->explain;
     req.feature_gates = flags->feature_gates;
     req.estimator = flags->estimator;
+    req.member_configs = flags->member_configs;
     auto out = app::RunDispatch(req);
     if (!out.ok()) {
       fmt::print(stderr, "{}\n", out.error().message);

@@ -39,6 +39,9 @@ struct DispatchRequest {
   // folders, the minimum of both answers counting, as Karmada takes the minimum over its
   // estimators; Kueue's ClusterFeasibility asks it whether the whole workload fits.
   std::string estimator = "general";
+  // "NAME=PATH": the KubeSchedulerConfiguration of the member folder NAME (app/dispatch_members.h);
+  // a member folder's own scheduler-config.yaml otherwise.
+  std::vector<std::string> member_configs;
 };
 
 struct DispatchItem {

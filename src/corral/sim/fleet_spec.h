@@ -24,8 +24,16 @@ struct FleetOutage {
   int64_t duration_ns = 0;
 };
 
+// Which estimators the dispatcher consults: Karmada's general estimator alone, or with the
+// accurate estimator (each member's own scheduler, fleet_estimate.h) — calAvailableReplicas takes
+// the minimum of their answers, and ClusterFeasibility needs every answer to say yes. kShadow asks
+// the accurate estimator at every attempt and ignores its answers (tests: a run must decide exactly
+// as with kGeneral); no scenario spells it.
+enum class FleetEstimatorKind : uint8_t { kGeneral, kAccurate, kShadow };
+
 struct FleetSpec {
   fleet::DispatchLoopConfig config;
+  FleetEstimatorKind estimator = FleetEstimatorKind::kGeneral;
   int64_t refresh_interval_ns = 10'000'000'000;  // Karmada's cluster status update frequency
   // One per member, in member order: labels, provider/region/zone, taints, API enablements; the
   // resource summary is filled from the member at each refresh.
@@ -51,6 +59,14 @@ struct FleetItemResult {
       why_not;  // cluster → reason, at the last attempt
 };
 
+// What the fleet sent to one member.
+struct FleetMemberResult {
+  std::string name;
+  int64_t copies = 0;     // copies created there
+  int64_t replicas = 0;   // replicas those copies asked for
+  int64_t withdrawn = 0;  // copies the dispatcher withdrew from there
+};
+
 struct FleetResult {
   std::string scheduler;   // "karmada", "kueue"
   std::string dispatcher;  // "composable top-1", "composable top-2", "AllAtOnce", "Incremental"
@@ -62,6 +78,11 @@ struct FleetResult {
   // Per sample (aligned with RunResult::samples): nominations and retries so far.
   std::vector<int64_t> sample_nominations, sample_retries, sample_queued;
   std::vector<FleetItemResult> items_detail;  // the first kMaxItemDetails items
+  std::vector<FleetMemberResult> members;     // in member order
+  // The accurate estimator (FleetEstimatorKind::kAccurate): estimates computed, and answered from
+  // the memo (same member generation and replica template).
+  bool accurate = false;
+  int64_t estimates_computed = 0, estimates_memoized = 0;
   static constexpr size_t kMaxItemDetails = 200;
 };
 
