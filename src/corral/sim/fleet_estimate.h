@@ -8,8 +8,7 @@
 //  (1) Read-only and in place: Scheduler::EstimateIndependentReplicas runs PreFilter once and
 //      Filter on every node of the member's current snapshot, with the member's own profiles and
 //      plugin arguments (its KubeSchedulerConfiguration), and adds up the copies each passing
-//      node's free resources hold. Nothing the member later decides depends on it having been
-//      asked.
+//      node's free resources hold. Nothing the member later decides depends on the question.
 //  (2) The replica pod is the fleet workload's own pod template (node selector, affinity,
 //      tolerations, priority, scheduler name), without gang membership: a copy goes whole to one
 //      member, so a gang fits when every one of its pods does. Only templates whose copies contend

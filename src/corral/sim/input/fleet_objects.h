@@ -1,8 +1,7 @@
 #pragma once
 // Karmada and Kueue objects as the input of a fleet scenario: `fleet.objects` names files or
 // folders of the objects `corral dispatch` reads (corral/loader/fleet_loader.h: strict, every
-// problem reported at its own file and line). CompileFleetObjects applies them to the fleet being
-// compiled:
+// problem reported at its own file and line). CompileFleetObjects applies them to the fleet:
 //
 //   - a Karmada Cluster (scheduler karmada) or a MultiKueueCluster (kueue) describes the scenario
 //     cluster of its name as a `fleet.members` entry would: labels, provider, region, zone(s),
