@@ -1,5 +1,5 @@
 // `corral dispatch FILE|DIR... [-o table|json|yaml] [--explain NAME]...`
-// `    [--estimator general|accurate] [--feature-gates G=bool,...]`
+// `    [--estimator general|accurate] [--member-config NAME=PATH]... [--feature-gates G=bool,...]`
 // `    [--preemption karmada|fleetwide] [--preemption-victims summary|simulation]`
 
 #include <cstdio>
@@ -24,6 +24,7 @@ struct DispatchFlags {
   std::string estimator = "general";
   std::string preemption = "karmada";
   std::string preemption_victims = "summary";
+  std::vector<std::string> member_configs;
 };
 }  // namespace
 
@@ -45,6 +46,9 @@ Command AddDispatchCommand(CLI::App& root) {
                   "accurate: also ask the scheduler of each member given as a folder of its nodes "
                   "and pods")
       ->check(CLI::IsMember({"general", "accurate"}));
+  app->add_option("--member-config", flags->member_configs,
+                  "NAME=PATH: the KubeSchedulerConfiguration of the member folder NAME (default: "
+                  "its scheduler-config.yaml, else kube's default profile); repeatable");
   app->add_option("--explain", flags->explain,
                   "Explain this work item (NS/NAME or NAME): every cluster's filter verdict, "
                   "scores and replicas; repeatable");
@@ -71,6 +75,7 @@ Command AddDispatchCommand(CLI::App& root) {
     req.estimator = flags->estimator;
     req.preemption = flags->preemption;
     req.preemption_victims = flags->preemption_victims;
+    req.member_configs = flags->member_configs;
     auto out = app::RunDispatch(req);
     if (!out.ok()) {
       fmt::print(stderr, "{}\n", out.error().message);

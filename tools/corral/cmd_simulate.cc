@@ -56,6 +56,7 @@ struct SimulateFlags {
   bool progress = false;
   bool strict = false;
   std::string validate = "strict";
+  std::string estimator;
   int64_t seed = -1;
 };
 
@@ -186,16 +187,16 @@ int Run(const SimulateFlags& flags) {
   }
   if (builtin) {
     spec = sim::ParseScenario(sim::DefaultScenarioYaml(), "<built-in default scenario>", "", in,
-                              diags, {.strict = flags.strict});
+                              diags, {.strict = flags.strict, .fleet_estimator = flags.estimator});
   } else if (all_csv) {
     spec = sim::LoadAlibabaTrace(flags.inputs, in, diags, {});
   } else if (flags.inputs.size() == 1 && std::filesystem::is_regular_file(flags.inputs[0])) {
     std::ifstream f(flags.inputs[0], std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     if (sim::LooksLikeScenario(text)) {
-      spec = sim::ParseScenario(text, flags.inputs[0],
-                                std::filesystem::path(flags.inputs[0]).parent_path().string(), in,
-                                diags, {.strict = flags.strict});
+      spec = sim::ParseScenario(
+          text, flags.inputs[0], std::filesystem::path(flags.inputs[0]).parent_path().string(), in,
+          diags, {.strict = flags.strict, .fleet_estimator = flags.estimator});
     } else {
       spec = sim::LoadManifestsSpec(flags.inputs, in, diags, flags.strict, unknown_fields);
     }
@@ -204,6 +205,11 @@ int Run(const SimulateFlags& flags) {
   }
   for (const auto& d : diags.items()) {
     if (d.severity == Severity::kWarning) fmt::print(stderr, "{}\n", d.ToString());
+  }
+  if (spec.ok() && !flags.estimator.empty() && spec->fleet == nullptr) {
+    fmt::print(stderr,
+               "corral simulate: --estimator: applies to a scenario with a fleet section\n");
+    return kExitBadInput;
   }
   if (!spec.ok()) {
     fmt::print(stderr, "{}\n", spec.error().message);
@@ -408,6 +414,9 @@ Command AddSimulateCommand(CLI::App& root) {
       "Go duration");
   app->add_option("--bind-latency", flags->bind_latency,
                   "Binding latency (Go duration; default 0)");
+  app->add_option("--estimator", flags->estimator,
+                  "Fleet scenarios: general or accurate (each member's own scheduler); overrides "
+                  "the fleet section's estimator");
   app->add_flag("--strict", flags->strict, "Warnings (unknown kinds, ...) are errors");
   AddValidateOption(app, flags->validate);
   app->add_flag("-q,--quiet", flags->quiet, "No progress line and no wall-clock line on stderr");

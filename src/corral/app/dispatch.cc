@@ -81,7 +81,7 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
     return Error::Invalid(text);
   }
   Members members(in);
-  if (auto r = members.Load(inputs->member_dirs); !r.ok()) return r.error();
+  if (auto r = members.Load(inputs->member_dirs, request.member_configs); !r.ok()) return r.error();
   if (auto r = members.Attach(loaded.objects.clusters); !r.ok()) return r.error();
   if (request.estimator == "accurate" && members.size() == 0) {
     return Error::Invalid(

@@ -46,6 +46,9 @@ struct DispatchRequest {
   // "summary": Karmada's Phase 1, victims by the resource summaries; "simulation": Phase 2 on the
   // members given as folders (app/dispatch_preemption.h), Phase 1 on the other clusters.
   std::string preemption_victims = "summary";
+  // "NAME=PATH": the KubeSchedulerConfiguration of the member folder NAME (app/dispatch_members.h);
+  // a member folder's own scheduler-config.yaml otherwise.
+  std::vector<std::string> member_configs;
 };
 
 struct DispatchItem {

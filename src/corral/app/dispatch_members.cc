@@ -4,12 +4,15 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "corral/api/well_known.h"
+#include "corral/config/scheduler_config.h"
 #include "corral/framework/pod_info.h"
 #include "corral/loader/loader.h"
 #include "corral/plugins/registry.h"
@@ -19,6 +22,8 @@ namespace corral::app {
 namespace fs = std::filesystem;
 
 namespace {
+
+constexpr std::string_view kMemberConfigFile = "scheduler-config.yaml";
 
 bool IsManifest(const fs::path& p) {
   const std::string ext = p.extension().string();
@@ -111,7 +116,8 @@ Members::Members(Interner& interner)
     : interner_(interner), registry_(plugins::NewInTreeRegistry()) {}
 Members::~Members() = default;
 
-Result<MemberCluster*> Members::Add(Symbol name, std::string path, api::ObjectSet objects) {
+Result<MemberCluster*> Members::Add(Symbol name, std::string path, api::ObjectSet objects,
+                                    std::optional<framework::SchedulerConfig> config) {
   if (const MemberCluster* other = Find(name)) {
     return Error::Invalid(fmt::format("{}: member cluster {:?} is given twice (folder {})", path,
                                       interner_.Str(name), other->path));
@@ -120,6 +126,7 @@ Result<MemberCluster*> Members::Add(Symbol name, std::string path, api::ObjectSe
   m->name = name;
   m->path = std::move(path);
   m->objects = std::move(objects);
+  if (config.has_value()) m->options.config = std::move(*config);
   auto s = scheduler::Scheduler::New(interner_, clock_, m->options, registry_);
   if (!s.ok()) return s.error();
   m->scheduler = std::move(s).value();
@@ -132,22 +139,76 @@ Result<MemberCluster*> Members::Add(Symbol name, std::string path, api::ObjectSe
   return members_.back().get();
 }
 
-Result<void> Members::Load(std::span<const std::string> dirs) {
+Result<void> Members::Load(std::span<const std::string> dirs,
+                           std::span<const std::string> configs) {
   std::string errors;
+  auto fail = [&](std::string msg) {
+    if (!errors.empty()) errors += "\n";
+    errors += std::move(msg);
+  };
+  // NAME=PATH, each member at most once.
+  std::map<std::string, std::string> given;
+  for (const std::string& c : configs) {
+    const size_t eq = c.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == c.size()) {
+      fail(fmt::format("--member-config {:?}: want NAME=PATH", c));
+    } else if (!given.emplace(c.substr(0, eq), c.substr(eq + 1)).second) {
+      fail(fmt::format("--member-config {:?}: member {:?} is given a configuration twice", c,
+                       c.substr(0, eq)));
+    }
+  }
+  std::set<std::string> used;
   for (const std::string& dir : dirs) {
     std::string base = fs::path(dir).lexically_normal().filename().string();
     if (base.empty()) base = fs::path(dir).lexically_normal().parent_path().filename().string();
-    const std::string paths[] = {dir};
+    // The member's own scheduler configuration: given by name, else scheduler-config.yaml in its
+    // folder, which is then not one of its manifests.
+    const fs::path own = fs::path(dir) / kMemberConfigFile;
+    std::string config_path;
+    if (auto it = given.find(base); it != given.end()) {
+      config_path = it->second;
+      used.insert(base);
+    } else if (fs::is_regular_file(own)) {
+      config_path = own.string();
+    }
+    std::vector<std::string> paths;
+    std::vector<fs::path> entries;
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
+      entries.push_back(e.path());
+    std::sort(entries.begin(), entries.end());
+    for (const fs::path& p : entries) {
+      if (p.filename() == kMemberConfigFile && fs::is_regular_file(p)) continue;
+      paths.push_back(p.string());
+    }
     loader::LoadResult loaded = loader::LoadPaths(paths, interner_, {.strict = true});
     if (!loaded.ok()) {
-      for (const Diagnostic& d : loaded.diagnostics.items()) {
-        if (!errors.empty()) errors += "\n";
-        errors += d.ToString();
-      }
+      for (const Diagnostic& d : loaded.diagnostics.items()) fail(d.ToString());
       continue;
     }
-    auto added = Add(interner_.Intern(base), dir, std::move(loaded.objects));
+    std::optional<framework::SchedulerConfig> config;
+    if (!config_path.empty()) {
+      Diagnostics diags;
+      auto cfg =
+          config::LoadSchedulerConfig(config_path, interner_, framework::FeatureGates(), diags);
+      if (!cfg.ok()) {
+        if (diags.has_errors()) {
+          for (const Diagnostic& d : diags.items()) fail(d.ToString());
+        } else {
+          fail(fmt::format("{}: {}", config_path, cfg.error().message));
+        }
+        continue;
+      }
+      config = std::move(cfg).value();
+    }
+    auto added = Add(interner_.Intern(base), dir, std::move(loaded.objects), std::move(config));
     if (!added.ok()) return added.error();
+    (*added)->config_path = config_path;
+  }
+  for (const auto& [name, path] : given) {
+    if (!used.contains(name)) {
+      fail(fmt::format("--member-config {}={}: no member folder is named {:?}", name, path, name));
+    }
   }
   if (!errors.empty()) return Error::Invalid(errors);
   return {};

@@ -13,8 +13,12 @@
 // Succeeded or Failed, and their count as "pods"; allocating = the same for pods without a node.
 // A Cluster object that also gives a resourceSummary or resourceModels for a member is an error.
 //
-// Each member has its own scheduler with kube's default profile and feature gates (seed 1): its
-// nodes and bound pods are added, its pending pods are not scheduled.
+// Each member has its own scheduler with kube's default feature gates (seed 1): its nodes and bound
+// pods are added, its pending pods are not scheduled. Its profiles are kube's default unless the
+// member has a KubeSchedulerConfiguration of its own: the file given for it by name
+// (`--member-config NAME=PATH`), else `scheduler-config.yaml` directly in its folder (which is then
+// not read as a manifest). The accurate estimator asks that scheduler, so a member's filters, their
+// arguments and (for trial placements of several pods) its scoring strategy bear on the answer.
 
 #include <memory>
 #include <optional>
@@ -38,6 +42,7 @@ struct MemberCluster {
   Symbol name;
   std::string path;  // the folder
   api::ObjectSet objects;
+  std::string config_path;  // its KubeSchedulerConfiguration ("" for kube's default profile)
   scheduler::Scheduler::Options options;
   std::unique_ptr<scheduler::Scheduler> scheduler;
 };
@@ -57,12 +62,16 @@ class Members {
   Members(const Members&) = delete;
   Members& operator=(const Members&) = delete;
 
-  // Loads each folder as a member. Errors: the loader's diagnostics of any folder (every one), two
-  // folders with one name.
-  Result<void> Load(std::span<const std::string> dirs);
+  // Loads each folder as a member. `configs` are "NAME=PATH" KubeSchedulerConfiguration files for
+  // the members of those names. Errors: the loader's diagnostics of any folder (every one), a
+  // configuration's diagnostics, two folders with one name, a config for no member or a member
+  // named twice in `configs`, a malformed entry.
+  Result<void> Load(std::span<const std::string> dirs, std::span<const std::string> configs = {});
   // Adds a member built from `objects` (its nodes, pods and cluster objects); `path` names it in
-  // messages. Errors: a member of that name exists, or its scheduler cannot be built.
-  Result<MemberCluster*> Add(Symbol name, std::string path, api::ObjectSet objects);
+  // messages; `config` its scheduler's profiles (kube's default without). Errors: a member of that
+  // name exists, or its scheduler cannot be built.
+  Result<MemberCluster*> Add(Symbol name, std::string path, api::ObjectSet objects,
+                             std::optional<framework::SchedulerConfig> config = {});
   // Attaches the members to `clusters` (computed summaries) and appends a Karmada Cluster for each
   // member no cluster names. Errors: a Cluster that gives its own summary or resource models.
   Result<void> Attach(std::vector<api::Cluster>& clusters) const;

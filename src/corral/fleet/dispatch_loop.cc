@@ -291,11 +291,11 @@ void DispatchLoop::AttemptKueue(uint32_t id, int64_t now_ns) {
         it.excluded.clear();
         build();
       }
-      Nomination n = Nominate(it.work, candidates, config_.profile, in_);
+      Nomination n = Nominate(it.work, candidates, config_.profile, in_, workload_estimators_);
       if (!n.ok() && !it.excluded.empty()) {
         it.excluded.clear();
         build();
-        n = Nominate(it.work, candidates, config_.profile, in_);
+        n = Nominate(it.work, candidates, config_.profile, in_, workload_estimators_);
       }
       std::vector<std::string> why(clusters_.size());
       for (uint32_t e : it.excluded)

@@ -171,6 +171,12 @@ class DispatchLoop {
                std::vector<const ReplicaEstimator*> estimators, Interner& interner,
                DispatchActions& actions, std::vector<uint32_t> config_order = {});
 
+  // The estimators Kueue's ClusterFeasibility filter asks (composable dispatcher); they must
+  // outlive the loop. None by default: the filter then rejects every cluster as unknown.
+  void SetWorkloadEstimators(std::vector<const WorkloadEstimator*> estimators) {
+    workload_estimators_ = std::move(estimators);
+  }
+
   // ---- events ----
   // A work item arrives; returns its id (dense, from 0).
   uint32_t AddWork(api::FleetWork work, int64_t now_ns);
@@ -233,6 +239,7 @@ class DispatchLoop {
   std::vector<api::Cluster> reported_;  // the last report
   std::vector<api::Cluster> clusters_;  // the view (reported_ with reachability applied)
   std::vector<const ReplicaEstimator*> estimators_;
+  std::vector<const WorkloadEstimator*> workload_estimators_;
   Interner& in_;
   DispatchActions& actions_;
   std::vector<uint32_t> config_order_;

@@ -32,25 +32,29 @@ std::string_view PhaseName(fleet::WorkPhase p) {
 }  // namespace
 
 FleetLane::FleetLane(World& w, const FleetSpec& spec) : w_(w), spec_(spec) {
-  // The estimators Karmada's scheduler consults: the general estimator reads the refreshed
-  // summaries. The accurate estimator (each member's own scheduler, read-only) is added here as
-  // one more ReplicaEstimator; calAvailableReplicas takes the minimum over them.
-  owned_estimators_.push_back(std::make_unique<fleet::GeneralEstimator>(w_.in));
-  std::vector<const fleet::ReplicaEstimator*> estimators;
-  for (const auto& e : owned_estimators_) estimators.push_back(e.get());
+  // The estimators (fleet_estimate.h): the general estimator reads the refreshed summaries; the
+  // accurate one asks each member's own scheduler, read-only. calAvailableReplicas takes the
+  // minimum over them.
+  estimators_ = std::make_unique<FleetEstimators>(
+      w_, spec_.estimator, [this](uint32_t m) { return loop_->reachable(m); });
+  std::vector<const fleet::ReplicaEstimator*> estimators = estimators_->replica();
   if (spec_.config.kind == fleet::FleetKind::kKarmada && spec_.gates.PreemptionEnabled()) {
-    // The scheduler consults the estimator less the claims each requester must respect;
-    // preemption itself reads the raw answers.
+    // The scheduler consults the general estimator less the claims each requester must respect;
+    // preemption itself reads the raw summaries. The accurate estimator, when on, stays beside
+    // it (its answer is the member's own view, which claims do not change).
     preempt_ = std::make_unique<FleetPreemption>(w_.clock, w_.start, spec_.gates,
-                                                 *owned_estimators_.front(), w_.in);
-    estimators = {&preempt_->estimator()};
+                                                 estimators_->general(), w_.in);
+    estimators.front() = &preempt_->estimator();
   }
   loop_ = std::make_unique<fleet::DispatchLoop>(spec_.config, Snapshot(), std::move(estimators),
                                                 w_.in, *this, spec_.config_order);
+  loop_->SetWorkloadEstimators(estimators_->workload());
   const fleet::DispatchLoopConfig& c = spec_.config;
   res_.scheduler = c.kind == fleet::FleetKind::kKarmada ? "karmada" : "kueue";
   if (c.kind == fleet::FleetKind::kKarmada) {
-    res_.dispatcher = "Karmada generic scheduler, general estimator";
+    res_.dispatcher = spec_.estimator == FleetEstimatorKind::kAccurate
+                          ? "Karmada generic scheduler, accurate estimator"
+                          : "Karmada generic scheduler, general estimator";
   } else if (c.dispatcher == fleet::KueueDispatcherKind::kAllAtOnce) {
     res_.dispatcher = "AllAtOnce";
   } else if (c.dispatcher == fleet::KueueDispatcherKind::kIncremental) {
@@ -60,7 +64,12 @@ FleetLane::FleetLane(World& w, const FleetSpec& spec) : w_(w), spec_(spec) {
                           ? fmt::format("composable top-{}", c.profile.top_k)
                           : std::string("composable top-1");
   }
+  if (c.kind == fleet::FleetKind::kKueue && spec_.estimator == FleetEstimatorKind::kAccurate)
+    res_.dispatcher += ", accurate estimator";
   res_.refresh_interval_ns = spec_.refresh_interval_ns;
+  res_.accurate = spec_.estimator == FleetEstimatorKind::kAccurate;
+  for (const api::Cluster& cl : spec_.clusters)
+    res_.members.push_back({std::string(w_.in.Str(cl.meta.name))});
 }
 
 FleetLane::~FleetLane() = default;
@@ -302,6 +311,8 @@ void FleetLane::OnOutage(uint32_t outage, bool down) {
 void FleetLane::CreateCopy(uint32_t work, uint32_t cluster, int32_t replicas) {
   ItemInfo& info = info_[work];
   ++res_.copies_created;
+  ++res_.members[cluster].copies;
+  res_.members[cluster].replicas += replicas;
   w_.Log("fleet-copy",
          fmt::format("{} cluster={} replicas={}", info.name, ClusterName(cluster), replicas));
   // The copy's pods are named after the work item and the cluster, as the worker's Job would be.
@@ -322,6 +333,7 @@ void FleetLane::DeleteCopy(uint32_t work, uint32_t cluster) {
   group_of_.erase(it);
   copy_of_.erase(group);
   --info_[work].live_copies;
+  ++res_.members[cluster].withdrawn;
   w_.Log("fleet-withdraw", fmt::format("{} cluster={}", info_[work].name, ClusterName(cluster)));
   w_.pods->WithdrawGroup(group);
 }
@@ -416,6 +428,10 @@ void FleetLane::Sample() {
 
 std::shared_ptr<const FleetResult> FleetLane::Finish() const {
   auto r = std::make_shared<FleetResult>(res_);
+  if (r->accurate) {
+    r->estimates_computed = estimators_->accurate()->computed();
+    r->estimates_memoized = estimators_->accurate()->memo_hits();
+  }
   for (uint32_t id = 0; id < loop_->items(); ++id) {
     const fleet::WorkItem& it = loop_->item(id);
     r->attempts += it.attempts;

@@ -16,8 +16,8 @@
 //      tracked resources become its ResourceSummary, so the general estimator is as stale as in
 //      production. Outages make a member unreachable (fleet::DispatchLoop::SetReachable) for their
 //      duration; the member itself keeps running.
-//  (4) The estimators are the general estimator; an accurate estimator (a member's own scheduler)
-//      plugs in as one more fleet::ReplicaEstimator in `estimators_` (see the constructor).
+//  (4) The estimators are the general estimator and, with FleetSpec::estimator accurate, each
+//      member's own scheduler answering read-only (fleet_estimate.h).
 //  (5) Karmada binding preemption, when the fleet's gates enable it (fleet_preemption.h): a binding
 //      that fails for want of capacity may preempt; each victim is evicted from the cluster by
 //      graceful eviction (its assignment there removed, a graceful-eviction task, rescheduled) and
@@ -40,6 +40,7 @@
 
 #include "corral/fleet/dispatch_loop.h"
 #include "corral/fleet/estimator.h"
+#include "corral/sim/fleet_estimate.h"
 #include "corral/sim/fleet_preemption.h"
 #include "corral/sim/fleet_spec.h"
 #include "corral/sim/world.h"
@@ -104,7 +105,7 @@ class FleetLane final : public fleet::DispatchActions {
 
   World& w_;
   const FleetSpec& spec_;
-  std::vector<std::unique_ptr<fleet::ReplicaEstimator>> owned_estimators_;
+  std::unique_ptr<FleetEstimators> estimators_;
   std::unique_ptr<fleet::DispatchLoop> loop_;
   std::vector<ItemInfo> info_;
   // (work, cluster) ↔ group of pods.

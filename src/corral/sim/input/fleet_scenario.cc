@@ -10,6 +10,8 @@
 #include "corral/loader/fleet_loader.h"
 #include "corral/loader/internal/decode.h"
 #include "corral/loader/internal/decode_fleet.h"
+#include "corral/sim/fleet_estimate.h"
+#include "corral/sim/input/fleet_objects.h"
 #include "corral/sim/virtual_time.h"
 
 namespace corral::sim {
@@ -150,14 +152,18 @@ const doc::Field<FleetIn> kFleetFields[] = {
        });
      }},
     {"estimator",
-     [](Decoder& d, const Node& n, FleetIn&) {
-       std::string_view s;
-       if (!d.ReadString(n, s)) return;
-       if (s == "accurate") {
-         d.Error(n, "the accurate estimator is not available in corral simulate yet (use general)");
-       } else if (s != "general") {
-         d.Error(n, fmt::format("unknown estimator {:?} (want general)", s));
-       }
+     [](Decoder& d, const Node& n, FleetIn& o) {
+       static const doc::EnumName<FleetEstimatorKind> kEstimators[] = {
+           {"general", FleetEstimatorKind::kGeneral}, {"accurate", FleetEstimatorKind::kAccurate}};
+       o.estimator_node = &n;
+       d.ReadEnum(n, kEstimators, "estimator", o.estimator);
+     }},
+    {"objects",
+     [](Decoder& d, const Node& n, FleetIn& o) {
+       d.ForEachItem(n, [&](const Node& item) {
+         std::string s;
+         if (d.ReadString(item, s)) o.objects.push_back({s, &item});
+       });
      }},
     {"profilePath",
      [](Decoder& d, const Node& n, FleetIn& o) {
@@ -260,9 +266,9 @@ const doc::Field<FleetWorkloadIn> kFleetWorkloadFields[] = {
      }},
 };
 
-// Per-replica requests as Karmada's AddPodTemplateRequest sums them: containers summed, raised to
-// each init container's, plus overhead.
-api::ResourceList ReplicaRequest(const api::Pod& pod) {
+}  // namespace
+
+api::ResourceList FleetReplicaRequest(const api::Pod& pod) {
   std::map<Symbol, int64_t> milli;
   std::vector<Symbol> order;
   auto add = [&](Symbol s, int64_t v, bool max) {
@@ -281,8 +287,6 @@ api::ResourceList ReplicaRequest(const api::Pod& pod) {
   for (Symbol s : order) out.push_back({s, api::Quantity::FromMilli(milli[s])});
   return out;
 }
-
-}  // namespace
 
 void DecodeFleet(Decoder& d, const Node& n, FleetIn& out) {
   out.self = &n;
@@ -347,6 +351,7 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
           "applies when featureGates enable PriorityBasedScheduling and "
           "PriorityBasedPreemptiveScheduling");
   }
+  out->estimator = in.estimator;
   if (karmada) {
     for (const char* f : {"dispatcher", "nomination", "topK", "stepSize", "roundTimeout",
                           "configOrder", "dispatchMode", "profilePath"}) {
@@ -513,10 +518,21 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
     w.meta.namespace_ = w.resource.namespace_;
     w.replicas = pods ? (f != nullptr && f->replicas > 0 ? f->replicas : 1) : wk.pods_per_arrival;
     api::ReplicaRequirements req;
-    req.resource_request = ReplicaRequest(pod);
+    req.resource_request = FleetReplicaRequest(pod);
     req.namespace_ = w.resource.namespace_;
     req.priority_class_name = pod.priority_class_name;
+    // The pods' template: the accurate estimator places one replica as the member would.
+    req.pod_template = std::make_shared<const api::Pod>(pod);
     w.replica_requirements = std::move(req);
+    if (in.estimator == FleetEstimatorKind::kAccurate) {
+      if (std::string why = EstimatePodProblem(pod); !why.empty()) {
+        error(r.self, r.path,
+              fmt::format("the accurate estimator in corral simulate places replicas that contend "
+                          "only for node resources and pod slots; this workload's pods have {} "
+                          "(use estimator general)",
+                          why));
+      }
+    }
     w.priority = f != nullptr ? f->priority : 0;
     if (f != nullptr && f->preemption_policy) {
       // schedulePriority is set only under PriorityBasedScheduling (the detector's gate check).
@@ -566,6 +582,29 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
     }
     wk.fleet_work = static_cast<uint32_t>(out->works.size());
     out->works.push_back(std::move(w));
+  }
+
+  // Karmada's and Kueue's own objects.
+  FleetObjectsIn objects;
+  objects.paths = in.objects;
+  objects.has_config_order = in.config_order_node != nullptr;
+  objects.has_profile = in.profile_node != nullptr;
+  for (const FleetMemberIn& m : in.members) objects.described.push_back(m.name);
+  CompileFleetObjects(objects, spec, *out, interner, base_dir, diags, error);
+
+  if (!karmada && in.estimator == FleetEstimatorKind::kAccurate) {
+    // The accurate estimator answers Kueue's ClusterFeasibility filter, nothing else.
+    const bool composable = in.dispatcher == fleet::KueueDispatcherKind::kComposable;
+    const bool asks = composable && std::any_of(c.profile.filters.begin(), c.profile.filters.end(),
+                                                [&](Symbol f) {
+                                                  return interner.Str(f) == "ClusterFeasibility";
+                                                });
+    if (!asks) {
+      error(in.estimator_node != nullptr ? in.estimator_node : in.self, "fleet.estimator",
+            "the accurate estimator answers the ClusterFeasibility filter of the composable "
+            "dispatcher, and no filter here asks it (give a profile that filters with "
+            "ClusterFeasibility, or use general)");
+    }
   }
   return out;
 }

@@ -6,8 +6,9 @@
 // compiled after its clusters and workloads (CompileFleet) into the SimSpec's FleetSpec.
 //
 // Contract: every problem is reported with the scenario's file, line and field path, as the rest
-// of the scenario; what Corral cannot honour (the accurate estimator, a Kueue workload that could
-// not be admitted whole) is an error, never a silent substitute.
+// of the scenario; what Corral cannot honour (the accurate estimator for pods it cannot estimate in
+// place, or where no filter would ask it; a Kueue workload that could not be admitted whole) is an
+// error, never a silent substitute.
 
 #include <functional>
 #include <memory>
@@ -66,6 +67,10 @@ struct FleetIn {
   fleet::FeatureGates gates;
   const doc::Node* gates_node = nullptr;
   int64_t preemption_grace_ns = 30'000'000'000;
+  FleetEstimatorKind estimator = FleetEstimatorKind::kGeneral;
+  const doc::Node* estimator_node = nullptr;
+  // Files or folders of Karmada and Kueue objects (fleet_objects.h).
+  std::vector<std::pair<std::string, const doc::Node*>> objects;
 };
 
 struct FleetWorkloadIn {
@@ -89,6 +94,10 @@ struct FleetWorkloadIn {
   const doc::Node* deadline_node = nullptr;
 };
 
+// Per-replica requests as Karmada's AddPodTemplateRequest sums them: containers summed, raised to
+// each init container's, plus overhead.
+api::ResourceList FleetReplicaRequest(const api::Pod& pod);
+
 void DecodeFleet(doc::Decoder& d, const doc::Node& n, FleetIn& out);
 void DecodeFleetWorkload(doc::Decoder& d, const doc::Node& n, FleetWorkloadIn& out);
 
@@ -103,9 +112,10 @@ struct FleetWorkloadRef {
 using FleetErrorFn = std::function<void(const doc::Node* at, std::string path, std::string msg)>;
 
 // Builds the FleetSpec (nullptr without a `fleet:` section) and marks the fleet workloads
-// (Workload::fleet_work). `refs` and spec.workloads are parallel; spec.clusters and
-// spec.pod_templates are complete. `profilePath` is resolved against `base_dir`; the profile
-// file's own problems are added to `diags` with its positions.
+// (Workload::fleet_work); the work items of `fleet.objects` are appended to spec.workloads after
+// the scenario's own (their start ops are the caller's). `refs` and spec.workloads are parallel;
+// spec.clusters and spec.pod_templates are complete. `profilePath` is resolved against `base_dir`;
+// the profile file's own problems are added to `diags` with its positions.
 std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
                                               std::span<const FleetWorkloadRef> refs, SimSpec& spec,
                                               Interner& interner, const std::string& base_dir,

@@ -25,6 +25,9 @@ namespace corral::sim {
 
 struct ScenarioOptions {
   bool strict = false;  // unknown fields (in the scenario and in templates) are errors
+  // `simulate --estimator`: "general" or "accurate" in place of the fleet section's `estimator`
+  // ("" keeps it); an error for a scenario without a fleet.
+  std::string fleet_estimator;
 };
 
 // Returns the spec, or an Error when `diags` has errors (the Error's message lists them).

@@ -542,6 +542,9 @@ Result<SimSpec> Compiler::Compile() {
                             [&](const Node* at, std::string path, std::string msg) {
                               Error(at, std::move(path), std::move(msg));
                             });
+  // The work items of fleet.objects, appended after the scenario's workloads.
+  const size_t fleet_objects_first = in_.workloads.size();
+  const size_t fleet_objects_end = spec.workloads.size();
 
   // Program: pool creation, then workload starts and user ops merged by time.
   for (size_t i = 0; i < in_.pools.size(); ++i) {
@@ -737,6 +740,14 @@ Result<SimSpec> Compiler::Compile() {
   std::stable_sort(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) {
     return a.t != b.t ? a.t < b.t : a.order != b.order ? a.order < b.order : a.seq < b.seq;
   });
+  // Fleet objects start with the pools and arrive on their own schedule (fleet_objects.h).
+  for (size_t i = fleet_objects_first; i < fleet_objects_end; ++i) {
+    Op op;
+    op.kind = Op::Kind::kStartWorkload;
+    op.workload = static_cast<uint32_t>(i);
+    op.describe = fmt::format("startWorkload workload={}", spec.workloads[i].name);
+    spec.program.push_back(std::move(op));
+  }
   for (auto& t : timed) spec.program.push_back(std::move(t.op));
 
   // Manifests: nodes at time 0, pods as an explicit workload.
@@ -771,6 +782,19 @@ Result<SimSpec> Compiler::Compile() {
 Result<SimSpec> CompileScenario(ScenarioIn& in, std::string_view file, const std::string& base_dir,
                                 Interner& interner, Diagnostics& diags,
                                 const ScenarioOptions& opts) {
+  if (!opts.fleet_estimator.empty()) {
+    if (in.fleet.self == nullptr) {
+      diags.Error(std::string(file), 0, "--estimator",
+                  "applies to a scenario with a fleet section");
+    } else if (opts.fleet_estimator == "accurate" || opts.fleet_estimator == "general") {
+      in.fleet.estimator = opts.fleet_estimator == "accurate" ? FleetEstimatorKind::kAccurate
+                                                              : FleetEstimatorKind::kGeneral;
+    } else {
+      diags.Error(
+          std::string(file), 0, "--estimator",
+          fmt::format("unknown estimator {:?} (want general or accurate)", opts.fleet_estimator));
+    }
+  }
   Compiler c(in, file, base_dir, interner, diags, opts);
   return c.Compile();
 }

@@ -129,6 +129,42 @@ json VictimsJson(const std::vector<FleetVictimResult>& vs, bool evicted) {
   return out;
 }
 
+// The per-member table (what the fleet sent where) and the dispatch latency histogram.
+std::string FleetMembersAndLatency(const FleetResult& f) {
+  std::string h =
+      "<table id=\"table-fleet-members\"><thead><tr><th>member</th><th>copies</th>"
+      "<th>replicas</th><th>withdrawn</th></tr></thead><tbody>\n";
+  for (const FleetMemberResult& m : f.members) {
+    h += fmt::format(
+        "<tr data-member=\"{0}\"><td>{0}</td><td>{1}</td><td>{2}</td><td>{3}</td></tr>\n",
+        svg::Escape(m.name), m.copies, m.replicas, m.withdrawn);
+  }
+  h += "</tbody></table>\n";
+  if (f.dispatch_latency_ns.empty()) {
+    return h +
+           svg::EmptyPanel("Dispatch latency", "no work item was placed", "chart-fleet-latency");
+  }
+  // Arrival → placed, in buckets by upper bound.
+  static constexpr std::pair<int64_t, const char*> kBuckets[] = {{0, "0s"},
+                                                                 {1'000'000'000, "≤1s"},
+                                                                 {10'000'000'000, "≤10s"},
+                                                                 {60'000'000'000, "≤1m"},
+                                                                 {600'000'000'000, "≤10m"},
+                                                                 {3'600'000'000'000, "≤1h"},
+                                                                 {INT64_MAX, ">1h"}};
+  std::vector<svg::Bar> bars;
+  for (const auto& [bound, label] : kBuckets) bars.push_back({label, 0});
+  for (int64_t l : f.dispatch_latency_ns) {
+    size_t b = 0;
+    while (l > kBuckets[b].first) ++b;
+    bars[b].value += 1;
+  }
+  h += "<h3>Dispatch latency (arrival → placed)</h3>\n";
+  h += svg::BarChart(
+      bars, {.width = 900, .height = 200, .y_label = "work items", .id = "chart-fleet-latency"});
+  return h;
+}
+
 }  // namespace
 
 std::string FleetReportSection(const FleetResult& f, const std::vector<double>& x) {
@@ -151,6 +187,7 @@ std::string FleetReportSection(const FleetResult& f, const std::vector<double>& 
                        series("retries", "#e15759", f.sample_retries),
                        series("queued items", "#76b7b2", f.sample_queued)},
                       {.width = 900, .height = 240, .y_label = "work items", .id = "chart-fleet"});
+  h += FleetMembersAndLatency(f);
   h += "<table id=\"table-fleet-items\"><thead><tr><th>item</th><th>phase</th><th>clusters</th>"
        "<th>wait</th><th>attempts</th><th>retries</th><th style=\"text-align:left\">why not the "
        "other clusters (last attempt)</th></tr></thead><tbody>\n";
@@ -217,6 +254,10 @@ std::string FormatFleetSummary(const FleetResult& f) {
       "  attempts {}  nominations {}  copies {} (withdrawn {})  retries {}  unschedulable {}\n",
       Thousands(f.attempts), Thousands(f.nominations), Thousands(f.copies_created),
       Thousands(f.copies_withdrawn), Thousands(f.retries), Thousands(f.unschedulable));
+  if (f.accurate) {
+    s += fmt::format("  accurate estimates {} computed, {} from the memo\n",
+                     Thousands(f.estimates_computed), Thousands(f.estimates_memoized));
+  }
   const auto& l = f.dispatch_latency_ns;
   if (l.empty()) {
     s += "  dispatch latency (arrival → placed): no item placed\n";
