@@ -92,39 +92,41 @@ struct FleetPreemptionResult {
   int64_t claim_end_ns = -1;  // -1: still active at the end
   // "scheduled", "deleted", "eviction failed", "expired", "replaced", "" (active at the end)
   std::string claim_end;
-  // What the fleet sent to one member.
-  struct FleetMemberResult {
-    std::string name;
-    int64_t copies = 0;     // copies created there
-    int64_t replicas = 0;   // replicas those copies asked for
-    int64_t withdrawn = 0;  // copies the dispatcher withdrew from there
-  };
+};
 
-  struct FleetResult {
-    std::string scheduler;   // "karmada", "kueue"
-    std::string dispatcher;  // "composable top-1", "composable top-2", "AllAtOnce", "Incremental"
-    int64_t refresh_interval_ns = 0;
-    int64_t items = 0, placed = 0, finished = 0, queued_end = 0, pending_end = 0;
-    int64_t attempts = 0, nominations = 0, copies_created = 0, copies_withdrawn = 0, retries = 0;
-    int64_t unschedulable = 0;
-    std::vector<int64_t> dispatch_latency_ns;  // arrival → placed, per placed item (sorted)
-    // Per sample (aligned with RunResult::samples): nominations and retries so far.
-    std::vector<int64_t> sample_nominations, sample_retries, sample_queued;
-    std::vector<FleetItemResult> items_detail;  // the first kMaxItemDetails items
-    std::vector<FleetMemberResult> members;     // in member order
-    // The accurate estimator (FleetEstimatorKind::kAccurate): estimates computed, and answered from
-    // the memo (same member generation and replica template).
-    bool accurate = false;
-    int64_t estimates_computed = 0, estimates_memoized = 0;
-    static constexpr size_t kMaxItemDetails = 200;
-    // Karmada binding preemption, when the gates enable it.
-    bool preemption_enabled = false;
-    int64_t preemption_grace_ns = 0;
-    int64_t deleted = 0;  // work items deleted (their deadline passed)
-    // tryPreempt calls by result: preempting, blocked, no_victims, not_applicable, eviction_failed
-    std::vector<std::pair<std::string, int64_t>> preemption_attempts;
-    int64_t preemption_victims = 0;
-    std::vector<FleetPreemptionResult> preemptions;
-  };
+// What the fleet sent to one member.
+struct FleetMemberResult {
+  std::string name;
+  int64_t copies = 0;     // copies created there
+  int64_t replicas = 0;   // replicas those copies asked for
+  int64_t withdrawn = 0;  // copies the dispatcher withdrew from there
+};
+
+struct FleetResult {
+  std::string scheduler;   // "karmada", "kueue"
+  std::string dispatcher;  // "composable top-1", "composable top-2", "AllAtOnce", "Incremental"
+  int64_t refresh_interval_ns = 0;
+  int64_t items = 0, placed = 0, finished = 0, queued_end = 0, pending_end = 0;
+  int64_t attempts = 0, nominations = 0, copies_created = 0, copies_withdrawn = 0, retries = 0;
+  int64_t unschedulable = 0;
+  std::vector<int64_t> dispatch_latency_ns;  // arrival → placed, per placed item (sorted)
+  // Per sample (aligned with RunResult::samples): nominations and retries so far.
+  std::vector<int64_t> sample_nominations, sample_retries, sample_queued;
+  std::vector<FleetItemResult> items_detail;  // the first kMaxItemDetails items
+  std::vector<FleetMemberResult> members;     // in member order
+  // The accurate estimator (FleetEstimatorKind::kAccurate): estimates computed, and answered from
+  // the memo (same member generation and replica template).
+  bool accurate = false;
+  int64_t estimates_computed = 0, estimates_memoized = 0;
+  static constexpr size_t kMaxItemDetails = 200;
+  // Karmada binding preemption, when the gates enable it.
+  bool preemption_enabled = false;
+  int64_t preemption_grace_ns = 0;
+  int64_t deleted = 0;  // work items deleted (their deadline passed)
+  // tryPreempt calls by result: preempting, blocked, no_victims, not_applicable, eviction_failed
+  std::vector<std::pair<std::string, int64_t>> preemption_attempts;
+  int64_t preemption_victims = 0;
+  std::vector<FleetPreemptionResult> preemptions;
+};
 
 }  // namespace corral::sim
