@@ -18,6 +18,7 @@
 #include "corral/loader/internal/decode.h"
 #include "corral/loader/internal/decode_controllers.h"
 #include "corral/loader/internal/decode_resource.h"
+#include "corral/loader/internal/priority_admission.h"
 
 namespace corral::loader {
 
@@ -26,9 +27,6 @@ namespace {
 namespace fs = std::filesystem;
 using doc::Decoder;
 using doc::Node;
-
-constexpr int32_t kSystemClusterCritical = 2'000'000'000;
-constexpr int32_t kSystemNodeCritical = kSystemClusterCritical + 1000;
 
 enum class KindId {
   kNode,
@@ -162,23 +160,18 @@ constexpr doc::DropRule kDropRules[] = {
     {"volumes", "csi"},
 };
 
-// Where an object came from, for messages emitted after decoding.
-struct Origin {
-  std::string_view file;  // interned
-  uint32_t line = 0;
-  std::string path;  // the object's path prefix, "" or "items[3]"
-
-  std::string Field(std::string_view f) const {
-    return path.empty() ? std::string(f) : fmt::format("{}.{}", path, f);
-  }
-};
+using internal::Admission;
+using internal::Origin;
 
 }  // namespace
 
 class Loader::Impl {
  public:
   Impl(Interner& interner, LoadOptions opts)
-      : in_(interner), opts_(opts), default_ns_(in_.Intern("default")) {}
+      : in_(interner),
+        opts_(opts),
+        default_ns_(in_.Intern("default")),
+        admission_(interner, opts.strict) {}
 
   void AddPath(const std::string& path) {
     std::error_code ec;
@@ -281,7 +274,7 @@ class Loader::Impl {
   }
 
   LoadResult Finish() {
-    AdmitPriorityClasses();
+    admission_.AdmitClasses(result_.objects.priority_classes, pc_origin_, Diags());
     AdmitPods();
     AdmitPodGroups();
     AdmitControllers();
@@ -294,8 +287,8 @@ class Loader::Impl {
     for (auto& r : rejected_) {  // already rejected: only report what admission would say too
       int32_t priority = 0;
       api::PreemptionPolicy policy{};
-      Admit(r.admission, r.class_name, priority, r.kind == "Pod" ? &policy : nullptr, r.kind, r.ns,
-            r.name);
+      admission_.Admit(r.admission, r.class_name, priority, r.kind == "Pod" ? &policy : nullptr,
+                       r.kind, r.ns, r.name, Diags());
     }
     result_.counts.objects = 0;
     for (const auto& [kind, n] : result_.counts.per_kind) result_.counts.objects += n;
@@ -598,8 +591,9 @@ class Loader::Impl {
     kept.reserve(cs.size());
     for (size_t i = 0; i < cs.size(); ++i) {
       api::Pod& p = cs[i].tmpl;
-      if (!Admit(controller_prio_[i], p.priority_class_name, p.priority, &p.preemption_policy,
-                 api::ControllerKindName(cs[i].kind), cs[i].meta.namespace_, cs[i].meta.name)) {
+      if (!admission_.Admit(controller_prio_[i], p.priority_class_name, p.priority,
+                            &p.preemption_policy, api::ControllerKindName(cs[i].kind),
+                            cs[i].meta.namespace_, cs[i].meta.name, Diags())) {
         ++result_.counts.rejected;
         continue;
       }
@@ -702,165 +696,7 @@ class Loader::Impl {
     return true;
   }
 
-  // ---- priority admission -----------------------------------------------------------------------
-
-  void AdmitPriorityClasses() {
-    auto& pcs = result_.objects.priority_classes;
-    const api::PriorityClass* defaults = nullptr;
-    size_t default_idx = 0;
-    for (size_t i = 0; i < pcs.size(); ++i) {
-      const auto& pc = pcs[i];
-      std::string_view name = in_.Str(pc.meta.name);
-      if (name == "system-node-critical" || name == "system-cluster-critical") {
-        int32_t want =
-            name == "system-node-critical" ? kSystemNodeCritical : kSystemClusterCritical;
-        if (pc.value != want) {
-          Diags().Error(std::string(pc_origin_[i].file), pc_origin_[i].line,
-                        pc_origin_[i].Field("value"),
-                        fmt::format("{} is a built-in priority class with value {}, got {}", name,
-                                    want, pc.value));
-        }
-      }
-      if (pc.global_default) {
-        if (defaults != nullptr) {
-          Diags().Error(
-              std::string(pc_origin_[i].file), pc_origin_[i].line,
-              pc_origin_[i].Field("globalDefault"),
-              fmt::format(
-                  "PriorityClass {:?} is already marked as default (at {}:{}); only one default "
-                  "can exist",
-                  in_.Str(defaults->meta.name), pc_origin_[default_idx].file,
-                  pc_origin_[default_idx].line));
-          if (pc.value < defaults->value) {  // kube uses the lowest of several defaults
-            defaults = &pc;
-            default_idx = i;
-          }
-        } else {
-          defaults = &pc;
-          default_idx = i;
-        }
-      }
-    }
-    for (auto [name, value, desc] :
-         {std::tuple{
-              "system-node-critical", kSystemNodeCritical,
-              "Used for system critical pods that must not be moved from their current node."},
-          std::tuple{"system-cluster-critical", kSystemClusterCritical,
-                     "Used for system critical pods that must run in the cluster, but can be moved "
-                     "to another node "
-                     "if necessary."}}) {
-      Symbol sym = in_.Intern(name);
-      bool present =
-          std::any_of(pcs.begin(), pcs.end(), [&](const auto& pc) { return pc.meta.name == sym; });
-      if (!present) {
-        api::PriorityClass pc;
-        pc.meta.name = sym;
-        pc.value = value;
-        pc.description = desc;
-        builtin_.push_back(pcs.size());
-        pcs.push_back(std::move(pc));
-      }
-    }
-    // Pointers into `pcs` are invalid after the push_backs above: look the default up again
-    // by name.
-    if (defaults != nullptr) default_name_ = pcs[default_idx].meta.name;
-    for (size_t i = 0; i < pcs.size(); ++i) by_name_.emplace(pcs[i].meta.name, i);
-  }
-
-  struct Computed {
-    Symbol class_name;
-    int32_t priority = 0;
-    std::optional<api::PreemptionPolicy> preemption;  // nullopt: no class
-    bool found = true;
-  };
-
-  Computed Compute(Symbol class_name) const {
-    Computed c;
-    if (class_name.empty()) {
-      if (!default_name_.empty()) {
-        const auto& pc = result_.objects.priority_classes[by_name_.at(default_name_)];
-        c.class_name = pc.meta.name;
-        c.priority = pc.value;
-        c.preemption = pc.preemption_policy;
-      }
-      return c;
-    }
-    auto it = by_name_.find(class_name);
-    if (it == by_name_.end()) {
-      c.found = false;
-      return c;
-    }
-    const auto& pc = result_.objects.priority_classes[it->second];
-    c.class_name = class_name;
-    c.priority = pc.value;
-    c.preemption = pc.preemption_policy;
-    return c;
-  }
-
-  struct Admission {
-    internal::PriorityInput prio;
-    Origin origin;
-  };
-
-  // Applies kube's Priority admission plugin to one object; returns false when it rejects
-  // the object.
-  bool Admit(const Admission& a, Symbol& class_name, int32_t& priority,
-             api::PreemptionPolicy* preemption, std::string_view kind, Symbol ns, Symbol name) {
-    const Origin& o = a.origin;
-    Computed c = Compute(class_name);
-    if (!c.found) {
-      if (a.prio.priority) {
-        std::string msg = fmt::format(
-            "no PriorityClass with name {} was found; keeping spec.priority {} from the input",
-            in_.Str(class_name), *a.prio.priority);
-        if (opts_.strict) {
-          Diags().Error(std::string(o.file), a.prio.class_name_line,
-                        o.Field("spec.priorityClassName"), std::move(msg));
-          return false;
-        }
-        Diags().Warning(std::string(o.file), a.prio.class_name_line,
-                        o.Field("spec.priorityClassName"), std::move(msg));
-        priority = *a.prio.priority;
-        if (preemption != nullptr && a.prio.preemption) *preemption = *a.prio.preemption;
-        return true;
-      }
-      Diags().Error(std::string(o.file), a.prio.class_name_line, o.Field("spec.priorityClassName"),
-                    fmt::format("{} {}/{} rejected: no PriorityClass with name {} was found", kind,
-                                in_.Str(ns), in_.Str(name), in_.Str(class_name)));
-      return false;
-    }
-    if (a.prio.priority && *a.prio.priority != c.priority) {
-      Diags().Error(
-          std::string(o.file), a.prio.class_name_line, o.Field("spec.priority"),
-          fmt::format(
-              "the integer value of priority ({}) must not be provided in {} spec; priority "
-              "admission controller computed {} from the given PriorityClass name",
-              *a.prio.priority, kind == "Pod" ? "pod" : "pod group", c.priority));
-      return false;
-    }
-    if (c.preemption && a.prio.preemption && *a.prio.preemption != *c.preemption &&
-        preemption != nullptr) {
-      auto policy_name = [](api::PreemptionPolicy p) {
-        return p == api::PreemptionPolicy::kNever ? "Never" : "PreemptLowerPriority";
-      };
-      Diags().Error(
-          std::string(o.file), a.prio.class_name_line, o.Field("spec.preemptionPolicy"),
-          fmt::format("the string value of PreemptionPolicy ({}) must not be provided in pod spec; "
-                      "priority admission controller computed {} from the given PriorityClass name",
-                      policy_name(*a.prio.preemption), policy_name(*c.preemption)));
-      return false;
-    }
-    class_name = c.class_name;
-    priority = c.priority;
-    if (preemption != nullptr) {
-      if (c.preemption) {
-        *preemption = *c.preemption;
-      } else if (a.prio.preemption) {
-        *preemption = *a.prio.preemption;
-      }
-    }
-    return true;
-  }
+  // ---- priority admission: PriorityAdmission decides, these keep the counts ---------------------
 
   void AdmitPods() {
     auto& pods = result_.objects.pods;
@@ -868,8 +704,8 @@ class Loader::Impl {
     bool any_rejected = false;
     for (size_t i = 0; i < pods.size(); ++i) {
       api::Pod& p = pods[i];
-      if (!Admit(pod_prio_[i], p.priority_class_name, p.priority, &p.preemption_policy, "Pod",
-                 p.meta.namespace_, p.meta.name)) {
+      if (!admission_.Admit(pod_prio_[i], p.priority_class_name, p.priority, &p.preemption_policy,
+                            "Pod", p.meta.namespace_, p.meta.name, Diags())) {
         if (!any_rejected) {
           kept.reserve(pods.size());
           for (size_t j = 0; j < i; ++j) kept.push_back(std::move(pods[j]));
@@ -891,9 +727,9 @@ class Loader::Impl {
     for (size_t i = 0; i < groups.size(); ++i) {
       api::PodGroup& g = groups[i];
       int32_t priority = 0;
-      bool has_class = !g.priority_class_name.empty() || !default_name_.empty();
-      if (!Admit(group_prio_[i], g.priority_class_name, priority, nullptr, "PodGroup",
-                 g.meta.namespace_, g.meta.name)) {
+      bool has_class = !g.priority_class_name.empty() || admission_.has_default();
+      if (!admission_.Admit(group_prio_[i], g.priority_class_name, priority, nullptr, "PodGroup",
+                            g.meta.namespace_, g.meta.name, Diags())) {
         ++result_.counts.rejected;
         --result_.counts.per_kind["PodGroup"];
         continue;
@@ -923,9 +759,7 @@ class Loader::Impl {
   };
   std::vector<Rejected> rejected_;  // objects with decode errors, for the admission messages
   std::vector<Origin> pc_origin_;   // parallel to the input priority classes
-  std::vector<size_t> builtin_;
-  absl::flat_hash_map<Symbol, size_t> by_name_;
-  Symbol default_name_;
+  internal::PriorityAdmission admission_;
 };
 
 Loader::Loader(Interner& interner, LoadOptions opts)

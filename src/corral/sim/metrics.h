@@ -135,8 +135,11 @@ struct CensoredWaits {
 
 struct WorkloadStats {
   std::string name;
-  std::string kind;      // "pods", "job", "gang"
-  int64_t arrivals = 0;  // arrival events (jobs/gangs count once)
+  std::string kind;  // "pods", "job", "gang"
+  // The kind of the workload controller read from manifests that creates this workload's pods
+  // (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job); empty for the scenario's own workloads.
+  std::string controller;
+  int64_t arrivals = 0;  // arrival events (jobs/gangs count once; a controller's pods each count)
   int64_t pods_arrived = 0, pods_scheduled = 0, pods_completed = 0, pods_evicted = 0,
           pods_preempted = 0;
   int64_t pods_pending_end = 0;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "corral/api/controllers.h"
 #include "corral/api/well_known.h"
 #include "corral/metrics/merge.h"
 #include "corral/scheduler/batch.h"
@@ -292,6 +293,8 @@ void Sampler::Finish(RunResult& r) {
         st.kind = "gang";
         break;
     }
+    if (const uint32_t c = spec.workloads[w].controller; c != kNone)
+      st.controller = std::string(api::ControllerKindName(spec.controllers[c].kind));
     r.workloads.push_back(std::move(st));
   }
   // Utilization: mean over the equally spaced samples, and peak.

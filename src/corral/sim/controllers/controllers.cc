@@ -162,6 +162,7 @@ uint32_t Controllers::Commit(ControllerState& c, int32_t ordinal, int64_t durati
       pods.CreatePod(c.workload, kNone, w_.spec.workloads[c.workload].tmpl, duration_ns,
                      scratch_.meta.name, /*recreated=*/false, &scratch_);
   if (slot == kNone) return kNone;
+  ++pods.workload(c.workload).stats.arrivals;  // each pod the controller creates is an arrival
   pods.Pod(slot).ordinal = ordinal;
   c.live.push_back(slot);
   return slot;

@@ -208,9 +208,9 @@ std::string FormatSummary(const RunResult& r) {
            "pending", "wait p50", "wait p99", "group wait p99"}};
   for (const auto& w : r.workloads) {
     rows.push_back(
-        {w.name, w.kind, Thousands(w.arrivals), Thousands(w.pods_arrived),
-         Thousands(w.pods_scheduled), Thousands(w.pods_completed), Thousands(w.pods_evicted),
-         Thousands(w.pods_preempted), Thousands(w.pods_pending_end),
+        {w.name, w.controller.empty() ? w.kind : w.controller, Thousands(w.arrivals),
+         Thousands(w.pods_arrived), Thousands(w.pods_scheduled), Thousands(w.pods_completed),
+         Thousands(w.pods_evicted), Thousands(w.pods_preempted), Thousands(w.pods_pending_end),
          WaitCell(w.latency_with_pending, w.pending_waits.count, 50),
          WaitCell(w.latency_with_pending, w.pending_waits.count, 99),
          w.kind == "pods" ? "" : WaitCell(w.group_wait_with_waiting, w.waiting_groups.count, 99)});

@@ -585,9 +585,9 @@ std::string RenderHtmlReport(const RunResult& r) {
       t += fmt::format(
           "<tr><td>{}</td><td><span class=\"tag\">{}</span></td><td>{}</td><td>{}</td><td>{}</td>"
           "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-          Escape(w.name), w.kind, Thousands(w.arrivals), Thousands(w.pods_arrived),
-          Thousands(w.pods_scheduled), Thousands(w.pods_completed), Thousands(w.pods_evicted),
-          Thousands(w.pods_preempted), Thousands(w.pods_pending_end),
+          Escape(w.name), w.controller.empty() ? w.kind : w.controller, Thousands(w.arrivals),
+          Thousands(w.pods_arrived), Thousands(w.pods_scheduled), Thousands(w.pods_completed),
+          Thousands(w.pods_evicted), Thousands(w.pods_preempted), Thousands(w.pods_pending_end),
           w.latency.empty() ? "—" : HumanDuration(w.latency.Percentile(50)),
           w.latency.empty() ? "—" : HumanDuration(w.latency.Percentile(99)),
           w.kind == "pods"
