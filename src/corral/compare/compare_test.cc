@@ -57,8 +57,13 @@ TEST(VariantTest, RejectsBadFlags) {
   const Case cases[] = {
       {"", "invalid variant name \"\""},
       {"a b", "invalid variant name \"a b\""},
-      {"x:nodes.gpu=-1", "nodes.gpu: want a non-negative node count, got \"-1\""},
-      {"x:nodes.gpu=many", "want a non-negative node count"},
+      {"x:nodes.gpu=-1",
+       "nodes.gpu: want a node count from 0 to 1000000 (a pool's limit), "
+       "got \"-1\""},
+      {"x:nodes.gpu=many", "want a node count from 0 to 1000000"},
+      // A count no run could hold is an error up front, as a scenario's nodePools[].count is.
+      {"x:nodes.gpu=1000001", "want a node count from 0 to 1000000"},
+      {"x:nodes.gpu=99999999999999999999", "want a node count from 0 to 1000000"},
       {"x:rate.train=fast", "rate.train: invalid rate \"fast\""},
       {"x:colour=blue", "unknown option \"colour\""},
       {"x:config", "want key=value"},
@@ -321,11 +326,54 @@ parameters:
                HasSubstr(f + ":9: variants[0].confg: unknown field \"confg\""),
                HasSubstr(f + ":11: variants[1].nodes[gpu]: expected an integer"),
                HasSubstr(f + ":12: variants[1].rates[train]: invalid rate \"fast\""),
-               HasSubstr(f + ":14: parameters[nodes.gpu][1]: nodes.gpu: want a "
-                             "non-negative node count, got \"-1\""),
+               HasSubstr(f + ":14: parameters[nodes.gpu][1]: nodes.gpu: want a node count "
+                             "from 0 to 1000000 (a pool's limit), got \"-1\""),
                HasSubstr(f + ":15: parameters[colour][0]: unknown option \"colour\""),
                HasSubstr(f + ":10: variants[1].name: duplicate variant name \"a\""),
            }));
+  fs::remove_all(dir);
+}
+
+// A matrix that no machine could plan (a few short lines of parameters multiply to 10^12 runs, and
+// a pool of 10^15 nodes) is a positioned error before anything is allocated.
+TEST(SweepSpecTest, ImpossibleMatricesArePositionedErrors) {
+  fs::path dir = TempDir("huge-sweep");
+  std::string path = WriteSweep(dir, R"(apiVersion: corral.dev/v1alpha1
+kind: Sweep
+scenario: gpu-gangs.yaml
+seeds: 1000
+variants:
+- name: a
+  nodes: {gpu: 1000000000000000}
+parameters:
+  rate.a: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+  rate.b: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+  rate.c: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+  rate.d: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+  rate.e: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+  rate.f: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+  rate.g: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+  rate.h: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+  rate.i: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+)");
+  Diagnostics diags;
+  auto spec = LoadSweepSpec(path, diags);
+  ASSERT_FALSE(spec.ok());
+  std::vector<std::string> got;
+  for (const auto& d : diags.items()) got.push_back(d.ToString());
+  const std::string f = path;
+  EXPECT_THAT(got, ::testing::IsSupersetOf({
+                       HasSubstr(f + ":7: variants[0].nodes[gpu]: invalid value "
+                                     "1000000000000000: must be between 0 and 1000000"),
+                       HasSubstr(f + ":9: parameters: the matrix has more than 100000 runs"),
+                   }));
+  SweepSpec huge;
+  huge.variants.resize(2);
+  huge.seeds.resize(1000);
+  huge.parameters.emplace_back("rate.a", std::vector<std::string>(100, "1"));
+  auto plans = PlanSweep(huge);
+  ASSERT_FALSE(plans.ok());
+  EXPECT_THAT(plans.error().message, HasSubstr("the matrix has more than 100000 runs"));
   fs::remove_all(dir);
 }
 

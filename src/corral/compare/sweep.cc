@@ -33,6 +33,7 @@ struct SweepIn {
   std::vector<uint64_t> seeds;
   std::vector<VariantIn> variants;
   std::vector<std::pair<std::string, std::vector<std::string>>> parameters;
+  const Node* parameters_node = nullptr;
   std::string base_dir;
 };
 
@@ -95,7 +96,8 @@ const doc::Field<VariantIn> kVariantFields[] = {
        d.ForEachEntry(n, [&](const Node& key_node, const Node& value) {
          const std::string key(key_node.text());
          int64_t count = 0;
-         if (d.ReadInt64(value, count, 0)) o.v.overrides.nodes.emplace_back(key, count);
+         if (d.ReadInt64(value, count, 0, kMaxPoolNodes))
+           o.v.overrides.nodes.emplace_back(key, count);
        });
      }},
     {"rates",
@@ -161,6 +163,7 @@ const doc::Field<SweepIn> kSweepFields[] = {
      }},
     {"parameters",
      [](Decoder& d, const Node& n, SweepIn& o) {
+       o.parameters_node = &n;
        d.ForEachEntry(n, [&](const Node& key_node, const Node& value) {
          const std::string key(key_node.text());
          std::vector<std::string> values;
@@ -180,6 +183,22 @@ const doc::Field<SweepIn> kSweepFields[] = {
        });
      }},
 };
+
+// The number of runs of a matrix, into `runs`; false when it exceeds kMaxSweepRuns (the product is
+// checked factor by factor, so it never overflows).
+bool MatrixRuns(const std::vector<std::pair<std::string, std::vector<std::string>>>& parameters,
+                size_t variants, size_t seeds, size_t& runs) {
+  runs = 1;
+  auto times = [&](size_t n) {
+    if (n != 0 && runs > kMaxSweepRuns / n) return false;
+    runs *= n;
+    return true;
+  };
+  for (const auto& [key, values] : parameters) {
+    if (!times(values.size())) return false;
+  }
+  return times(variants) && times(seeds);
+}
 
 uint64_t Fnv1a(uint64_t h, std::string_view s) {
   for (unsigned char c : s) {
@@ -248,6 +267,19 @@ Result<SweepSpec> LoadSweepSpec(const std::string& path, Diagnostics& diags) {
         d.FieldError(*v.self, "name", fmt::format("duplicate variant name {:?}", v.v.name));
       }
     }
+    const size_t seeds = in.seeds.empty() ? static_cast<size_t>(in.seed_count) : in.seeds.size();
+    size_t runs = 0;
+    if (!MatrixRuns(in.parameters, in.variants.size(), seeds, runs)) {
+      const std::string message = fmt::format(
+          "the matrix has more than {} runs (parameter points × variants × seeds); a "
+          "sweep holds at most that many, each a whole simulation",
+          kMaxSweepRuns);
+      if (in.parameters_node != nullptr) {
+        d.FieldError(*in.parameters_node, "parameters", message);
+      } else {
+        d.Error(root, message);
+      }
+    }
   }
   if (in.name.empty()) in.name = fs::path(path).stem().string();
   if (diags.has_errors()) return Error::Invalid(sim::DiagnosticsMessage(diags));
@@ -300,6 +332,11 @@ Result<SweepSpec> LoadSweepSpec(const std::string& path, Diagnostics& diags) {
 }
 
 Result<std::vector<RunPlan>> PlanSweep(const SweepSpec& spec) {
+  size_t runs = 0;
+  if (!MatrixRuns(spec.parameters, spec.variants.size(), spec.seeds.size(), runs)) {
+    return Error::Invalid(
+        fmt::format("{}: the matrix has more than {} runs", spec.file, kMaxSweepRuns));
+  }
   // Points: the cartesian product of the parameters, the first varying slowest.
   std::vector<Overrides> points(1);
   std::vector<std::string> labels(1);

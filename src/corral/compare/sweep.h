@@ -51,6 +51,11 @@ struct SweepSpec {
   std::string digest;
 };
 
+// The most runs a sweep's matrix may hold (parameter points × variants × seeds). Every run is a
+// whole simulation, so this is far beyond any sweep one would run; it bounds what planning
+// allocates, so a few lines of parameters cannot ask for a matrix no machine can hold.
+inline constexpr size_t kMaxSweepRuns = 100'000;
+
 // Reads and checks a sweep file; resolves the seeds (reading the scenario's seed when `seeds` is a
 // count) and computes the digest. Errors carry every diagnostic.
 Result<SweepSpec> LoadSweepSpec(const std::string& path, Diagnostics& diags);

@@ -33,7 +33,7 @@ std::string JoinNames(const std::vector<std::string>& names) {
 
 bool ParseCount(std::string_view s, int64_t& out) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && p == s.data() + s.size() && out >= 0;
+  return ec == std::errc() && p == s.data() + s.size() && out >= 0 && out <= kMaxPoolNodes;
 }
 
 // The initial createNodes op of pool `p`: the first one without a time.
@@ -175,7 +175,8 @@ Result<void> ParseOverride(std::string_view option, Overrides& o) {
     int64_t n = 0;
     if (!ParseCount(value, n)) {
       return Error::Invalid(
-          fmt::format("{}: want a non-negative node count, got {:?}", key, value));
+          fmt::format("{}: want a node count from 0 to {} (a pool's limit), got {:?}", key,
+                      kMaxPoolNodes, value));
     }
     Put(o.nodes, key.substr(6), n);
   } else if (key.starts_with("rate.") && key.size() > 5) {

@@ -31,6 +31,10 @@
 
 namespace corral::compare {
 
+// The most nodes `nodes.POOL=N` may give a pool: a scenario's nodePools[].count limit, so that a
+// variant cannot ask for a cluster the scenario format itself rejects as larger than a run holds.
+inline constexpr int64_t kMaxPoolNodes = 1'000'000;
+
 struct Overrides {
   std::string config;                                                // one-cluster scenarios
   std::vector<std::pair<std::string, std::string>> cluster_configs;  // cluster name → file

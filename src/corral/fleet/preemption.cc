@@ -39,7 +39,8 @@ Int128 Amount(const ResourceAmounts& a, Symbol name) {
 
 void Add(ResourceAmounts& dst, const ResourceAmounts& add, int sign) {
   for (const auto& [name, v] : add) {
-    auto it = std::find_if(dst.begin(), dst.end(), [&](const auto& p) { return p.first == name; });
+    auto it = std::find_if(dst.begin(), dst.end(),
+                           [&key = name](const auto& p) { return p.first == key; });
     if (it == dst.end()) {
       dst.emplace_back(name, sign * v);
     } else {
