@@ -1,5 +1,5 @@
 // `corral dispatch FILE|DIR... [-o table|json|yaml] [--explain NAME]...`
-// `    [--estimator general|accurate] [--feature-gates G=bool,...]`
+// `    [--estimator general|accurate] [--feature-gates G=bool,...] [--validate strict|warn|ignore]`
 
 #include <cstdio>
 #include <memory>
@@ -11,6 +11,7 @@
 #include "corral/app/dispatch.h"
 
 #include "command.h"
+#include "flags.h"
 
 namespace corral::cli {
 
@@ -21,6 +22,7 @@ struct DispatchFlags {
   std::vector<std::string> explain;
   std::string feature_gates;
   std::string estimator = "general";
+  std::string validate = "strict";
 };
 }  // namespace
 
@@ -49,6 +51,7 @@ Command AddDispatchCommand(CLI::App& root) {
                   "Karmada scheduler feature gates, Name=true|false,...: PriorityBasedScheduling "
                   "(default true), PriorityBasedPreemptiveScheduling (default false); both on "
                   "enable binding preemption");
+  AddValidateOption(app, flags->validate);
   Command cmd;
   cmd.app = app;
   cmd.run = [flags]() {
@@ -57,6 +60,7 @@ Command AddDispatchCommand(CLI::App& root) {
     req.explain = flags->explain;
     req.feature_gates = flags->feature_gates;
     req.estimator = flags->estimator;
+    req.unknown_fields = ParseValidate(flags->validate);
     auto out = app::RunDispatch(req);
     if (!out.ok()) {
       fmt::print(stderr, "{}\n", out.error().message);

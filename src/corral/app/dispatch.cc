@@ -50,7 +50,8 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
   Interner in = api::NewInterner();
   auto inputs = SplitDispatchInputs(request.inputs);
   if (!inputs.ok()) return inputs.error();
-  loader::FleetLoadResult loaded = loader::LoadFleetPaths(inputs->fleet_files, in);
+  loader::FleetLoadResult loaded =
+      loader::LoadFleetPaths(inputs->fleet_files, in, {.unknown_fields = request.unknown_fields});
   if (!loaded.ok()) {
     std::string text;
     for (const Diagnostic& d : loaded.diagnostics.items()) {
@@ -60,7 +61,9 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
     return Error::Invalid(text);
   }
   Members members(in);
-  if (auto r = members.Load(inputs->member_dirs); !r.ok()) return r.error();
+  Diagnostics member_warnings;
+  if (auto r = members.Load(inputs->member_dirs, request.unknown_fields, &member_warnings); !r.ok())
+    return r.error();
   if (auto r = members.Attach(loaded.objects.clusters); !r.ok()) return r.error();
   if (request.estimator == "accurate" && members.size() == 0) {
     return Error::Invalid(
@@ -69,6 +72,7 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
   }
   DispatchOutcome out;
   out.diagnostics = loaded.diagnostics;
+  out.diagnostics.Merge(member_warnings);
   out.members = members.size();
   out.estimator = request.estimator;
   std::vector<api::Cluster> karmada;

@@ -23,6 +23,7 @@
 
 #include "corral/core/diagnostics.h"
 #include "corral/core/result.h"
+#include "corral/doc/decoder.h"
 #include "corral/fleet/karmada_scheduler.h"
 #include "corral/fleet/kueue_dispatcher.h"
 #include "corral/fleet/preemption.h"
@@ -39,6 +40,8 @@ struct DispatchRequest {
   // folders, the minimum of both answers counting, as Karmada takes the minimum over its
   // estimators; Kueue's ClusterFeasibility asks it whether the whole workload fits.
   std::string estimator = "general";
+  // Unknown fields in the inputs and member folders (kubectl's --validate): errors by default.
+  doc::FieldValidation unknown_fields = doc::FieldValidation::kStrict;
 };
 
 struct DispatchItem {

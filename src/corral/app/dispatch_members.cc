@@ -132,19 +132,33 @@ Result<MemberCluster*> Members::Add(Symbol name, std::string path, api::ObjectSe
   return members_.back().get();
 }
 
-Result<void> Members::Load(std::span<const std::string> dirs) {
+Result<void> Members::Load(std::span<const std::string> dirs, doc::FieldValidation unknown_fields,
+                           Diagnostics* warnings) {
+  const bool strict = unknown_fields == doc::FieldValidation::kStrict;
   std::string errors;
   for (const std::string& dir : dirs) {
     std::string base = fs::path(dir).lexically_normal().filename().string();
     if (base.empty()) base = fs::path(dir).lexically_normal().parent_path().filename().string();
     const std::string paths[] = {dir};
-    loader::LoadResult loaded = loader::LoadPaths(paths, interner_, {.strict = true});
-    if (!loaded.ok()) {
+    loader::LoadResult loaded =
+        loader::LoadPaths(paths, interner_, {.strict = strict, .unknown_fields = unknown_fields});
+    // Relaxed, the loader reports its other warnings as warnings too: they stay errors here.
+    auto relaxed = [](const Diagnostic& d) {
+      return d.severity == Severity::kWarning && d.message.starts_with("unknown field ");
+    };
+    bool failed = !loaded.ok();
+    for (const Diagnostic& d : loaded.diagnostics.items()) failed = failed || !relaxed(d);
+    if (failed) {
       for (const Diagnostic& d : loaded.diagnostics.items()) {
+        if (relaxed(d)) continue;
         if (!errors.empty()) errors += "\n";
         errors += d.ToString();
       }
       continue;
+    }
+    if (warnings != nullptr) {
+      for (const Diagnostic& d : loaded.diagnostics.items())
+        warnings->Warning(d.file, d.line, d.path, d.message);
     }
     auto added = Add(interner_.Intern(base), dir, std::move(loaded.objects));
     if (!added.ok()) return added.error();

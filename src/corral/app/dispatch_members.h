@@ -26,7 +26,9 @@
 
 #include "corral/api/cluster.h"
 #include "corral/core/clock.h"
+#include "corral/core/diagnostics.h"
 #include "corral/core/result.h"
+#include "corral/doc/decoder.h"
 #include "corral/fleet/estimator.h"
 #include "corral/framework/registry.h"
 #include "corral/scheduler/estimate.h"
@@ -58,8 +60,11 @@ class Members {
   Members& operator=(const Members&) = delete;
 
   // Loads each folder as a member. Errors: the loader's diagnostics of any folder (every one), two
-  // folders with one name.
-  Result<void> Load(std::span<const std::string> dirs);
+  // folders with one name. `unknown_fields` (kubectl's --validate) relaxes unknown fields only:
+  // their warnings go to `warnings` (when given); every other loader warning stays an error.
+  Result<void> Load(std::span<const std::string> dirs,
+                    doc::FieldValidation unknown_fields = doc::FieldValidation::kStrict,
+                    Diagnostics* warnings = nullptr);
   // Adds a member built from `objects` (its nodes, pods and cluster objects); `path` names it in
   // messages. Errors: a member of that name exists, or its scheduler cannot be built.
   Result<MemberCluster*> Add(Symbol name, std::string path, api::ObjectSet objects);
