@@ -304,8 +304,8 @@ TEST(FleetOverrideTest, ProfileAndSchedulerSwitchChangeTheFleetSpec) {
   ASSERT_NE(spec->fleet.get(), before);  // a new FleetSpec; the compiled one is untouched
   EXPECT_EQ(in.Str(spec->fleet->config.profile.meta.name), "capacity-aware");
   EXPECT_EQ(spec->fleet->profile_path, "examples/compare/dispatcher-capacity-aware.yaml");
-  ASSERT_EQ(spec->fleet->config.profile.filters.size(), 4U);
-  EXPECT_EQ(in.Str(spec->fleet->config.profile.filters[3]), "ClusterFeasibility");
+  ASSERT_EQ(spec->fleet->config.profile.scores.size(), 1U);
+  EXPECT_EQ(in.Str(spec->fleet->config.profile.scores[0].first), "CapacityScore");
   auto d = sim::DescribeDispatcher(*spec->fleet, in);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->scheduler, "kueue");
