@@ -4,6 +4,7 @@
 
 #include "corral/sim/provenance.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -108,8 +109,72 @@ TEST(ProvenanceTest, OneSchedulerPerClusterWithItsConfiguration) {
   EXPECT_EQ(j["seed"], spec->seed);
   const std::string summary = FormatSummary(r.out.result);
   EXPECT_NE(summary.find("\nINPUTS\n"), std::string::npos);
+  // The three members' schedulers differ (configuration or gates): one block each.
   for (const auto& c : spec->clusters)
     EXPECT_NE(summary.find("  cluster           " + c.name + "\n"), std::string::npos) << c.name;
+}
+
+// A fleet run names its fleet level: scheduler, dispatcher, the profile (built in or a file with
+// its hash), filters, scores and nomination, in the summary and the JSON; identical member
+// blocks are printed once.
+TEST(ProvenanceTest, FleetDispatcherAndSharedClusterBlocks) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto spec = LoadScenarioFile("examples/scenarios/fleet-kueue.yaml", in, diags);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  auto r = testing::RunSpec(*spec, in);
+  r.out.result.provenance.command = "simulate";
+  const Provenance& p = r.out.result.provenance;
+  ASSERT_EQ(p.dispatcher.size(), 1U);
+  const DispatcherProvenance& d = p.dispatcher[0];
+  EXPECT_EQ(d.scheduler, "kueue");
+  EXPECT_EQ(d.dispatcher, "composable");
+  EXPECT_EQ(d.profile, "default");
+  EXPECT_TRUE(d.config_path.empty());
+  EXPECT_EQ(d.filters,
+            (std::vector<std::string>{"ClusterHealth", "ClusterAffinity", "ClusterTaints"}));
+  EXPECT_EQ(d.scores, (std::vector<std::string>{"ClusterAffinityScore:1"}));
+  EXPECT_EQ(d.nomination, "Top1");
+  const auto lines = ProvenanceLines(p);
+  auto has = [&](const std::string& line) {
+    return std::find(lines.begin(), lines.end(), line) != lines.end();
+  };
+  EXPECT_TRUE(has("fleet             kueue, dispatcher composable"));
+  EXPECT_TRUE(has("  profile         default (built in)"));
+  EXPECT_TRUE(has("  filters         ClusterHealth, ClusterAffinity, ClusterTaints"));
+  EXPECT_TRUE(has("  nomination      Top1"));
+  EXPECT_TRUE(has("clusters          central, east, west"));
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                          [](const std::string& l) {
+                            return l.find("profile         default-") != std::string::npos;
+                          }),
+            1);
+  const auto j = ProvenanceJson(p);
+  EXPECT_EQ(j["dispatcher"]["scheduler"], "kueue");
+  EXPECT_EQ(j["dispatcher"]["config_path"], nullptr);
+  EXPECT_EQ(j["schedulers"].size(), 3U);  // the JSON keeps one entry per cluster
+}
+
+// The manifests a scenario lists are hashed, resolved against the scenario's directory.
+TEST(ProvenanceTest, ScenarioManifestsAreHashed) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto spec = LoadScenarioFile("examples/scenarios/workloads-scale.yaml", in, diags);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  ASSERT_FALSE(spec->manifest_paths.empty());
+  for (const auto& m : spec->manifest_paths) {
+    EXPECT_TRUE(fs::exists(m)) << m;
+    EXPECT_EQ(m, "examples/workloads/") << m;  // `../workloads/`, resolved and normalized
+  }
+  auto listed = DescribeInputs(spec->manifest_paths);
+  ASSERT_TRUE(listed.ok());
+  Provenance p;
+  p.command = "simulate";
+  p.manifests = *listed;
+  const auto lines = ProvenanceLines(p);
+  EXPECT_EQ(lines.front(), "manifests         " + spec->manifest_paths[0] + "  " +
+                               *HashPath(spec->manifest_paths[0]));
+  EXPECT_EQ(ProvenanceJson(p)["manifests"][0]["hash"], *HashPath(spec->manifest_paths[0]));
 }
 
 }  // namespace

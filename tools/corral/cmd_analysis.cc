@@ -23,6 +23,15 @@ std::string Clock(double s) {
 
 }  // namespace
 
+void AddRunFlags(CLI::App* app, RunFlags& flags, std::string_view jobs_default, int max_jobs) {
+  app->add_option("-j,--jobs", flags.jobs,
+                  fmt::format("Runs at once, each in its own process (default: {})", jobs_default))
+      ->check(CLI::Range(1, max_jobs));
+  app->add_option("-o,--output", flags.output, "Output format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  app->add_flag("-q,--quiet", flags.quiet, "No progress line on stderr");
+}
+
 int ExitCodeOf(const Error& e) {
   return e.code == ErrorCode::kInternal ? kExitFailure : kExitBadInput;
 }

@@ -19,6 +19,18 @@ Command AddCompareCommand(CLI::App& root);
 Command AddSweepCommand(CLI::App& root);
 Command AddCompactCommand(CLI::App& root);
 
+// The flags every analysis command has: -j/--jobs (runs at once, each in its own process),
+// -o/--output (text or json) and -q/--quiet (no progress line).
+struct RunFlags {
+  int jobs = 1;  // compare and compact: 1; sweep: 0, every local core
+  std::string output = "text";
+  bool quiet = false;
+};
+
+// Registers -j, -o and -q on `app`. `jobs_default` completes the help text ("1", "every core");
+// a --jobs value outside 1..max_jobs is a usage error.
+void AddRunFlags(CLI::App* app, RunFlags& flags, std::string_view jobs_default, int max_jobs);
+
 // 2 for input errors, 1 for runtime failures.
 int ExitCodeOf(const Error& e);
 

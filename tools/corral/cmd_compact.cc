@@ -25,9 +25,7 @@ struct CompactFlags {
   std::vector<std::string> pools;
   std::string variant = "scenario";
   int seeds = 3;
-  int jobs = 1;
-  std::string output = "text";
-  bool quiet = false;
+  RunFlags run;
 };
 
 int Run(const CompactFlags& flags) {
@@ -54,8 +52,8 @@ int Run(const CompactFlags& flags) {
     return ExitCodeOf(seeds.error());
   }
   req.seeds = *seeds;
-  RunProgressLine line("compact", flags.quiet);
-  req.run.jobs = flags.jobs;
+  RunProgressLine line("compact", flags.run.quiet);
+  req.run.jobs = flags.run.jobs;
   req.run.progress = [&](const compare::RunProgress& p) { line.Update(p); };
   auto res = compare::Compact(req);
   line.Clear();
@@ -63,8 +61,8 @@ int Run(const CompactFlags& flags) {
     fmt::print(stderr, "corral compact: {}\n", res.error().message);
     return ExitCodeOf(res.error());
   }
-  std::string text =
-      flags.output == "json" ? compare::FormatCompactJson(*res) : compare::FormatCompactText(*res);
+  std::string text = flags.run.output == "json" ? compare::FormatCompactJson(*res)
+                                                : compare::FormatCompactText(*res);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return res->met_at_start ? kExitOk : kExitFailure;
 }
@@ -90,11 +88,7 @@ Command AddCompactCommand(CLI::App& root) {
                   "the scenario as written)");
   app->add_option("--seeds", flags->seeds,
                   "Seeds: the scenario's seed and the next ones (default 3)");
-  app->add_option("-j,--jobs", flags->jobs, "Runs at once, each in its own process (default 1)")
-      ->check(CLI::Range(1, 256));
-  app->add_option("-o,--output", flags->output, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}));
-  app->add_flag("-q,--quiet", flags->quiet, "No progress line on stderr");
+  AddRunFlags(app, flags->run, "1", 256);
   Command cmd;
   cmd.app = app;
   cmd.run = [flags]() { return Run(*flags); };

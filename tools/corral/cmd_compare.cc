@@ -25,10 +25,8 @@ struct CompareFlags {
   std::string scenario;
   std::vector<std::string> variants;
   int seeds = compare::kDefaultSeeds;
-  int jobs = 1;
-  std::string output = "text";
+  RunFlags run;
   std::string report;
-  bool quiet = false;
 };
 
 int Run(const CompareFlags& flags) {
@@ -57,9 +55,9 @@ int Run(const CompareFlags& flags) {
       return kExitBadInput;
     }
   }
-  RunProgressLine line("compare", flags.quiet);
+  RunProgressLine line("compare", flags.run.quiet);
   compare::RunOptions opts;
-  opts.jobs = flags.jobs;
+  opts.jobs = flags.run.jobs;
   opts.progress = [&](const compare::RunProgress& p) { line.Update(p); };
   auto records = compare::RunPlans(*plans, opts);
   line.Clear();
@@ -67,7 +65,7 @@ int Run(const CompareFlags& flags) {
     fmt::print(stderr, "corral compare: {}\n", records.error().message);
     return ExitCodeOf(records.error());
   }
-  return PrintComparison("compare", std::move(records).value(), flags.output, flags.report);
+  return PrintComparison("compare", std::move(records).value(), flags.run.output, flags.report);
 }
 
 }  // namespace
@@ -80,20 +78,17 @@ Command AddCompareCommand(CLI::App& root) {
       "sizes, arrival rates), each over the same seeds, and compare them: metric deltas with "
       "their spread over seeds, and the workloads and gangs that changed most. A variant is NAME "
       "or NAME:OPT;OPT;... with OPT one of config=FILE, config.CLUSTER=FILE, "
-      "feature-gates=A=true,..., pools=FILE, nodes.POOL=N, rate.WORKLOAD=RATE; the first variant "
-      "is the baseline.");
+      "feature-gates=A=true,..., pools=FILE, pools.CLUSTER=FILE, nodes.POOL=N, rate.WORKLOAD=RATE, "
+      "and for a fleet fleet.scheduler=, fleet.dispatcher=, fleet.nomination=, fleet.topK=, "
+      "fleet.profile=FILE; the first variant is the baseline.");
   app->add_option("scenario", flags->scenario, "Scenario file (or a Kubernetes manifest file)")
       ->required();
   app->add_option("--variant", flags->variants, "A variant: NAME[:OPT;OPT;...] (repeatable)")
       ->required();
   app->add_option("--seeds", flags->seeds,
                   "Seeds per variant: the scenario's seed and the next ones (default 5)");
-  app->add_option("-j,--jobs", flags->jobs, "Runs at once, each in its own process (default 1)")
-      ->check(CLI::Range(1, 256));
-  app->add_option("-o,--output", flags->output, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  AddRunFlags(app, flags->run, "1", 256);
   app->add_option("--report", flags->report, "Write the HTML comparison report to FILE");
-  app->add_flag("-q,--quiet", flags->quiet, "No progress line on stderr");
   Command cmd;
   cmd.app = app;
   cmd.run = [flags]() { return Run(*flags); };

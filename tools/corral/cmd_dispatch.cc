@@ -1,6 +1,7 @@
 // `corral dispatch FILE|DIR... [-o table|json|yaml] [--explain NAME]...`
 // `    [--estimator general|accurate] [--member-config NAME=PATH]... [--feature-gates G=bool,...]`
 // `    [--preemption karmada|fleetwide] [--preemption-victims summary|simulation]`
+// `    [--validate strict|warn|ignore]`
 
 #include <cstdio>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "corral/app/dispatch.h"
 
 #include "command.h"
+#include "flags.h"
 
 namespace corral::cli {
 
@@ -25,6 +27,7 @@ struct DispatchFlags {
   std::string preemption = "karmada";
   std::string preemption_victims = "summary";
   std::vector<std::string> member_configs;
+  std::string validate = "strict";
 };
 }  // namespace
 
@@ -65,6 +68,7 @@ Command AddDispatchCommand(CLI::App& root) {
                   "summary (default: Karmada's Phase 1 over resource summaries) or simulation "
                   "(Phase 2: on each member given as a folder, through its own scheduler)")
       ->check(CLI::IsMember({"summary", "simulation"}));
+  AddValidateOption(app, flags->validate);
   Command cmd;
   cmd.app = app;
   cmd.run = [flags]() {
@@ -76,6 +80,7 @@ Command AddDispatchCommand(CLI::App& root) {
     req.preemption = flags->preemption;
     req.preemption_victims = flags->preemption_victims;
     req.member_configs = flags->member_configs;
+    req.unknown_fields = ParseValidate(flags->validate);
     auto out = app::RunDispatch(req);
     if (!out.ok()) {
       fmt::print(stderr, "{}\n", out.error().message);

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "corral/api/well_known.h"
+#include "corral/app/schedule.h"
 #include "corral/app/simulate.h"
 #include "corral/core/output_file.h"
 #include "corral/doc/decoder.h"
@@ -58,6 +59,79 @@ struct SimulateFlags {
   std::string validate = "strict";
   std::string estimator;
   int64_t seed = -1;
+  std::vector<std::string> explain;  // NS/NAME or NAME (namespace default)
+};
+
+// `--explain` targets: the last scheduling attempt of each, as `corral schedule --explain` shows
+// an attempt.
+class ExplainTargets {
+ public:
+  explicit ExplainTargets(const std::vector<std::string>& targets) {
+    for (const auto& t : targets) {
+      keys_.push_back(t.find('/') == std::string::npos ? "default/" + t : t);
+    }
+    last_.resize(keys_.size());
+  }
+  bool empty() const { return keys_.empty(); }
+  // The index of the target `pod` is, or -1.
+  int Find(const Interner& in, const api::Pod& pod) const {
+    const std::string_view ns = in.Str(pod.meta.namespace_);
+    const std::string_view name = in.Str(pod.meta.name);
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      const std::string& k = keys_[i];
+      if (k.size() == ns.size() + 1 + name.size() && k.starts_with(ns) && k[ns.size()] == '/' &&
+          k.ends_with(name))
+        return static_cast<int>(i);
+    }
+    return -1;
+  }
+  void Record(const Interner& in, uint32_t member, const api::Pod& pod,
+              const scheduler::CycleExplain& ex, int64_t at_ns) {
+    const int i = Find(in, pod);
+    if (i < 0) return;
+    Last& l = last_[static_cast<size_t>(i)];
+    l.attempt = app::MakeExplainOut(in, pod, ex);
+    l.member = member;
+    l.at_ns = at_ns;
+    ++l.attempts;
+  }
+  // The explanations as text, or an error naming the targets that were never attempted.
+  Result<std::string> Format(const sim::SimSpec& spec) const {
+    std::string s;
+    std::string missing;
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      const Last& l = last_[i];
+      if (l.attempts == 0) {
+        missing += (missing.empty() ? "" : ", ") + keys_[i];
+        continue;
+      }
+      const std::string where = spec.clusters.empty()
+                                    ? std::string()
+                                    : fmt::format("cluster {}, ", spec.clusters[l.member].name);
+      s += fmt::format("\nexplain {} ({}attempt {} at {}, its last): {}\n", keys_[i], where,
+                       l.attempts, sim::FormatClock(l.at_ns),
+                       l.attempt.selected.empty() ? "unschedulable, pending after it"
+                                                  : "selected " + l.attempt.selected);
+      s += app::FormatExplainBody(l.attempt);
+    }
+    if (!missing.empty()) {
+      return Error::Invalid(fmt::format(
+          "--explain: no scheduling attempt of {} in this run (the pod never existed, or never "
+          "reached a scheduler; pod names are <workload>-<arrival>[-<k>], see the event log)",
+          missing));
+    }
+    return s;
+  }
+
+ private:
+  struct Last {
+    app::ExplainOut attempt;
+    uint32_t member = 0;
+    int64_t at_ns = 0;
+    int32_t attempts = 0;
+  };
+  std::vector<std::string> keys_;
+  std::vector<Last> last_;
 };
 
 // The signal that asked the run to stop (0: none). Set from the signal handler.
@@ -144,6 +218,12 @@ class ProgressLine {
 };
 
 int Run(const SimulateFlags& flags) {
+  if (!flags.explain.empty() && flags.output == "json") {
+    fmt::print(stderr,
+               "corral simulate: --explain prints text after the summary: use -o table (or "
+               "corral schedule --explain -o json on the state)\n");
+    return kExitBadInput;
+  }
   const bool builtin = flags.inputs.empty();
   std::string report = flags.report;
   if (report.empty() && builtin) report = "corral-report.html";
@@ -283,6 +363,11 @@ int Run(const SimulateFlags& flags) {
     fmt::print(stderr, "corral simulate: {}\n", inputs.error().message);
     return kExitBadInput;
   }
+  auto listed = sim::DescribeInputs(s.manifest_paths);
+  if (!listed.ok()) {
+    fmt::print(stderr, "corral simulate: {}\n", listed.error().message);
+    return kExitBadInput;
+  }
 
   SteadyClock wall;
   std::FILE* log_file = nullptr;
@@ -310,6 +395,12 @@ int Run(const SimulateFlags& flags) {
   const bool tty = isatty(STDERR_FILENO) != 0;
   ProgressLine bar(tty);
   app::RunRequest req;
+  ExplainTargets explain(flags.explain);
+  if (!explain.empty()) {
+    req.explain = [&](const api::Pod& pod) { return explain.Find(in, pod) >= 0; };
+    req.on_explain = [&](uint32_t member, const api::Pod& pod, const scheduler::CycleExplain& ex,
+                         int64_t at_ns) { explain.Record(in, member, pod, ex, at_ns); };
+  }
   req.wall = &wall;
   req.log = log.get();
   req.stop = &g_stop_signal;
@@ -337,6 +428,7 @@ int Run(const SimulateFlags& flags) {
   r.provenance.command = "simulate";
   r.provenance.builtin_scenario = builtin;
   r.provenance.inputs = std::move(inputs).value();
+  r.provenance.manifests = std::move(listed).value();
 
   int rc = r.failure.empty() ? kExitOk : kExitFailure;
   if (!log_tmp.empty() && !CommitTemp(log_file, log_tmp, flags.event_log)) {
@@ -344,6 +436,15 @@ int Run(const SimulateFlags& flags) {
     rc = kExitFailure;
   }
   std::string text = flags.output == "json" ? sim::FormatJson(r) : sim::FormatSummary(r);
+  if (!explain.empty()) {
+    auto why = explain.Format(s);
+    if (!why.ok()) {
+      fmt::print(stderr, "corral simulate: {}\n", why.error().message);
+      rc = kExitBadInput;
+    } else {
+      text += *why;
+    }
+  }
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
 
@@ -419,6 +520,10 @@ Command AddSimulateCommand(CLI::App& root) {
                   "the fleet section's estimator");
   app->add_flag("--strict", flags->strict, "Warnings (unknown kinds, ...) are errors");
   AddValidateOption(app, flags->validate);
+  app->add_option("--explain", flags->explain,
+                  "Explain this pod (NS/NAME or NAME): its last scheduling attempt in the run, as "
+                  "corral schedule --explain shows one (why a pod pending at the end is pending); "
+                  "repeatable; table output only");
   app->add_flag("-q,--quiet", flags->quiet, "No progress line and no wall-clock line on stderr");
   app->add_flag(
       "--progress", flags->progress,

@@ -27,10 +27,8 @@ struct SweepFlags {
   std::vector<std::string> args;  // SPEC, or "merge" DIR
   std::string out;
   std::string shard;
-  int jobs = 0;  // 0: every local core
-  std::string output = "text";
+  RunFlags run{.jobs = 0};  // jobs 0: every local core
   std::string report;
-  bool quiet = false;
   bool emit_job = false;
   std::string image = std::string("corral:") + CORRAL_VERSION;
   std::string results_claim;
@@ -55,7 +53,7 @@ int Merge(const SweepFlags& flags, const std::string& dir) {
     fmt::print(stderr, "corral sweep merge: {}: {}\n", dir, st.error().message);
     return ExitCodeOf(st.error());
   }
-  return PrintComparison("sweep merge", std::move(records).value(), flags.output, flags.report);
+  return PrintComparison("sweep merge", std::move(records).value(), flags.run.output, flags.report);
 }
 
 int EmitJob(const SweepFlags& flags, const compare::SweepSpec& spec) {
@@ -133,10 +131,11 @@ int Run(const SweepFlags& flags) {
     }
   }
   std::vector<compare::RunPlan> mine = compare::ShardOf(*plans, shard);
-  RunProgressLine line("sweep", flags.quiet);
+  RunProgressLine line("sweep", flags.run.quiet);
   compare::RunOptions opts;
-  opts.jobs = flags.jobs > 0 ? flags.jobs
-                             : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  opts.jobs = flags.run.jobs > 0
+                  ? flags.run.jobs
+                  : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   opts.dir = flags.out;
   opts.progress = [&](const compare::RunProgress& p) { line.Update(p); };
   auto records = compare::RunPlans(mine, opts);
@@ -152,7 +151,7 @@ int Run(const SweepFlags& flags) {
         shard.index, shard.count, records->size(), plans->size(), flags.out, flags.out);
     return kExitOk;
   }
-  return PrintComparison("sweep", std::move(records).value(), flags.output, flags.report);
+  return PrintComparison("sweep", std::move(records).value(), flags.run.output, flags.report);
 }
 
 }  // namespace
@@ -170,15 +169,9 @@ Command AddSweepCommand(CLI::App& root) {
       app->add_option("--out", flags->out, "Results directory: one file per run (resume, shards)");
   CLI::Option* shard = app->add_option("--shard", flags->shard,
                                        "Run only shard I of N: runs whose index mod N is I");
-  app->add_option("-j,--jobs", flags->jobs,
-                  "Runs at once, each in its own process (default: "
-                  "every core)")
-      ->check(CLI::Range(1, 1024));
-  app->add_option("-o,--output", flags->output, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  AddRunFlags(app, flags->run, "every core", 1024);
   CLI::Option* report =
       app->add_option("--report", flags->report, "Write the HTML comparison report to FILE");
-  app->add_flag("-q,--quiet", flags->quiet, "No progress line on stderr");
   CLI::Option* emit =
       app->add_flag("--emit-job", flags->emit_job,
                     "Print a Kubernetes Indexed Job (batch/v1) that runs the sweep's shards");

@@ -71,7 +71,8 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
   Interner in = api::NewInterner();
   auto inputs = SplitDispatchInputs(request.inputs);
   if (!inputs.ok()) return inputs.error();
-  loader::FleetLoadResult loaded = loader::LoadFleetPaths(inputs->fleet_files, in);
+  loader::FleetLoadResult loaded =
+      loader::LoadFleetPaths(inputs->fleet_files, in, {.unknown_fields = request.unknown_fields});
   if (!loaded.ok()) {
     std::string text;
     for (const Diagnostic& d : loaded.diagnostics.items()) {
@@ -81,7 +82,11 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
     return Error::Invalid(text);
   }
   Members members(in);
-  if (auto r = members.Load(inputs->member_dirs, request.member_configs); !r.ok()) return r.error();
+  Diagnostics member_warnings;
+  if (auto r = members.Load(inputs->member_dirs, request.member_configs, request.unknown_fields,
+                            &member_warnings);
+      !r.ok())
+    return r.error();
   if (auto r = members.Attach(loaded.objects.clusters); !r.ok()) return r.error();
   if (request.estimator == "accurate" && members.size() == 0) {
     return Error::Invalid(
@@ -104,6 +109,7 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
   out.preemption = request.preemption;
   out.preemption_victims = request.preemption_victims;
   out.diagnostics = loaded.diagnostics;
+  out.diagnostics.Merge(member_warnings);
   out.members = members.size();
   out.estimator = request.estimator;
   std::vector<api::Cluster> karmada;

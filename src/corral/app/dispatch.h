@@ -23,6 +23,7 @@
 
 #include "corral/core/diagnostics.h"
 #include "corral/core/result.h"
+#include "corral/doc/decoder.h"
 #include "corral/fleet/karmada_scheduler.h"
 #include "corral/fleet/kueue_dispatcher.h"
 #include "corral/fleet/preemption.h"
@@ -49,6 +50,8 @@ struct DispatchRequest {
   // "NAME=PATH": the KubeSchedulerConfiguration of the member folder NAME (app/dispatch_members.h);
   // a member folder's own scheduler-config.yaml otherwise.
   std::vector<std::string> member_configs;
+  // Unknown fields in the inputs and member folders (kubectl's --validate): errors by default.
+  doc::FieldValidation unknown_fields = doc::FieldValidation::kStrict;
 };
 
 struct DispatchItem {

@@ -139,8 +139,9 @@ Result<MemberCluster*> Members::Add(Symbol name, std::string path, api::ObjectSe
   return members_.back().get();
 }
 
-Result<void> Members::Load(std::span<const std::string> dirs,
-                           std::span<const std::string> configs) {
+Result<void> Members::Load(std::span<const std::string> dirs, std::span<const std::string> configs,
+                           doc::FieldValidation unknown_fields, Diagnostics* warnings) {
+  const bool strict = unknown_fields == doc::FieldValidation::kStrict;
   std::string errors;
   auto fail = [&](std::string msg) {
     if (!errors.empty()) errors += "\n";
@@ -181,10 +182,23 @@ Result<void> Members::Load(std::span<const std::string> dirs,
       if (p.filename() == kMemberConfigFile && fs::is_regular_file(p)) continue;
       paths.push_back(p.string());
     }
-    loader::LoadResult loaded = loader::LoadPaths(paths, interner_, {.strict = true});
-    if (!loaded.ok()) {
-      for (const Diagnostic& d : loaded.diagnostics.items()) fail(d.ToString());
+    loader::LoadResult loaded =
+        loader::LoadPaths(paths, interner_, {.strict = strict, .unknown_fields = unknown_fields});
+    // Relaxed, the loader reports its other warnings as warnings too: they stay errors here.
+    auto relaxed = [](const Diagnostic& d) {
+      return d.severity == Severity::kWarning && d.message.starts_with("unknown field ");
+    };
+    bool failed = !loaded.ok();
+    for (const Diagnostic& d : loaded.diagnostics.items()) failed = failed || !relaxed(d);
+    if (failed) {
+      for (const Diagnostic& d : loaded.diagnostics.items()) {
+        if (!relaxed(d)) fail(d.ToString());
+      }
       continue;
+    }
+    if (warnings != nullptr) {
+      for (const Diagnostic& d : loaded.diagnostics.items())
+        warnings->Warning(d.file, d.line, d.path, d.message);
     }
     std::optional<framework::SchedulerConfig> config;
     if (!config_path.empty()) {

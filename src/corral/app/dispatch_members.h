@@ -30,7 +30,9 @@
 
 #include "corral/api/cluster.h"
 #include "corral/core/clock.h"
+#include "corral/core/diagnostics.h"
 #include "corral/core/result.h"
+#include "corral/doc/decoder.h"
 #include "corral/fleet/estimator.h"
 #include "corral/framework/registry.h"
 #include "corral/scheduler/estimate.h"
@@ -65,8 +67,12 @@ class Members {
   // Loads each folder as a member. `configs` are "NAME=PATH" KubeSchedulerConfiguration files for
   // the members of those names. Errors: the loader's diagnostics of any folder (every one), a
   // configuration's diagnostics, two folders with one name, a config for no member or a member
-  // named twice in `configs`, a malformed entry.
-  Result<void> Load(std::span<const std::string> dirs, std::span<const std::string> configs = {});
+  // named twice in `configs`, a malformed entry. `unknown_fields` (kubectl's --validate) relaxes
+  // unknown fields only: their warnings go to `warnings` (when given); every other loader warning
+  // stays an error.
+  Result<void> Load(std::span<const std::string> dirs, std::span<const std::string> configs = {},
+                    doc::FieldValidation unknown_fields = doc::FieldValidation::kStrict,
+                    Diagnostics* warnings = nullptr);
   // Adds a member built from `objects` (its nodes, pods and cluster objects); `path` names it in
   // messages; `config` its scheduler's profiles (kube's default without). Errors: a member of that
   // name exists, or its scheduler cannot be built.

@@ -23,6 +23,67 @@ std::string PodKey(const Interner& in, const api::Pod& p) {
   return fmt::format("{}/{}", in.Str(p.meta.namespace_), in.Str(p.meta.name));
 }
 
+}  // namespace
+
+ExplainOut MakeExplainOut(const Interner& in, const api::Pod& pod,
+                          const scheduler::CycleExplain& ex) {
+  ExplainOut e;
+  e.pod = PodKey(in, pod);
+  e.selected = std::string(in.Str(ex.selected));
+  if (ex.pre_filter.has_value()) e.pre_filter = ex.pre_filter->Message();
+  for (const auto& n : ex.nodes) {
+    NodeOut no;
+    no.node = std::string(in.Str(n.node));
+    no.absent = n.absent;
+    if (n.filter.has_value()) {
+      no.passed = false;
+      no.filter_plugin = std::string(n.filter->plugin());
+      no.filter_code = std::string(framework::CodeName(n.filter->code()));
+      for (auto r : n.filter->reasons()) no.filter_reasons.emplace_back(r);
+    }
+    for (const auto& s : n.scores) {
+      no.scores.push_back({std::string(s.plugin), s.raw, s.normalized, s.weighted});
+    }
+    if (n.total.has_value()) {
+      no.scored = true;
+      no.total = *n.total;
+    }
+    e.nodes.push_back(std::move(no));
+  }
+  if (ex.from_nominated) e.selected_from = "nominated node";
+  if (ex.from_hint) {
+    e.selected_from = "batching hint";
+    if (!ex.hint_source_name.empty()) {
+      e.hint_source =
+          fmt::format("{}/{}", in.Str(ex.hint_source_namespace), in.Str(ex.hint_source_name));
+    }
+  }
+  e.candidates = static_cast<int64_t>(ex.num_candidates);
+  e.evaluated = static_cast<int64_t>(ex.num_evaluated);
+  e.num_to_find = ex.num_to_find;
+  e.tied = static_cast<int64_t>(ex.num_tied);
+  if (ex.post_filter.has_value()) {
+    e.post_filter = true;
+    e.preemption_message = ex.post_filter->message;
+    e.nominated = std::string(in.Str(ex.post_filter->nominated));
+    for (const auto& [ns, name] : ex.post_filter->victims) {
+      e.victims.push_back(fmt::format("{}/{}", in.Str(ns), in.Str(name)));
+    }
+    const framework::PreemptionDryRun& d = ex.post_filter->dry_run;
+    e.dry_run = d.ran;
+    e.dry_potential = d.potential;
+    e.dry_offset = d.offset;
+    e.dry_wanted = d.num_candidates;
+    e.dry_evaluated = d.evaluated;
+    e.dry_found = d.found;
+    e.dry_none_lower = d.none_lower;
+  }
+  e.fit_error = ex.fit_error;
+  return e;
+}
+
+namespace {
+
 class Collector : public scheduler::SchedulerObserver {
  public:
   Collector(const Interner& in, ScheduleOutcome& out) : in_(in), out_(out) {}
@@ -30,49 +91,7 @@ class Collector : public scheduler::SchedulerObserver {
     out_.placements.push_back({PodKey(in_, pod), std::string(in_.Str(node)), std::string(profile)});
   }
   void OnExplain(const api::Pod& pod, const scheduler::CycleExplain& ex) override {
-    ExplainOut e;
-    e.pod = PodKey(in_, pod);
-    e.selected = std::string(in_.Str(ex.selected));
-    if (ex.pre_filter.has_value()) e.pre_filter = ex.pre_filter->Message();
-    for (const auto& n : ex.nodes) {
-      NodeOut no;
-      no.node = std::string(in_.Str(n.node));
-      no.absent = n.absent;
-      if (n.filter.has_value()) {
-        no.passed = false;
-        no.filter_plugin = std::string(n.filter->plugin());
-        no.filter_code = std::string(framework::CodeName(n.filter->code()));
-        for (auto r : n.filter->reasons()) no.filter_reasons.emplace_back(r);
-      }
-      for (const auto& s : n.scores) {
-        no.scores.push_back({std::string(s.plugin), s.raw, s.normalized, s.weighted});
-      }
-      if (n.total.has_value()) {
-        no.scored = true;
-        no.total = *n.total;
-      }
-      e.nodes.push_back(std::move(no));
-    }
-    if (ex.from_nominated) e.selected_from = "nominated node";
-    if (ex.from_hint) {
-      e.selected_from = "batching hint";
-      if (!ex.hint_source_name.empty()) {
-        e.hint_source =
-            fmt::format("{}/{}", in_.Str(ex.hint_source_namespace), in_.Str(ex.hint_source_name));
-      }
-    }
-    e.candidates = static_cast<int64_t>(ex.num_candidates);
-    e.evaluated = static_cast<int64_t>(ex.num_evaluated);
-    e.num_to_find = ex.num_to_find;
-    e.tied = static_cast<int64_t>(ex.num_tied);
-    if (ex.post_filter.has_value()) {
-      e.post_filter = true;
-      e.preemption_message = ex.post_filter->message;
-      e.nominated = std::string(in_.Str(ex.post_filter->nominated));
-      for (const auto& [ns, name] : ex.post_filter->victims) {
-        e.victims.push_back(fmt::format("{}/{}", in_.Str(ns), in_.Str(name)));
-      }
-    }
+    ExplainOut e = MakeExplainOut(in_, pod, ex);
     attempts_[e.pod].push_back(std::move(e));
   }
   void OnPreempted(const scheduler::PreemptionRecord& p) override {
@@ -366,9 +385,56 @@ nlohmann::ordered_json ExplainJson(const ExplainOut& e) {
         {"nominatedNode", e.nominated.empty() ? json(nullptr) : json(e.nominated)},
         {"victims", e.victims},
         {"message", e.preemption_message.empty() ? json(nullptr) : json(e.preemption_message)}};
+    if (e.dry_run) {
+      pe["preemption"]["dryRun"] = {{"potentialNodes", e.dry_potential},
+                                    {"offset", e.dry_offset},
+                                    {"numCandidates", e.dry_wanted},
+                                    {"evaluated", e.dry_evaluated},
+                                    {"found", e.dry_found},
+                                    {"noLowerPriorityPod", e.dry_none_lower}};
+    } else {
+      pe["preemption"]["dryRun"] = nullptr;
+    }
   }
+  pe["fitError"] = e.fit_error.empty() ? json(nullptr) : json(e.fit_error);
   return pe;
 }
+// Appends an aligned table: columns separated by two spaces, the last column unpadded.
+void AppendTable(std::string& s, const std::vector<std::string>& header,
+                 const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> w(header.size());
+  for (size_t i = 0; i < header.size(); ++i) w[i] = header[i].size();
+  for (const auto& r : rows) {
+    for (size_t i = 0; i + 1 < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  }
+  auto line = [&](const std::vector<std::string>& r) {
+    for (size_t i = 0; i < r.size(); ++i) {
+      s += r[i];
+      if (i + 1 < r.size()) s += std::string(w[i] - r[i].size() + 2, ' ');
+    }
+    s += '\n';
+  };
+  line(header);
+  for (const auto& r : rows) line(r);
+}
+
+// The preemption dry run of an explained attempt, one line: kube's GetOffsetAndNumCandidates (the
+// random offset into the potential nodes and the candidate count the walk stops at) and what the
+// walk did.
+std::string ExplainDryRun(const ExplainOut& e) {
+  if (!e.dry_run) return "";
+  if (e.dry_none_lower) {
+    return fmt::format(
+        "  preemption dry run: {} potential node(s) (filter status Unschedulable), offset {}, {} "
+        "candidate(s) wanted; no node holds a pod of lower priority, so none was evaluated\n",
+        e.dry_potential, e.dry_offset, e.dry_wanted);
+  }
+  return fmt::format(
+      "  preemption dry run: {} potential node(s) (filter status Unschedulable), offset {}, {} "
+      "candidate(s) wanted; {} node(s) evaluated, {} candidate(s) found\n",
+      e.dry_potential, e.dry_offset, e.dry_wanted, e.dry_evaluated, e.dry_found);
+}
+
 }  // namespace
 
 std::string FormatScheduleJson(const ScheduleOutcome& out) {
@@ -458,24 +524,73 @@ std::string FormatScheduleJson(const ScheduleOutcome& out) {
   return j.dump(2) + "\n";
 }
 
+std::string FormatExplainBody(const ExplainOut& e) {
+  std::string s;
+  if (!e.pre_filter.empty()) s += fmt::format("  PreFilter: {}\n", e.pre_filter);
+  if (e.selected_from == "nominated node") {
+    s += "  the pod's nominated node passed the filters first; no other node was evaluated\n";
+  } else if (e.selected_from == "batching hint") {
+    s += fmt::format(
+        "  placed on the opportunistic-batching hint: the next node of the list scored for {}; "
+        "no other node was evaluated\n",
+        e.hint_source.empty() ? "an earlier pod" : e.hint_source);
+  } else if (e.pre_filter.empty() && e.evaluated < e.candidates) {
+    s += fmt::format(
+        "  {} of {} candidate nodes never evaluated: the search stopped at {} feasible nodes "
+        "(numFeasibleNodesToFind, percentageOfNodesToScore)\n",
+        e.candidates - e.evaluated, e.candidates, e.num_to_find);
+  }
+  if (e.tied > 1) {
+    s += fmt::format("  {} nodes tied for the top score; the tie was broken at random (--seed)\n",
+                     e.tied);
+  }
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> absent;
+  std::string absent_reason;
+  for (const auto& n : e.nodes) {
+    std::string detail;
+    if (n.absent) {
+      absent.push_back(n.node);
+      absent_reason = fmt::format("{}", fmt::join(n.filter_reasons, ", "));
+      continue;
+    }
+    if (!n.passed) {
+      detail = fmt::format("{} {}: {}", n.filter_plugin, n.filter_code,
+                           fmt::join(n.filter_reasons, ", "));
+    } else if (n.scored) {
+      std::vector<std::string> parts;
+      for (const auto& sc : n.scores) parts.push_back(fmt::format("{}={}", sc.plugin, sc.weighted));
+      detail = fmt::format("{}", fmt::join(parts, " "));
+    } else {
+      detail = "feasible";
+    }
+    rows.push_back({"  " + n.node, n.scored ? std::to_string(n.total) : "-", detail});
+  }
+  AppendTable(s, {"  NODE", "TOTAL", "DETAIL"}, rows);
+  if (!absent.empty()) {
+    s += fmt::format("  {} node(s) excluded by the PreFilter result, never evaluated ({}): {}\n",
+                     absent.size(), absent_reason, fmt::join(absent, " "));
+  }
+  if (e.post_filter) {
+    if (!e.nominated.empty()) {
+      s += fmt::format(
+          "  preemption: nominated to {}; victims: {}\n", e.nominated,
+          e.victims.empty() ? std::string("none") : fmt::format("{}", fmt::join(e.victims, ", ")));
+    } else {
+      s += fmt::format("  preemption: {}\n",
+                       e.preemption_message.empty() ? "no node nominated" : e.preemption_message);
+    }
+    s += ExplainDryRun(e);
+  }
+  if (!e.fit_error.empty()) s += fmt::format("  unschedulable: {}\n", e.fit_error);
+  return s;
+}
+
 std::string FormatScheduleTable(const ScheduleOutcome& out) {
   std::string s;
   auto table = [&](const std::vector<std::string>& header,
                    const std::vector<std::vector<std::string>>& rows) {
-    std::vector<size_t> w(header.size());
-    for (size_t i = 0; i < header.size(); ++i) w[i] = header[i].size();
-    for (const auto& r : rows) {
-      for (size_t i = 0; i + 1 < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
-    }
-    auto line = [&](const std::vector<std::string>& r) {
-      for (size_t i = 0; i < r.size(); ++i) {
-        s += r[i];
-        if (i + 1 < r.size()) s += std::string(w[i] - r[i].size() + 2, ' ');
-      }
-      s += '\n';
-    };
-    line(header);
-    for (const auto& r : rows) line(r);
+    AppendTable(s, header, rows);
   };
   std::vector<std::vector<std::string>> rows;
   for (const auto& p : out.placements) rows.push_back({p.pod, p.node, p.profile});
@@ -520,62 +635,7 @@ std::string FormatScheduleTable(const ScheduleOutcome& out) {
         e.attempts > 1 ? fmt::format(" (attempt {} of {})", e.attempt, e.attempts) : std::string();
     s += fmt::format("\nexplain {}{}: selected {}\n", e.pod, attempt,
                      e.selected.empty() ? "<none>" : e.selected);
-    if (!e.pre_filter.empty()) s += fmt::format("  PreFilter: {}\n", e.pre_filter);
-    if (e.selected_from == "nominated node") {
-      s += "  the pod's nominated node passed the filters first; no other node was evaluated\n";
-    } else if (e.selected_from == "batching hint") {
-      s += fmt::format(
-          "  placed on the opportunistic-batching hint: the next node of the list scored for {}; "
-          "no other node was evaluated\n",
-          e.hint_source.empty() ? "an earlier pod" : e.hint_source);
-    } else if (e.pre_filter.empty() && e.evaluated < e.candidates) {
-      s += fmt::format(
-          "  {} of {} candidate nodes never evaluated: the search stopped at {} feasible nodes "
-          "(numFeasibleNodesToFind, percentageOfNodesToScore)\n",
-          e.candidates - e.evaluated, e.candidates, e.num_to_find);
-    }
-    if (e.tied > 1) {
-      s += fmt::format("  {} nodes tied for the top score; the tie was broken at random (--seed)\n",
-                       e.tied);
-    }
-    rows.clear();
-    std::vector<std::string> absent;
-    std::string absent_reason;
-    for (const auto& n : e.nodes) {
-      std::string detail;
-      if (n.absent) {
-        absent.push_back(n.node);
-        absent_reason = fmt::format("{}", fmt::join(n.filter_reasons, ", "));
-        continue;
-      }
-      if (!n.passed) {
-        detail = fmt::format("{} {}: {}", n.filter_plugin, n.filter_code,
-                             fmt::join(n.filter_reasons, ", "));
-      } else if (n.scored) {
-        std::vector<std::string> parts;
-        for (const auto& sc : n.scores)
-          parts.push_back(fmt::format("{}={}", sc.plugin, sc.weighted));
-        detail = fmt::format("{}", fmt::join(parts, " "));
-      } else {
-        detail = "feasible";
-      }
-      rows.push_back({"  " + n.node, n.scored ? std::to_string(n.total) : "-", detail});
-    }
-    table({"  NODE", "TOTAL", "DETAIL"}, rows);
-    if (!absent.empty()) {
-      s += fmt::format("  {} node(s) excluded by the PreFilter result, never evaluated ({}): {}\n",
-                       absent.size(), absent_reason, fmt::join(absent, " "));
-    }
-    if (e.post_filter) {
-      if (!e.nominated.empty()) {
-        s += fmt::format("  preemption: nominated to {}; victims: {}\n", e.nominated,
-                         e.victims.empty() ? std::string("none")
-                                           : fmt::format("{}", fmt::join(e.victims, ", ")));
-      } else {
-        s += fmt::format("  preemption: {}\n",
-                         e.preemption_message.empty() ? "no node nominated" : e.preemption_message);
-      }
-    }
+    s += FormatExplainBody(e);
   }
   s += fmt::format("\n{} scheduled, {} unschedulable, {} already bound, {} cycles\n",
                    out.placements.size(), out.unschedulable.size(), out.pods_bound_initially,

@@ -13,6 +13,7 @@
 #include "corral/doc/decoder.h"
 #include "corral/framework/config.h"
 #include "corral/framework/feature_gates.h"
+#include "corral/scheduler/explain.h"
 
 namespace corral::app {
 
@@ -65,6 +66,14 @@ struct ExplainOut {
   std::string preemption_message;  // why it nominated nothing; empty when it did
   std::string nominated;
   std::vector<std::string> victims;
+  // The attempt's FitError message (kube's "0/N nodes are available: ..."); empty when it placed
+  // the pod.
+  std::string fit_error;
+  // The preemption dry run (kube's GetOffsetAndNumCandidates and the walk); dry_run false when
+  // there was none (an ineligible pod, no potential node).
+  bool dry_run = false;
+  int64_t dry_potential = 0, dry_offset = 0, dry_wanted = 0, dry_evaluated = 0, dry_found = 0;
+  bool dry_none_lower = false;
 };
 
 struct ScheduleOutcome {
@@ -134,5 +143,14 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req);
 
 std::string FormatScheduleJson(const ScheduleOutcome& out);
 std::string FormatScheduleTable(const ScheduleOutcome& out);
+
+// One explained attempt from the scheduler's record, names resolved with `in` (`corral schedule
+// --explain` and `corral simulate --explain` share it).
+ExplainOut MakeExplainOut(const Interner& in, const api::Pod& pod,
+                          const scheduler::CycleExplain& ex);
+// The text of one explained attempt below its heading line ("explain POD: selected NODE"): how the
+// node was found, every node's verdict and scores, the PreFilter exclusions, PostFilter
+// (preemption) with its dry run, and the FitError message.
+std::string FormatExplainBody(const ExplainOut& e);
 
 }  // namespace corral::app

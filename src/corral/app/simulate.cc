@@ -49,6 +49,7 @@ Result<std::unique_ptr<scheduler::Scheduler>> BuildScheduler(
   // Duration histograms only when virtual time is wall time anyway (measured cost): everything else
   // stays deterministic.
   if (spec.cost.mode == CostModel::Mode::kMeasured) opts.wall_clock = req.wall;
+  opts.explain = req.explain;
   return scheduler::Scheduler::New(interner, clock, std::move(opts), registry);
 }
 
@@ -137,6 +138,7 @@ Result<RunOutput> RunSimulation(sim::SimSpec& spec, Interner& interner, Diagnost
   eo.log = req.log;
   eo.progress = req.progress;
   eo.stop = req.stop;
+  eo.on_explain = req.on_explain;
   if (spec.cost.mode == CostModel::Mode::kMeasured && eo.wall == nullptr) {
     return Error::Internal("the measured scheduling cost needs a wall clock");
   }
@@ -150,6 +152,11 @@ Result<RunOutput> RunSimulation(sim::SimSpec& spec, Interner& interner, Diagnost
   prov.corral_version = sim::CorralVersion();
   prov.seed = spec.seed;
   prov.schedulers = std::move(described);
+  if (spec.fleet != nullptr) {
+    auto d = sim::DescribeDispatcher(*spec.fleet, interner);
+    if (!d.ok()) return d.error();
+    prov.dispatcher.push_back(std::move(d).value());
+  }
   return out;
 }
 

@@ -22,6 +22,12 @@ struct RunRequest {
   sim::EventLog* log = nullptr;
   std::function<void(const sim::Progress&)> progress;
   const std::atomic<int>* stop = nullptr;  // see sim::EngineOptions::stop
+  // Pods every member's scheduler explains, and where their explained attempts go (as
+  // sim::EngineOptions::on_explain says).
+  std::function<bool(const api::Pod&)> explain;
+  std::function<void(uint32_t member, const api::Pod& pod, const scheduler::CycleExplain& ex,
+                     int64_t at_ns)>
+      on_explain;
 };
 
 struct RunOutput {

@@ -20,7 +20,9 @@
 #include "corral/compare/sweep.h"
 #include "corral/compare/variant.h"
 #include "corral/loader/fleet_loader.h"
+#include "corral/sim/fleet_spec.h"
 #include "corral/sim/input/scenario.h"
+#include "corral/sim/provenance.h"
 
 namespace corral::compare {
 namespace {
@@ -155,6 +157,219 @@ TEST(VariantTest, PoolsFileAddsAndReplacesPools) {
   ASSERT_TRUE(ParseOverride("pools=" + (dir / "bad.yaml").string(), bad).ok());
   EXPECT_THAT(ApplyOverrides(bad, *spec2, in2).error().message,
               HasSubstr("a pools file is a scenario that holds nodePools and nothing else"));
+  fs::remove_all(dir);
+}
+
+// pools.CLUSTER=FILE adds pools to one member cluster; pools= on a scenario with clusters, an
+// unknown cluster and a pool of another cluster are errors.
+TEST(VariantTest, ClusterPoolsFileAddsToOneMember) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto spec = sim::LoadScenarioFile("examples/scenarios/fleet-kueue.yaml", in, diags);
+  ASSERT_TRUE(spec.ok());
+  const size_t pools = spec->pools.size();
+  auto v = ParseVariantFlag("x:pools.west=examples/compare/extra-gpu-pool.yaml;nodes.h100=3");
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_EQ(v->overrides.Describe(),
+            "pools.west=examples/compare/extra-gpu-pool.yaml;nodes.h100=3");
+  ASSERT_TRUE(ApplyOverrides(v->overrides, *spec, in).ok());
+  ASSERT_EQ(spec->pools.size(), pools + 1);
+  EXPECT_EQ(spec->pools.back().name, "h100");
+  EXPECT_EQ(spec->clusters[spec->pools.back().cluster].name, "west");
+  EXPECT_EQ(*InitialPoolSize(*spec, "h100"), 3);
+
+  fs::path dir = fs::temp_directory_path() / fmt::format("corral-cpools-{}", getpid());
+  fs::create_directories(dir);
+  std::ofstream(dir / "east.yaml")
+      << "apiVersion: corral.dev/v1alpha1\nkind: Scenario\n"
+         "metadata: {name: p}\nnodePools:\n- name: east-a100\n  count: 1\n"
+         "  resources: {cpu: \"8\", memory: 8Gi}\n";
+  struct Case {
+    std::string option;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"pools=examples/compare/extra-gpu-pool.yaml",
+       "pools: the scenario has member clusters; add pools to one of them with "
+       "pools.CLUSTER=FILE"},
+      {"pools.north=examples/compare/extra-gpu-pool.yaml",
+       "pools.north: the scenario has no member cluster \"north\" (clusters: central, east, west"},
+      {"pools.west=" + (dir / "east.yaml").string(),
+       "pools.west: pool \"east-a100\" belongs to cluster \"east\"; replace it with "
+       "pools.east=FILE"},
+  };
+  for (const auto& c : cases) {
+    Interner in2 = api::NewInterner();
+    Diagnostics diags2;
+    auto spec2 = sim::LoadScenarioFile("examples/scenarios/fleet-kueue.yaml", in2, diags2);
+    ASSERT_TRUE(spec2.ok());
+    Overrides o;
+    ASSERT_TRUE(ParseOverride(c.option, o).ok()) << c.option;
+    auto st = ApplyOverrides(o, *spec2, in2);
+    ASSERT_FALSE(st.ok()) << c.option;
+    EXPECT_THAT(st.error().message, HasSubstr(c.message)) << c.option;
+  }
+  // Replacing a member's own pool keeps it in that member.
+  Interner in3 = api::NewInterner();
+  Diagnostics diags3;
+  auto spec3 = sim::LoadScenarioFile("examples/scenarios/fleet-kueue.yaml", in3, diags3);
+  ASSERT_TRUE(spec3.ok());
+  Overrides o;
+  ASSERT_TRUE(ParseOverride("pools.east=" + (dir / "east.yaml").string(), o).ok());
+  ASSERT_TRUE(ApplyOverrides(o, *spec3, in3).ok());
+  EXPECT_EQ(spec3->pools.size(), pools);
+  EXPECT_EQ(*InitialPoolSize(*spec3, "east-a100"), 1);
+  fs::remove_all(dir);
+}
+
+// The fleet level of a variant: parsed by the scenario's field names, applied to a copy of the
+// compiled FleetSpec, and every override the fleet cannot honour is an error naming it.
+TEST(FleetOverrideTest, ParsesAndDescribes) {
+  auto v = ParseVariantFlag(
+      "f:fleet.scheduler=kueue;fleet.dispatcher=composable;fleet.nomination=TopK;fleet.topK=2");
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_EQ(v->overrides.Describe(),
+            "fleet.scheduler=kueue;fleet.dispatcher=composable;fleet.nomination=TopK;"
+            "fleet.topK=2");
+  struct Case {
+    const char* flag;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"x:fleet.scheduler=volcano", "fleet.scheduler: want karmada or kueue, got \"volcano\""},
+      {"x:fleet.dispatcher=AllAtOnce",
+       "fleet.dispatcher: want composable, allAtOnce or incremental, got \"AllAtOnce\""},
+      {"x:fleet.nomination=Top2", "fleet.nomination: want Top1 or TopK, got \"Top2\""},
+      {"x:fleet.topK=11", "fleet.topK: want 1..10, got \"11\""},
+      {"x:fleet.topK=0", "fleet.topK: want 1..10, got \"0\""},
+      {"x:fleet.plugins=a", "unknown option \"fleet.plugins\""},
+  };
+  for (const auto& c : cases) {
+    auto r = ParseVariantFlag(c.flag);
+    ASSERT_FALSE(r.ok()) << c.flag;
+    EXPECT_THAT(r.error().message, HasSubstr(c.message)) << c.flag;
+  }
+}
+
+TEST(FleetOverrideTest, AppliesToTheFleetOrNamesWhyNot) {
+  struct Case {
+    const char* scenario;
+    const char* options;
+    const char* message;  // empty: applies
+  };
+  const Case cases[] = {
+      {kScenario, "fleet.dispatcher=allAtOnce",
+       "fleet.dispatcher: the scenario has no fleet section"},
+      {"examples/scenarios/fleet-kueue.yaml", "fleet.scheduler=karmada",
+       "fleet.scheduler=karmada: workload \"train\"'s dispatchMode MustBeAdmitted applies to "
+       "scheduler kueue only"},
+      {"examples/scenarios/fleet-karmada.yaml", "fleet.topK=2",
+       "fleet.topK: applies to scheduler kueue (MultiKueue); Corral runs Karmada's default "
+       "plugin set"},
+      {"examples/scenarios/fleet-kueue.yaml", "fleet.dispatcher=allAtOnce;fleet.topK=2",
+       "fleet.topK: applies to dispatcher composable (the fleet's is allAtOnce)"},
+      {"examples/scenarios/fleet-kueue.yaml", "fleet.topK=2",
+       "fleet.topK: applies to nomination TopK (the fleet's is Top1; add fleet.nomination=TopK)"},
+      {"examples/scenarios/fleet-kueue.yaml", "fleet.nomination=TopK",
+       "fleet.nomination=TopK: needs fleet.topK=1..10"},
+      {"examples/scenarios/fleet-kueue.yaml",
+       "fleet.profile=examples/compare/dispatcher-capacity-aware.yaml;fleet.nomination=Top1",
+       "fleet.profile: a profile sets its own nominationMode and topK"},
+      {"examples/scenarios/fleet-kueue.yaml", "fleet.profile=examples/compare/gpu-gangs.yaml",
+       "fleet.profile:"},
+      {"examples/scenarios/fleet-kueue.yaml", "fleet.nomination=TopK;fleet.topK=2", ""},
+      {"examples/scenarios/fleet-kueue.yaml", "fleet.dispatcher=incremental", ""},
+  };
+  for (const auto& c : cases) {
+    Interner in = api::NewInterner();
+    Diagnostics diags;
+    auto spec = sim::LoadScenarioFile(c.scenario, in, diags);
+    ASSERT_TRUE(spec.ok()) << c.scenario;
+    auto v = ParseVariantFlag(std::string("x:") + c.options);
+    ASSERT_TRUE(v.ok()) << c.options << ": " << v.error().message;
+    auto st = ApplyOverrides(v->overrides, *spec, in);
+    if (std::string(c.message).empty()) {
+      EXPECT_TRUE(st.ok()) << c.options << ": " << st.error().message;
+    } else {
+      ASSERT_FALSE(st.ok()) << c.options;
+      EXPECT_THAT(st.error().message, HasSubstr(c.message)) << c.options;
+    }
+  }
+}
+
+TEST(FleetOverrideTest, ProfileAndSchedulerSwitchChangeTheFleetSpec) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto spec = sim::LoadScenarioFile("examples/scenarios/fleet-kueue.yaml", in, diags);
+  ASSERT_TRUE(spec.ok());
+  const sim::FleetSpec* before = spec->fleet.get();
+  auto v = ParseVariantFlag("x:fleet.profile=examples/compare/dispatcher-capacity-aware.yaml");
+  ASSERT_TRUE(v.ok());
+  ASSERT_TRUE(ApplyOverrides(v->overrides, *spec, in).ok());
+  ASSERT_NE(spec->fleet.get(), before);  // a new FleetSpec; the compiled one is untouched
+  EXPECT_EQ(in.Str(spec->fleet->config.profile.meta.name), "capacity-aware");
+  EXPECT_EQ(spec->fleet->profile_path, "examples/compare/dispatcher-capacity-aware.yaml");
+  ASSERT_EQ(spec->fleet->config.profile.scores.size(), 1U);
+  EXPECT_EQ(in.Str(spec->fleet->config.profile.scores[0].first), "CapacityScore");
+  auto d = sim::DescribeDispatcher(*spec->fleet, in);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->scheduler, "kueue");
+  EXPECT_EQ(d->dispatcher, "composable");
+  EXPECT_EQ(d->profile, "capacity-aware");
+  EXPECT_THAT(d->config_hash, ::testing::StartsWith("fnv1a64:"));
+  EXPECT_THAT(d->scores, ElementsAre("CapacityScore:1"));
+  EXPECT_EQ(d->nomination, "Top1");
+
+  // Karmada's example asks for placements, which MultiKueue does not read: named, not dropped.
+  Interner in2 = api::NewInterner();
+  Diagnostics diags2;
+  auto karmada = sim::LoadScenarioFile("examples/scenarios/fleet-karmada.yaml", in2, diags2);
+  ASSERT_TRUE(karmada.ok());
+  Overrides o;
+  ASSERT_TRUE(ParseOverride("fleet.scheduler=kueue", o).ok());
+  EXPECT_EQ(ApplyOverrides(o, *karmada, in2).error().message,
+            "fleet.scheduler=kueue: workload \"web\"'s fleet.placement applies to scheduler "
+            "karmada only (drop it from the scenario, or compare without switching the fleet "
+            "scheduler)");
+
+  // A Kueue fleet whose work asks for nothing Kueue-only switches to Karmada, and runs.
+  fs::path dir = fs::temp_directory_path() / fmt::format("corral-fleet-switch-{}", getpid());
+  fs::create_directories(dir);
+  std::ofstream(dir / "s.yaml")
+      << "apiVersion: corral.dev/v1alpha1\nkind: Scenario\nmetadata: {name: switch}\n"
+         "seed: 3\nduration: 1h\nclusters:\n"
+         "- name: a\n  nodePools:\n  - {name: a-pool, count: 2, resources: {cpu: \"8\", "
+         "memory: 32Gi, pods: \"20\"}}\n"
+         "- name: b\n  nodePools:\n  - {name: b-pool, count: 2, resources: {cpu: \"8\", "
+         "memory: 32Gi, pods: \"20\"}}\n"
+         "fleet: {scheduler: kueue}\n"
+         "workloads:\n- {name: web, arrival: {rate: 6/h}, count: 3, duration: 20m, "
+         "resources: {cpu: \"1\", memory: 1Gi}, fleet: {replicas: 2}}\n";
+  const std::string path = (dir / "s.yaml").string();
+  Interner in3 = api::NewInterner();
+  Diagnostics diags3;
+  auto kueue = sim::LoadScenarioFile(path, in3, diags3);
+  ASSERT_TRUE(kueue.ok()) << kueue.error().message;
+  Overrides k;
+  ASSERT_TRUE(ParseOverride("fleet.scheduler=karmada", k).ok());
+  ASSERT_TRUE(ApplyOverrides(k, *kueue, in3).ok());
+  EXPECT_EQ(kueue->fleet->config.kind, fleet::FleetKind::kKarmada);
+  ASSERT_EQ(kueue->fleet->works.size(), 1U);
+  EXPECT_EQ(kueue->fleet->works[0].source_kind, api::FleetWorkSourceKind::kResourceBinding);
+  for (const auto& c : kueue->fleet->clusters)
+    EXPECT_EQ(c.source_kind, api::ClusterSourceKind::kKarmadaCluster);
+  auto karmada_d = sim::DescribeDispatcher(*kueue->fleet, in3);
+  ASSERT_TRUE(karmada_d.ok());
+  EXPECT_EQ(karmada_d->scheduler, "karmada");
+  EXPECT_EQ(karmada_d->detail, "general estimator");
+  RunPlan plan;
+  plan.scenario_path = path;
+  plan.seed = 3;
+  plan.variant = *ParseVariantFlag("karmada:fleet.scheduler=karmada");
+  auto run = RunOne(plan);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  EXPECT_EQ(run->options, "fleet.scheduler=karmada");
+  EXPECT_GT(run->Metric("pods_scheduled"), 0);
   fs::remove_all(dir);
 }
 

@@ -76,26 +76,22 @@ void SetPoolCount(sim::SimSpec& spec, uint32_t p, int64_t count) {
   spec.program.insert(at, std::move(op));
 }
 
-// Adds the node pools of the scenario file `path` to `spec`, or replaces the pools of the
-// same name.
-Result<void> AddPools(const std::string& path, sim::SimSpec& spec, Interner& interner) {
-  if (!spec.clusters.empty()) {
-    return Error::Invalid(
-        "pools: not supported for a scenario with member clusters (declare the pool in the "
-        "scenario's cluster instead)");
-  }
+// Adds the node pools of the scenario file `path` to cluster `cluster` of `spec` (0: the only
+// cluster), or replaces the pools of the same name. `key` names the option in errors.
+Result<void> AddPools(const std::string& key, const std::string& path, uint32_t cluster,
+                      sim::SimSpec& spec, Interner& interner) {
   Diagnostics diags;
   auto extra = sim::LoadScenarioFile(path, interner, diags);
   if (!extra.ok())
-    return Error{extra.error().code, fmt::format("pools: {}", extra.error().message)};
+    return Error{extra.error().code, fmt::format("{}: {}", key, extra.error().message)};
   bool only_pools = extra->workloads.empty() && extra->pod_templates.empty() &&
                     extra->initial_nodes.empty() && extra->pools.size() > 0;
   for (const auto& op : extra->program) {
     only_pools = only_pools && op.kind == sim::Op::Kind::kCreateNodes && !op.at_ns.has_value();
   }
-  if (!only_pools) {
+  if (!only_pools || !extra->clusters.empty()) {
     return Error::Invalid(fmt::format(
-        "pools: {}: a pools file is a scenario that holds nodePools and nothing else", path));
+        "{}: {}: a pools file is a scenario that holds nodePools and nothing else", key, path));
   }
   for (const auto& np : extra->pools) {
     auto count = InitialPoolSize(*extra, np.name);
@@ -104,13 +100,19 @@ Result<void> AddPools(const std::string& path, sim::SimSpec& spec, Interner& int
                            [&](const sim::NodePool& x) { return x.name == np.name; });
     uint32_t p = 0;
     if (it != spec.pools.end()) {
+      if (it->cluster != cluster) {
+        // Pool names are unique over the whole scenario, member clusters included.
+        return Error::Invalid(
+            fmt::format("{}: pool {:?} belongs to cluster {:?}; replace it with pools.{}=FILE", key,
+                        np.name, spec.clusters[it->cluster].name, spec.clusters[it->cluster].name));
+      }
       p = static_cast<uint32_t>(it - spec.pools.begin());
       *it = np;
     } else {
       p = static_cast<uint32_t>(spec.pools.size());
       spec.pools.push_back(np);
     }
-    spec.pools[p].cluster = 0;
+    spec.pools[p].cluster = cluster;
     SetPoolCount(spec, p, *count);
   }
   return Result<void>::Ok();
@@ -120,7 +122,7 @@ Result<void> AddPools(const std::string& path, sim::SimSpec& spec, Interner& int
 
 bool Overrides::empty() const {
   return config.empty() && cluster_configs.empty() && feature_gates.empty() && pools.empty() &&
-         nodes.empty() && rates.empty();
+         cluster_pools.empty() && nodes.empty() && rates.empty() && fleet.empty();
 }
 
 void Overrides::Merge(const Overrides& other) {
@@ -128,8 +130,10 @@ void Overrides::Merge(const Overrides& other) {
   if (!other.feature_gates.empty()) feature_gates = other.feature_gates;
   if (!other.pools.empty()) pools = other.pools;
   for (const auto& [k, v] : other.cluster_configs) Put(cluster_configs, k, v);
+  for (const auto& [k, v] : other.cluster_pools) Put(cluster_pools, k, v);
   for (const auto& [k, v] : other.nodes) Put(nodes, k, v);
   for (const auto& [k, v] : other.rates) Put(rates, k, v);
+  fleet.Merge(other.fleet);
 }
 
 std::string Overrides::Describe() const {
@@ -138,8 +142,10 @@ std::string Overrides::Describe() const {
   for (const auto& [k, v] : cluster_configs) parts.push_back(fmt::format("config.{}={}", k, v));
   if (!feature_gates.empty()) parts.push_back("feature-gates=" + feature_gates);
   if (!pools.empty()) parts.push_back("pools=" + pools);
+  for (const auto& [k, v] : cluster_pools) parts.push_back(fmt::format("pools.{}={}", k, v));
   for (const auto& [k, v] : nodes) parts.push_back(fmt::format("nodes.{}={}", k, v));
   for (const auto& [k, v] : rates) parts.push_back(fmt::format("rate.{}={}", k, v));
+  if (!fleet.empty()) parts.push_back(fleet.Describe());
   std::string out;
   for (const auto& p : parts) {
     if (!out.empty()) out += ';';
@@ -152,8 +158,9 @@ Result<void> ParseOverride(std::string_view option, Overrides& o) {
   size_t eq = option.find('=');
   if (eq == std::string_view::npos || eq == 0) {
     return Error::Invalid(fmt::format(
-        "{:?}: want key=value (config, config.CLUSTER, feature-gates, pools, nodes.POOL, "
-        "rate.WORKLOAD)",
+        "{:?}: want key=value (config, config.CLUSTER, feature-gates, pools, pools.CLUSTER, "
+        "nodes.POOL, "
+        "rate.WORKLOAD, fleet.KEY)",
         option));
   }
   std::string key(option.substr(0, eq));
@@ -171,6 +178,8 @@ Result<void> ParseOverride(std::string_view option, Overrides& o) {
     o.feature_gates = value;
   } else if (key == "pools") {
     o.pools = value;
+  } else if (key.starts_with("pools.") && key.size() > 6) {
+    Put(o.cluster_pools, key.substr(6), value);
   } else if (key.starts_with("nodes.") && key.size() > 6) {
     int64_t n = 0;
     if (!ParseCount(value, n)) {
@@ -188,10 +197,13 @@ Result<void> ParseOverride(std::string_view option, Overrides& o) {
           key, value));
     }
     Put(o.rates, key.substr(5), value);
+  } else if (key.starts_with("fleet.") && key.size() > 6) {
+    return ParseFleetOverride(std::string_view(key).substr(6), value, o.fleet);
   } else {
     return Error::Invalid(fmt::format(
-        "unknown option {:?} (want config, config.CLUSTER, feature-gates, pools, nodes.POOL or "
-        "rate.WORKLOAD)",
+        "unknown option {:?} (want config, config.CLUSTER, feature-gates, pools, pools.CLUSTER, "
+        "nodes.POOL, "
+        "rate.WORKLOAD or fleet.KEY)",
         key));
   }
   return Result<void>::Ok();
@@ -278,7 +290,26 @@ Result<void> ApplyOverrides(const Overrides& o, sim::SimSpec& spec, Interner& in
     }
   }
   if (!o.pools.empty()) {
-    if (auto st = AddPools(o.pools, spec, interner); !st.ok()) return st;
+    if (!spec.clusters.empty()) {
+      return Error::Invalid(
+          "pools: the scenario has member clusters; add pools to one of them with "
+          "pools.CLUSTER=FILE");
+    }
+    if (auto st = AddPools("pools", o.pools, 0, spec, interner); !st.ok()) return st;
+  }
+  for (const auto& [name, file] : o.cluster_pools) {
+    auto it = std::find_if(spec.clusters.begin(), spec.clusters.end(),
+                           [&](const sim::ClusterSpec& c) { return c.name == name; });
+    if (it == spec.clusters.end()) {
+      std::vector<std::string> names;
+      for (const auto& c : spec.clusters) names.push_back(c.name);
+      return Error::Invalid(fmt::format(
+          "pools.{}: the scenario has no member cluster {:?} (clusters: {}; a scenario without "
+          "clusters takes pools=FILE)",
+          name, name, JoinNames(names)));
+    }
+    const auto c = static_cast<uint32_t>(it - spec.clusters.begin());
+    if (auto st = AddPools("pools." + name, file, c, spec, interner); !st.ok()) return st;
   }
   for (const auto& [pool, count] : o.nodes) {
     auto p = FindPool(spec, pool);
@@ -308,7 +339,7 @@ Result<void> ApplyOverrides(const Overrides& o, sim::SimSpec& spec, Interner& in
     }
     it->arrival.rate_per_s = per_s;
   }
-  return Result<void>::Ok();
+  return ApplyFleetOverrides(o.fleet, spec, interner);
 }
 
 }  // namespace corral::compare

@@ -8,8 +8,16 @@
 //   feature-gates=A=true,...  feature gates by kube's names (every member cluster)
 //   pools=FILE                node pools added to the scenario, or replacing its pools of the
 //                             same name: a scenario file that holds only nodePools
+//   pools.CLUSTER=FILE        the same for one member cluster of a scenario with clusters
 //   nodes.POOL=N              the pool's node count at the start of the run
 //   rate.WORKLOAD=R           the workload's arrival rate ("40/h", "0.5"; fixed-rate or Poisson)
+//
+// and, for a scenario with a `fleet:` section, the fleet level (fleet_override.h):
+//
+//   fleet.scheduler=karmada|kueue                the fleet scheduler
+//   fleet.dispatcher=composable|allAtOnce|incremental   MultiKueue's dispatcher (kueue)
+//   fleet.nomination=Top1|TopK, fleet.topK=N     the composable dispatcher's nomination (kueue)
+//   fleet.profile=FILE                           a dispatcher profile file (kueue, composable)
 //
 // On the command line a variant is `NAME` or `NAME:OPT;OPT;...` with the options above, e.g.
 // `--variant 'binpack:config=binpack.yaml;nodes.gpu=48'`. A name without options runs the scenario
@@ -25,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "corral/compare/fleet_override.h"
 #include "corral/core/interner.h"
 #include "corral/core/result.h"
 #include "corral/sim/spec.h"
@@ -40,8 +49,10 @@ struct Overrides {
   std::vector<std::pair<std::string, std::string>> cluster_configs;  // cluster name → file
   std::string feature_gates;                                         // "A=true,B=false"
   std::string pools;                                                 // a scenario of nodePools
+  std::vector<std::pair<std::string, std::string>> cluster_pools;    // cluster → pools file
   std::vector<std::pair<std::string, int64_t>> nodes;                // pool → node count
   std::vector<std::pair<std::string, std::string>> rates;            // workload → rate text
+  FleetOverrides fleet;                                              // the fleet level
 
   bool empty() const;
   // Adds `other` on top of these: its settings win, key by key.

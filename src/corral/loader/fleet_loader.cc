@@ -67,7 +67,8 @@ std::string_view TextOf(const Node* n) {
 
 class FleetLoader {
  public:
-  explicit FleetLoader(Interner& interner) : in_(interner) {}
+  explicit FleetLoader(Interner& interner, FleetLoadOptions opts = {})
+      : in_(interner), opts_(opts) {}
 
   void AddPath(const std::string& path) {
     std::error_code ec;
@@ -117,7 +118,10 @@ class FleetLoader {
   void Add(doc::InputBuffer content, std::string_view filename, bool json) {
     doc::Stream stream = json ? doc::ParseJsonAdopt(std::move(content), filename, Diags())
                               : doc::ParseYamlAdopt(std::move(content), filename, Diags());
-    Decoder d(filename, Diags(), &in_, {.strict = true});
+    // Strict unless unknown fields are relaxed; the decoder's only other warnings are inside JSON
+    // annotation values, which their own strict decoder reports as errors.
+    const bool strict = opts_.unknown_fields == doc::FieldValidation::kStrict;
+    Decoder d(filename, Diags(), &in_, {.strict = strict, .unknown_fields = opts_.unknown_fields});
     for (const Node& root : stream.documents()) {
       if (root.is_null()) continue;
       Decode(d, root);
@@ -385,12 +389,14 @@ class FleetLoader {
   std::vector<internal::PropagationPolicy> policies_;
   std::vector<internal::ResourceTemplate> templates_;
   std::vector<api::PriorityClass> priority_classes_;
+  FleetLoadOptions opts_;
 };
 
 }  // namespace
 
-FleetLoadResult LoadFleetPaths(std::span<const std::string> paths, Interner& interner) {
-  FleetLoader l(interner);
+FleetLoadResult LoadFleetPaths(std::span<const std::string> paths, Interner& interner,
+                               const FleetLoadOptions& opts) {
+  FleetLoader l(interner, opts);
   for (const std::string& p : paths) l.AddPath(p);
   return l.Finish();
 }

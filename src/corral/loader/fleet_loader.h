@@ -14,10 +14,12 @@
 //     dispatch-mode, whose JSON values are decoded and checked);
 //   - kueue.x-k8s.io/v1beta2 ClusterDispatcherProfile.
 //
-// Contract: as the manifest loader's (corral/loader/loader.h), and always strict: unknown fields,
+// Contract: as the manifest loader's (corral/loader/loader.h), and strict: unknown fields,
 // unknown kinds and fields Corral cannot honour are errors, every one reported as
-// `file:line: field.path: message`. Objects with errors are left out. Fields that do not bear on
-// placement (connection secrets, failover, conflict resolution, ...) are accepted and ignored.
+// `file:line: field.path: message`; FleetLoadOptions::unknown_fields (kubectl's --validate) makes
+// unknown fields warnings or nothing (inside a JSON annotation value they stay errors). Objects
+// with errors are left out. Fields that do not bear on placement (connection secrets, failover,
+// conflict resolution, ...) are accepted and ignored.
 
 #include <span>
 #include <string>
@@ -27,6 +29,7 @@
 #include "corral/api/cluster.h"
 #include "corral/core/diagnostics.h"
 #include "corral/core/interner.h"
+#include "corral/doc/decoder.h"
 
 namespace corral::loader {
 
@@ -43,9 +46,14 @@ struct FleetLoadResult {
   bool ok() const { return !diagnostics.has_errors(); }
 };
 
+struct FleetLoadOptions {
+  doc::FieldValidation unknown_fields = doc::FieldValidation::kStrict;
+};
+
 // Files and directories (recursive, sorted; .yaml, .yml, .json). `interner` must come from
 // api::NewInterner() and outlive the result.
-FleetLoadResult LoadFleetPaths(std::span<const std::string> paths, Interner& interner);
+FleetLoadResult LoadFleetPaths(std::span<const std::string> paths, Interner& interner,
+                               const FleetLoadOptions& opts = {});
 FleetLoadResult LoadFleetString(std::string_view content, std::string_view filename,
                                 Interner& interner);
 

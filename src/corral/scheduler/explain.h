@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "corral/api/types.h"
+#include "corral/framework/preemption_dry_run.h"
 #include "corral/framework/status.h"
 
 namespace corral::scheduler {
@@ -39,6 +40,8 @@ struct PostFilterExplain {
   Symbol nominated;     // the node the pod was nominated to, or empty
   // Evicted for it, most important first, as (namespace, name).
   std::vector<std::pair<Symbol, Symbol>> victims;
+  // The dry run of the PostFilter plugin that has one (DefaultPreemption); `ran` false otherwise.
+  framework::PreemptionDryRun dry_run;
 };
 
 struct CycleExplain {
@@ -59,6 +62,9 @@ struct CycleExplain {
   // Nodes sharing the top total score; more than one ⇒ the tie was broken at random (seeded).
   size_t num_tied = 0;
   std::optional<PostFilterExplain> post_filter;
+  // The attempt's FitError message when it found no node (kube's "0/N nodes are available: ...",
+  // with PostFilter's "preemption: 0/N nodes are available: ..." appended); empty otherwise.
+  std::string fit_error;
 };
 
 }  // namespace corral::scheduler

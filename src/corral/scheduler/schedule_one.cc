@@ -10,6 +10,7 @@
 #include <absl/container/inlined_vector.h>
 #include <fmt/format.h>
 
+#include "corral/framework/preemption_dry_run.h"
 #include "corral/pipeline/fit_error.h"
 #include "corral/pipeline/select.h"
 #include "corral/scheduler/scheduler.h"
@@ -139,8 +140,9 @@ bool Scheduler::ScheduleCycle(QueuedPod* qp) {
     // PostFilter (DefaultPreemption) may evict victims and nominate the pod; the
     // pod is still unschedulable in this cycle and retries once the victims are gone (kube).
     std::string post_filter_msg = c.fwk->HasPostFilterPlugins() ? RunPostFilter(c) : std::string();
-    return HandleFailure(c, Code::kUnschedulable,
-                         FitErrorMessage(snapshot_->NumNodes(), c.diag, post_filter_msg));
+    std::string fit_error = FitErrorMessage(snapshot_->NumNodes(), c.diag, post_filter_msg);
+    if (c.explain) c.ex.fit_error = fit_error;
+    return HandleFailure(c, Code::kUnschedulable, std::move(fit_error));
   }
   return AssumeAndBind(c, selected->name());
 }
@@ -353,6 +355,11 @@ std::string Scheduler::RunPostFilter(CycleContext& c) {
     if (ps.ok()) pe.nominated = r.nominated_node_name;
     for (const auto& v : r.victims) {
       pe.victims.emplace_back(v.pod->pod->meta.namespace_, v.pod->pod->meta.name);
+    }
+    for (const std::string& name : c.fwk->ListPlugins("PostFilter")) {
+      const auto* dry =
+          dynamic_cast<const framework::PreemptionDryRunReporter*>(c.fwk->GetPlugin(name));
+      if (dry != nullptr && dry->LastDryRun().ran) pe.dry_run = dry->LastDryRun();
     }
   }
   if (ps.ok() && !r.nominated_node_name.empty()) ExecutePreemption(c, r);

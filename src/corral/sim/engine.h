@@ -85,6 +85,12 @@ struct EngineOptions {
   // event boundary and Run returns the result so far with RunResult::partial set.
   const std::atomic<int>* stop = nullptr;
   int64_t collector_interval_ns = 1'000'000'000;  // scheduler_perf throughputSampleInterval
+  // Called with every explained attempt (the pods each member's scheduler was built to explain,
+  // scheduler::Scheduler::Options::explain): the member's index, the pod, the record and the
+  // virtual time of the attempt. Only explained pods reach it: runs without targets pay nothing.
+  std::function<void(uint32_t member, const api::Pod& pod, const scheduler::CycleExplain& ex,
+                     int64_t at_ns)>
+      on_explain;
 };
 
 // scheduler_perf results of the measured window (createPods collectMetrics

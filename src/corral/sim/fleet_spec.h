@@ -35,6 +35,7 @@ enum class FleetEstimatorKind : uint8_t { kGeneral, kAccurate, kShadow };
 struct FleetSpec {
   fleet::DispatchLoopConfig config;
   FleetEstimatorKind estimator = FleetEstimatorKind::kGeneral;
+  std::string profile_path;  // the ClusterDispatcherProfile file of config.profile; empty: built in
   int64_t refresh_interval_ns = 10'000'000'000;  // Karmada's cluster status update frequency
   // One per member, in member order: labels, provider/region/zone, taints, API enablements; the
   // resource summary is filled from the member at each refresh.

@@ -281,6 +281,10 @@ void Member::OnUnschedulable(const api::Pod& pod, const std::string& message) {
                         {}});
 }
 
+void Member::OnExplain(const api::Pod& pod, const scheduler::CycleExplain& ex) {
+  if (w_.opts.on_explain) w_.opts.on_explain(index_, pod, ex, w_.now);
+}
+
 void Member::OnPreempted(const scheduler::PreemptionRecord& rec) {
   Decision d{Decision::Kind::kPreempted, w_.pods->SlotOf(*rec.preemptor), rec.node, {}, {}};
   for (const auto& v : rec.victims) d.victims.push_back(w_.pods->SlotOf(*v.pod));

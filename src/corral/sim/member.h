@@ -128,6 +128,7 @@ class Member : public scheduler::SchedulerObserver {
   // ---- SchedulerObserver ----
   void OnScheduled(const api::Pod& pod, Symbol node, std::string_view) override;
   void OnUnschedulable(const api::Pod& pod, const std::string& message) override;
+  void OnExplain(const api::Pod& pod, const scheduler::CycleExplain& ex) override;
   void OnPreempted(const scheduler::PreemptionRecord& rec) override;
 
  private:

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "corral/sim/fleet_spec.h"
+
 #ifndef CORRAL_VERSION_FULL
 #error "CORRAL_VERSION_FULL is set by src/corral/sim/CMakeLists.txt"
 #endif
@@ -80,7 +82,78 @@ void SchedulerLines(const SchedulerProvenance& s, std::string_view indent,
   }
 }
 
+bool SameScheduler(const SchedulerProvenance& a, const SchedulerProvenance& b) {
+  return a.config_path == b.config_path && a.config_hash == b.config_hash &&
+         a.gates_explicit == b.gates_explicit && a.gates_non_default == b.gates_non_default &&
+         a.profiles == b.profiles;
+}
+
+void DispatcherLines(const DispatcherProvenance& d, std::vector<std::string>& out) {
+  std::string head = d.scheduler;
+  if (!d.dispatcher.empty()) head += ", dispatcher " + d.dispatcher;
+  if (!d.detail.empty()) head += " (" + d.detail + ")";
+  out.push_back(Row("", "fleet", head));
+  if (d.profile.empty()) return;
+  out.push_back(Row("  ", "profile",
+                    d.config_path.empty() ? d.profile + " (built in)"
+                                          : fmt::format("{}  {}", d.profile,
+                                                        WithHash(d.config_path, d.config_hash))));
+  out.push_back(Row("  ", "filters", JoinOrNone(d.filters)));
+  out.push_back(Row("  ", "scores", JoinOrNone(d.scores)));
+  if (!d.nomination.empty()) out.push_back(Row("  ", "nomination", d.nomination));
+}
+
+std::string ShortDuration(int64_t ns) {
+  const int64_t s = ns / 1'000'000'000;
+  if (ns % 60'000'000'000 == 0) return fmt::format("{}m", s / 60);
+  if (ns % 1'000'000'000 == 0) return fmt::format("{}s", s);
+  return fmt::format("{}ms", ns / 1'000'000);
+}
+
 }  // namespace
+
+Result<DispatcherProvenance> DescribeDispatcher(const FleetSpec& fleet, const Interner& interner) {
+  DispatcherProvenance d;
+  const fleet::DispatchLoopConfig& c = fleet.config;
+  if (c.kind == fleet::FleetKind::kKarmada) {
+    // Karmada's scheduler with its default plugins (karmada_scheduler.h), in Corral's order.
+    d.scheduler = "karmada";
+    d.profile = "default";
+    d.filters = {"APIEnablement", "TaintToleration", "ClusterAffinity", "SpreadConstraint",
+                 "ClusterEviction"};
+    d.scores = {"ClusterAffinity", "ClusterLocality"};
+    d.detail = "general estimator";
+    return d;
+  }
+  d.scheduler = "kueue";
+  switch (c.dispatcher) {
+    case fleet::KueueDispatcherKind::kAllAtOnce:
+      d.dispatcher = "AllAtOnce";
+      return d;
+    case fleet::KueueDispatcherKind::kIncremental:
+      d.dispatcher = "Incremental";
+      d.detail = fmt::format("step {}, round {}", c.step_size, ShortDuration(c.round_timeout_ns));
+      return d;
+    case fleet::KueueDispatcherKind::kComposable:
+      break;
+  }
+  d.dispatcher = "composable";
+  d.profile = std::string(interner.Str(c.profile.meta.name));
+  if (d.profile.empty()) d.profile = "(unnamed)";
+  if (!fleet.profile_path.empty()) {
+    d.config_path = fleet.profile_path;
+    auto h = HashPath(fleet.profile_path);
+    if (!h.ok()) return h.error();
+    d.config_hash = *h;
+  }
+  for (Symbol f : c.profile.filters) d.filters.emplace_back(interner.Str(f));
+  for (const auto& [name, weight] : c.profile.scores)
+    d.scores.push_back(fmt::format("{}:{}", interner.Str(name), weight));
+  d.nomination = c.profile.nomination == api::NominationMode::kTopK
+                     ? fmt::format("TopK {}", c.profile.top_k)
+                     : "Top1";
+  return d;
+}
 
 Result<std::string> HashPath(const std::string& path) {
   std::error_code ec;
@@ -152,21 +225,27 @@ std::vector<std::string> ProvenanceLines(const Provenance& p) {
           Row("", p.command == "perf" ? "perf config" : "input", WithHash(in.path, in.hash)));
     }
   }
+  for (const auto& m : p.manifests) out.push_back(Row("", "manifests", WithHash(m.path, m.hash)));
   if (p.has_seed) out.push_back(Row("", "seed", std::to_string(p.seed)));
   out.push_back(Row("", "corral", p.corral_version));
-  for (const auto& d : p.dispatcher) {
-    out.push_back(Row("", "dispatcher",
-                      d.config_path.empty() ? d.profile
-                                            : fmt::format("{} ({})", d.profile,
-                                                          WithHash(d.config_path, d.config_hash))));
-  }
-  for (const auto& s : p.schedulers) {
+  for (const auto& d : p.dispatcher) DispatcherLines(d, out);
+  std::vector<bool> printed(p.schedulers.size(), false);
+  for (size_t i = 0; i < p.schedulers.size(); ++i) {
+    const auto& s = p.schedulers[i];
+    if (printed[i]) continue;
     if (s.cluster.empty()) {
       SchedulerLines(s, "", out);
-    } else {
-      out.push_back(Row("", "cluster", s.cluster));
-      SchedulerLines(s, "  ", out);
+      continue;
     }
+    std::string names = s.cluster;
+    for (size_t j = i + 1; j < p.schedulers.size(); ++j) {
+      if (!printed[j] && !p.schedulers[j].cluster.empty() && SameScheduler(s, p.schedulers[j])) {
+        printed[j] = true;
+        names += ", " + p.schedulers[j].cluster;
+      }
+    }
+    out.push_back(Row("", names == s.cluster ? "cluster" : "clusters", names));
+    SchedulerLines(s, "  ", out);
   }
   return out;
 }
@@ -184,15 +263,24 @@ nlohmann::ordered_json ProvenanceJson(const Provenance& p) {
   json inputs = json::array();
   for (const auto& in : p.inputs) inputs.push_back({{"path", in.path}, {"hash", in.hash}});
   j["inputs"] = std::move(inputs);
+  json manifests = json::array();
+  for (const auto& m : p.manifests) manifests.push_back({{"path", m.path}, {"hash", m.hash}});
+  j["manifests"] = std::move(manifests);
   j["seed"] = p.has_seed ? json(p.seed) : json(nullptr);
   if (p.dispatcher.empty()) {
     j["dispatcher"] = nullptr;
   } else {
     const auto& d = p.dispatcher.front();
-    j["dispatcher"] = {
-        {"profile", d.profile},
-        {"config_path", d.config_path.empty() ? json(nullptr) : json(d.config_path)},
-        {"config_hash", d.config_hash.empty() ? json(nullptr) : json(d.config_hash)}};
+    auto opt = [](const std::string& v) { return v.empty() ? json(nullptr) : json(v); };
+    j["dispatcher"] = {{"scheduler", d.scheduler},
+                       {"dispatcher", opt(d.dispatcher)},
+                       {"detail", opt(d.detail)},
+                       {"profile", opt(d.profile)},
+                       {"config_path", opt(d.config_path)},
+                       {"config_hash", opt(d.config_hash)},
+                       {"filters", d.filters},
+                       {"scores", d.scores},
+                       {"nomination", opt(d.nomination)}};
   }
   json scheds = json::array();
   for (const auto& s : p.schedulers) {

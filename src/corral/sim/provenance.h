@@ -22,9 +22,12 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "corral/core/interner.h"
 #include "corral/core/result.h"
 
 namespace corral::sim {
+
+struct FleetSpec;  // fleet_spec.h
 
 inline constexpr uint64_t kFnv1a64Offset = 0xcbf29ce484222325ULL;
 inline constexpr uint64_t kFnv1a64Prime = 0x100000001b3ULL;
@@ -44,11 +47,13 @@ std::string CorralVersion();
 struct ExtensionPointPlugins {
   std::string point;  // kube's name: "PreEnqueue", "QueueSort", "PreFilter", ..., "PostBind"
   std::vector<std::string> plugins;
+  bool operator==(const ExtensionPointPlugins&) const = default;
 };
 
 struct ProfileProvenance {
   std::string scheduler_name;
   std::vector<ExtensionPointPlugins> points;  // every extension point in kube's order
+  bool operator==(const ProfileProvenance&) const = default;
 };
 
 // One scheduler of a run (the only one, or one member cluster's).
@@ -67,18 +72,27 @@ struct InputProvenance {
   std::string hash;
 };
 
-// A fleet dispatcher's profile, for runs that have one.
+// The fleet level of a run that has one (a scenario's `fleet:`): the fleet scheduler, MultiKueue's
+// dispatcher, and the plugins it runs — the composable dispatcher's ClusterDispatcherProfile
+// (built in, or a file with its content hash) and nomination, or Karmada's default plugin set.
 struct DispatcherProvenance {
-  std::string profile;      // the profile's name
+  std::string scheduler;    // "karmada", "kueue"
+  std::string dispatcher;   // kueue: "composable", "AllAtOnce", "Incremental"; karmada: empty
+  std::string profile;      // the profile's name ("default" for the KEP's); karmada: "default"
   std::string config_path;  // empty: built-in profile
   std::string config_hash;
+  std::vector<std::string> filters;  // in order
+  std::vector<std::string> scores;   // "Name:weight" (Karmada's are unweighted: "Name")
+  std::string nomination;            // composable: "Top1", "TopK 2"; else empty
+  std::string detail;                // incremental: "step 3, round 5m0s"; else empty
 };
 
 struct Provenance {
-  std::string command;                  // "simulate", "perf"
-  std::string corral_version;           // CorralVersion()
-  bool builtin_scenario = false;        // the built-in default scenario (no input files)
-  std::vector<InputProvenance> inputs;  // the scenario, manifests, trace CSVs or perf config
+  std::string command;                     // "simulate", "perf"
+  std::string corral_version;              // CorralVersion()
+  bool builtin_scenario = false;           // the built-in default scenario (no input files)
+  std::vector<InputProvenance> inputs;     // the scenario, manifests, trace CSVs or perf config
+  std::vector<InputProvenance> manifests;  // the manifests a scenario lists (`manifests:`)
   uint64_t seed = 0;
   bool has_seed = true;                          // false for outputs that have no single seed
   std::vector<DispatcherProvenance> dispatcher;  // at most one; empty without a dispatcher
@@ -87,6 +101,9 @@ struct Provenance {
   bool empty() const { return command.empty(); }
 };
 
+// The fleet level of `fleet` (see DispatcherProvenance). Errors: the profile file cannot be read.
+Result<DispatcherProvenance> DescribeDispatcher(const FleetSpec& fleet, const Interner& interner);
+
 // Hashes each input path. Errors: an input cannot be read.
 Result<std::vector<InputProvenance>> DescribeInputs(const std::vector<std::string>& paths);
 
@@ -94,7 +111,9 @@ Result<std::vector<InputProvenance>> DescribeInputs(const std::vector<std::strin
 std::vector<std::string> GateFlagItems(std::string_view flag);
 
 // The provenance as text lines without a trailing newline: "key  value" pairs aligned in one
-// column, with profiles and clusters as indented blocks. The summary prints them under INPUTS; the
+// column, with profiles and clusters as indented blocks. Member clusters whose scheduler blocks
+// are identical (configuration, gates, profiles) share one block, headed "clusters a, b, c" at the
+// place of the first of them. The summary prints them under INPUTS; the
 // CSV and Prometheus outputs print them as '#' comments; the HTML report shows them in its header.
 std::vector<std::string> ProvenanceLines(const Provenance& p);
 

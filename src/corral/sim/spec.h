@@ -224,6 +224,9 @@ struct SimSpec {
   std::vector<Op> program;
 
   std::vector<std::string> notes;  // shown in the summary (e.g. ignored inputs)
+  // The files and directories a scenario's `manifests:` lists, resolved against the scenario's
+  // directory (for provenance).
+  std::vector<std::string> manifest_paths;
 
   // Empty: one cluster with the settings above (every single-cluster input). Otherwise one member
   // per entry, each with its own scheduler; the scheduler settings above then apply to none

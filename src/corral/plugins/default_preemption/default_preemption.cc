@@ -551,6 +551,7 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
     return Status::Error("preemption: the pod's profile is unknown to the handle");
   pdb_cache_.clear();
   has_pdb_cache_.clear();
+  dry_run_ = {};
   // 1) Eligibility.
   if (std::string_view why = Ineligible(pod, statuses); !why.empty()) {
     return Preemption(Code::kUnschedulable, why);
@@ -603,12 +604,17 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
     const auto n = static_cast<int32_t>(potential.size());
     const auto offset = static_cast<size_t>(handle_.rng().Uniform(static_cast<uint64_t>(n)));
     const auto want = static_cast<size_t>(NumCandidates(n));
+    dry_run_.ran = true;
+    dry_run_.potential = n;
+    dry_run_.offset = static_cast<int32_t>(offset);
+    dry_run_.num_candidates = static_cast<int32_t>(want);
     // No node holds a pod of lower priority (the cluster-wide minimum says so): every potential
     // node would answer SelectVictims' first check, "No preemption victims found for incoming
     // pod", and none is a candidate. The message counts them without visiting the nodes (after the
     // offset is drawn, so the RNG stream is the same as the walk's).
     if (std::optional<int32_t> min = handle_.MinPodPriorityOnNodes();
         min.has_value() && *min >= pod.priority()) {
+      dry_run_.none_lower = true;
       result->mode = framework::NominatingMode::kOverride;  // clears a stale nomination
       result->nominated_node_name = Symbol();
       return Preemption(
@@ -621,6 +627,7 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
       size_t k = offset + i;
       if (k >= potential.size()) k -= potential.size();
       const NodeInfo& node = *potential[k];
+      ++dry_run_.evaluated;
       CandidateRef c;
       const Status* s = nullptr;
       const Code code = DryRunNode(memo, self_nominated, state, pod, node, now, &c, &s);
@@ -647,6 +654,7 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
       CountFailure(*s);
     }
   }
+  dry_run_.found = static_cast<int32_t>(non_violating.size() + violating.size());
   if (non_violating.empty() && violating.empty()) {
     if (!errors.empty()) {
       std::string msg =

@@ -67,6 +67,7 @@
 #include "corral/core/result.h"
 #include "corral/framework/handle.h"
 #include "corral/framework/plugin.h"
+#include "corral/framework/preemption_dry_run.h"
 #include "corral/plugins/default_preemption/victim_units.h"
 #include "corral/plugins/names.h"
 
@@ -89,7 +90,8 @@ struct PreemptionCandidate {
   int32_t num_pdb_violations = 0;
 };
 
-class DefaultPreemption final : public framework::PostFilterPlugin {
+class DefaultPreemption final : public framework::PostFilterPlugin,
+                                public framework::PreemptionDryRunReporter {
  public:
   static constexpr std::string_view kName = names::kDefaultPreemption;
   static constexpr std::string_view kNoVictimsReason =
@@ -132,12 +134,15 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   // started "now").
   bool MoreImportantPod(const framework::PodInfo& a, const framework::PodInfo& b) const;
 
+  const framework::PreemptionDryRun& LastDryRun() const override { return dry_run_; }
+
   // Dry-run memo statistics since construction (nodes answered from the memo, nodes computed while
   // the memo applied). Nodes where the memo cannot apply count in neither.
   int64_t memo_hits() const { return memo_hits_; }
   int64_t memo_misses() const { return memo_misses_; }
 
  private:
+  framework::PreemptionDryRun dry_run_;
   // PickOneNodeForPreemption's criteria for one candidate, computed once from its victims. The
   // only clock-dependent part (the start of a highest-priority victim without status.startTime,
   // read as "now") is kept apart, so a memoized tuple stays exact at any later instant.

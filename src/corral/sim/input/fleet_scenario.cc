@@ -393,6 +393,7 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
                 fmt::format("{:?} must hold exactly one ClusterDispatcherProfile", path));
         } else if (loaded.ok()) {
           c.profile = objs.profiles.front();
+          out->profile_path = path;
         }
       }
     }

@@ -437,7 +437,10 @@ Result<SimSpec> Compiler::Compile() {
   std::vector<size_t> pool_piece(in_.pools.size()), wl_piece(in_.workloads.size());
   for (size_t i = 0; i < in_.pools.size(); ++i) pool_piece[i] = AddPool(i);
   for (size_t i = 0; i < in_.workloads.size(); ++i) wl_piece[i] = AddWorkloadTemplate(i);
-  for (size_t i = 0; i < in_.manifests.size(); ++i) objects_.AddPath(Resolve(in_.manifests[i]));
+  for (size_t i = 0; i < in_.manifests.size(); ++i) {
+    objects_.AddPath(Resolve(in_.manifests[i]));
+    spec.manifest_paths.push_back(Resolve(in_.manifests[i]));
+  }
 
   api::ObjectSet objs = objects_.Finish(diags_);
   std::vector<api::Controller> controllers = objects_.TakeControllers();
