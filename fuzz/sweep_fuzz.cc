@@ -5,8 +5,7 @@
 // as they do for a user. Contracts checked:
 //   1. Bad input only ever yields an error with a non-empty message; never a crash, a sanitizer
 //      report or an allocation the machine cannot hold (the matrix size is bounded).
-//   2. A loaded sweep plans exactly points × variants × seeds runs, indexed 0..total−1 in order,
-//   and
+//   2. A loaded sweep plans exactly points × variants × seeds runs, indexed in order from 0, and
 //      its shards partition the runs.
 
 #include <cstddef>
