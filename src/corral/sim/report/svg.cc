@@ -46,6 +46,18 @@ std::string Num(double v) {
   return fmt::format("{:.1f}", v);
 }
 
+// The x axis's baseline under a plot of `pw` × `ph` pixels, and the rotated y-axis label (none when
+// empty), as the line and bar charts draw them.
+void AppendBaselineAndYLabel(std::string& s, int pw, int ph, std::string_view y_label) {
+  s += fmt::format(R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)svg", kLeft, kTop + ph,
+                   kLeft + pw, kTop + ph, kAxis);
+  if (!y_label.empty()) {
+    s += fmt::format(
+        R"svg(<text x="12" y="{}" font-size="11" fill="{}" transform="rotate(-90 12 {})" )svg"
+        R"svg(text-anchor="middle">{}</text>)svg",
+        kTop + ph / 2, kText, kTop + ph / 2, Escape(y_label));
+  }
+}
 }  // namespace
 
 std::string Escape(std::string_view s) {
@@ -149,14 +161,7 @@ std::string LineChart(const std::vector<double>& x, const std::vector<Series>& s
         Num(xx), kTop + ph + 17, kText, TimeLabel(v, xstep));
     s += "\n";
   }
-  s += fmt::format(R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)svg", kLeft, kTop + ph,
-                   kLeft + pw, kTop + ph, kAxis);
-  if (!o.y_label.empty()) {
-    s += fmt::format(
-        R"svg(<text x="12" y="{}" font-size="11" fill="{}" transform="rotate(-90 12 {})" )svg"
-        R"svg(text-anchor="middle">{}</text>)svg",
-        kTop + ph / 2, kText, kTop + ph / 2, Escape(o.y_label));
-  }
+  AppendBaselineAndYLabel(s, pw, ph, o.y_label);
   s += "\n";
   // Series.
   for (const auto& ser : series) {
@@ -242,14 +247,7 @@ std::string BarChart(const std::vector<Bar>& bars, const HistogramOptions& o) {
     }
     s += "\n";
   }
-  s += fmt::format(R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)svg", kLeft, kTop + ph,
-                   kLeft + pw, kTop + ph, kAxis);
-  if (!o.y_label.empty()) {
-    s += fmt::format(
-        R"svg(<text x="12" y="{}" font-size="11" fill="{}" transform="rotate(-90 12 {})" )svg"
-        R"svg(text-anchor="middle">{}</text>)svg",
-        kTop + ph / 2, kText, kTop + ph / 2, Escape(o.y_label));
-  }
+  AppendBaselineAndYLabel(s, pw, ph, o.y_label);
   s += "</svg>\n";
   return s;
 }
