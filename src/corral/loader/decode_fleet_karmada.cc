@@ -588,6 +588,8 @@ const doc::Field<FleetWork> kBindingSpecFields[] = {
                  "replicaRequirements");
        }
      }},
+    {"schedulerName",
+     [](Decoder& d, const Node& n, FleetWork&) { CheckKarmadaSchedulerName(d, n); }},
     {"workloadAffinityGroups",
      [](Decoder& d, const Node& n, FleetWork&) {
        if (!n.is_null()) {
@@ -597,8 +599,7 @@ const doc::Field<FleetWork> kBindingSpecFields[] = {
 };
 // Dependencies, failover, conflict handling and deletion policy do not bear on placement.
 constexpr std::string_view kBindingSpecIgnored[] = {
-    "propagateDeps", "requiredBy",         "schedulerName",
-    "failover",      "conflictResolution", "preserveResourcesOnDeletion"};
+    "propagateDeps", "requiredBy", "failover", "conflictResolution", "preserveResourcesOnDeletion"};
 
 const doc::Field<FleetWork> kBindingStatusFields[] = {
     {"schedulerObservingAffinityName",
@@ -629,6 +630,14 @@ const doc::Field<FleetWork> kBindingFields[] = {
 };
 
 }  // namespace
+
+void CheckKarmadaSchedulerName(Decoder& d, const Node& n) {
+  std::string name;
+  if (!d.ReadString(n, name) || name.empty() || name == "default-scheduler") return;
+  d.Error(n, fmt::format("scheduler {:?} is not Karmada's default-scheduler, which Corral models; "
+                         "that scheduler would place this work",
+                         name));
+}
 
 void DecodePlacement(Decoder& d, const Node& n, api::Placement& out) {
   d.Struct(n, out, kPlacementFields);

@@ -54,6 +54,8 @@ const doc::Field<SchedulePriorityIn> kSchedulePriorityFields[] = {
 };
 
 const doc::Field<PropagationPolicy> kPolicySpecFields[] = {
+    {"schedulerName",
+     [](Decoder& d, const Node& n, PropagationPolicy&) { CheckKarmadaSchedulerName(d, n); }},
     {"resourceSelectors",
      [](Decoder& d, const Node& n, PropagationPolicy& p) {
        d.ReadList(n, p.selectors, [&](const Node& item, ResourceSelector& s) {
@@ -96,9 +98,10 @@ const doc::Field<PropagationPolicy> kPolicySpecFields[] = {
 // Dependencies, failover, conflict handling, suspension, overrides and deletion policy do not
 // bear on placement.
 constexpr std::string_view kPolicySpecIgnored[] = {
-    "association",          "propagateDeps", "dependentOverrides",
-    "schedulerName",        "failover",      "conflictResolution",
-    "activationPreference", "suspension",    "preserveResourcesOnDeletion"};
+    "association",        "propagateDeps",
+    "dependentOverrides", "failover",
+    "conflictResolution", "activationPreference",
+    "suspension",         "preserveResourcesOnDeletion"};
 
 const doc::Field<PropagationPolicy> kPolicyFields[] = {
     {"apiVersion", [](Decoder&, const Node&, PropagationPolicy&) {}},

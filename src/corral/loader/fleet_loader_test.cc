@@ -326,5 +326,21 @@ TEST(FleetLoaderTest, HighestPriorityPolicy) {
   }
 }
 
+// A binding or policy for a scheduler other than Karmada's default-scheduler is an error at its
+// position (that scheduler, not the one Corral models, would place the work), never ignored.
+TEST(FleetLoaderTest, OtherSchedulerNameIsAnError) {
+  Interner in = api::NewInterner();
+  FleetLoadResult r = Load(in, "scheduler_name.yaml");
+  const std::vector<std::string> want = {
+      "test/testdata/fleet/scheduler_name.yaml:15: spec.schedulerName: scheduler "
+      "\"other-scheduler\" is not Karmada's default-scheduler, which Corral models; that scheduler "
+      "would place this work",
+      "test/testdata/fleet/scheduler_name.yaml:23: spec.schedulerName: scheduler "
+      "\"other-scheduler\" is not Karmada's default-scheduler, which Corral models; that scheduler "
+      "would place this work",
+  };
+  EXPECT_EQ(Messages(r), want);
+}
+
 }  // namespace
 }  // namespace corral::loader

@@ -38,6 +38,10 @@ struct PropagationPolicy {
   uint32_t priority_class_line = 0;
 };
 void DecodePlacement(doc::Decoder& d, const doc::Node& n, api::Placement& out);
+// spec.schedulerName of a binding or policy: Corral is karmada-scheduler, whose name is
+// "default-scheduler" (also the default when empty); any other name is an error, since that
+// scheduler, not Karmada's, would place the work.
+void CheckKarmadaSchedulerName(doc::Decoder& d, const doc::Node& n);
 void DecodePropagationPolicy(doc::Decoder& d, const doc::Node& root, bool cluster_scoped,
                              PropagationPolicy& out);
 
