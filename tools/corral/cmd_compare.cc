@@ -75,7 +75,8 @@ Command AddCompareCommand(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "compare",
       "Run one scenario under several variants (scheduler configurations, feature gates, node pool "
-      "sizes, arrival rates), each over the same seeds, and compare them: metric deltas with "
+      "sizes, arrival rates, fleet dispatchers and their profiles), each over the same seeds, and "
+      "compare them: metric deltas with "
       "their spread over seeds, and the workloads and gangs that changed most. A variant is NAME "
       "or NAME:OPT;OPT;... with OPT one of config=FILE, config.CLUSTER=FILE, "
       "feature-gates=A=true,..., pools=FILE, pools.CLUSTER=FILE, nodes.POOL=N, rate.WORKLOAD=RATE, "

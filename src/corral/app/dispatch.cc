@@ -8,6 +8,7 @@
 #include "corral/api/well_known.h"
 #include "corral/app/dispatch_members.h"
 #include "corral/app/dispatch_preemption.h"
+#include "corral/app/load_errors.h"
 #include "corral/fleet/estimator.h"
 #include "corral/fleet/preemption_fleetwide.h"
 #include "corral/loader/fleet_loader.h"
@@ -73,14 +74,7 @@ Result<DispatchOutcome> RunDispatch(const DispatchRequest& request) {
   if (!inputs.ok()) return inputs.error();
   loader::FleetLoadResult loaded =
       loader::LoadFleetPaths(inputs->fleet_files, in, {.unknown_fields = request.unknown_fields});
-  if (!loaded.ok()) {
-    std::string text;
-    for (const Diagnostic& d : loaded.diagnostics.items()) {
-      if (!text.empty()) text += "\n";
-      text += d.ToString();
-    }
-    return Error::Invalid(text);
-  }
+  if (!loaded.ok()) return Error::Invalid(LoadErrorText(loaded.diagnostics));
   Members members(in);
   Diagnostics member_warnings;
   if (auto r = members.Load(inputs->member_dirs, request.member_configs, request.unknown_fields,

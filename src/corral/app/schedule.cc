@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "corral/api/well_known.h"
+#include "corral/app/load_errors.h"
 #include "corral/config/scheduler_config.h"
 #include "corral/doc/decoder.h"
 #include "corral/loader/loader.h"
@@ -239,14 +240,7 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
   loader::LoadResult loaded = loader::LoadPaths(
       req.inputs, in, {.strict = req.strict, .unknown_fields = req.unknown_fields});
   ScheduleOutcome out;
-  if (!loaded.ok()) {
-    std::string msg;
-    for (const auto& d : loaded.diagnostics.items()) {
-      if (!msg.empty()) msg += '\n';
-      msg += d.ToString();
-    }
-    return Error::Invalid(msg);
-  }
+  if (!loaded.ok()) return Error::Invalid(LoadErrorText(loaded.diagnostics));
   out.diagnostics = loaded.diagnostics;
 
   ManualClock clock;

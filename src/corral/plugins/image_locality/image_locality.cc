@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "corral/plugins/common/plugin_util.h"
+#include "corral/plugins/common/signers.h"
 
 namespace corral::plugins {
 
@@ -44,39 +45,6 @@ void ComputeState(const framework::PodInfo& pod, const Interner& in,
   add(pod.pod->containers);
   state->num_containers =
       static_cast<int64_t>(pod.pod->init_containers.size() + pod.pod->containers.size());
-}
-
-// Go's encoding/json string escaping (", \, control characters, and <, >, & as \u003c,
-// \u003e, \u0026).
-void AppendJsonString(std::string& out, std::string_view s) {
-  out += '"';
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += '"';
 }
 
 }  // namespace
@@ -152,7 +120,7 @@ framework::Status ImageLocality::Sign(const framework::PodInfo& pod,
   std::string value = "[";
   for (size_t i = 0; i < names.size(); ++i) {
     if (i > 0) value += ',';
-    AppendJsonString(value, names[i]);
+    signers::AppendJsonString(value, names[i]);
   }
   value += ']';
   fragments->push_back({std::string(kImageNamesSignerKey), std::move(value)});

@@ -84,13 +84,7 @@ void CompileFleetObjects(
   loader::FleetObjects& objs = loaded.objects;
   const bool karmada = out.config.kind == fleet::FleetKind::kKarmada;
   At at(diags, interner);
-  std::map<std::string, uint32_t> index;
-  for (uint32_t i = 0; i < spec.clusters.size(); ++i) index.emplace(spec.clusters[i].name, i);
-  auto names = [&] {
-    std::string s;
-    for (const ClusterSpec& c : spec.clusters) s += (s.empty() ? "" : ", ") + c.name;
-    return s;
-  };
+  const std::map<std::string, uint32_t> index = ScenarioClusterIndex(spec);
 
   // The clusters.
   std::set<std::string> described(in.described.begin(), in.described.end());
@@ -107,7 +101,8 @@ void CompileFleetObjects(
     auto it = index.find(name);
     if (it == index.end()) {
       at.Error(c.meta, "metadata.name",
-               fmt::format("no scenario cluster is named {:?} (declared: {})", name, names()));
+               fmt::format("no scenario cluster is named {:?} (declared: {})", name,
+                           ScenarioClusterNames(spec)));
       continue;
     }
     if (!described.insert(name).second) {
@@ -161,7 +156,8 @@ void CompileFleetObjects(
         auto it = index.find(name);
         if (it == index.end()) {
           at.Error(mk.meta, fmt::format("spec.clusters[{}]", k),
-                   fmt::format("no scenario cluster is named {:?} (declared: {})", name, names()));
+                   fmt::format("no scenario cluster is named {:?} (declared: {})", name,
+                               ScenarioClusterNames(spec)));
         } else if (std::find(out.config_order.begin(), out.config_order.end(), it->second) ==
                    out.config_order.end()) {
           out.config_order.push_back(it->second);

@@ -299,6 +299,18 @@ void DecodeFleetWorkload(Decoder& d, const Node& n, FleetWorkloadIn& out) {
   d.Struct(n, out, kFleetWorkloadFields);
 }
 
+std::map<std::string, uint32_t> ScenarioClusterIndex(const SimSpec& spec) {
+  std::map<std::string, uint32_t> index;
+  for (uint32_t i = 0; i < spec.clusters.size(); ++i) index.emplace(spec.clusters[i].name, i);
+  return index;
+}
+
+std::string ScenarioClusterNames(const SimSpec& spec) {
+  std::string s;
+  for (const ClusterSpec& c : spec.clusters) s += (s.empty() ? "" : ", ") + c.name;
+  return s;
+}
+
 std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
                                               std::span<const FleetWorkloadRef> refs, SimSpec& spec,
                                               Interner& interner, const std::string& base_dir,
@@ -317,13 +329,7 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
   if (spec.clusters.empty()) {
     error(in.self, "fleet", "a fleet dispatches to the scenario's clusters: declare clusters");
   }
-  std::map<std::string, uint32_t> index;
-  for (uint32_t i = 0; i < spec.clusters.size(); ++i) index.emplace(spec.clusters[i].name, i);
-  auto names = [&] {
-    std::string s;
-    for (const ClusterSpec& c : spec.clusters) s += (s.empty() ? "" : ", ") + c.name;
-    return s;
-  };
+  const std::map<std::string, uint32_t> index = ScenarioClusterIndex(spec);
 
   // The dispatcher.
   fleet::DispatchLoopConfig& c = out->config;
@@ -418,7 +424,8 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
     auto it = index.find(m.name);
     if (m.name.empty()) continue;
     if (it == index.end()) {
-      error(m.name_node, path, fmt::format("unknown cluster {:?} (declared: {})", m.name, names()));
+      error(m.name_node, path,
+            fmt::format("unknown cluster {:?} (declared: {})", m.name, ScenarioClusterNames(spec)));
       continue;
     }
     if (described[it->second]++) {
@@ -442,7 +449,7 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
     auto it = index.find(name);
     if (it == index.end()) {
       error(at, fmt::format("fleet.configOrder[{}]", k),
-            fmt::format("unknown cluster {:?} (declared: {})", name, names()));
+            fmt::format("unknown cluster {:?} (declared: {})", name, ScenarioClusterNames(spec)));
     } else if (std::find(out->config_order.begin(), out->config_order.end(), it->second) !=
                out->config_order.end()) {
       error(at, fmt::format("fleet.configOrder[{}]", k),
@@ -457,7 +464,8 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
     auto it = index.find(o.cluster);
     if (it == index.end()) {
       error(o.cluster_node, fmt::format("fleet.outages[{}].cluster", k),
-            fmt::format("unknown cluster {:?} (declared: {})", o.cluster, names()));
+            fmt::format("unknown cluster {:?} (declared: {})", o.cluster,
+                        ScenarioClusterNames(spec)));
       continue;
     }
     out->outages.push_back({it->second, o.at_ns, o.duration_ns});

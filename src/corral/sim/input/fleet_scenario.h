@@ -11,6 +11,7 @@
 // error, never a silent substitute.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -108,6 +109,11 @@ struct FleetWorkloadRef {
   const FleetWorkloadIn* fleet = nullptr;  // its `fleet:` map
   bool has_cluster = false;                // placed in a cluster by `cluster:`
 };
+
+// spec.clusters by name (the value is the index in spec.clusters), and their names in declaration
+// order joined by ", " (the "declared: …" of an unknown cluster's message).
+std::map<std::string, uint32_t> ScenarioClusterIndex(const SimSpec& spec);
+std::string ScenarioClusterNames(const SimSpec& spec);
 
 using FleetErrorFn = std::function<void(const doc::Node* at, std::string path, std::string msg)>;
 

@@ -1,12 +1,13 @@
 #include "corral/sim/input/manifests.h"
 
-#include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "corral/doc/decoder.h"
 #include "corral/loader/loader.h"
 #include "corral/sim/controllers/compile.h"
+#include "corral/sim/input/explicit_workload.h"
 #include "corral/sim/input/scenario.h"
 #include "corral/sim/virtual_time.h"
 
@@ -56,16 +57,7 @@ void AddManifestPods(const std::vector<const api::Pod*>& pods, Interner& interne
     spec.pod_templates.push_back(std::move(t));
     wk.explicit_arrivals.push_back(a);
   }
-  std::stable_sort(
-      wk.explicit_arrivals.begin(), wk.explicit_arrivals.end(),
-      [](const ExplicitArrival& x, const ExplicitArrival& y) { return x.time_ns < y.time_ns; });
-  if (!wk.explicit_arrivals.empty()) wk.tmpl = wk.explicit_arrivals.front().tmpl;
-  spec.workloads.push_back(std::move(wk));
-  Op op;
-  op.kind = Op::Kind::kStartWorkload;
-  op.workload = static_cast<uint32_t>(spec.workloads.size() - 1);
-  op.describe = "startWorkload workload=manifests";
-  spec.program.insert(spec.program.begin(), std::move(op));
+  AppendExplicitWorkload(std::move(wk), StartAt::kFront, spec);
 }
 
 Result<SimSpec> LoadManifestsSpec(const std::vector<std::string>& paths, Interner& interner,

@@ -12,6 +12,7 @@
 
 #include "corral/api/well_known.h"
 #include "corral/doc/input.h"
+#include "corral/sim/input/explicit_workload.h"
 #include "corral/sim/input/scenario.h"
 
 namespace corral::sim {
@@ -400,16 +401,7 @@ Result<SimSpec> ParseAlibabaTrace(std::string_view nodes_csv, std::string_view n
     if (a.duration_ns != kForeverNs) last = std::max(last, a.time_ns + a.duration_ns);
     wk.explicit_arrivals.push_back(a);
   }
-  std::stable_sort(
-      wk.explicit_arrivals.begin(), wk.explicit_arrivals.end(),
-      [](const ExplicitArrival& x, const ExplicitArrival& y) { return x.time_ns < y.time_ns; });
-  if (!wk.explicit_arrivals.empty()) wk.tmpl = wk.explicit_arrivals.front().tmpl;
-  spec.workloads.push_back(std::move(wk));
-  Op op;
-  op.kind = Op::Kind::kStartWorkload;
-  op.workload = 0;
-  op.describe = "startWorkload workload=trace";
-  spec.program.push_back(std::move(op));
+  AppendExplicitWorkload(std::move(wk), StartAt::kBack, spec);
   spec.duration_ns = last + 1'000'000'000;
   if (!timed)
     spec.notes.push_back(
