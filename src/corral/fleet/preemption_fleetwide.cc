@@ -77,7 +77,7 @@ Error NoDeficit(std::string_view cluster) {
 // "on cluster \"C\": " and why the victims cannot make room.
 // Victims of `work` on `plan.cluster` among `on_cluster` (Phase 2 where the simulator simulates,
 // Phase 1 elsewhere), gang victims expanded to every cluster they run on, and the cost.
-Result<void> PlanVictims(const api::FleetWork& work,
+Result<void> PlanVictims(const api::FleetWork& work, bool gang_preemptor,
                          std::span<const api::FleetWork* const> on_cluster,
                          const PreemptionOptions& options, const Interner& in, Plan& plan) {
   const api::ResourceList& request = work.replica_requirements->resource_request;
@@ -117,6 +117,25 @@ Result<void> PlanVictims(const api::FleetWork& work,
     }
   }
   if (plan.victims.empty()) return NoDeficit(plan.name);
+  if (gang_preemptor && !plan.simulated && options.gang_check != nullptr) {
+    std::vector<const api::FleetWork*> removed;
+    for (const VictimCandidate& c : considered) {
+      if (std::any_of(plan.victims.begin(), plan.victims.end(),
+                      [&](const Victim& v) { return v.name == c.name; })) {
+        removed.push_back(c.source);
+      }
+    }
+    if (options.gang_check->Simulates(*plan.cluster, removed)) {
+      auto fits = options.gang_check->FitsWithout(*plan.cluster, work, plan.need, removed);
+      if (!fits.ok()) return fits.error();
+      if (!*fits) {
+        return Error::Invalid(fmt::format(
+            "on cluster {:?}: the gang would not fit whole on the member even after evicting "
+            "the victims",
+            plan.name));
+      }
+    }
+  }
   // Gangs leave whole; the cost counts every evicted replica.
   plan.cost.cluster = plan.name;
   auto count = [&](const Victim& v, TimePoint created) {
@@ -348,7 +367,7 @@ PreemptionOutcome TryPreempt(const api::FleetWork& work, const BindingSchedule& 
   for (size_t i = 0; i < plans.size(); ++i) {
     Plan& p = plans[i];
     if (p.cluster == nullptr) continue;
-    auto planned = PlanVictims(work, on_cluster[i], options, in, p);
+    auto planned = PlanVictims(work, gang->gang, on_cluster[i], options, in, p);
     if (!planned.ok()) {
       if (!fleetwide) {
         out.skipped = planned.error().message;

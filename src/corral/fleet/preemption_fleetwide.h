@@ -47,6 +47,11 @@ struct PreemptionOptions {
   PreemptionMode mode = PreemptionMode::kKarmada;
   // Phase 2 on the clusters it simulates; null: summary-based everywhere (Karmada's Phase 1).
   const VictimSimulator* simulator = nullptr;
+  // The gang check of a gang preemptor whose victims were chosen from summaries: on a cluster it
+  // simulates, the preemption stands only when all the gang's replicas fit at once on the member
+  // without the victims ("the gang would not fit whole ..." otherwise, and the next cluster is
+  // weighed). Null: no check (Phase 2 victims already place a gang whole).
+  const VictimSimulator* gang_check = nullptr;
 };
 
 // "karmada" | "fleetwide". Errors: anything else.
