@@ -52,6 +52,11 @@ struct PreemptionOptions {
   // without the victims ("the gang would not fit whole ..." otherwise, and the next cluster is
   // weighed). Null: no check (Phase 2 victims already place a gang whole).
   const VictimSimulator* gang_check = nullptr;
+  // The fleet-wide mode's explanation: true weighs every candidate cluster and reports each one's
+  // cost (`considered`); false skips a cluster whose summary-based victims cannot beat the cheapest
+  // so far (the candidates at or below its highest victim priority cannot cover the deficit), and
+  // reports it "not weighed". The choice is the same either way.
+  bool weigh_every_cluster = true;
 };
 
 // "karmada" | "fleetwide". Errors: anything else.
