@@ -52,16 +52,16 @@ fleet:
          Job("jz", 30, 2, 2, "1m") + Job("p", 1000, 1, 4, "10m", preemptor_extra);
 }
 
-struct Run {
+struct FleetRun {
   Ran ran;
   const FleetResult* fleet = nullptr;
 };
 
-Run RunText(const std::string& text, Interner& in) {
+FleetRun RunText(const std::string& text, Interner& in) {
   Diagnostics diags;
   auto spec = ParseScenario(text, "fleet.yaml", "", in, diags);
   EXPECT_TRUE(spec.ok()) << DiagnosticsMessage(diags);
-  Run r;
+  FleetRun r;
   if (!spec.ok()) return r;
   r.ran = RunSpec(*spec, in);
   r.fleet = r.ran.out.result.fleet.get();
@@ -76,7 +76,7 @@ std::vector<std::string> Names(const std::vector<FleetVictimResult>& vs) {
 
 TEST(FleetwideSimPreemption, SummaryVictimsIgnoreFragmentation) {
   Interner in = api::NewInterner();
-  Run r = RunText(Fragmented("{mode: fleetwide, victims: summary}", ""), in);
+  FleetRun r = RunText(Fragmented("{mode: fleetwide, victims: summary}", ""), in);
   ASSERT_NE(r.fleet, nullptr);
   ASSERT_FALSE(r.fleet->preemptions.empty());
   const FleetPreemptionResult& p = r.fleet->preemptions.front();
@@ -88,7 +88,7 @@ TEST(FleetwideSimPreemption, SummaryVictimsIgnoreFragmentation) {
 
 TEST(FleetwideSimPreemption, SimulatedVictimsFreeAWholeNode) {
   Interner in = api::NewInterner();
-  Run r = RunText(Fragmented("{mode: fleetwide, victims: simulation}", ""), in);
+  FleetRun r = RunText(Fragmented("{mode: fleetwide, victims: simulation}", ""), in);
   ASSERT_NE(r.fleet, nullptr);
   ASSERT_EQ(r.fleet->preemptions.size(), 1u);
   const FleetPreemptionResult& p = r.fleet->preemptions.front();
@@ -100,7 +100,7 @@ TEST(FleetwideSimPreemption, SimulatedVictimsFreeAWholeNode) {
 
 TEST(FleetwideSimPreemption, GangPreemptorNeedsItsWholeGangToFit) {
   Interner in = api::NewInterner();
-  Run r = RunText(Fragmented("{mode: fleetwide, victims: summary}", "    minMember: 1\n"), in);
+  FleetRun r = RunText(Fragmented("{mode: fleetwide, victims: summary}", "    minMember: 1\n"), in);
   ASSERT_NE(r.fleet, nullptr);
   ASSERT_EQ(r.fleet->preemptions.size(), 1u);
   const FleetPreemptionResult& p = r.fleet->preemptions.front();
