@@ -18,6 +18,8 @@
 //
 //   BM_PreemptionKarmada     Karmada's rule: the one cluster selected with capacity ignored
 //   BM_PreemptionFleetwide   every feasible cluster weighed, the cheapest in kube's order
+//   BM_PreemptionFleetwideEarlyExit  the same choice, skipping clusters that cannot beat the
+//                            cheapest so far (PreemptionOptions::weigh_every_cluster = false)
 //
 // items_per_second = preemption decisions / CPU time (single-threaded). Peak memory: run the
 // binary under /usr/bin/time -v with --benchmark_filter (docs/performance.md).
@@ -114,10 +116,12 @@ const Fleet& GetFleet() {
   return *fleet;
 }
 
-void RunPreemption(benchmark::State& state, fleet::PreemptionMode mode) {
+void RunPreemption(benchmark::State& state, fleet::PreemptionMode mode, bool weigh_every = true) {
   const Fleet& f = GetFleet();
   const fleet::FeatureGates gates{true, true};
-  const fleet::PreemptionOptions options{mode, nullptr};
+  fleet::PreemptionOptions options;
+  options.mode = mode;
+  options.weigh_every_cluster = weigh_every;
   fleet::GeneralEstimator general(f.in);
   int64_t decisions = 0, preempting = 0, victims = 0;
   for (auto _ : state) {
@@ -157,8 +161,12 @@ void BM_PreemptionKarmada(benchmark::State& state) {
 void BM_PreemptionFleetwide(benchmark::State& state) {
   RunPreemption(state, fleet::PreemptionMode::kFleetwide);
 }
+void BM_PreemptionFleetwideEarlyExit(benchmark::State& state) {
+  RunPreemption(state, fleet::PreemptionMode::kFleetwide, /*weigh_every=*/false);
+}
 BENCHMARK(BM_PreemptionKarmada)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PreemptionFleetwide)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PreemptionFleetwideEarlyExit)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace corral

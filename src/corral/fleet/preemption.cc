@@ -270,6 +270,58 @@ Result<std::vector<Victim>> SelectVictims(const api::ResourceList& preemptor_req
   return out;
 }
 
+Result<std::vector<bool>> SelectVictimsOrdered(const api::ResourceList& preemptor_request,
+                                               int32_t preemptor_replicas,
+                                               int32_t preemptor_priority,
+                                               std::span<const VictimCandidate> ordered,
+                                               int64_t cluster_available) {
+  const int64_t deficit = int64_t{preemptor_replicas} - cluster_available;
+  if (deficit <= 0) return std::vector<bool>{};
+  const ResourceAmounts need = Times(preemptor_request, deficit);
+  if (need.empty()) return Error::Invalid("preemptor resource request is empty");
+  // The candidates SelectVictims keeps, in the same (importance) order.
+  std::vector<VictimCandidate> kept;
+  std::vector<size_t> at;
+  ResourceAmounts total;
+  for (size_t i = 0; i < ordered.size(); ++i) {
+    const VictimCandidate& c = ordered[i];
+    if (c.priority >= preemptor_priority || c.replicas <= 0) continue;
+    const ResourceAmounts own = Times(c.request, c.replicas);
+    if (own.empty()) continue;
+    Add(total, own, +1);
+    at.push_back(i);
+  }
+  if (!Covers(total, need)) {
+    return Error::Invalid("candidate resources are not enough to cover deficit resources");
+  }
+  if (at.size() == ordered.size()) return RemoveAllThenReprieve(ordered, need);
+  kept.reserve(at.size());
+  for (size_t i : at) kept.push_back(ordered[i]);
+  const std::vector<bool> victim = RemoveAllThenReprieve(kept, need);
+  std::vector<bool> out(ordered.size(), false);
+  for (size_t k = 0; k < at.size(); ++k) out[at[k]] = victim[k];
+  return out;
+}
+
+bool LowerPrioritiesCover(std::span<const api::FleetWork* const> on_cluster, Symbol cluster,
+                          int32_t preemptor_priority, int32_t ceiling,
+                          const api::ResourceList& preemptor_request, int64_t deficit_replicas) {
+  const ResourceAmounts need = Times(preemptor_request, deficit_replicas);
+  ResourceAmounts total;
+  for (const api::FleetWork* b : on_cluster) {
+    if (b->priority >= preemptor_priority || b->priority > ceiling) continue;
+    if (b->ClusterInGracefulEvictionTasks(cluster)) continue;
+    int32_t replicas = 0;
+    for (const api::TargetCluster& t : b->clusters) {
+      if (t.name == cluster) replicas = t.replicas;
+    }
+    if (replicas <= 0 || !b->replica_requirements) continue;
+    Add(total, Times(b->replica_requirements->resource_request, replicas), +1);
+    if (Covers(total, need)) return true;
+  }
+  return false;
+}
+
 PreemptionOutcome TryPreempt(const api::FleetWork& work, const BindingSchedule& failed,
                              std::span<const api::Cluster> clusters,
                              std::span<const ReplicaEstimator* const> estimators,

@@ -143,6 +143,24 @@ Result<std::vector<Victim>> SelectVictims(const api::ResourceList& preemptor_req
                                           std::vector<VictimCandidate> candidates,
                                           int64_t cluster_available);
 
+// SelectVictims over candidates already in importance order (SortByImportance), as
+// CandidatesOnCluster lists them: the same victims, without copying or sorting again. Returns, per
+// candidate, whether it is a victim (false for one SelectVictims ignores). An empty result with
+// no error: no deficit.
+Result<std::vector<bool>> SelectVictimsOrdered(const api::ResourceList& preemptor_request,
+                                               int32_t preemptor_replicas,
+                                               int32_t preemptor_priority,
+                                               std::span<const VictimCandidate> ordered,
+                                               int64_t cluster_available);
+
+// Whether the bindings of `on_cluster` that would be victim candidates on `cluster` for a
+// preemptor of `preemptor_priority` (CandidatesOnCluster's rules) and have a priority at most
+// `ceiling` free, all together, `preemptor_request` × `deficit_replicas` (a positive deficit). When
+// they do not, every victim set there holds a binding above `ceiling`.
+bool LowerPrioritiesCover(std::span<const api::FleetWork* const> on_cluster, Symbol cluster,
+                          int32_t preemptor_priority, int32_t ceiling,
+                          const api::ResourceList& preemptor_request, int64_t deficit_replicas);
+
 // ---- The attempt -----------------------------------------------------------------------------
 
 // A gang victim (corral.dev/min-member or corral.dev/disruption-mode: All, preemption_fleetwide.h)

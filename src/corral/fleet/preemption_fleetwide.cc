@@ -77,14 +77,15 @@ Error NoDeficit(std::string_view cluster) {
 // "on cluster \"C\": " and why the victims cannot make room.
 // Victims of `work` on `plan.cluster` among `on_cluster` (Phase 2 where the simulator simulates,
 // Phase 1 elsewhere), gang victims expanded to every cluster they run on, and the cost.
-Result<void> PlanVictims(const api::FleetWork& work,
+Result<void> PlanVictims(const api::FleetWork& work, bool gang_preemptor,
                          std::span<const api::FleetWork* const> on_cluster,
                          const PreemptionOptions& options, const Interner& in, Plan& plan) {
   const api::ResourceList& request = work.replica_requirements->resource_request;
   auto listed = CandidatesOnCluster(on_cluster, plan.name, work.priority, in);
   if (!listed.ok()) return listed.error();
-  std::vector<VictimCandidate> considered = *listed;
+  std::vector<VictimCandidate> considered = std::move(*listed);
   SortByImportance(considered);
+  std::vector<size_t> victim_index;  // each victim's position in `considered`
   std::vector<const api::FleetWork*> ordered;
   ordered.reserve(considered.size());
   for (const VictimCandidate& c : considered) ordered.push_back(c.source);
@@ -100,36 +101,49 @@ Result<void> PlanVictims(const api::FleetWork& work,
     for (size_t i = 0; i < considered.size(); ++i) {
       const VictimCandidate& c = considered[i];
       ((*victim)[i] ? plan.victims : plan.reprieved).push_back({c.name, c.replicas, c.priority});
+      if ((*victim)[i]) victim_index.push_back(i);
     }
   } else {
-    auto victims =
-        SelectVictims(request, plan.need, work.priority, std::move(*listed), plan.available);
-    if (!victims.ok()) {
-      return Error::Invalid(fmt::format("on cluster {:?}: {}", plan.name, victims.error().message));
+    // SelectVictims on the candidates already in importance order.
+    auto victim =
+        SelectVictimsOrdered(request, plan.need, work.priority, considered, plan.available);
+    if (!victim.ok()) {
+      return Error::Invalid(fmt::format("on cluster {:?}: {}", plan.name, victim.error().message));
     }
-    plan.victims = std::move(*victims);
-    for (const VictimCandidate& c : considered) {
-      if (c.replicas <= 0 || !HasRequest(c.request)) continue;
-      if (std::none_of(plan.victims.begin(), plan.victims.end(),
-                       [&](const Victim& v) { return v.name == c.name; })) {
+    if (victim->empty()) return NoDeficit(plan.name);
+    for (size_t i = 0; i < considered.size(); ++i) {
+      const VictimCandidate& c = considered[i];
+      if ((*victim)[i]) {
+        plan.victims.push_back({c.name, c.replicas, c.priority});
+        victim_index.push_back(i);
+      } else if (c.replicas > 0 && HasRequest(c.request)) {
         plan.reprieved.push_back({c.name, c.replicas, c.priority});
       }
     }
   }
   if (plan.victims.empty()) return NoDeficit(plan.name);
+  if (gang_preemptor && !plan.simulated && options.gang_check != nullptr) {
+    std::vector<const api::FleetWork*> removed;
+    for (size_t i : victim_index) removed.push_back(considered[i].source);
+    if (options.gang_check->Simulates(*plan.cluster, removed)) {
+      auto fits = options.gang_check->FitsWithout(*plan.cluster, work, plan.need, removed);
+      if (!fits.ok()) return fits.error();
+      if (!*fits) {
+        return Error::Invalid(fmt::format(
+            "on cluster {:?}: the gang would not fit whole on the member even after evicting "
+            "the victims",
+            plan.name));
+      }
+    }
+  }
   // Gangs leave whole; the cost counts every evicted replica.
   plan.cost.cluster = plan.name;
   auto count = [&](const Victim& v, TimePoint created) {
     AddVictimCost(plan.cost, v.priority, v.replicas, created);
   };
-  auto source = [&](const std::string& name) {
-    for (const VictimCandidate& c : considered) {
-      if (c.name == name) return c.source;
-    }
-    return static_cast<const api::FleetWork*>(nullptr);
-  };
-  for (const Victim& v : plan.victims) {
-    const api::FleetWork* b = source(v.name);
+  for (size_t k = 0; k < plan.victims.size(); ++k) {
+    const Victim& v = plan.victims[k];
+    const api::FleetWork* b = considered[victim_index[k]].source;
     const TimePoint created = b->meta.creation_timestamp.value_or(TimePoint{});
     count(v, created);
     auto gang = ReadGang(*b, in);
@@ -348,7 +362,22 @@ PreemptionOutcome TryPreempt(const api::FleetWork& work, const BindingSchedule& 
   for (size_t i = 0; i < plans.size(); ++i) {
     Plan& p = plans[i];
     if (p.cluster == nullptr) continue;
-    auto planned = PlanVictims(work, on_cluster[i], options, in, p);
+    if (fleetwide && !options.weigh_every_cluster && best >= 0 && options.simulator == nullptr &&
+        p.need > p.available) {
+      // Early exit: when the candidates at or below the cheapest cost's highest victim priority
+      // cannot cover the deficit, every victim set here holds a higher priority: it cannot win.
+      const int32_t ceiling = plans[best].cost.highest_priority;
+      if (!LowerPrioritiesCover(on_cluster[i], p.cluster->meta.name, work.priority, ceiling,
+                                work.replica_requirements->resource_request,
+                                int64_t{p.need} - p.available)) {
+        out.considered[i].feasible = false;
+        out.considered[i].reason = fmt::format(
+            "not weighed: any victim set here holds a priority above {}, the cheapest so far",
+            ceiling);
+        continue;
+      }
+    }
+    auto planned = PlanVictims(work, gang->gang, on_cluster[i], options, in, p);
     if (!planned.ok()) {
       if (!fleetwide) {
         out.skipped = planned.error().message;

@@ -47,6 +47,16 @@ struct PreemptionOptions {
   PreemptionMode mode = PreemptionMode::kKarmada;
   // Phase 2 on the clusters it simulates; null: summary-based everywhere (Karmada's Phase 1).
   const VictimSimulator* simulator = nullptr;
+  // The gang check of a gang preemptor whose victims were chosen from summaries: on a cluster it
+  // simulates, the preemption stands only when all the gang's replicas fit at once on the member
+  // without the victims ("the gang would not fit whole ..." otherwise, and the next cluster is
+  // weighed). Null: no check (Phase 2 victims already place a gang whole).
+  const VictimSimulator* gang_check = nullptr;
+  // The fleet-wide mode's explanation: true weighs every candidate cluster and reports each one's
+  // cost (`considered`); false skips a cluster whose summary-based victims cannot beat the cheapest
+  // so far (the candidates at or below its highest victim priority cannot cover the deficit), and
+  // reports it "not weighed". The choice is the same either way.
+  bool weigh_every_cluster = true;
 };
 
 // "karmada" | "fleetwide". Errors: anything else.

@@ -10,7 +10,9 @@
 //   - no work item preempts on two clusters: a preemptor that tries again while its claim lives
 //     preempts (if at all) on the same cluster in the fleet-wide mode, and the claim store holds
 //     one claim per work item;
-//   - no gang is partially evicted: a gang victim leaves every cluster it ran on.
+//   - no gang is partially evicted: a gang victim leaves every cluster it ran on;
+//   - the fleet-wide early exit (weigh_every_cluster = false) chooses the same cluster, victims and
+//     reprieved as weighing every cluster.
 // And of Phase 2's selection (SelectVictimsBySimulation) over random nodes: the preemptor fits
 // without the victims, and with any one victim back it does not.
 #include <algorithm>
@@ -133,8 +135,19 @@ RC_GTEST_PROP(FleetwidePreemptionProperty, VictimsClaimsAndGangs, ()) {
       ClaimDeductingEstimator deducting(general, claims, key, w.priority, f.in);
       const ReplicaEstimator* with_claims[] = {&deducting};
       BindingSchedule s = ScheduleBinding(w, clusters, with_claims, f.in);
+      // The early exit (weigh_every_cluster = false) chooses as weighing every cluster does.
+      ClaimStore pruned_claims = claims;
+      PreemptionOptions pruned_options = options;
+      pruned_options.weigh_every_cluster = false;
+      const PreemptionOutcome pruned =
+          TryPreempt(w, s, clusters, raw, f.bindings, pruned_claims, gates, f.in, pruned_options);
       PreemptionOutcome p =
           TryPreempt(w, s, clusters, raw, f.bindings, claims, gates, f.in, options);
+      RC_ASSERT(pruned.preempting == p.preempting);
+      RC_ASSERT(pruned.cluster == p.cluster);
+      RC_ASSERT(pruned.victims == p.victims);
+      RC_ASSERT(pruned.reprieved == p.reprieved);
+      RC_ASSERT(pruned.gang_evictions.size() == p.gang_evictions.size());
       if (!p.preempting) continue;
       ++preemptions;
       gang_evictions += static_cast<int>(p.gang_evictions.size());

@@ -42,8 +42,20 @@ FleetLane::FleetLane(World& w, const FleetSpec& spec) : w_(w), spec_(spec) {
     // The scheduler consults the general estimator less the claims each requester must respect;
     // preemption itself reads the raw summaries. The accurate estimator, when on, stays beside
     // it (its answer is the member's own view, which claims do not change).
+    // Phase 2 and the gang check try the member's real nodes without the victims' pods.
+    victims_ = std::make_unique<SimVictimSimulator>(
+        w_, [this](const api::FleetWork* b, uint32_t member) -> uint32_t {
+          auto id = work_by_name_.find(b->meta.name);
+          if (id == work_by_name_.end()) return kNone;
+          auto g = group_of_.find(CopyKey(id->second, member));
+          return g == group_of_.end() ? kNone : g->second;
+        });
+    fleet::PreemptionOptions options;
+    options.mode = spec_.preemption_mode;
+    if (spec_.simulate_victims) options.simulator = victims_.get();
+    options.gang_check = victims_.get();
     preempt_ = std::make_unique<FleetPreemption>(w_.clock, w_.start, spec_.gates,
-                                                 estimators_->general(), w_.in);
+                                                 estimators_->general(), w_.in, options);
     estimators.front() = &preempt_->estimator();
   }
   loop_ = std::make_unique<fleet::DispatchLoop>(spec_.config, Snapshot(), std::move(estimators),
@@ -115,7 +127,9 @@ void FleetLane::Arrive(uint32_t workload, int64_t duration_ns) {
     // metadata.creationTimestamp, the victims' second tie-break.
     work.meta.creation_timestamp = TimePoint{} + Duration(w_.now);
   }
+  const Symbol work_name = work.meta.name;
   const uint32_t id = loop_->AddWork(std::move(work), w_.now);
+  work_by_name_[work_name] = id;
   if (wk.fleet_work < spec_.work_deadline_ns.size() && spec_.work_deadline_ns[wk.fleet_work] >= 0)
     deadlines_.insert({SaturatingAdd(w_.now, spec_.work_deadline_ns[wk.fleet_work]), id});
   ++res_.items;
@@ -172,7 +186,8 @@ void FleetLane::FireOwnTimers() {
 }
 
 void FleetLane::VictimGone(const Evicting& e, std::string_view how) {
-  FleetVictimResult& v = preempt_->record(e.record).victims[e.victim];
+  FleetPreemptionResult& r = preempt_->record(e.record);
+  FleetVictimResult& v = e.gang ? r.gang_victims[e.victim] : r.victims[e.victim];
   v.gone_ns = w_.now;
   v.gone_how = std::string(how);
   w_.Log("fleet-victim-gone", fmt::format("{} cluster={} {}", info_[e.work].name,
@@ -227,39 +242,22 @@ std::optional<std::string> FleetLane::OnCapacityShortage(uint32_t work,
   const std::string key = fleet::BindingKey(me.work, w_.in);
   // handlePreemptionResult: the victims one by one; the first that cannot be evicted aborts the
   // rest, clears the claim and returns the error (the victims already evicted stay evicted).
-  for (size_t k = 0; k < o.victims.size(); ++k) {
-    const fleet::Victim& v = o.victims[k];
-    auto found = by_name.find(v.name);
-    std::string failure;
-    if (found == by_name.end()) {
-      failure = fmt::format("victim {} no longer exists", v.name);
-    } else if (!loop_->reachable(cluster)) {
-      failure = fmt::format("cluster {:?} is not reachable", o.cluster);
-    } else {
-      const uint32_t id = found->second;
-      const std::string message = fmt::format(
-          "ResourceBinding {} was preempted by higher-priority ResourceBinding {}/{} on cluster "
-          "{:?}",
-          v.name, w_.in.Str(me.work.meta.namespace_), w_.in.Str(me.work.meta.name), o.cluster);
-      auto g = group_of_.find(CopyKey(id, cluster));
-      if (!loop_->EvictFromCluster(id, cluster, spec_.preemption_grace_ns, message, now_ns)) {
-        failure = fmt::format("victim {} is no longer assigned to cluster {:?}", v.name, o.cluster);
-      } else {
-        preempt_->VictimEvicted();
-        w_.Log("fleet-preempt-victim",
-               fmt::format("{} cluster={} priority={} replicas={} by={} grace={}", info_[id].name,
-                           o.cluster, v.priority, v.replicas, name,
-                           FormatGoDuration(spec_.preemption_grace_ns)));
-        if (g != group_of_.end()) {
-          // The copy is no longer the item's: its pods stay until the grace period ends.
-          const uint32_t group = g->second;
-          group_of_.erase(g);
-          copy_of_.erase(group);
-          --info_[id].live_copies;
-          evicting_[group] = {id, SaturatingAdd(now_ns, spec_.preemption_grace_ns), a->record, k};
-        }
-      }
+  auto cluster_index = [&](const std::string& n) {
+    for (uint32_t c = 0; c < loop_->clusters().size(); ++c) {
+      if (ClusterName(c) == n) return c;
     }
+    return UINT32_MAX;
+  };
+  const size_t victims = o.victims.size();
+  for (size_t k = 0; k < victims + o.gang_evictions.size(); ++k) {
+    const bool gang = k >= victims;
+    const fleet::Victim& v = gang ? o.gang_evictions[k - victims].victim : o.victims[k];
+    const uint32_t at = gang ? cluster_index(o.gang_evictions[k - victims].cluster) : cluster;
+    auto found = by_name.find(v.name);
+    const std::string failure = found == by_name.end()
+                                    ? fmt::format("victim {} no longer exists", v.name)
+                                    : EvictVictim(found->second, at, v.name, name, v, a->record,
+                                                  gang ? k - victims : k, gang, now_ns);
     if (!failure.empty()) {
       w_.Log("fleet-preemption-failed",
              fmt::format("{} cluster={} {:?}", name, o.cluster, failure));
@@ -270,6 +268,37 @@ std::optional<std::string> FleetLane::OnCapacityShortage(uint32_t work,
   w_.Log("fleet-preempting", fmt::format("{} cluster={} victims={} {:?}", name, o.cluster,
                                          o.victims.size(), o.condition_message));
   return o.condition_message;
+}
+
+std::string FleetLane::EvictVictim(uint32_t id, uint32_t cluster, const std::string& victim_name,
+                                   const std::string& preemptor, const fleet::Victim& v,
+                                   size_t record, size_t victim, bool gang, int64_t now_ns) {
+  const std::string cluster_name = cluster == UINT32_MAX ? "" : ClusterName(cluster);
+  if (cluster == UINT32_MAX || !loop_->reachable(cluster)) {
+    return fmt::format("cluster {:?} is not reachable", cluster_name);
+  }
+  const std::string message = fmt::format(
+      "ResourceBinding {} was preempted by higher-priority ResourceBinding {} on cluster {:?}",
+      victim_name, preempt_->record(record).preemptor, preempt_->record(record).cluster);
+  auto g = group_of_.find(CopyKey(id, cluster));
+  if (!loop_->EvictFromCluster(id, cluster, spec_.preemption_grace_ns, message, now_ns)) {
+    return fmt::format("victim {} is no longer assigned to cluster {:?}", victim_name,
+                       cluster_name);
+  }
+  preempt_->VictimEvicted();
+  w_.Log("fleet-preempt-victim",
+         fmt::format("{} cluster={} priority={} replicas={} by={} grace={}{}", info_[id].name,
+                     cluster_name, v.priority, v.replicas, preemptor,
+                     FormatGoDuration(spec_.preemption_grace_ns), gang ? " gang=whole" : ""));
+  if (g != group_of_.end()) {
+    // The copy is no longer the item's: its pods stay until the grace period ends.
+    const uint32_t group = g->second;
+    group_of_.erase(g);
+    copy_of_.erase(group);
+    --info_[id].live_copies;
+    evicting_[group] = {id, SaturatingAdd(now_ns, spec_.preemption_grace_ns), record, victim, gang};
+  }
+  return "";
 }
 
 void FleetLane::OnRefresh() {
@@ -467,6 +496,8 @@ std::shared_ptr<const FleetResult> FleetLane::Finish() const {
   if (preempt_ != nullptr) {
     r->preemption_enabled = true;
     r->preemption_grace_ns = spec_.preemption_grace_ns;
+    r->preemption_mode = std::string(fleet::PreemptionModeName(spec_.preemption_mode));
+    r->preemption_simulated_victims = spec_.simulate_victims;
     preempt_->Fill(*r, w_.now);
   }
   return r;

@@ -43,6 +43,7 @@
 #include "corral/sim/fleet_estimate.h"
 #include "corral/sim/fleet_preemption.h"
 #include "corral/sim/fleet_spec.h"
+#include "corral/sim/fleet_victims.h"
 #include "corral/sim/world.h"
 
 namespace corral::sim {
@@ -95,11 +96,17 @@ class FleetLane final : public fleet::DispatchActions {
     int64_t until_ns = 0;
     size_t record = 0;  // its FleetPreemptionResult and victim index there
     size_t victim = 0;
+    bool gang = false;  // an index into the record's gang victims
   };
   std::vector<api::Cluster> Snapshot() const;
   // Grace periods that ended, deadlines that passed, claims that expired, at `now`.
   void FireOwnTimers();
   void VictimGone(const Evicting& e, std::string_view how);
+  // Evicts work item `id` from `cluster` for `preemptor` (graceful eviction); the victim is entry
+  // `victim` of the record's victims (or, with `gang`, of its gang victims). "" or why it failed.
+  std::string EvictVictim(uint32_t id, uint32_t cluster, const std::string& victim_name,
+                          const std::string& preemptor, const fleet::Victim& v, size_t record,
+                          size_t victim, bool gang, int64_t now_ns);
   void DeleteWork(uint32_t work, std::string_view why);
   std::string ClusterName(uint32_t c) const { return w_.spec.clusters[c].name; }
 
@@ -114,11 +121,14 @@ class FleetLane final : public fleet::DispatchActions {
   int64_t timer_at_ = -1;
   uint32_t timer_gen_ = 0;
   FleetResult res_;
-  // Karmada binding preemption (null when the gates do not enable it).
+  // Karmada binding preemption (null when the gates do not enable it), and the member-side trials
+  // of Phase 2 and of gang preemptors (fleet_victims.h).
+  std::unique_ptr<SimVictimSimulator> victims_;
   std::unique_ptr<FleetPreemption> preempt_;
-  std::map<uint32_t, Evicting> evicting_;             // by group
-  std::set<std::pair<int64_t, uint32_t>> deadlines_;  // (time, work)
-  std::vector<std::vector<int64_t>> last_allocated_;  // per member, at the last refresh
+  absl::flat_hash_map<Symbol, uint32_t> work_by_name_;  // a work item's metadata.name → its id
+  std::map<uint32_t, Evicting> evicting_;               // by group
+  std::set<std::pair<int64_t, uint32_t>> deadlines_;    // (time, work)
+  std::vector<std::vector<int64_t>> last_allocated_;    // per member, at the last refresh
   bool deleting_ = false;
 };
 

@@ -14,10 +14,12 @@ std::vector<int32_t> RequesterEstimator::MaxAvailableReplicas(
 
 FleetPreemption::FleetPreemption(const Clock& clock, TimePoint start,
                                  const fleet::FeatureGates& gates,
-                                 const fleet::ReplicaEstimator& raw, const Interner& interner)
+                                 const fleet::ReplicaEstimator& raw, const Interner& interner,
+                                 const fleet::PreemptionOptions& options)
     : clock_(clock),
       start_(start),
       gates_(gates),
+      options_(options),
       raw_(raw),
       in_(interner),
       claims_(clock),
@@ -41,15 +43,31 @@ std::optional<FleetPreemption::Attempt> FleetPreemption::Try(
     const api::FleetWork& work, std::string_view name, const fleet::BindingSchedule& failed,
     std::span<const api::Cluster> clusters, std::span<const api::FleetWork> bindings,
     int64_t now_ns) {
-  if (!fleet::CheckEligibility(work, gates_).ok()) return std::nullopt;
+  const bool fleetwide = options_.mode == fleet::PreemptionMode::kFleetwide;
+  const fleet::Eligibility e = fleet::CheckEligibility(work, gates_);
+  // The fleet-wide mode also takes Divided bindings weighted by available replicas; TryPreempt
+  // tells (its skip reason names the division rule).
+  if (!e.ok() && !(fleetwide && e.rule == fleet::EligibilityRule::kNotAggregated)) {
+    return std::nullopt;
+  }
   const fleet::ReplicaEstimator* raw[] = {&raw_};
   Attempt a;
-  a.outcome = fleet::TryPreempt(work, failed, clusters, raw, bindings, claims_, gates_, in_);
+  a.outcome =
+      fleet::TryPreempt(work, failed, clusters, raw, bindings, claims_, gates_, in_, options_);
   const fleet::PreemptionOutcome& o = a.outcome;
+  if (!e.ok() && !o.preempting && o.skipped.starts_with("replicaScheduling is not Divided")) {
+    return std::nullopt;
+  }
   if (!o.preempting) {
     const std::string& why = o.skipped;
-    if (why.find("active preemption claim") != std::string::npos) {
+    const bool all_claimed =
+        !o.considered.empty() &&
+        std::all_of(o.considered.begin(), o.considered.end(),
+                    [](const auto& c) { return c.reason.find("claim") != std::string::npos; });
+    if (why.find("active preemption claim") != std::string::npos || all_claimed) {
       Count("blocked");
+    } else if (why.find("fit on none") != std::string::npos) {
+      Count("no_victims");
     } else if (why.find("not enough to cover") != std::string::npos ||
                why.find("no deficit") != std::string::npos ||
                why.find("request is empty") != std::string::npos) {
@@ -84,6 +102,18 @@ std::optional<FleetPreemption::Attempt> FleetPreemption::Try(
   r.result = "preempting";
   r.message = o.condition_message;
   r.claim_set_ns = now_ns;
+  if (fleetwide) r.mode = "fleetwide";
+  r.simulated = o.simulated;
+  for (const fleet::GangEviction& g : o.gang_evictions) {
+    FleetVictimResult v{g.victim.name, g.victim.priority, g.victim.replicas};
+    v.cluster = g.cluster;
+    r.gang_victims.push_back(std::move(v));
+  }
+  for (const fleet::ClusterConsidered& c : o.considered) {
+    r.considered.push_back({c.cluster, c.feasible, c.chosen, c.reason, c.highest_victim_priority,
+                            c.priority_sum, c.victim_replicas,
+                            static_cast<int64_t>(c.victim_bindings)});
+  }
   a.record = records_.size();
   records_.push_back(std::move(r));
   open_[key] = a.record;

@@ -33,6 +33,7 @@
 #include "corral/fleet/estimator.h"
 #include "corral/fleet/karmada_scheduler.h"
 #include "corral/fleet/preemption.h"
+#include "corral/fleet/preemption_fleetwide.h"
 #include "corral/sim/fleet_spec.h"
 
 namespace corral::sim {
@@ -62,9 +63,11 @@ class RequesterEstimator final : public fleet::ReplicaEstimator {
 class FleetPreemption {
  public:
   // `clock` reads the virtual clock (`start` is its time 0); `raw` is the general estimator. Each
-  // must outlive this, as must `interner`.
+  // must outlive this, as must `interner` and the simulators `options` points to. `options` choose
+  // the cluster (Karmada's rule or fleet-wide) and the victims (summaries or Phase 2).
   FleetPreemption(const Clock& clock, TimePoint start, const fleet::FeatureGates& gates,
-                  const fleet::ReplicaEstimator& raw, const Interner& interner);
+                  const fleet::ReplicaEstimator& raw, const Interner& interner,
+                  const fleet::PreemptionOptions& options = {});
 
   const fleet::ReplicaEstimator& estimator() const { return requester_; }
   void BeforeAttempt(const api::FleetWork& work);
@@ -82,6 +85,8 @@ class FleetPreemption {
                              std::span<const api::FleetWork> bindings, int64_t now_ns);
 
   FleetPreemptionResult& record(size_t i) { return records_[i]; }
+  // Live claims (tests and properties).
+  std::vector<fleet::PreemptionClaim> claims() { return claims_.List(); }
   // The first victim whose eviction failed: the claim is cleared, the attempt counted as
   // eviction_failed instead of preempting.
   void EvictionFailed(size_t record, const std::string& key, std::string message, int64_t now_ns);
@@ -103,6 +108,7 @@ class FleetPreemption {
   const Clock& clock_;
   TimePoint start_;
   fleet::FeatureGates gates_;
+  fleet::PreemptionOptions options_;
   const fleet::ReplicaEstimator& raw_;
   const Interner& in_;
   fleet::ClaimStore claims_;

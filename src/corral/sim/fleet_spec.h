@@ -15,6 +15,7 @@
 #include "corral/api/cluster.h"
 #include "corral/fleet/dispatch_loop.h"
 #include "corral/fleet/preemption.h"
+#include "corral/fleet/preemption_fleetwide.h"
 
 namespace corral::sim {
 
@@ -51,6 +52,11 @@ struct FleetSpec {
   fleet::FeatureGates gates;
   int64_t preemption_grace_ns = 30'000'000'000;
   std::vector<int64_t> work_deadline_ns;
+  // fleet.preemption: how the cluster is chosen (Karmada's single-cluster rule, or fleet-wide at
+  // the least cost) and whether the victims are chosen by simulating on the member's real nodes
+  // (Phase 2, sim/fleet_victims.h) instead of from the summaries (Phase 1).
+  fleet::PreemptionMode preemption_mode = fleet::PreemptionMode::kKarmada;
+  bool simulate_victims = false;
 };
 
 // One work item's story, for "why not that cluster" and the per-item table.
@@ -74,6 +80,19 @@ struct FleetVictimResult {
   int32_t replicas = 0;  // its replicas on the cluster
   int64_t gone_ns = -1;  // its pods left the member (grace period ended or they finished)
   std::string gone_how;  // "grace period ended", "finished"
+  std::string cluster;   // set for a gang victim evicted from another cluster than the preemption's
+};
+
+// One cluster the fleet-wide mode weighed for a preemption: its cost tuple, or why not.
+struct FleetClusterCost {
+  std::string cluster;
+  bool feasible = false;
+  bool chosen = false;
+  std::string reason;  // when not feasible
+  int32_t highest_victim_priority = 0;
+  int64_t priority_sum = 0;
+  int64_t victim_replicas = 0;
+  int64_t victim_bindings = 0;
 };
 
 // One fleet preemption (Karmada's tryPreempt that chose victims), and its claim's lifetime.
@@ -93,6 +112,13 @@ struct FleetPreemptionResult {
   int64_t claim_end_ns = -1;  // -1: still active at the end
   // "scheduled", "deleted", "eviction failed", "expired", "replaced", "" (active at the end)
   std::string claim_end;
+  // Beyond Karmada (fleet.preemption): the mode that chose the cluster, victims chosen by
+  // simulation on the member, the gang victims' evictions from other clusters, the clusters the
+  // fleet-wide mode weighed. Empty or false in Karmada's mode with summary victims.
+  std::string mode;  // "fleetwide"; empty: karmada
+  bool simulated = false;
+  std::vector<FleetVictimResult> gang_victims;
+  std::vector<FleetClusterCost> considered;
 };
 
 // What the fleet sent to one member.
@@ -123,6 +149,9 @@ struct FleetResult {
   // Karmada binding preemption, when the gates enable it.
   bool preemption_enabled = false;
   int64_t preemption_grace_ns = 0;
+  // fleet.preemption: "karmada" or "fleetwide"; victims chosen by simulation (Phase 2).
+  std::string preemption_mode = "karmada";
+  bool preemption_simulated_victims = false;
   int64_t deleted = 0;  // work items deleted (their deadline passed)
   // tryPreempt calls by result: preempting, blocked, no_victims, not_applicable, eviction_failed
   std::vector<std::pair<std::string, int64_t>> preemption_attempts;

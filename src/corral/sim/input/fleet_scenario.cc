@@ -97,7 +97,27 @@ const doc::Field<fleet::FeatureGates> kGateFields[] = {
      }},
 };
 
+const doc::Field<FleetIn> kPreemptionFields[] = {
+    {"mode",
+     [](Decoder& d, const Node& n, FleetIn& o) {
+       static const doc::EnumName<fleet::PreemptionMode> kPreemptionModes[] = {
+           {"karmada", fleet::PreemptionMode::kKarmada},
+           {"fleetwide", fleet::PreemptionMode::kFleetwide}};
+       d.ReadEnum(n, kPreemptionModes, "preemption mode", o.preemption_mode);
+     }},
+    {"victims",
+     [](Decoder& d, const Node& n, FleetIn& o) {
+       static const doc::EnumName<bool> kVictims[] = {{"summary", false}, {"simulation", true}};
+       d.ReadEnum(n, kVictims, "victim selection", o.simulate_victims);
+     }},
+};
+
 const doc::Field<FleetIn> kFleetFields[] = {
+    {"preemption",
+     [](Decoder& d, const Node& n, FleetIn& o) {
+       o.preemption_node = &n;
+       d.Struct(n, o, kPreemptionFields);
+     }},
     {"featureGates",
      [](Decoder& d, const Node& n, FleetIn& o) {
        o.gates_node = &n;
@@ -243,6 +263,23 @@ const doc::Field<FleetWorkloadIn> kFleetWorkloadFields[] = {
        api::PreemptionPolicy p{};
        if (d.ReadEnum(n, kPolicies, "preemption policy", p)) o.preemption_policy = p;
      }},
+    {"minMember",
+     [](Decoder& d, const Node& n, FleetWorkloadIn& o) {
+       o.min_member_node = &n;
+       d.ReadInt32(n, o.min_member, 1, 100000);
+     }},
+    {"disruptionMode",
+     [](Decoder& d, const Node& n, FleetWorkloadIn& o) {
+       static const char* kNames[] = {"All", "Single"};
+       o.disruption_mode_node = &n;
+       std::string s;
+       if (!d.ReadString(n, s)) return;
+       if (std::find(std::begin(kNames), std::end(kNames), s) == std::end(kNames)) {
+         d.Error(n, fmt::format("unknown disruption mode {:?} (want All or Single)", s));
+         return;
+       }
+       o.disruption_mode = s;
+     }},
     {"deadline",
      [](Decoder& d, const Node& n, FleetWorkloadIn& o) {
        o.deadline_node = &n;
@@ -350,6 +387,14 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
         error(at, fmt::format("fleet.{}", f), "applies to scheduler karmada");
       }
     }
+  }
+  out->preemption_mode = in.preemption_mode;
+  out->simulate_victims = in.simulate_victims;
+  if (in.preemption_node != nullptr && (!karmada || !in.gates.PreemptionEnabled())) {
+    error(in.preemption_node, "fleet.preemption",
+          karmada ? "applies when featureGates enable PriorityBasedScheduling and "
+                    "PriorityBasedPreemptiveScheduling"
+                  : "applies to scheduler karmada");
   }
   if (karmada && in.self->Find("preemptionGracePeriod") != nullptr &&
       !in.gates.PreemptionEnabled()) {
@@ -578,6 +623,40 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
           w.priority = pc->value;
           w.preemption_policy = pc->preemption_policy;
         }
+      }
+    }
+    if (f != nullptr && (f->min_member_node != nullptr || f->disruption_mode_node != nullptr)) {
+      // Gang annotations, checked as fleet/preemption_fleetwide.h's ReadGang reads them.
+      const Node* at = f->min_member_node != nullptr ? f->min_member_node : f->disruption_mode_node;
+      const std::string field = f->min_member_node != nullptr ? "minMember" : "disruptionMode";
+      if (!karmada || !in.gates.PreemptionEnabled()) {
+        error(at, fmt::format("{}.fleet.{}", r.path, field),
+              karmada ? "applies when featureGates enable PriorityBasedScheduling and "
+                        "PriorityBasedPreemptiveScheduling"
+                      : "applies to scheduler karmada");
+      }
+      if (f->min_member_node != nullptr) {
+        w.meta.annotations.push_back(
+            {interner.Intern(fleet::kMinMemberAnnotation), std::to_string(f->min_member)});
+      }
+      if (!f->disruption_mode.empty()) {
+        w.meta.annotations.push_back(
+            {interner.Intern(fleet::kDisruptionModeAnnotation), f->disruption_mode});
+      }
+      if (auto g = fleet::ReadGang(w, interner); !g.ok()) {
+        // "metadata.annotations[corral.dev/min-member]: ..." → the scenario's field.
+        std::string msg = g.error().message;
+        if (auto colon = msg.find("]: "); colon != std::string::npos) msg = msg.substr(colon + 3);
+        error(at, fmt::format("{}.fleet.{}", r.path, field), msg);
+      }
+    }
+    if (in.simulate_victims && karmada) {
+      if (std::string why = EstimatePodProblem(pod); !why.empty()) {
+        error(r.self, r.path,
+              fmt::format("victims: simulation tries the preemptor's copies on the member's nodes, "
+                          "where they contend only for node resources and pod slots; this "
+                          "workload's pods have {} (use victims: summary)",
+                          why));
       }
     }
     out->work_deadline_ns.push_back(f != nullptr ? f->deadline_ns : -1);

@@ -22,6 +22,7 @@
 #include "corral/core/diagnostics.h"
 #include "corral/core/interner.h"
 #include "corral/doc/decoder.h"
+#include "corral/fleet/preemption_fleetwide.h"
 #include "corral/sim/fleet_spec.h"
 #include "corral/sim/spec.h"
 
@@ -68,6 +69,11 @@ struct FleetIn {
   fleet::FeatureGates gates;
   const doc::Node* gates_node = nullptr;
   int64_t preemption_grace_ns = 30'000'000'000;
+  // preemption: {mode: karmada|fleetwide, victims: summary|simulation} (Karmada's mode and
+  // summary-based victims by default).
+  const doc::Node* preemption_node = nullptr;
+  fleet::PreemptionMode preemption_mode = fleet::PreemptionMode::kKarmada;
+  bool simulate_victims = false;
   FleetEstimatorKind estimator = FleetEstimatorKind::kGeneral;
   const doc::Node* estimator_node = nullptr;
   // Files or folders of Karmada and Kueue objects (fleet_objects.h).
@@ -93,6 +99,13 @@ struct FleetWorkloadIn {
   const doc::Node* schedule_priority_node = nullptr;
   int64_t deadline_ns = -1;  // the work item is deleted when not placed by arrival + deadline
   const doc::Node* deadline_node = nullptr;
+  // Gangs (fleet/preemption_fleetwide.h): minMember (must equal the work item's replicas) and
+  // disruptionMode All|Single become the corral.dev/min-member and corral.dev/disruption-mode
+  // annotations.
+  int32_t min_member = 0;
+  const doc::Node* min_member_node = nullptr;
+  std::string disruption_mode;
+  const doc::Node* disruption_mode_node = nullptr;
 };
 
 // Per-replica requests as Karmada's AddPodTemplateRequest sums them: containers summed, raised to

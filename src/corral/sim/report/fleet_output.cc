@@ -73,10 +73,29 @@ std::string ClaimLife(const FleetPreemptionResult& p) {
                      HumanDuration(p.claim_end_ns), p.claim_end);
 }
 
+// The preemption flavour: Karmada's own, or the mode and victim selection fleet.preemption chose.
+std::string PreemptionFlavour(const FleetResult& f) {
+  if (f.preemption_mode == "karmada" && !f.preemption_simulated_victims)
+    return "Karmada binding preemption";
+  return fmt::format("{} binding preemption, victims {}",
+                     f.preemption_mode == "fleetwide" ? "fleet-wide" : "Karmada",
+                     f.preemption_simulated_victims ? "by simulation on the member (Phase 2)"
+                                                    : "from summaries (Phase 1)");
+}
+
+// One weighed cluster's cost tuple (kube's node-pick order), or why it was not weighed.
+std::string ClusterCost(const FleetClusterCost& c) {
+  if (!c.feasible) return fmt::format("{}: not a candidate: {}", c.cluster, c.reason);
+  return fmt::format(
+      "{}: highest victim priority {}, priority sum {}, {} evicted in {} binding(s){}", c.cluster,
+      c.highest_victim_priority, c.priority_sum, Replicas(c.victim_replicas), c.victim_bindings,
+      c.chosen ? "  (chosen)" : "");
+}
+
 std::string FleetPreemptionSummary(const FleetResult& f) {
-  std::string s = fmt::format(
-      "\nFLEET PREEMPTION (Karmada binding preemption; graceful eviction after {}, claim TTL {})\n",
-      HumanDuration(f.preemption_grace_ns), HumanDuration(fleet::kClaimTtl.count()));
+  std::string s = fmt::format("\nFLEET PREEMPTION ({}; graceful eviction after {}, claim TTL {})\n",
+                              PreemptionFlavour(f), HumanDuration(f.preemption_grace_ns),
+                              HumanDuration(fleet::kClaimTtl.count()));
   std::string attempts;
   int64_t total = 0;
   for (const char* r : kAttemptResults) {
@@ -97,9 +116,17 @@ std::string FleetPreemptionSummary(const FleetResult& f) {
         p.preemptor, p.priority, p.cluster, HumanDuration(p.at_ns), p.result, p.victims.size(),
         p.cluster_available, p.deficit);
     s += fmt::format("      why that cluster: {}\n", p.why);
+    for (const FleetClusterCost& c : p.considered) {
+      s += fmt::format("      weighed    {}\n", ClusterCost(c));
+    }
+    if (p.simulated) s += "      victims chosen by simulating on the member's nodes\n";
     for (const FleetVictimResult& v : p.victims) {
       s += fmt::format("      victim     {} (priority {}, {})  {}\n", v.name, v.priority,
                        Replicas(v.replicas), VictimGone(v));
+    }
+    for (const FleetVictimResult& v : p.gang_victims) {
+      s += fmt::format("      gang       {} on {} (priority {}, {}; its gang leaves whole)  {}\n",
+                       v.name, v.cluster, v.priority, Replicas(v.replicas), VictimGone(v));
     }
     for (const FleetVictimResult& v : p.reprieved) {
       s += fmt::format("      reprieved  {} (priority {}, {})\n", v.name, v.priority,
@@ -208,8 +235,9 @@ std::string FleetReportSection(const FleetResult& f, const std::vector<double>& 
   h += "</tbody></table>\n";
   if (f.preemption_enabled) {
     h += fmt::format(
-        "<h3>Fleet preemption</h3><p class=\"cap\">Karmada binding preemption: {} attempt(s), {} "
+        "<h3>Fleet preemption</h3><p class=\"cap\">{}: {} attempt(s), {} "
         "victim(s) evicted after a {} grace period; claims live {}.</p>\n",
+        PreemptionFlavour(f),
         [&] {
           int64_t n = 0;
           for (const auto& [r, c] : f.preemption_attempts) n += c;
@@ -226,6 +254,12 @@ std::string FleetReportSection(const FleetResult& f, const std::vector<double>& 
       for (const FleetVictimResult& v : p.victims)
         victims += fmt::format("{}{} (priority {}): {}", victims.empty() ? "" : "<br>",
                                svg::Escape(v.name), v.priority, svg::Escape(VictimGone(v)));
+      for (const FleetVictimResult& v : p.gang_victims)
+        victims +=
+            fmt::format("<br>{} on {} (priority {}, gang leaves whole): {}", svg::Escape(v.name),
+                        svg::Escape(v.cluster), v.priority, svg::Escape(VictimGone(v)));
+      std::string why = svg::Escape(p.why);
+      for (const FleetClusterCost& c : p.considered) why += "<br>" + svg::Escape(ClusterCost(c));
       for (const FleetVictimResult& v : p.reprieved)
         reprieved += fmt::format("{}{} (priority {})", reprieved.empty() ? "" : "<br>",
                                  svg::Escape(v.name), v.priority);
@@ -234,7 +268,7 @@ std::string FleetReportSection(const FleetResult& f, const std::vector<double>& 
           "<td style=\"text-align:left\">{}</td><td style=\"text-align:left\">{}</td>"
           "<td style=\"text-align:left\">{}</td><td style=\"text-align:left\">{}</td></tr>\n",
           svg::Escape(p.preemptor), p.priority, svg::Escape(p.cluster), HumanDuration(p.at_ns),
-          svg::Escape(p.result), victims, reprieved, svg::Escape(ClaimLife(p)), svg::Escape(p.why));
+          svg::Escape(p.result), victims, reprieved, svg::Escape(ClaimLife(p)), why);
     }
     h += "</tbody></table>\n";
   }
@@ -359,12 +393,42 @@ json FleetJson(const FleetResult& f) {
            {"end_seconds",
             p.claim_end_ns >= 0 ? json(static_cast<double>(p.claim_end_ns) / 1e9) : json(nullptr)},
            {"state", ClaimState(p)}}}});
+    if (!p.mode.empty() || p.simulated || !p.gang_victims.empty()) {
+      json& j = preemptions.back();
+      j["mode"] = p.mode.empty() ? "karmada" : p.mode;
+      j["victim_selection"] = p.simulated ? "simulation" : "summary";
+      j["gang_victims"] = json::array();
+      for (const FleetVictimResult& v : p.gang_victims) {
+        json g = VictimsJson({v}, true).front();
+        g["cluster"] = v.cluster;
+        j["gang_victims"].push_back(std::move(g));
+      }
+      j["considered"] = json::array();
+      for (const FleetClusterCost& c : p.considered) {
+        json cj = {{"cluster", c.cluster}, {"feasible", c.feasible}, {"chosen", c.chosen}};
+        if (c.feasible) {
+          cj["cost"] = {{"pdb_violations", 0},
+                        {"highest_victim_priority", c.highest_victim_priority},
+                        {"priority_sum", c.priority_sum},
+                        {"victim_replicas", c.victim_replicas},
+                        {"victim_bindings", c.victim_bindings}};
+        } else {
+          cj["reason"] = c.reason;
+        }
+        j["considered"].push_back(std::move(cj));
+      }
+    }
   }
   out["preemption"] = {{"grace_period_seconds", static_cast<double>(f.preemption_grace_ns) / 1e9},
                        {"claim_ttl_seconds", static_cast<double>(fleet::kClaimTtl.count()) / 1e9},
                        {"attempts", std::move(attempts)},
                        {"victims", f.preemption_victims},
                        {"claims", std::move(claims)}};
+  if (f.preemption_mode != "karmada" || f.preemption_simulated_victims) {
+    out["preemption"]["mode"] = f.preemption_mode;
+    out["preemption"]["victim_selection"] =
+        f.preemption_simulated_victims ? "simulation" : "summary";
+  }
   out["deleted"] = f.deleted;
   out["preemptions"] = std::move(preemptions);
   return out;
