@@ -5,9 +5,8 @@
 // replica the other.
 // A preemptor of one 4-GPU replica needs a whole node:
 //   - summary victims (Phase 1) reprieve x and y and evict z alone, which frees 2 GPUs per node;
-//   - simulated victims (Phase 2) try the member's nodes: x is reprieved, y and z are evicted,
-//   which
-//     frees a whole node;
+//   - simulated victims (Phase 2) try the member's nodes: x is reprieved, y and z are evicted, so
+//     a whole node is free;
 //   - a gang preemptor (minMember) with summary victims does not preempt: its gang would not fit
 //     whole on the member after evicting z.
 #include <string>

@@ -100,8 +100,8 @@ struct FleetWorkloadIn {
   int64_t deadline_ns = -1;  // the work item is deleted when not placed by arrival + deadline
   const doc::Node* deadline_node = nullptr;
   // Gangs (fleet/preemption_fleetwide.h): minMember (must equal the work item's replicas) and
-  // disruptionMode All|Single become the corral.dev/min-member and corral.dev/disruption-mode
-  // annotations.
+  // disruptionMode All|Single become the gang annotations (corral.dev/min-member and
+  // corral.dev/disruption-mode) of the work item.
   int32_t min_member = 0;
   const doc::Node* min_member_node = nullptr;
   std::string disruption_mode;
