@@ -324,5 +324,27 @@ TEST(PerfNewOpsTest, ProfileOpsAreNotedNotDropped) {
   EXPECT_THAT(notes, HasSubstr("startCollectingProfile"));
 }
 
+// A createAny template the loader refuses is reported at its position (it used to stop the process
+// on a CHECK): here kube's DeviceClass with extendedResourceName, which Corral does not model.
+TEST(PerfNewOpsTest, CreateAnyReportsATemplateTheLoaderRefuses) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto c =
+      PerfConfig::Parse(R"(
+- name: Ext
+  workloadTemplate:
+  - opcode: createAny
+    templatePath: ../templates/deviceclass-extended-resource.yaml
+  workloads:
+  - name: w
+)",
+                        "examples/scheduler_perf/kube/dra/extendedresource/inline.yaml", in, diags);
+  ASSERT_TRUE(c.ok());
+  PerfResult r = RunPerfWorkload(*c, c->All()[0], in, Fixed());
+  EXPECT_EQ(r.status, PerfResult::Status::kError);
+  EXPECT_THAT(r.message,
+              HasSubstr("deviceclass-extended-resource.yaml:9: spec.extendedResourceName"));
+}
+
 }  // namespace
 }  // namespace corral::sim

@@ -487,10 +487,6 @@ bool OpCompiler::CreateAny(const Node& op, size_t idx) {
     }
     auto obj = LoadRendered(*text, (*t)->path, in_);
     if (!obj.ok()) {
-      if (obj.error().message.find("unknown kind") != std::string::npos ||
-          obj->objects.nodes.empty()) {
-        // fall through to the kind check below
-      }
       diags_.Error("", 0, "", obj.error().message);
       return false;
     }
