@@ -139,12 +139,16 @@ constexpr std::string_view kAllocThenSchedule = R"(
   - opcode: createAny
     templatePath: templates/resourceclaimtemplate.yaml
     namespace: test
+  - opcode: startCollectingMetrics
+    namespaces: [test]
   - opcode: createPods
     namespace: test
     count: 3
     podTemplatePath: templates/pod-with-claim-template.yaml
-    collectMetrics: true
     skipWaitToCompletion: true
+  - opcode: barrier
+    stageRequirement: Attempted
+  - opcode: stopCollectingMetrics
   workloads:
   - name: w
 )";

@@ -52,11 +52,15 @@ constexpr std::string_view kNamespaceSelector = R"(
   - opcode: createPods
     count: 4
     namespace: ns-0
+  - opcode: startCollectingMetrics
+    namespaces: [ns-0]
   - opcode: createPods
     count: 1
     namespace: ns-0
-    collectMetrics: true
     skipWaitToCompletion: true
+  - opcode: barrier
+    stageRequirement: Attempted
+  - opcode: stopCollectingMetrics
   workloads:
   - name: w
 )";

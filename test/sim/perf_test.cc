@@ -193,7 +193,8 @@ TEST(PerfConfigTest, UnsupportedOpsSkipTheWorkload) {
   workloadTemplate:
   - opcode: createNodes
     count: 1
-  - opcode: updateAnyOp
+  - opcode: updateAny
+    templatePath: update.yaml
   workloads:
   - name: w
 )";
@@ -202,7 +203,7 @@ TEST(PerfConfigTest, UnsupportedOpsSkipTheWorkload) {
   ASSERT_TRUE(c.ok());
   PerfResult r = RunPerfWorkload(*c, c->All()[0], in, Fixed(1'000'000));
   EXPECT_EQ(r.status, PerfResult::Status::kSkipped);
-  EXPECT_THAT(r.message, ::testing::HasSubstr("updateAnyOp"));
+  EXPECT_THAT(r.message, ::testing::HasSubstr("updateAny"));
 }
 
 }  // namespace

@@ -259,8 +259,12 @@ void Pods::PodDone(uint32_t slot, uint32_t gen) {
   const int32_t ordinal = s.ordinal;
   FreePod(slot);
   m.Touch();
-  if (w_.spec.workloads[w].controller != kNone) {
+  const Workload& wk = w_.spec.workloads[w];
+  if (wk.controller != kNone) {
     w_.controllers->PodEnded(w, slot, ordinal, controllers::PodEnd::kSucceeded);
+  } else if (wk.steady_ns > 0 && !wl_[w].stopped) {
+    // A steady-state pod was deleted once bound: a new one takes its place at once.
+    CreatePod(w, kNone, wk.tmpl, wk.duration.SampleNs(wl_[w].rng), Symbol{});
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "corral/api/selectors.h"
 #include "corral/sim/controllers/controllers.h"
 #include "corral/sim/member.h"
@@ -74,6 +76,10 @@ void Program::Execute(const Op& op) {
         pods.Arrive(op.workload);  // all at once, now
       } else {
         pods.ScheduleNextArrival(op.workload);
+      }
+      if (wk.steady_ns > 0) {
+        sleep_until_ = SaturatingAdd(w_.now, wk.steady_ns);
+        if (sleep_until_ != kForeverNs) w_.Push(sleep_until_, EventKind::kOpWake);
       }
       break;
     }
@@ -162,7 +168,22 @@ bool Program::Done(const Op& op) {
   switch (op.kind) {
     case Op::Kind::kStartWorkload: {
       const Workload& wk = w_.spec.workloads[op.workload];
-      const WorkloadState& ws = w_.pods->workload(op.workload);
+      WorkloadState& ws = w_.pods->workload(op.workload);
+      if (wk.steady_ns > 0) {
+        // kube's createPodsSteadily: the op ends when its duration is over, and fails when no pod
+        // at all got scheduled in that time.
+        if (w_.now < sleep_until_) return false;
+        ws.stopped = true;
+        if (ws.pods_bound_once == 0) {
+          w_.Fail(
+              fmt::format("{}: createPods steadyState: no pod at all got scheduled, either "
+                          "because of a problem or because the test interval was too small",
+                          wk.name));
+          return false;
+        }
+        if (wk.collect_metrics) w_.sampler->StopCollecting();
+        return true;
+      }
       if (!wk.wait) return true;
       if (!(ws.exhausted || ws.stopped)) return false;
       if (ws.pods_bound_once < ws.pods_created) return false;

@@ -119,6 +119,10 @@ struct Workload {
   // A workload controller's pods (index into SimSpec::controllers): starting the workload starts
   // the controller, which then creates, recreates and deletes its pods (sim/controllers/).
   uint32_t controller = kNone;
+  // scheduler_perf's createPods steadyState: for steady_ns after the starting op, each pod that
+  // gets bound is deleted (its duration is 0) and a new pod of the template is created in its
+  // place; the starting op blocks for that time, then stops the workload. 0: not steady.
+  int64_t steady_ns = 0;
 };
 
 struct ChurnSpec {

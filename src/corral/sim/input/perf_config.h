@@ -10,16 +10,18 @@
 // uniqueNodeLabelStrategy), createNamespaces (prefix, count|countParam, namespaceTemplatePath: a
 // plain YAML Namespace whose labels every namespace gets), createPods (count|countParam,
 // countMultiplierParam, namespace, podTemplatePath, collectMetrics, skipWaitToCompletion,
-// persistentVolumeTemplatePath with persistentVolumeClaimTemplatePath), createPodSets, createAny
-// (kinds the manifest loader knows, resource.k8s.io and storage kinds included),
+// persistentVolumeTemplatePath with persistentVolumeClaimTemplatePath, steadyState|steadyStateParam
+// with duration|durationParam, signatureBatchSize|signatureBatchSizeParam), createPodSets,
+// createAny (kinds the manifest loader knows, resource.k8s.io and storage kinds included),
 // createPodGroups (one PodGroup per index), waitForPodGroups, churn (create|recreate), barrier
 // (Scheduled|Attempted; gated pods count as attempted, as the API server gives them a PodScheduled
-// condition), sleep (duration|durationParam), deletePods, start/stopCollectingMetrics, and the DRA
-// ops createResourceDriver, createResourceClaims and allocResourceClaims. createCompositePodGroups,
-// steadyState pods, signatureBatchSizeParam, updateAnyOp, updateDeviceConditions and
-// checkPodScheduled (and nominatedNodeName on createPods) make a workload unsupported: it is
-// skipped with the reason, not run wrongly. Templates decode as in kube's yaml.UnmarshalStrict:
-// unknown fields are errors, field names match case-insensitively.
+// condition), sleep (duration|durationParam), deletePods, start/stopCollectingMetrics,
+// start/stopCollectingProfile (noted only), and the DRA ops createResourceDriver,
+// createResourceClaims and allocResourceClaims. updateAny, updateDeviceConditions,
+// checkPodScheduled, createCompositePodGroups and createPods' nominatedNodeName make a workload
+// unsupported before any op runs: it is skipped with the reason, not run wrongly; so do a test
+// case's schedulerApiClientQPS and schedulerApiClientBurst. Templates decode as in kube's
+// yaml.UnmarshalStrict: unknown fields are errors, field names match case-insensitively.
 //
 // Contract: Load reports every problem of the file with file, line and field path. Compile resolves
 // one workload's params and builds its SimSpec; unknown params, unreadable templates and template

@@ -47,8 +47,9 @@ std::optional<int64_t> OpCompiler::Count(const Node& op, std::string_view key,
       return std::nullopt;
     }
     if (!it->second.is_int) {
-      d_.Error(*n, fmt::format("parameter {:?} of workload {:?} is a string; want an integer",
-                               ref.substr(1), w_.name));
+      d_.Error(
+          *n, fmt::format("parameter {:?} of workload {:?} is a {}; want an integer", ref.substr(1),
+                          w_.name, it->second.complex != nullptr ? "list or map" : "string"));
       return std::nullopt;
     }
     if (it->second.i < 0) {
@@ -99,6 +100,10 @@ std::optional<int64_t> OpCompiler::DurationField(const Node& op, std::string_vie
     auto it = w_.params.find(std::string(ref.starts_with("$") ? ref.substr(1) : ref));
     if (it == w_.params.end()) {
       d_.Error(*p, fmt::format("parameter {:?} is not set by workload {:?}", ref, w_.name));
+      return std::nullopt;
+    }
+    if (it->second.complex != nullptr) {
+      d_.Error(*p, fmt::format("parameter {:?} is a list or map; want a duration", ref));
       return std::nullopt;
     }
     text = it->second.is_int ? std::to_string(it->second.i) : it->second.s;
@@ -329,25 +334,56 @@ bool OpCompiler::CreateNodes(const Node& op, size_t idx) {
 }
 
 bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_override) {
-  CheckKeys(op,
-            {"count", "countParam", "countMultiplierParam", "namespace", "podTemplatePath",
-             "collectMetrics", "skipWaitToCompletion", "steadyState", "duration", "durationParam",
-             "persistentVolumeTemplatePath", "persistentVolumeClaimTemplatePath", "templateParams",
-             "signatureBatchSizeParam", "nominatedNodeName"});
-  if (op.Find("nominatedNodeName") != nullptr) {
-    // kube's nnn_hint_fallback sets it on gated pods; the harness code that applies it (and lifts
-    // the gates) is not in the sources read, so it is refused rather than guessed.
-    unsupported = "createPods with nominatedNodeName (not ported)";
+  CheckKeys(
+      op, {"count", "countParam", "countMultiplierParam", "namespace", "podTemplatePath",
+           "collectMetrics", "skipWaitToCompletion", "steadyState", "steadyStateParam", "duration",
+           "durationParam", "persistentVolumeTemplatePath", "persistentVolumeClaimTemplatePath",
+           "templateParams", "signatureBatchSize", "signatureBatchSizeParam", "nominatedNodeName"});
+  // (nominatedNodeName is refused before any op runs: Refuse.)
+  // kube's createPodsOp.isValid and patchParams, in their order.
+  auto batch = Count(op, "signatureBatchSize", "signatureBatchSizeParam", false);
+  if (!batch &&
+      (op.Find("signatureBatchSize") != nullptr || op.Find("signatureBatchSizeParam") != nullptr)) {
     return false;
   }
-  if (op.Find("signatureBatchSizeParam") != nullptr) {
-    // kube's batching workloads set it; how kube's harness uses it could not be read, so it is
-    // refused rather than ignored.
-    unsupported = "createPods with signatureBatchSizeParam (not ported)";
+  if (batch && *batch == 0) batch = 1;  // kube: 0 means 1, each pod its own signature
+  bool steady = Bool(op, "steadyState");
+  if (const Node* p = op.Find("steadyStateParam"); p != nullptr && !p->is_null()) {
+    auto s = d_.Field("steadyStateParam");
+    std::string_view ref;
+    if (!d_.ReadString(*p, ref)) return false;
+    auto it = w_.params.find(std::string(ref.starts_with("$") ? ref.substr(1) : ref));
+    if (!ref.starts_with("$") || it == w_.params.end()) {
+      d_.Error(*p, fmt::format("parameter {:?} is not set by workload {:?}", ref, w_.name));
+      return false;
+    }
+    if (it->second.is_int || (it->second.s != "true" && it->second.s != "false")) {
+      d_.Error(*p, fmt::format("parameter {:?} of workload {:?} is not a boolean", ref.substr(1),
+                               w_.name));
+      return false;
+    }
+    steady = it->second.s == "true";
+  }
+  const bool collect = Bool(op, "collectMetrics");
+  const bool skip_wait = Bool(op, "skipWaitToCompletion");
+  if (collect && skip_wait) {
+    d_.FieldError(op, "skipWaitToCompletion",
+                  "collectMetrics and skipWaitToCompletion cannot be true at the same time");
     return false;
   }
-  if (Bool(op, "steadyState")) {
-    unsupported = "createPods with steadyState";
+  if (skip_wait && steady) {
+    d_.FieldError(op, "skipWaitToCompletion",
+                  "skipWaitToCompletion and steadyState cannot be true at the same time");
+    return false;
+  }
+  std::optional<int64_t> steady_ns;
+  if (op.Find("duration") != nullptr || op.Find("durationParam") != nullptr) {
+    steady_ns = DurationField(op, "duration", "durationParam");
+    if (!steady_ns) return false;
+  }
+  if (steady && steady_ns.value_or(0) <= 0) {
+    d_.FieldError(op, op.Find("durationParam") != nullptr ? "durationParam" : "duration",
+                  "when creating pods in a steady state, the test duration must be > 0");
     return false;
   }
   auto count = Count(op, "count", "countParam", true);
@@ -370,7 +406,11 @@ bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_ov
   uint32_t tmpl = kNone;
   TemplateData base = Env(op, 0, *count);
   for (const auto& [k, v] : w_.params) {
-    if (!base.contains(k)) base[k] = v.is_int ? TemplateValue{v.i} : TemplateValue{v.s};
+    // A list or map parameter is left out: a template that reads it fails with "map has no
+    // entry" (Corral's templates render scalars only) rather than render it wrongly.
+    if (!base.contains(k) && v.complex == nullptr) {
+      base[k] = v.is_int ? TemplateValue{v.i} : TemplateValue{v.s};
+    }
   }
   if (tpath.empty()) {
     auto obj = LoadRendered(std::string(kDefaultPod), "<scheduler_perf default pod>", in_);
@@ -392,7 +432,7 @@ bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_ov
       t = Template(tpath, *tc_.self);  // the test case's defaultPodTemplatePath
     }
     if (!t.ok()) return false;
-    tmpl = AddPodTemplate(*t, base, ns, *count, op);
+    tmpl = AddPodTemplate(*t, base, ns, *count, op, batch.value_or(0));
     if (tmpl == kNone) return false;
   }
   if ((op.Find("persistentVolumeTemplatePath") != nullptr ||
@@ -405,16 +445,24 @@ bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_ov
   wk.tmpl = tmpl;
   wk.arrival.kind = Arrival::Kind::kBurst;
   wk.arrival.count = *count;
-  wk.collect_metrics = Bool(op, "collectMetrics");
-  wk.wait = !Bool(op, "skipWaitToCompletion");
+  wk.collect_metrics = collect;
+  wk.wait = !skip_wait;
   wk.group = ns;
+  if (steady) {
+    // Each bound pod is deleted at once (kube deletes it when its informer sees the binding) and
+    // replaced, for the op's duration.
+    wk.steady_ns = *steady_ns;
+    wk.duration = Distribution::Fixed(Duration{0});
+    wk.recreate_on_evict = false;
+  }
   spec_.workloads.push_back(std::move(wk));
   Op o;
   o.kind = Op::Kind::kStartWorkload;
   o.workload = static_cast<uint32_t>(spec_.workloads.size() - 1);
   o.line = op.line();
-  o.describe = fmt::format("createPods count={} namespace={}{}", *count, ns,
-                           spec_.workloads.back().collect_metrics ? " collectMetrics" : "");
+  o.describe = fmt::format("createPods count={} namespace={}{}{}", *count, ns,
+                           spec_.workloads.back().collect_metrics ? " collectMetrics" : "",
+                           steady ? " steadyState duration=" + FormatGoDuration(*steady_ns) : "");
   spec_.program.push_back(std::move(o));
   return true;
 }
@@ -439,10 +487,6 @@ bool OpCompiler::CreateAny(const Node& op, size_t idx) {
     }
     auto obj = LoadRendered(*text, (*t)->path, in_);
     if (!obj.ok()) {
-      if (obj.error().message.find("unknown kind") != std::string::npos ||
-          obj->objects.nodes.empty()) {
-        // fall through to the kind check below
-      }
       diags_.Error("", 0, "", obj.error().message);
       return false;
     }
@@ -626,11 +670,72 @@ bool OpCompiler::Churn(const Node& op, size_t idx) {
   return true;
 }
 
+bool OpCompiler::Refuse(const Node& op, const std::string& code, bool& ok) {
+  if (code == "updateAny") {
+    // kube's updateAny: its fields are checked as kube's isValid does, then the workload is
+    // refused: an object replaced mid-run (a pod's labels, tolerations, gates or resize, a node)
+    // has no step in Corral's program.
+    CheckKeys(op, {"namespace", "templatePath", "count", "countParam", "updatePerSecond",
+                   "subresources"});
+    if (diags_.has_errors()) {
+      ok = false;
+      return true;
+    }
+    if (!String(op, "templatePath")) {
+      d_.Required(op, "templatePath");
+      ok = false;
+      return true;
+    }
+    if (const Node* n = op.Find("updatePerSecond"); n != nullptr) {
+      auto s = d_.Field("updatePerSecond");
+      int64_t v = 0;
+      if (!d_.ReadInt64(*n, v, 0, 1'000'000'000)) {
+        ok = false;
+        return true;
+      }
+    }
+    unsupported =
+        "op \"updateAny\" (an existing object replaced mid-run: Corral's simulator has no step "
+        "that updates a pod or node it holds)";
+    return true;
+  }
+  if (code == "updateDeviceConditions" || code == "checkPodScheduled") {
+    // DRA binding conditions written by a driver while a pod waits in PreBind: Corral's
+    // DynamicResources plugin does not model binding conditions (DRAResourceClaimDeviceStatus).
+    unsupported =
+        fmt::format("op {:?} (DRA device binding conditions are not modelled by Corral)", code);
+    return true;
+  }
+  if (code == "createCompositePodGroups") {
+    unsupported = "op \"createCompositePodGroups\" (CompositePodGroup objects are not modelled)";
+    return true;
+  }
+  const Node* create = code == "createPods"      ? &op
+                       : code == "createPodSets" ? op.Find("createPodsOp")
+                                                 : nullptr;
+  if (create != nullptr && create->is_map() && create->Find("nominatedNodeName") != nullptr) {
+    // kube's nnn_hint_fallback sets it on gated pods; the harness code that applies it (and lifts
+    // the gates) is not in the sources read, so it is refused rather than guessed.
+    unsupported = "createPods with nominatedNodeName (not ported)";
+    return true;
+  }
+  return false;
+}
+
 bool OpCompiler::Run() {
   const Node& ops = *tc_.ops;
   auto s0 = d_.Root(tc_path_);
   auto s1 = d_.Field("workloadTemplate");
   bool ok = true;
+  // Ops Corral refuses are found first, so a refused workload is reported as such without reading
+  // the templates of the ops before them.
+  for (size_t i = 0; i < ops.size() && unsupported.empty() && ok; ++i) {
+    const Node& op = ops.items()[i];
+    if (!op.is_map()) continue;
+    auto si = d_.Index(i);
+    Refuse(op, String(op, "opcode").value_or(""), ok);
+  }
+  if (!ok || !unsupported.empty()) return false;
   for (size_t i = 0; i < ops.size() && unsupported.empty(); ++i) {
     const Node& op = ops.items()[i];
     auto si = d_.Index(i);
@@ -725,8 +830,6 @@ bool OpCompiler::Run() {
       spec_.program.push_back(std::move(o));
     } else if (code == "createPodGroups") {
       ok = CreatePodGroups(op) && ok;
-    } else if (code == "createCompositePodGroups") {
-      unsupported = "op \"createCompositePodGroups\" (CompositePodGroup objects are not modelled)";
     } else if (code == "waitForPodGroups") {
       ok = WaitForPodGroups(op) && ok;
     } else if (code == "createResourceDriver") {
@@ -735,11 +838,13 @@ bool OpCompiler::Run() {
       ok = CreateResourceClaims(op) && ok;
     } else if (code == "allocResourceClaims") {
       ok = AllocResourceClaims(op) && ok;
-    } else if (code == "updateAnyOp" || code == "updateDeviceConditions" ||
-               code == "checkPodScheduled") {
-      // kube ops that change objects while pods are scheduled (a patch applied to existing objects,
-      // device binding conditions written by a driver); Corral's program has no step for them.
-      unsupported = fmt::format("op {:?} (not ported)", code);
+    } else if (code == "startCollectingProfile" || code == "stopCollectingProfile") {
+      // A Go CPU profile of kube's test process: no effect on scheduling. Corral's own profile
+      // comes from `perf record` of the corral process.
+      CheckKeys(op, {"type", "filePath"});
+      spec_.notes.push_back(fmt::format(
+          "{}: a Go CPU profile of kube's test process; not taken (profile corral with perf)",
+          code));
     } else if (code.empty()) {
       d_.Required(op, "opcode");
       ok = false;

@@ -1,6 +1,7 @@
 // scheduler_perf object templates: the default node and pod, rendering Go templates with their
 // parameters and loading the result as one Kubernetes object.
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <optional>
@@ -196,7 +197,11 @@ TemplateData OpCompiler::Env(const Node& op, int64_t index, int64_t count) {
       } else if (v.is_string() && v.text().starts_with("$")) {
         auto it = w_.params.find(std::string(v.text().substr(1)));
         if (it != w_.params.end()) {
-          env[key] = it->second.is_int ? TemplateValue{it->second.i} : TemplateValue{it->second.s};
+          // A list or map parameter is left out (see CreatePods): reading it is an error.
+          if (it->second.complex == nullptr) {
+            env[key] =
+                it->second.is_int ? TemplateValue{it->second.i} : TemplateValue{it->second.s};
+          }
         } else {
           env[key] = std::string(v.text());
         }
@@ -213,7 +218,7 @@ TemplateData OpCompiler::Env(const Node& op, int64_t index, int64_t count) {
 // Renders and loads a pod template; returns its index in spec.pod_templates.
 uint32_t OpCompiler::AddPodTemplate(const std::shared_ptr<TemplateFile>& t,
                                     const TemplateData& base, const std::string& ns, int64_t count,
-                                    const Node& at) {
+                                    const Node& at, int64_t signature_batch) {
   TemplateData env = base;
   env["Index"] = int64_t{0};
   env["Count"] = count;
@@ -239,8 +244,9 @@ uint32_t OpCompiler::AddPodTemplate(const std::shared_ptr<TemplateFile>& t,
   pt.pod.meta.namespace_ = ns_sym;
   if (obj->priority) pt.pod.priority = *obj->priority;
   pt.keep_rendered_name = obj->has_name;
-  if (t->tmpl.has_actions()) {
-    // Rendered per pod; the engine copies the result before the next call.
+  if (t->tmpl.has_actions() || signature_batch > 0) {
+    // Rendered per pod; the engine copies the result before the next call. With a signature batch
+    // size, pod i also gets kube's label signature=signature-label-<i / batch>.
     struct State {
       std::shared_ptr<TemplateFile> file;
       TemplateData env;
@@ -248,14 +254,22 @@ uint32_t OpCompiler::AddPodTemplate(const std::shared_ptr<TemplateFile>& t,
       Symbol ns;
       std::string last_text;
       api::Pod last;
+      int64_t batch;
+      Symbol key;
     };
-    auto st = std::make_shared<State>(State{t, base, &in_, ns_sym, *text, pt.pod});
+    auto st = std::make_shared<State>(
+        State{t, base, &in_, ns_sym, *text, pt.pod, signature_batch,
+              signature_batch > 0 ? in_.Intern(kSignatureLabel) : Symbol{}});
     pt.render = [st](int64_t index, int64_t cnt) -> Result<const api::Pod*> {
       st->env["Index"] = index;
       st->env["Count"] = cnt;
       auto txt = st->file->tmpl.Execute(st->env);
       if (!txt.ok())
         return Error::Invalid(fmt::format("{}: template: {}", st->file->path, txt.error().message));
+      if (st->batch > 0) {
+        st->last.meta.labels.Set(
+            st->key, st->in->Intern(SignatureLabelValue(std::max<int64_t>(index, 0), st->batch)));
+      }
       if (*txt != st->last_text) {
         auto o = LoadRendered(*txt, st->file->path, *st->in);
         if (!o.ok()) return o.error();
@@ -265,12 +279,20 @@ uint32_t OpCompiler::AddPodTemplate(const std::shared_ptr<TemplateFile>& t,
         st->last.meta.namespace_ = st->ns;
         if (o->priority) st->last.priority = *o->priority;
         st->last_text = std::move(txt).value();
+        if (st->batch > 0) {
+          st->last.meta.labels.Set(
+              st->key, st->in->Intern(SignatureLabelValue(std::max<int64_t>(index, 0), st->batch)));
+        }
       }
       return &st->last;
     };
   }
   spec_.pod_templates.push_back(std::move(pt));
   return static_cast<uint32_t>(spec_.pod_templates.size() - 1);
+}
+
+std::string SignatureLabelValue(int64_t index, int64_t batch) {
+  return fmt::format("signature-label-{}", index / batch);
 }
 
 }  // namespace corral::sim::perf_detail
