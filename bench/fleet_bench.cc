@@ -18,6 +18,8 @@
 //                                 per pass, through the member's scheduler, 1,000 nodes each)
 //   BM_DispatchAccurateDistinct   general + accurate, 100 items of 100 distinct shapes (no memo
 //                                 hit: every item filters 100 × 1,000 nodes)
+//   BM_TrialPlacement/N           one trial placement on a copy of one member (1,000 nodes, 4,000
+//                                 bound pods) of N copies with required anti-affinity by host
 //
 // items_per_second = work items / CPU time (single-threaded). Peak memory: run the binary under
 // /usr/bin/time -v (docs/performance.md).
@@ -34,6 +36,7 @@
 #include "corral/app/dispatch_members.h"
 #include "corral/fleet/estimator.h"
 #include "corral/fleet/karmada_scheduler.h"
+#include "corral/scheduler/estimate.h"
 
 namespace corral {
 namespace {
@@ -51,6 +54,39 @@ api::ResourceList Sorted(api::ResourceList l) {
   return l;
 }
 
+// One member's nodes and bound pods (the shape described above).
+api::ObjectSet MemberObjects(Interner& in, int m, Symbol gpu) {
+  api::ObjectSet objects;
+  objects.nodes.resize(kNodesPerMember);
+  for (int i = 0; i < kNodesPerMember; ++i) {
+    api::Node& n = objects.nodes[static_cast<size_t>(i)];
+    n.meta.name = in.Intern(fmt::format("m{}-node-{}", m, i));
+    n.meta.labels.Set(api::wk::kHostnameLabel, n.meta.name);
+    n.capacity = {
+        {api::wk::kCpu, Q("32")}, {api::wk::kMemory, Q("128Gi")}, {api::wk::kPods, Q("110")}};
+    if (i % 10 == 0) n.capacity.emplace_back(gpu, Q("8"));
+    n.capacity = Sorted(n.capacity);
+    n.allocatable = n.capacity;
+    for (int k = 0; k < 4; ++k) {
+      api::Pod p;
+      p.meta.name = in.Intern(fmt::format("m{}-pod-{}-{}", m, i, k));
+      p.meta.namespace_ = api::wk::kDefaultNamespace;
+      p.scheduler_name = api::wk::kDefaultScheduler;
+      p.node_name = n.meta.name;
+      p.phase = api::PodPhase::kRunning;
+      api::Container c;
+      c.name = in.Intern("c");
+      c.resources.requests = {{api::wk::kCpu, Q(std::to_string(3 + (i + k + m) % 4))},
+                              {api::wk::kMemory, Q(fmt::format("{}Gi", 8 + 4 * ((i + k) % 4)))}};
+      if (i % 10 == 0 && k == 0) c.resources.requests.emplace_back(gpu, Q("4"));
+      c.resources.requests = Sorted(c.resources.requests);
+      p.containers.push_back(std::move(c));
+      objects.pods.push_back(std::move(p));
+    }
+  }
+  return objects;
+}
+
 struct Fleet {
   Interner in = api::NewInterner();
   std::unique_ptr<app::Members> members;
@@ -63,35 +99,7 @@ struct Fleet {
     gpu = in.Intern("nvidia.com/gpu");
     members = std::make_unique<app::Members>(in);
     for (int m = 0; m < kMembers; ++m) {
-      api::ObjectSet objects;
-      objects.nodes.resize(kNodesPerMember);
-      for (int i = 0; i < kNodesPerMember; ++i) {
-        api::Node& n = objects.nodes[static_cast<size_t>(i)];
-        n.meta.name = in.Intern(fmt::format("m{}-node-{}", m, i));
-        n.meta.labels.Set(api::wk::kHostnameLabel, n.meta.name);
-        n.capacity = {
-            {api::wk::kCpu, Q("32")}, {api::wk::kMemory, Q("128Gi")}, {api::wk::kPods, Q("110")}};
-        if (i % 10 == 0) n.capacity.emplace_back(gpu, Q("8"));
-        n.capacity = Sorted(n.capacity);
-        n.allocatable = n.capacity;
-        for (int k = 0; k < 4; ++k) {
-          api::Pod p;
-          p.meta.name = in.Intern(fmt::format("m{}-pod-{}-{}", m, i, k));
-          p.meta.namespace_ = api::wk::kDefaultNamespace;
-          p.scheduler_name = api::wk::kDefaultScheduler;
-          p.node_name = n.meta.name;
-          p.phase = api::PodPhase::kRunning;
-          api::Container c;
-          c.name = in.Intern("c");
-          c.resources.requests = {
-              {api::wk::kCpu, Q(std::to_string(3 + (i + k + m) % 4))},
-              {api::wk::kMemory, Q(fmt::format("{}Gi", 8 + 4 * ((i + k) % 4)))}};
-          if (i % 10 == 0 && k == 0) c.resources.requests.emplace_back(gpu, Q("4"));
-          c.resources.requests = Sorted(c.resources.requests);
-          p.containers.push_back(std::move(c));
-          objects.pods.push_back(std::move(p));
-        }
-      }
+      api::ObjectSet objects = MemberObjects(in, m, gpu);
       auto added =
           members->Add(in.Intern(fmt::format("member-{:03}", m)), "bench", std::move(objects));
       if (!added.ok()) std::abort();
@@ -177,9 +185,53 @@ void BM_DispatchAccurateDistinct(benchmark::State& state) {
   Dispatch(state, true, TheFleet().distinct);
 }
 
+// The accurate estimator's trial placement (scheduler::EstimateReplicas on a copy of one member
+// of 1,000 nodes and 4,000 bound pods), for copies with required pod anti-affinity by host: the
+// cost of one estimate that `corral simulate` cannot answer in place, by the copies tried
+// (state.range(0), the work item's replicas).
+void BM_TrialPlacement(benchmark::State& state) {
+  static Interner* in = new Interner(api::NewInterner());
+  static app::Members* members = [] {
+    auto* m = new app::Members(*in);
+    const Symbol gpu = in->Intern("nvidia.com/gpu");
+    if (!m->Add(in->Intern("member-000"), "bench", MemberObjects(*in, 0, gpu)).ok()) std::abort();
+    std::vector<api::Cluster> clusters;
+    if (!m->Attach(clusters).ok()) std::abort();
+    return m;
+  }();
+  app::MemberCluster& member = *members->Find(in->Intern("member-000"));
+  api::Pod pod;
+  pod.meta.name = in->Intern("replica");
+  pod.meta.namespace_ = api::wk::kDefaultNamespace;
+  pod.scheduler_name = api::wk::kDefaultScheduler;
+  pod.meta.labels.Set(in->Intern("app"), in->Intern("spread"));
+  api::Container c;
+  c.name = in->Intern("c");
+  c.resources.requests = Sorted({{api::wk::kCpu, Q("1")}, {api::wk::kMemory, Q("1Gi")}});
+  pod.containers.push_back(std::move(c));
+  api::PodAffinityTerm term;
+  term.topology_key = api::wk::kHostnameLabel;
+  term.label_selector.emplace();
+  term.label_selector->match_labels.Set(in->Intern("app"), in->Intern("spread"));
+  pod.affinity.emplace();
+  pod.affinity->pod_anti_affinity.emplace();
+  pod.affinity->pod_anti_affinity->required.push_back(std::move(term));
+  const scheduler::MemberSource source{in, &member.objects, &member.options, &members->registry()};
+  const auto copies = static_cast<int32_t>(state.range(0));
+  int64_t placed = 0;
+  for (auto _ : state) {
+    auto n = scheduler::EstimateReplicas(*member.scheduler, source, pod, copies);
+    if (!n.ok()) std::abort();
+    placed += *n;
+  }
+  state.counters["placed_per_estimate"] =
+      static_cast<double>(placed) / static_cast<double>(state.iterations());
+}
+
 BENCHMARK(BM_DispatchGeneral)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DispatchAccurate)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DispatchAccurateDistinct)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TrialPlacement)->Arg(1)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace corral

@@ -14,6 +14,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "corral/sim/fleet_spec.h"
+#include "corral/sim/report/fleet_output.h"
 
 #include "sim_test_util.h"
 
@@ -68,7 +69,7 @@ TEST(FleetEstimateTest, FragmentedGpusGeneralSplitsAccurateDoesNot) {
   EXPECT_EQ(MemberResult(a, "west-whole")->replicas, 6);
   EXPECT_EQ(PendingAtEnd(accurate.out.result, "east-fragmented"), 0);
   EXPECT_EQ(PendingAtEnd(accurate.out.result, "west-whole"), 0);
-  EXPECT_GT(a.estimates_computed, 0);
+  EXPECT_GT(a.accurate_estimates.computed, 0);
 }
 
 // The estimate is read-only: asking it at every attempt and discarding the answers (kShadow)
@@ -95,6 +96,40 @@ TEST(FleetEstimateTest, EstimatesDoNotChangeDecisions) {
   ExpectShadowDecidesAsGeneral("examples/scenarios/fleet-gpu-fragmented.yaml");
   ExpectShadowDecidesAsGeneral("examples/scenarios/fleet-karmada.yaml");
   ExpectShadowDecidesAsGeneral("test/sim/testdata/fleet-kueue-feasibility.yaml");
+  ExpectShadowDecidesAsGeneral("test/sim/testdata/fleet-trial-placement.yaml");
+}
+
+// Copies that need a trial placement (required pod anti-affinity by host): the general estimator
+// sends the whole Job to the member with one large node, where two of its three pods never run;
+// the accurate one places the copies on a copy of each member and sends it to the member with three
+// nodes. The estimates are counted: computed, from the memo, refused.
+TEST(FleetEstimateTest, TrialPlacementForCopiesThatGetInEachOthersWay) {
+  Interner in1 = api::NewInterner();
+  testing::Ran general = RunFile("test/sim/testdata/fleet-trial-placement.yaml", "general", in1);
+  ASSERT_NE(general.out.result.fleet, nullptr);
+  EXPECT_EQ(PendingAtEnd(general.out.result, "a"), 2);
+  EXPECT_GT(general.out.result.fleet->general_estimates.asked, 0);
+  Interner in2 = api::NewInterner();
+  testing::Ran accurate = RunFile("test/sim/testdata/fleet-trial-placement.yaml", "accurate", in2);
+  ASSERT_NE(accurate.out.result.fleet, nullptr);
+  const FleetResult& a = *accurate.out.result.fleet;
+  EXPECT_EQ(PendingAtEnd(accurate.out.result, "a"), 0);
+  EXPECT_EQ(PendingAtEnd(accurate.out.result, "b"), 0);
+  EXPECT_EQ(MemberResult(a, "b")->replicas, 3 + 2);
+  const FleetResult::EstimateCounts& c = a.accurate_estimates;
+  EXPECT_GT(c.computed, 0);
+  EXPECT_EQ(c.asked, c.computed + c.memoized + c.refused);
+  ASSERT_EQ(a.accurate_member_estimates.size(), 2u);
+  EXPECT_EQ(a.accurate_member_estimates[0].asked + a.accurate_member_estimates[1].asked, c.asked);
+  const std::string metrics = FormatFleetPrometheus(a);
+  EXPECT_THAT(metrics,
+              ::testing::HasSubstr(fmt::format(
+                  "corral_fleet_estimates_total{{estimator=\"accurate\",result=\"computed\"}} {}\n",
+                  c.computed)));
+  EXPECT_THAT(metrics,
+              ::testing::HasSubstr(fmt::format(
+                  "corral_fleet_estimate_requests_total{{estimator=\"accurate\"}} {}\n", c.asked)));
+  EXPECT_EQ(FleetJson(a)["estimates"]["accurate"]["members"][1]["name"], "b");
 }
 
 // A Kueue fleet whose profile filters with ClusterFeasibility: the accurate estimator filters the
@@ -129,6 +164,27 @@ TEST(FleetEstimateTest, AccurateEstimateHonoursEachMembersConfiguration) {
   EXPECT_EQ(MemberResult(*accurate.out.result.fleet, "lenient")->replicas, 4);
   EXPECT_EQ(MemberResult(*accurate.out.result.fleet, "strict")->replicas, 2);
   EXPECT_EQ(PendingAtEnd(accurate.out.result, "strict"), 0);
+}
+
+// examples/scenarios/fleet-kueue-topology.yaml: a 4-pod gang that must run within one rack. The
+// general estimator lets CapacityScore send it to the member whose free GPUs are spread over four
+// racks, where its PodGroup's topology constraint keeps it pending; the accurate estimator's
+// GangFits(…, rack) filters that member out, and every gang runs on the other.
+TEST(FleetEstimateTest, RequiredTopologyGangGoesWhereItFitsInOneRack) {
+  Interner in1 = api::NewInterner();
+  testing::Ran general = RunFile("examples/scenarios/fleet-kueue-topology.yaml", "general", in1);
+  ASSERT_NE(general.out.result.fleet, nullptr);
+  EXPECT_EQ(MemberResult(*general.out.result.fleet, "scattered")->copies, 2);
+  EXPECT_EQ(general.out.result.fleet->finished, 0);
+  EXPECT_EQ(PendingAtEnd(general.out.result, "scattered"), 8);
+  Interner in2 = api::NewInterner();
+  testing::Ran accurate = RunFile("examples/scenarios/fleet-kueue-topology.yaml", "accurate", in2);
+  ASSERT_NE(accurate.out.result.fleet, nullptr);
+  const FleetResult& a = *accurate.out.result.fleet;
+  EXPECT_EQ(MemberResult(a, "scattered")->copies, 0);
+  EXPECT_EQ(MemberResult(a, "packed")->copies, 2);
+  EXPECT_EQ(a.finished, 2);
+  EXPECT_EQ(PendingAtEnd(accurate.out.result, "packed"), 0);
 }
 
 // A random fleet of GPU members with resident pods, and 2..4 Jobs arriving an hour apart, each
@@ -199,6 +255,95 @@ clusters:
     if (c.name.starts_with("m")) RC_ASSERT(c.pods_pending_end == 0);
   }
   RC_TAG(r.out.result.fleet->placed > 0 ? "some placed" : "none placed");
+}
+
+// The same property for copies the accurate estimator places on a copy of the member (trial
+// placement): the Job's pods carry required pod anti-affinity by host, a host port, or a
+// DoNotSchedule spread by host, so copies get in each other's way beyond node resources. Every
+// replica Karmada divides by those estimates is placed by its member.
+RC_GTEST_PROP(FleetEstimatePropertyTest, TrialPlacementEstimateNeverAboveWhatTheMemberPlaces, ()) {
+  const int members = *rc::gen::inRange(1, 4);
+  std::string clusters, fleet_members;
+  for (int m = 0; m < members; ++m) {
+    const int nodes = *rc::gen::inRange(1, 5);
+    const int cpus = *rc::gen::element(2, 4, 8);
+    clusters += fmt::format(
+        "- name: m{0}\n  nodePools:\n  - {{name: m{0}-pool, count: {1}, resources: {{cpu: "
+        "\"{2}\", memory: 16Gi, pods: \"20\"}}}}\n",
+        m, nodes, cpus);
+    fleet_members += fmt::format("  - {{name: m{0}, labels: {{pool: \"yes\"}}}}\n", m);
+  }
+  const int parallelism = *rc::gen::inRange(1, 6);
+  const int jobs = *rc::gen::inRange(2, 5);
+  const int constraint = *rc::gen::element(0, 1, 2);
+  const int cpu = *rc::gen::element(1, 2);
+  const bool aggregated = *rc::gen::arbitrary<bool>();
+  const std::string division =
+      aggregated ? "replicaDivisionPreference: Aggregated"
+                 : "replicaDivisionPreference: Weighted, weightPreference: {dynamicWeight: "
+                   "AvailableReplicas}";
+  std::string pods;
+  switch (constraint) {
+    case 0:
+      pods = fmt::format(
+          "  labels: {{app: train}}\n  resources: {{cpu: \"{}\", memory: 1Gi}}\n"
+          "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:"
+          "\n      - labelSelector: {{matchLabels: {{app: train}}}}\n"
+          "        topologyKey: kubernetes.io/hostname\n",
+          cpu);
+      break;
+    case 1:
+      pods = fmt::format(
+          "  template:\n    metadata: {{labels: {{app: train}}}}\n    spec:\n      containers:\n"
+          "      - name: train\n        image: train:1\n        ports: [{{containerPort: 80, "
+          "hostPort: 8080}}]\n        resources:\n          requests: {{cpu: \"{}\", memory: "
+          "1Gi}}\n",
+          cpu);
+      break;
+    default:
+      pods = fmt::format(
+          "  labels: {{app: train}}\n  resources: {{cpu: \"{}\", memory: 1Gi}}\n"
+          "  topologySpread:\n  - {{maxSkew: 1, topologyKey: kubernetes.io/hostname, "
+          "whenUnsatisfiable: DoNotSchedule}}\n",
+          cpu);
+      break;
+  }
+  const std::string text = fmt::format(R"(apiVersion: corral.dev/v1alpha1
+kind: Scenario
+metadata: {{name: trial-property}}
+duration: 6h
+clusters:
+{}fleet:
+  scheduler: karmada
+  estimator: accurate
+  members:
+{}workloads:
+- name: train
+  kind: Job
+  parallelism: {}
+  start: 10m
+  duration: forever
+  arrival: {{rate: 1/h}}
+  count: {}
+{}  fleet:
+    placement:
+      clusterAffinity: {{labelSelector: {{matchLabels: {{pool: "yes"}}}}}}
+      replicaScheduling: {{replicaSchedulingType: Divided, {}}}
+)",
+                                       clusters, fleet_members, parallelism, jobs, pods, division);
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto spec = ParseScenario(text, "property.yaml", "", in, diags);
+  RC_ASSERT(spec.ok());
+  testing::Ran r = testing::RunSpec(*spec, in);
+  RC_ASSERT(r.out.result.fleet != nullptr);
+  const FleetResult& f = *r.out.result.fleet;
+  RC_ASSERT(f.accurate_estimates.computed > 0);
+  for (const ClusterResult& c : r.out.result.clusters) {
+    if (c.name.starts_with("m")) RC_ASSERT(c.pods_pending_end == 0);
+  }
+  RC_TAG(f.placed > 0 ? "some placed" : "none placed");
+  RC_TAG(constraint == 0 ? "anti-affinity" : constraint == 1 ? "host port" : "spread");
 }
 
 }  // namespace

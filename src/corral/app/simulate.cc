@@ -33,11 +33,11 @@ Result<void> LoadConfig(const std::string& path, const framework::FeatureGates& 
   return Result<void>::Ok();
 }
 
-// One member's scheduler on the run's clock.
-Result<std::unique_ptr<scheduler::Scheduler>> BuildScheduler(
-    const sim::SimSpec& spec, const std::optional<framework::SchedulerConfig>& cfg,
-    const framework::FeatureGates& gates, Interner& interner, ManualClock& clock,
-    const framework::Registry& registry, const RunRequest& req) {
+// The options of one member's scheduler.
+scheduler::Scheduler::Options SchedulerOptions(const sim::SimSpec& spec,
+                                               const std::optional<framework::SchedulerConfig>& cfg,
+                                               const framework::FeatureGates& gates,
+                                               const RunRequest& req) {
   scheduler::Scheduler::Options opts;
   if (cfg.has_value()) opts.config = *cfg;
   opts.gates = gates;
@@ -50,7 +50,7 @@ Result<std::unique_ptr<scheduler::Scheduler>> BuildScheduler(
   // stays deterministic.
   if (spec.cost.mode == CostModel::Mode::kMeasured) opts.wall_clock = req.wall;
   opts.explain = req.explain;
-  return scheduler::Scheduler::New(interner, clock, std::move(opts), registry);
+  return opts;
 }
 
 // What one scheduler of the run is made of: its configuration file, feature gates and the plugins
@@ -108,25 +108,35 @@ Result<RunOutput> RunSimulation(sim::SimSpec& spec, Interner& interner, Diagnost
   ManualClock clock;
   framework::Registry registry = plugins::NewInTreeRegistry();
   std::vector<std::unique_ptr<scheduler::Scheduler>> scheds;
+  // Kept for the fleet's trial placements on copies of the members (EngineMember::options).
+  std::vector<std::unique_ptr<scheduler::Scheduler::Options>> options;
   std::vector<sim::EngineMember> members;
+  auto build =
+      [&](const std::optional<framework::SchedulerConfig>& cfg,
+          const framework::FeatureGates& gates) -> Result<std::unique_ptr<scheduler::Scheduler>> {
+    options.push_back(
+        std::make_unique<scheduler::Scheduler::Options>(SchedulerOptions(spec, cfg, gates, req)));
+    return scheduler::Scheduler::New(interner, clock, *options.back(), registry);
+  };
   std::vector<sim::SchedulerProvenance> described;
   if (spec.clusters.empty()) {
-    auto s =
-        BuildScheduler(spec, spec.scheduler_config, spec.gates, interner, clock, registry, req);
+    auto s = build(spec.scheduler_config, spec.gates);
     if (!s.ok()) return s.error();
     scheds.push_back(std::move(s).value());
-    members.push_back({scheds.back().get(), &spec.gates, &spec.objects});
+    members.push_back(
+        {scheds.back().get(), &spec.gates, &spec.objects, options.back().get(), &registry});
     auto d = DescribeScheduler("", spec.scheduler_config_path, spec.scheduler_config, spec.gates,
                                spec.explicit_gates, *scheds.back());
     if (!d.ok()) return d.error();
     described.push_back(std::move(d).value());
   } else {
     for (const auto& c : spec.clusters) {
-      auto s = BuildScheduler(spec, c.scheduler_config, c.gates, interner, clock, registry, req);
+      auto s = build(c.scheduler_config, c.gates);
       if (!s.ok())
         return Error::Invalid(fmt::format("cluster {:?}: {}", c.name, s.error().message));
       scheds.push_back(std::move(s).value());
-      members.push_back({scheds.back().get(), &c.gates, &spec.objects});
+      members.push_back(
+          {scheds.back().get(), &c.gates, &spec.objects, options.back().get(), &registry});
       auto d = DescribeScheduler(c.name, c.scheduler_config_path, c.scheduler_config, c.gates,
                                  c.explicit_gates, *scheds.back());
       if (!d.ok()) return d.error();

@@ -68,6 +68,7 @@ class Engine::Impl {
     for (size_t i = 0; i < members.size(); ++i) {
       w_.members.push_back(std::make_unique<Member>(w_, static_cast<uint16_t>(i), *members[i].sched,
                                                     *members[i].gates, *members[i].objects));
+      w_.members.back()->set_trial_source(members[i].options, members[i].registry);
     }
     if (spec.fleet != nullptr) {
       fleet_ = std::make_unique<FleetLane>(w_, *spec.fleet);

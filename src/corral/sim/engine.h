@@ -108,6 +108,11 @@ struct EngineMember {
   scheduler::Scheduler* sched = nullptr;
   const framework::FeatureGates* gates = nullptr;
   const api::ObjectSet* objects = nullptr;
+  // What `sched` was built from (both or neither), for the fleet's trial placements on a copy of
+  // the member (fleet_estimate.h); both must outlive the engine. Without them the accurate
+  // estimator answers nothing for pods that need a trial placement.
+  const scheduler::Scheduler::Options* options = nullptr;
+  const framework::Registry* registry = nullptr;
 };
 
 class Engine {

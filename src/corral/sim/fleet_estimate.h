@@ -11,10 +11,13 @@
 //      node's free resources hold. Nothing the member later decides depends on the question.
 //  (2) The replica pod is the fleet workload's own pod template (node selector, affinity,
 //      tolerations, priority, scheduler name), without gang membership: a copy goes whole to one
-//      member, so a gang fits when every one of its pods does. Only templates whose copies contend
-//      with each other through node resources and pod slots alone can be estimated this way
-//      (scheduler::IndependentReplicas); the scenario reader refuses the accurate estimator for any
-//      other fleet workload (EstimatePodProblem).
+//      member, so a gang fits when every one of its pods does. Copies that contend with each other
+//      through node resources and pod slots alone (scheduler::IndependentReplicas) are estimated
+//      in place. Any other template (host ports, required pod (anti-)affinity, DoNotSchedule
+//      spread, claims) is placed on a copy of the member as `corral dispatch` places it
+//      (scheduler::EstimateReplicas: a new scheduler with the member's options, alive nodes and
+//      bound pods); the copies tried are bounded by the work item's replicas, so such an answer
+//      is at most the replicas the item asks for.
 //  (3) The member's pending pods are not counted against the estimate (as Karmada's estimator
 //      server counts only assigned pods): two items dispatched to one member at one instant may
 //      both count on the same free room.
@@ -22,7 +25,12 @@
 //      every change of the member's state): a dispatch pass over many items of one shape costs one
 //      estimate per member until that member changes.
 //  (5) An unreachable member gives no answer (kUnauthenticReplica / nullopt), as an estimator
-//      client that cannot reach the member's estimator server.
+//      client that cannot reach the member's estimator server; so does a trial placement whose
+//      copy of the member cannot be built (an estimate that fails).
+//  (6) A work item with a required topology (FleetSpec::work_topology_key) fits whole only when
+//      all its pods fit within one domain of that node label (scheduler::GangFits with the key).
+//  (7) Every answer is counted (FleetResult::EstimateCounts): computed, from the memo, or
+//      refused; the accurate estimator's also per member.
 
 #include <cstdint>
 #include <functional>
@@ -47,10 +55,7 @@ struct World;
 // pods are made from `tmpl`: the template without a node, nomination or gang membership.
 api::Pod EstimatePod(const api::Pod& tmpl);
 
-// Why copies of `tmpl` cannot be estimated in place ("" when they can): the first of host ports,
-// required inter-pod (anti-)affinity, a DoNotSchedule topology spread constraint, a volume or
-// resource claim.
-std::string EstimatePodProblem(const api::Pod& tmpl);
+using EstimateCounts = FleetResult::EstimateCounts;
 
 class SimAccurateEstimator final : public fleet::ReplicaEstimator, public fleet::WorkloadEstimator {
  public:
@@ -60,43 +65,77 @@ class SimAccurateEstimator final : public fleet::ReplicaEstimator, public fleet:
   std::vector<int32_t> MaxAvailableReplicas(
       std::span<const api::Cluster* const> clusters,
       const api::ReplicaRequirements* requirements) const override;
-  // Whether all `work.replicas` pods of the work item fit at once now.
+  // Whether all `work.replicas` pods of the work item fit at once now (within one domain of its
+  // required topology, when it has one).
   std::optional<bool> FitsWhole(const api::Cluster& cluster,
                                 const api::FleetWork& work) const override;
 
-  int64_t computed() const { return computed_; }
-  int64_t memo_hits() const { return hits_; }
+  const EstimateCounts& counts() const { return counts_; }
+  // Per member, in member order.
+  const std::vector<EstimateCounts>& member_counts() const { return member_counts_; }
 
  private:
+  // What the fleet spec says of the work items made from one template: the most replicas one asks
+  // for (the bound of a trial placement) and its required topology key.
+  struct TemplateInfo {
+    int32_t replicas = 1;
+    Symbol topology_key;
+  };
+  struct Memo {
+    uint64_t epoch = 0;  // of `answer`
+    int32_t answer = 0;
+    uint64_t whole_epoch = 0;  // of `whole` (FitsWhole with a topology key)
+    int8_t whole = -1;         // -1 no answer, 0 no, 1 yes
+  };
   // The member behind `cluster` (UINT32_MAX: none).
   uint32_t MemberOf(const api::Cluster& cluster) const;
-  // The replicas member `m` can take of copies of `tmpl` (memoized).
-  int32_t Estimate(uint32_t m, const api::Pod& tmpl) const;
+  const TemplateInfo& InfoOf(const api::Pod& tmpl) const;
+  const api::Pod& PodOf(const api::Pod& tmpl) const;
+  // The replicas member `m` can take of copies of `tmpl` (memoized), or kUnauthenticReplica.
+  int32_t Estimate(uint32_t m, const api::Pod& tmpl, bool& memoized) const;
+  // Whether `replicas` copies of `tmpl` fit member `m` within one domain of `key` (memoized).
+  std::optional<bool> FitsInOneDomain(uint32_t m, const api::Pod& tmpl, int32_t replicas,
+                                      Symbol key, bool& memoized) const;
+  void Count(uint32_t m, bool answered, bool memoized) const;
 
   World& w_;
   std::function<bool(uint32_t)> reachable_;
   absl::flat_hash_map<Symbol, uint32_t> member_of_;
-  struct Memo {
-    uint64_t epoch = 0;
-    int32_t answer = 0;
-  };
+  absl::flat_hash_map<const api::Pod*, TemplateInfo> info_;
   mutable absl::flat_hash_map<std::pair<uint32_t, const api::Pod*>, Memo> memo_;
   mutable absl::flat_hash_map<const api::Pod*, api::Pod> pods_;  // EstimatePod per template
-  mutable int64_t computed_ = 0;
-  mutable int64_t hits_ = 0;
+  mutable EstimateCounts counts_;
+  mutable std::vector<EstimateCounts> member_counts_;
+};
+
+// The general estimator of a simulation's fleet, counted: fleet::GeneralEstimator, or what stands
+// in its place (the general estimator less preemption claims, fleet_preemption.h).
+class SimGeneralReplicaEstimator final : public fleet::ReplicaEstimator {
+ public:
+  SimGeneralReplicaEstimator(const fleet::ReplicaEstimator& general, EstimateCounts& counts)
+      : general_(&general), counts_(counts) {}
+  std::vector<int32_t> MaxAvailableReplicas(
+      std::span<const api::Cluster* const> clusters,
+      const api::ReplicaRequirements* requirements) const override;
+  void set_inner(const fleet::ReplicaEstimator& general) { general_ = &general; }
+
+ private:
+  const fleet::ReplicaEstimator* general_;
+  EstimateCounts& counts_;
 };
 
 // The general estimator's answer to FitsWhole inside a simulation, where a fleet work item's
 // requirements are one pod's: every one of its `replicas` pods fits the cluster's summary.
 class SimGeneralWorkloadEstimator final : public fleet::WorkloadEstimator {
  public:
-  explicit SimGeneralWorkloadEstimator(const fleet::GeneralEstimator& general)
-      : general_(general) {}
+  SimGeneralWorkloadEstimator(const fleet::GeneralEstimator& general, EstimateCounts& counts)
+      : general_(general), counts_(counts) {}
   std::optional<bool> FitsWhole(const api::Cluster& cluster,
                                 const api::FleetWork& work) const override;
 
  private:
   const fleet::GeneralEstimator& general_;
+  EstimateCounts& counts_;
 };
 
 // Asks `inner` at every call and answers nothing (kUnauthenticReplica / nullopt): a run with it
@@ -124,10 +163,19 @@ class FleetEstimators {
   std::vector<const fleet::WorkloadEstimator*> workload() const;
   const SimAccurateEstimator* accurate() const { return accurate_.get(); }
   const fleet::GeneralEstimator& general() const { return general_; }
+  // The general estimator's answers so far (replicas and FitsWhole together).
+  const EstimateCounts& general_counts() const { return general_counts_; }
+  // Counts `general` as the general estimator in replica(): what stands in its place (it must
+  // outlive this).
+  void ReplaceGeneral(const fleet::ReplicaEstimator& general) {
+    general_counted_.set_inner(general);
+  }
 
  private:
   FleetEstimatorKind kind_;
   fleet::GeneralEstimator general_;
+  EstimateCounts general_counts_;
+  SimGeneralReplicaEstimator general_counted_;
   SimGeneralWorkloadEstimator general_whole_;
   std::unique_ptr<SimAccurateEstimator> accurate_;
   std::unique_ptr<ShadowEstimator> shadow_;

@@ -37,7 +37,6 @@ FleetLane::FleetLane(World& w, const FleetSpec& spec) : w_(w), spec_(spec) {
   // minimum over them.
   estimators_ = std::make_unique<FleetEstimators>(
       w_, spec_.estimator, [this](uint32_t m) { return loop_->reachable(m); });
-  std::vector<const fleet::ReplicaEstimator*> estimators = estimators_->replica();
   if (spec_.config.kind == fleet::FleetKind::kKarmada && spec_.gates.PreemptionEnabled()) {
     // The scheduler consults the general estimator less the claims each requester must respect;
     // preemption itself reads the raw summaries. The accurate estimator, when on, stays beside
@@ -56,8 +55,9 @@ FleetLane::FleetLane(World& w, const FleetSpec& spec) : w_(w), spec_(spec) {
     options.gang_check = victims_.get();
     preempt_ = std::make_unique<FleetPreemption>(w_.clock, w_.start, spec_.gates,
                                                  estimators_->general(), w_.in, options);
-    estimators.front() = &preempt_->estimator();
+    estimators_->ReplaceGeneral(preempt_->estimator());
   }
+  std::vector<const fleet::ReplicaEstimator*> estimators = estimators_->replica();
   loop_ = std::make_unique<fleet::DispatchLoop>(spec_.config, Snapshot(), std::move(estimators),
                                                 w_.in, *this, spec_.config_order);
   loop_->SetWorkloadEstimators(estimators_->workload());
@@ -457,9 +457,10 @@ void FleetLane::Sample() {
 
 std::shared_ptr<const FleetResult> FleetLane::Finish() const {
   auto r = std::make_shared<FleetResult>(res_);
+  r->general_estimates = estimators_->general_counts();
   if (r->accurate) {
-    r->estimates_computed = estimators_->accurate()->computed();
-    r->estimates_memoized = estimators_->accurate()->memo_hits();
+    r->accurate_estimates = estimators_->accurate()->counts();
+    r->accurate_member_estimates = estimators_->accurate()->member_counts();
   }
   for (uint32_t id = 0; id < loop_->items(); ++id) {
     const fleet::WorkItem& it = loop_->item(id);

@@ -57,6 +57,11 @@ struct FleetSpec {
   // (Phase 2, sim/fleet_victims.h) instead of from the summaries (Phase 1).
   fleet::PreemptionMode preemption_mode = fleet::PreemptionMode::kKarmada;
   bool simulate_victims = false;
+  // Per fleet workload: the node label within one value of which all its pods must run (Kueue's
+  // `kueue.x-k8s.io/podset-required-topology` on its pod template; empty: none). The accurate
+  // estimator asks GangFits(…, key), and each copy's PodGroup carries it as its topology
+  // constraint, so the member places the gang within one domain (KEP-5732).
+  std::vector<Symbol> work_topology_key;
 };
 
 // One work item's story, for "why not that cluster" and the per-item table.
@@ -141,10 +146,16 @@ struct FleetResult {
   std::vector<int64_t> sample_nominations, sample_retries, sample_queued;
   std::vector<FleetItemResult> items_detail;  // the first kMaxItemDetails items
   std::vector<FleetMemberResult> members;     // in member order
-  // The accurate estimator (FleetEstimatorKind::kAccurate): estimates computed, and answered from
-  // the memo (same member generation and replica template).
+  // The estimators' answers, one per cluster asked: computed, taken from the memo (the accurate
+  // estimator's: same member generation and replica template), or refused (no answer:
+  // kUnauthenticReplica or nullopt); asked is their sum. The accurate estimator's also per member,
+  // in member order. `accurate`: the dispatcher used the accurate estimator (kAccurate).
+  struct EstimateCounts {
+    int64_t asked = 0, computed = 0, memoized = 0, refused = 0;
+  };
   bool accurate = false;
-  int64_t estimates_computed = 0, estimates_memoized = 0;
+  EstimateCounts general_estimates, accurate_estimates;
+  std::vector<EstimateCounts> accurate_member_estimates;
   static constexpr size_t kMaxItemDetails = 200;
   // Karmada binding preemption, when the gates enable it.
   bool preemption_enabled = false;

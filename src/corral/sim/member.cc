@@ -267,6 +267,21 @@ void Member::RemovePodGroup(Symbol name) {
   }
 }
 
+api::ObjectSet Member::TrialObjects() const {
+  api::ObjectSet out = objects_;
+  out.nodes.clear();
+  out.pods.clear();
+  size_t pods = 0;
+  for (const auto& n : nodes_) pods += n->alive ? n->pods.size() : 0;
+  out.pods.reserve(pods);
+  for (const auto& n : nodes_) {
+    if (!n->alive) continue;
+    out.nodes.push_back(n->node);
+    for (uint32_t slot : n->pods) out.pods.push_back(w_.pods->Pod(slot).pod);
+  }
+  return out;
+}
+
 // ---- SchedulerObserver --------------------------------------------------------------------------
 
 void Member::OnScheduled(const api::Pod& pod, Symbol node, std::string_view) {

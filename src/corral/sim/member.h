@@ -90,6 +90,21 @@ class Member : public scheduler::SchedulerObserver {
   void AddPodGroup(api::PodGroup pg);
   void RemovePodGroup(Symbol name);
 
+  // ---- trial placements (the fleet's accurate estimator) ----
+  // The options and registry the member's scheduler was built with (null when the driver did not
+  // give them).
+  void set_trial_source(const scheduler::Scheduler::Options* options,
+                        const framework::Registry* registry) {
+    trial_options_ = options;
+    trial_registry_ = registry;
+  }
+  const scheduler::Scheduler::Options* trial_options() const { return trial_options_; }
+  const framework::Registry* trial_registry() const { return trial_registry_; }
+  // The member as a trial placement copies it: its cluster objects, its alive nodes and the pods
+  // bound or binding to them (terminating victims included, as they still hold their room), and
+  // no pending pod.
+  api::ObjectSet TrialObjects() const;
+
   // ---- lane ----
   void Touch(bool wake = true) {
     ++epoch_;
@@ -142,6 +157,8 @@ class Member : public scheduler::SchedulerObserver {
   scheduler::Scheduler& sched_;
   const framework::FeatureGates& gates_;
   api::ObjectSet objects_;
+  const scheduler::Scheduler::Options* trial_options_ = nullptr;
+  const framework::Registry* trial_registry_ = nullptr;
 
   std::vector<std::unique_ptr<NodeSlot>> nodes_;
   std::vector<uint32_t> free_nodes_;

@@ -374,6 +374,12 @@ uint32_t Pods::CreateFleetGroup(uint32_t w, uint16_t member, int32_t size, int64
     pg.policy.min_count = size;
     pg.priority_class_name = t.priority_class_name;
     if (!t.priority_class_name.empty()) pg.priority = t.priority;
+    // The work item's required topology (Kueue TAS): the member places the gang in one domain.
+    const FleetSpec* fleet = w_.spec.fleet.get();
+    if (fleet != nullptr && wk.fleet_work < fleet->work_topology_key.size() &&
+        !fleet->work_topology_key[wk.fleet_work].empty()) {
+      pg.topology_keys.push_back(fleet->work_topology_key[wk.fleet_work]);
+    }
     w_.members[member]->AddPodGroup(std::move(pg));
   }
   for (int32_t k = 0; k < size && w_.error.empty(); ++k)

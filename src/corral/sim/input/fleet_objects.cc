@@ -231,11 +231,20 @@ void CompileFleetObjects(
       }
       pod.containers.push_back(std::move(c));
     }
-    if (!pod.priority_class_name.empty()) {
+    // The pods' priority, as kube's admission resolves it: the named class (declared in the
+    // scenario's priorityClasses), else the global default class, else 0.
+    const api::PriorityClass* pc = nullptr;
+    for (const api::PriorityClass& cls : spec.objects.priority_classes) {
+      if (pod.priority_class_name.empty() ? cls.global_default
+                                          : cls.meta.name == pod.priority_class_name) {
+        pc = &cls;
+        break;
+      }
+    }
+    if (!pod.priority_class_name.empty() && pc == nullptr) {
       at.Error(src.meta, "priorityClassName",
-               fmt::format("pod priority class {:?}: not supported for fleet objects in corral "
-                           "simulate (give the work item's priority as schedulePriority or the "
-                           "Workload's priority)",
+               fmt::format("pod priority class {:?} not found (declare it in the scenario's "
+                           "priorityClasses)",
                            interner.Str(pod.priority_class_name)));
       continue;
     }
@@ -246,7 +255,11 @@ void CompileFleetObjects(
     pod.meta.namespace_ = ns;
     pod.node_name = Symbol();
     if (pod.scheduler_name.empty()) pod.scheduler_name = api::wk::kDefaultScheduler;
-    pod.priority = 0;
+    pod.priority = pc != nullptr ? pc->value : 0;
+    if (pc != nullptr) {
+      pod.priority_class_name = pc->meta.name;
+      pod.preemption_policy = pc->preemption_policy;
+    }
 
     const int64_t arrival_ns = AnnotationDuration(src.meta, kArrivalAnnotation, 0, interner, at);
     const int64_t duration_ns =

@@ -25,8 +25,9 @@
 // Cluster or binding under kueue); a MultiKueueConfig beside `fleet.configOrder`, or a second one;
 // a ClusterDispatcherProfile beside `fleet.profilePath`, or a second one; a binding's spec.clusters
 // or gracefulEvictionTasks (a simulated item arrives new); a Workload of several pod sets; a pod
-// priorityClassName (resolved against the scenario's priorityClasses only for its own workloads); a
-// work item named as a scenario workload or another item.
+// priorityClassName that names no class of the scenario's priorityClasses (the named class, else
+// the global default class, gives the pods their priority and preemption policy, as kube's
+// admission does); a work item named as a scenario workload or another item.
 
 #include <functional>
 #include <string>

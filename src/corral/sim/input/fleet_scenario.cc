@@ -303,6 +303,54 @@ const doc::Field<FleetWorkloadIn> kFleetWorkloadFields[] = {
      }},
 };
 
+// Kueue's Topology Aware Scheduling annotations on a fleet workload's pod template: the node
+// label within one value of which the whole gang must run (podset-required-topology), or empty.
+// The preferred and unconstrained annotations are errors: the members' scheduler has no preferred
+// topology to honour them with.
+Symbol FleetTopologyKey(const api::Pod& pod, const Workload& wk, bool karmada, const SimSpec& spec,
+                        Interner& interner, const Node* at, const std::string& path,
+                        const FleetErrorFn& error) {
+  static constexpr std::string_view kRequired = "kueue.x-k8s.io/podset-required-topology";
+  static constexpr std::string_view kOthers[] = {"kueue.x-k8s.io/podset-preferred-topology",
+                                                 "kueue.x-k8s.io/podset-unconstrained-topology"};
+  auto field = [&](std::string_view key) {
+    return fmt::format("{}.template.metadata.annotations[{}]", path, key);
+  };
+  for (std::string_view other : kOthers) {
+    if (pod.meta.Annotation(interner.Intern(other)) != nullptr) {
+      error(at, field(other),
+            fmt::format("not supported in corral simulate: the members' scheduler places a gang "
+                        "within one domain only when it is required (use {})",
+                        kRequired));
+    }
+  }
+  const std::string* value = pod.meta.Annotation(interner.Intern(kRequired));
+  if (value == nullptr) return Symbol();
+  if (value->empty()) {
+    error(at, field(kRequired), "must name a node label (the topology level), e.g. a rack label");
+    return Symbol();
+  }
+  if (karmada) {
+    error(at, field(kRequired),
+          "applies to scheduler kueue (a Kueue Topology Aware Scheduling annotation)");
+    return Symbol();
+  }
+  if (wk.kind != WorkloadKind::kGang) {
+    error(at, field(kRequired), "applies to kind Gang (the whole gang runs within one domain)");
+    return Symbol();
+  }
+  for (const ClusterSpec& c : spec.clusters) {
+    if (!c.gates.Enabled(framework::Feature::kTopologyAwareWorkloadScheduling)) {
+      error(at, field(kRequired),
+            fmt::format("cluster {:?} must enable featureGates.TopologyAwareWorkloadScheduling "
+                        "(its scheduler places the gang within one domain)",
+                        c.name));
+      return Symbol();
+    }
+  }
+  return interner.Intern(*value);
+}
+
 }  // namespace
 
 api::ResourceList FleetReplicaRequest(const api::Pod& pod) {
@@ -578,15 +626,6 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
     // The pods' template: the accurate estimator places one replica as the member would.
     req.pod_template = std::make_shared<const api::Pod>(pod);
     w.replica_requirements = std::move(req);
-    if (in.estimator == FleetEstimatorKind::kAccurate) {
-      if (std::string why = EstimatePodProblem(pod); !why.empty()) {
-        error(r.self, r.path,
-              fmt::format("the accurate estimator in corral simulate places replicas that contend "
-                          "only for node resources and pod slots; this workload's pods have {} "
-                          "(use estimator general)",
-                          why));
-      }
-    }
     w.priority = f != nullptr ? f->priority : 0;
     if (f != nullptr && f->preemption_policy) {
       // schedulePriority is set only under PriorityBasedScheduling (the detector's gate check).
@@ -668,6 +707,8 @@ std::shared_ptr<const FleetSpec> CompileFleet(const FleetIn& in,
                                              f->cluster_tolerations.begin(),
                                              f->cluster_tolerations.end());
     }
+    out->work_topology_key.push_back(
+        FleetTopologyKey(pod, wk, karmada, spec, interner, r.self, r.path, error));
     wk.fleet_work = static_cast<uint32_t>(out->works.size());
     out->works.push_back(std::move(w));
   }

@@ -156,6 +156,30 @@ json VictimsJson(const std::vector<FleetVictimResult>& vs, bool evicted) {
   return out;
 }
 
+json EstimateCountsJson(const FleetResult::EstimateCounts& c) {
+  return {{"asked", c.asked},
+          {"computed", c.computed},
+          {"memoized", c.memoized},
+          {"refused", c.refused}};
+}
+
+// The estimators' answers: the general estimator's, and the accurate one's with its per-member
+// counts when the dispatcher used it.
+json EstimatesJson(const FleetResult& f) {
+  json out = {{"general", EstimateCountsJson(f.general_estimates)}};
+  if (!f.accurate) return out;
+  json accurate = EstimateCountsJson(f.accurate_estimates);
+  json members = json::array();
+  for (size_t i = 0; i < f.accurate_member_estimates.size(); ++i) {
+    json m = {{"name", i < f.members.size() ? f.members[i].name : std::string()}};
+    m.update(EstimateCountsJson(f.accurate_member_estimates[i]));
+    members.push_back(std::move(m));
+  }
+  accurate["members"] = std::move(members);
+  out["accurate"] = std::move(accurate);
+  return out;
+}
+
 // The per-member table (what the fleet sent where) and the dispatch latency histogram.
 std::string FleetMembersAndLatency(const FleetResult& f) {
   std::string h =
@@ -290,7 +314,8 @@ std::string FormatFleetSummary(const FleetResult& f) {
       Thousands(f.copies_withdrawn), Thousands(f.retries), Thousands(f.unschedulable));
   if (f.accurate) {
     s += fmt::format("  accurate estimates {} computed, {} from the memo\n",
-                     Thousands(f.estimates_computed), Thousands(f.estimates_memoized));
+                     Thousands(f.accurate_estimates.computed),
+                     Thousands(f.accurate_estimates.memoized));
   }
   const auto& l = f.dispatch_latency_ns;
   if (l.empty()) {
@@ -364,6 +389,7 @@ json FleetJson(const FleetResult& f) {
            {"retries", f.retries},
            {"unschedulable", f.unschedulable},
            {"dispatch_latency_seconds", std::move(lat)},
+           {"estimates", EstimatesJson(f)},
            {"timeline",
             {{"nominations", f.sample_nominations},
              {"retries", f.sample_retries},
@@ -457,6 +483,25 @@ std::string FormatFleetPrometheus(const FleetResult& f) {
   }
   s += fmt::format("corral_sim_fleet_dispatch_latency_seconds_count {}\n",
                    f.dispatch_latency_ns.size());
+  std::vector<std::pair<const char*, const FleetResult::EstimateCounts*>> estimators = {
+      {"general", &f.general_estimates}};
+  if (f.accurate) estimators.emplace_back("accurate", &f.accurate_estimates);
+  s += "# HELP corral_fleet_estimate_requests_total Cluster answers asked of each fleet "
+       "estimator.\n# TYPE corral_fleet_estimate_requests_total counter\n";
+  for (const auto& [name, c] : estimators) {
+    s += fmt::format("corral_fleet_estimate_requests_total{{estimator=\"{}\"}} {}\n", name,
+                     c->asked);
+  }
+  s += "# HELP corral_fleet_estimates_total Cluster answers of each fleet estimator by result "
+       "(computed, memo, refused).\n# TYPE corral_fleet_estimates_total counter\n";
+  for (const auto& [name, c] : estimators) {
+    for (auto [result, n] : {std::pair<const char*, int64_t>{"computed", c->computed},
+                             {"memo", c->memoized},
+                             {"refused", c->refused}}) {
+      s += fmt::format("corral_fleet_estimates_total{{estimator=\"{}\",result=\"{}\"}} {}\n", name,
+                       result, n);
+    }
+  }
   if (!f.preemption_enabled) return s;
   s += "# HELP corral_fleet_preemption_attempts_total Karmada binding preemption attempts by "
        "result.\n# TYPE corral_fleet_preemption_attempts_total counter\n";
