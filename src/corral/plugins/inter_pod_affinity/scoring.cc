@@ -237,7 +237,9 @@ framework::Status InterPodAffinity::NormalizeScore(const framework::CycleState& 
   if (data == nullptr || data->pre_score == nullptr) {
     return framework::Status::Error(std::string(kPreScoreStateMissing));
   }
-  if (data->pre_score->keys.empty()) return {};
+  // No scores (every node was filtered out, or a rescore with no changed node): nothing to
+  // normalize. kube's loop over no nodes leaves max - min to wrap around; here it would overflow.
+  if (data->pre_score->keys.empty() || scores.empty()) return {};
   int64_t min_count = std::numeric_limits<int64_t>::max();
   int64_t max_count = std::numeric_limits<int64_t>::min();
   for (const auto& ns : scores) {
