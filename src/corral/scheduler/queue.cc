@@ -322,9 +322,8 @@ std::vector<QueuedPod*> SchedulingQueue::UnschedulablePods() const {
   out.reserve(unschedulable_order_.size() + gated_order_.size());
   size_t i = 0, j = 0;
   while (i < unschedulable_order_.size() || j < gated_order_.size()) {
-    if (j == gated_order_.size() ||
-        (i < unschedulable_order_.size() &&
-         unschedulable_order_[i].second < gated_order_[j].second)) {
+    if (j == gated_order_.size() || (i < unschedulable_order_.size() &&
+                                     unschedulable_order_[i].second < gated_order_[j].second)) {
       out.push_back(unschedulable_order_[i++].first);
     } else {
       out.push_back(gated_order_[j++].first);

@@ -46,8 +46,8 @@ class VolumeCache {
   // The PersistentVolumes of a storage class ("" for none), in input order (kube's ListPVs).
   std::span<const api::PersistentVolume* const> VolumesOfClass(Symbol storage_class) const;
 
-  // Bumped by every change to the objects or lookups above (assume, restore, bind, provision, claim
-  // added or deleted), so that a consumer may cache what it derived from them while it is unchanged.
+  // Bumped by every change to the objects or lookups above (assume, restore, bind, provision,
+  // claim added or deleted): what a consumer derived from them holds while the epoch is the same.
   uint64_t epoch() const { return epoch_; }
 
   // Whether `meta` has annotation `key`.

@@ -218,8 +218,7 @@ TEST(InterPodAffinityIncrementalTest, MatchesFreshComputationUnderChurn) {
           break;
         case 7: {
           // A namespace's labels change while no node does.
-          api::Namespace* ns =
-              world.cluster.MutableNamespace(World::kNamespaces[world.Rand(3)]);
+          api::Namespace* ns = world.cluster.MutableNamespace(World::kNamespaces[world.Rand(3)]);
           ns->meta.labels = api::LabelSet();
           static const char* kTeams[] = {"team1", "team2", ""};
           if (const char* team = kTeams[world.Rand(3)]; *team != '\0')

@@ -176,8 +176,8 @@ struct ScoreSignature {
   uint64_t ns_version = 0;  // as in TermsSignature
   bool operator==(const ScoreSignature& o) const {
     return labels == o.labels && ns == o.ns && ns_labels == o.ns_labels &&
-           ns_version == o.ns_version &&
-           has_constraints == o.has_constraints && incremental::Equal(preferred, o.preferred) &&
+           ns_version == o.ns_version && has_constraints == o.has_constraints &&
+           incremental::Equal(preferred, o.preferred) &&
            incremental::Equal(preferred_anti, o.preferred_anti);
   }
 };

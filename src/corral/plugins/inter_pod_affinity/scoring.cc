@@ -85,8 +85,8 @@ framework::Status InterPodAffinity::PreScore(framework::CycleState& state, size_
   incremental::NodeContributions fresh;
   auto s = std::make_shared<PreScoreState>();
   if (cached) {
-    auto& cache = caches_->score.Get({p.meta.labels, p.meta.namespace_, ns_labels,
-                                      has_constraints, pod.preferred_affinity_terms,
+    auto& cache = caches_->score.Get({p.meta.labels, p.meta.namespace_, ns_labels, has_constraints,
+                                      pod.preferred_affinity_terms,
                                       pod.preferred_anti_affinity_terms, ns_version});
     s->scores = cache.Refresh(snapshot.nodes(), derive);
   } else {

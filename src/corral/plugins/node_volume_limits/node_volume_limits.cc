@@ -170,8 +170,7 @@ bool NodeVolumeLimits::DeriveNodeVolumes(const framework::NodeInfo& node, NodeVo
   }
   if (out->limits.empty()) return reusable;
   for (const framework::PodInfo* other : node.pods()) {
-    if (Status st = AttachableVolumes(*other->pod, node.name(), false, &out->attached);
-        !st.ok()) {
+    if (Status st = AttachableVolumes(*other->pod, node.name(), false, &out->attached); !st.ok()) {
       *status = std::move(st);
       return false;
     }
