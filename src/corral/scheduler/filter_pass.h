@@ -95,15 +95,17 @@ class FilterPass {
   // The nominated or hinted node that passed, if one did (contract 2).
   Symbol first_passed() const { return first_passed_; }
 
+  // The candidates of a PreFilterResult (contract 1): the snapshot's nodes named in `names`, in
+  // snapshot order, valid until the next call or pass. Costs O(|names|) look-ups when the set is
+  // small against the cluster, one scan of the snapshot otherwise.
+  std::span<const framework::NodeInfo* const> RestrictToNames(
+      const absl::flat_hash_set<Symbol>& names, const framework::Snapshot& snapshot);
+
  private:
   // Rejecting plugins already recorded in a pass, as (plugin name, pending).
   using RecordedRejectors = absl::InlinedVector<std::pair<std::string_view, bool>, 4>;
   static void RecordRejector(const framework::Status& fs, RecordedRejectors& recorded,
                              QueuedPod& qp);
-  // Sets restricted_ to the snapshot's nodes named in `names`, in snapshot order (contract 1).
-  // Costs O(|names|) look-ups when the set is small against the cluster, one scan otherwise.
-  void RestrictToNames(const absl::flat_hash_set<Symbol>& names,
-                       const framework::Snapshot& snapshot);
   // A name set at most 1/kNameLookupRatio of the cluster is looked up name by name.
   static constexpr size_t kNameLookupRatio = 8;
   // The round-robin loop over `candidates` with filter plugins (contract 3-5).
