@@ -18,15 +18,6 @@ constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
 // How many nodes ahead the memoized pass prefetches NodeInfos (their generation is read).
 constexpr size_t kPrefetchDistance = 24;
 
-// Hints only: a prefetch of any address is harmless.
-void PrefetchNodeInfo(const NodeInfo* n) {
-  const char* base = reinterpret_cast<const char*>(n);
-  for (size_t off = 0; off < sizeof(NodeInfo); off += 64) __builtin_prefetch(base + off);
-}
-void PrefetchApiNode(const NodeInfo* n) {
-  const char* base = reinterpret_cast<const char*>(n->node());
-  for (size_t off = 0; off < sizeof(api::Node); off += 64) __builtin_prefetch(base + off);
-}
 }  // namespace
 
 int32_t NumFeasibleNodesToFind(std::optional<int32_t> percentage, int32_t num_nodes) {
@@ -243,20 +234,11 @@ Status FilterPass::Search(const Request& r, std::span<const NodeInfo* const> can
   size_t processed = 0;
   size_t pos = next_start_node_index_ % n;
   size_t ahead = (pos + kPrefetchDistance) % n;
-  size_t near = (pos + kPrefetchDistance / 2) % n;
   for (size_t i = 0; i < n; ++i, pos = pos + 1 == n ? 0 : pos + 1) {
     const NodeInfo* node = candidates[pos];
     if (memo != nullptr) {
       __builtin_prefetch(candidates[ahead]);
       ahead = ahead + 1 == n ? 0 : ahead + 1;
-    } else {
-      // Without the memo every visited node is filtered, and the first touch of its NodeInfo and
-      // api::Node dominates (they are scattered): fetch the NodeInfo a few nodes ahead and, once
-      // its node pointer has arrived, the api::Node's leading lines (metadata, labels, taints).
-      PrefetchNodeInfo(candidates[ahead]);
-      ahead = ahead + 1 == n ? 0 : ahead + 1;
-      PrefetchApiNode(candidates[near]);
-      near = near + 1 == n ? 0 : near + 1;
     }
     // The pod's own nominated node is never memoized: the two-pass evaluation leaves the pod
     // itself out of that node's nominated pods, which an equivalent pod would not.
