@@ -17,6 +17,7 @@ constexpr int32_t kMinFeasibleNodesToFind = 100;
 constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
 // How many nodes ahead the memoized pass prefetches NodeInfos (their generation is read).
 constexpr size_t kPrefetchDistance = 24;
+
 }  // namespace
 
 int32_t NumFeasibleNodesToFind(std::optional<int32_t> percentage, int32_t num_nodes) {
@@ -74,6 +75,41 @@ std::span<const framework::NodeStatus> FilterPass::Failed() {
   return {failed_.data(), num_failed_};
 }
 
+std::span<const NodeInfo* const> FilterPass::RestrictToNames(
+    const absl::flat_hash_set<Symbol>& names, const framework::Snapshot& snapshot) {
+  const auto& all = snapshot.nodes();
+  restricted_.clear();
+  // A large set: one scan of the snapshot in order.
+  if (names.size() * kNameLookupRatio >= all.size()) {
+    for (const NodeInfo* n : all) {
+      if (names.contains(n->name())) restricted_.push_back(n);
+    }
+    return restricted_;
+  }
+  // A small set (a DaemonSet pod's node, say): look each name up and order the nodes by their
+  // snapshot position. A remembered position is used only after checking that the snapshot still
+  // holds the node there, so a stale map is rebuilt rather than trusted.
+  restricted_positions_.clear();
+  bool rebuilt = false;
+  for (Symbol name : names) {
+    const NodeInfo* n = snapshot.Get(name);
+    if (n == nullptr) continue;
+    auto it = node_positions_.find(n);
+    if (it == node_positions_.end() || it->second >= all.size() || all[it->second] != n) {
+      if (rebuilt) continue;  // Get found it, so this cannot happen after a rebuild
+      node_positions_.clear();
+      for (size_t i = 0; i < all.size(); ++i) node_positions_[all[i]] = i;
+      rebuilt = true;
+      it = node_positions_.find(n);
+      if (it == node_positions_.end()) continue;
+    }
+    restricted_positions_.push_back(it->second);
+  }
+  std::sort(restricted_positions_.begin(), restricted_positions_.end());
+  for (size_t pos : restricted_positions_) restricted_.push_back(all[pos]);
+  return restricted_;
+}
+
 Status FilterPass::Run(const Request& r) {
   const framework::PreFilterResult& pre = *r.pre;
   const auto& all = r.snapshot->nodes();
@@ -84,10 +120,7 @@ Status FilterPass::Run(const Request& r) {
   restricted_.clear();
   if (pre.node_names.has_value() || r.domain != nullptr) {
     if (pre.node_names.has_value()) {
-      for (const NodeInfo* n : all) {
-        if (pre.node_names->contains(n->name())) restricted_.push_back(n);
-      }
-      candidates = restricted_;
+      candidates = RestrictToNames(*pre.node_names, *r.snapshot);
     } else {
       candidates = r.domain->nodes;  // the placement's nodes, in snapshot order
     }

@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 #include <absl/container/inlined_vector.h>
 
@@ -94,17 +95,29 @@ class FilterPass {
   // The nominated or hinted node that passed, if one did (contract 2).
   Symbol first_passed() const { return first_passed_; }
 
+  // The candidates of a PreFilterResult (contract 1): the snapshot's nodes named in `names`, in
+  // snapshot order, valid until the next call or pass. Costs O(|names|) look-ups when the set is
+  // small against the cluster, one scan of the snapshot otherwise.
+  std::span<const framework::NodeInfo* const> RestrictToNames(
+      const absl::flat_hash_set<Symbol>& names, const framework::Snapshot& snapshot);
+
  private:
   // Rejecting plugins already recorded in a pass, as (plugin name, pending).
   using RecordedRejectors = absl::InlinedVector<std::pair<std::string_view, bool>, 4>;
   static void RecordRejector(const framework::Status& fs, RecordedRejectors& recorded,
                              QueuedPod& qp);
+  // A name set at most 1/kNameLookupRatio of the cluster is looked up name by name.
+  static constexpr size_t kNameLookupRatio = 8;
   // The round-robin loop over `candidates` with filter plugins (contract 3-5).
   framework::Status Search(const Request& r, std::span<const framework::NodeInfo* const> candidates,
                            int32_t num_to_find);
 
   std::vector<const framework::NodeInfo*> feasible_;
   std::vector<const framework::NodeInfo*> restricted_;
+  // Snapshot positions of nodes, filled on first need and rebuilt when a position read back no
+  // longer holds its node (RestrictToNames), and the scratch list of positions of one pass.
+  absl::flat_hash_map<const framework::NodeInfo*, size_t> node_positions_;
+  std::vector<size_t> restricted_positions_;
   size_t next_start_node_index_ = 0;
   std::optional<framework::Status> absent_status_;
   size_t num_absent_ = 0;

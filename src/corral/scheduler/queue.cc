@@ -47,8 +47,13 @@ void SchedulingQueue::Unlink(QueuedPod* pod) {
       backoff_.erase(pod);
       break;
     case QueueLocation::kUnschedulable:
-    case QueueLocation::kGated:
       unschedulable_.erase(pod);
+      break;
+    case QueueLocation::kGated:
+      if (unschedulable_.erase(pod) > 0 && --num_gated_ == 0) {
+        gating_plugins_.clear();
+        gated_without_plugin_ = false;
+      }
       break;
     default:
       break;
@@ -158,13 +163,37 @@ void SchedulingQueue::Requeue(QueuedPod* pod, Code code, bool event_during_attem
   ToUnschedulablePool(pod);
 }
 
-void SchedulingQueue::OnEvent(
-    const framework::ClusterEvent& event, const void* subject,
-    const std::function<framework::QueueingHint(QueuedPod*, const std::string& plugin)>& hint) {
+void SchedulingQueue::NoteGatingPlugins(const QueuedPod* pod) {
+  if (pod->unschedulable_plugins.empty()) gated_without_plugin_ = true;
+  for (const auto& p : pod->unschedulable_plugins) {
+    bool known = false;
+    for (const auto& [fwk, name] : gating_plugins_) known |= fwk == pod->fwk && name == p;
+    if (!known) gating_plugins_.emplace_back(pod->fwk, p);
+  }
+}
+
+bool SchedulingQueue::GatedMayRequeue(const RegisteredFn* registered) const {
+  if (num_gated_ == 0) return false;
+  if (registered == nullptr || gated_without_plugin_) return true;
+  for (const auto& [fwk, name] : gating_plugins_) {
+    if ((*registered)(fwk, name)) return true;
+  }
+  return false;
+}
+
+void SchedulingQueue::OnEvent(const framework::ClusterEvent& event, const void* subject,
+                              const HintFn& hint, const RegisteredFn* registered) {
   (void)event;
   (void)subject;
-  // Deterministic order: by queue sequence.
-  std::vector<QueuedPod*> pods = UnschedulablePods();
+  // Deterministic order: by queue sequence (the gated pods left out when none may be requeued).
+  std::vector<QueuedPod*> pods;
+  if (GatedMayRequeue(registered)) {
+    pods = UnschedulablePods();
+  } else {
+    CompactUnschedulableOrder();
+    pods.reserve(unschedulable_order_.size());
+    for (const auto& e : unschedulable_order_) pods.push_back(e.first);
+  }
   for (QueuedPod* pod : pods) {
     if (pod->where == QueueLocation::kGated) {
       // kube re-evaluates a gated pod only for events its gating PreEnqueue plugin registered and
@@ -187,6 +216,7 @@ void SchedulingQueue::OnEvent(
         pod->gated_message = s.Message();
         pod->unschedulable_plugins.clear();
         pod->unschedulable_plugins.insert(std::string(s.plugin()));
+        NoteGatingPlugins(pod);
       }
       continue;
     }
@@ -262,24 +292,43 @@ void SchedulingQueue::FlushUnschedulableLeftover(Duration max_wait) {
 void SchedulingQueue::ToUnschedulablePool(QueuedPod* pod) {
   // Both callers give the pod a fresh seq just before (Add, Requeue), so appending keeps the order.
   unschedulable_.insert(pod);
-  unschedulable_order_.emplace_back(pod, pod->seq);
+  if (pod->where == QueueLocation::kGated) {
+    ++num_gated_;
+    NoteGatingPlugins(pod);
+    gated_order_.emplace_back(pod, pod->seq);
+  } else {
+    unschedulable_order_.emplace_back(pod, pod->seq);
+  }
   // Stale entries are dropped when events read the pool; bound them when none does.
-  if (unschedulable_order_.size() > 2 * unschedulable_.size() + 64) CompactUnschedulableOrder();
+  if (unschedulable_order_.size() + gated_order_.size() > 2 * unschedulable_.size() + 64) {
+    CompactUnschedulableOrder();
+  }
 }
 
 void SchedulingQueue::CompactUnschedulableOrder() const {
   // An entry is live while its pod is pooled under that seq (a pod that left and came back has a
   // newer entry further on).
-  std::erase_if(unschedulable_order_, [&](const std::pair<QueuedPod*, uint64_t>& e) {
+  auto stale = [&](const std::pair<QueuedPod*, uint64_t>& e) {
     return !unschedulable_.contains(e.first) || e.first->seq != e.second;
-  });
+  };
+  std::erase_if(unschedulable_order_, stale);
+  std::erase_if(gated_order_, stale);
 }
 
 std::vector<QueuedPod*> SchedulingQueue::UnschedulablePods() const {
   CompactUnschedulableOrder();
+  // The two lists merged by seq (each is in seq order).
   std::vector<QueuedPod*> out;
-  out.reserve(unschedulable_order_.size());
-  for (const auto& e : unschedulable_order_) out.push_back(e.first);
+  out.reserve(unschedulable_order_.size() + gated_order_.size());
+  size_t i = 0, j = 0;
+  while (i < unschedulable_order_.size() || j < gated_order_.size()) {
+    if (j == gated_order_.size() || (i < unschedulable_order_.size() &&
+                                     unschedulable_order_[i].second < gated_order_[j].second)) {
+      out.push_back(unschedulable_order_[i++].first);
+    } else {
+      out.push_back(gated_order_[j++].first);
+    }
+  }
   return out;
 }
 

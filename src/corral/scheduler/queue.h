@@ -77,9 +77,15 @@ class SchedulingQueue {
   void Requeue(QueuedPod* pod, framework::Code code, bool event_during_attempt);
   // A cluster event: consult the rejecting plugins of every unschedulable pod; move those that may
   // now fit to activeQ (or backoffQ if still backing off). Gated pods re-run PreEnqueue.
-  void OnEvent(
-      const framework::ClusterEvent& event, const void* subject,
-      const std::function<framework::QueueingHint(QueuedPod*, const std::string& plugin)>& hint);
+  // `registered(fwk, plugin)`, when given, says whether the plugin registered for this event at all
+  // (false means its hint is QueueSkip for every pod). The gated pods are then visited only when
+  // some plugin that gates one of them registered for the event; otherwise none of them could be
+  // re-evaluated, so skipping them changes nothing.
+  using HintFn = std::function<framework::QueueingHint(QueuedPod*, const std::string& plugin)>;
+  using RegisteredFn =
+      std::function<bool(const framework::Framework* fwk, const std::string& plugin)>;
+  void OnEvent(const framework::ClusterEvent& event, const void* subject, const HintFn& hint,
+               const RegisteredFn* registered = nullptr);
   // Moves the given pods to activeQ (Handle::Activate). `gang_first`: the pod goes ahead of pods of
   // equal priority (a forming gang completes before another starts).
   void Activate(QueuedPod* pod, bool gang_first = false);
@@ -109,8 +115,13 @@ class SchedulingQueue {
   // Adds `pod` to the unschedulable pool (membership and sequence order). Precondition: pod->seq
   // was just drawn, so it is the largest in the pool.
   void ToUnschedulablePool(QueuedPod* pod);
-  // Drops the entries of unschedulable_order_ whose pod left the pool (or re-entered it later).
+  // Drops the entries of unschedulable_order_ and gated_order_ whose pod left the pool (or
+  // re-entered it later).
   void CompactUnschedulableOrder() const;
+  // Records that a gated pod in the pool is gated by its current unschedulable plugins.
+  void NoteGatingPlugins(const QueuedPod* pod);
+  // Whether some gated pod of the pool may be worth re-evaluating for the event (see OnEvent).
+  bool GatedMayRequeue(const RegisteredFn* registered) const;
   void ToActive(QueuedPod* pod);
   void ToBackoff(QueuedPod* pod);
   void ToActiveOrBackoff(QueuedPod* pod);
@@ -130,7 +141,16 @@ class SchedulingQueue {
   // per event: a pod always enters the pool with a fresh (largest) seq, so appending keeps the
   // order. Entries of pods that left (or left and came back under a newer seq) are dropped lazily
   // by CompactUnschedulableOrder.
+  // Pods of the kUnschedulable kind only; the gated pods of the pool have their own list, kept the
+  // same way, so that events their gating plugins ignore do not visit them.
   mutable std::vector<std::pair<QueuedPod*, uint64_t>> unschedulable_order_;
+  mutable std::vector<std::pair<QueuedPod*, uint64_t>> gated_order_;
+  // Gated pods in the pool, and a superset of the (framework, plugin) pairs that gate them (a pair
+  // is forgotten only when no gated pod is left); `gated_without_plugin_`: some gated pod names no
+  // plugin (always re-evaluated).
+  size_t num_gated_ = 0;
+  std::vector<std::pair<const framework::Framework*, std::string>> gating_plugins_;
+  bool gated_without_plugin_ = false;
 };
 
 }  // namespace corral::scheduler

@@ -257,16 +257,17 @@ void Scheduler::FireEvent(const framework::ClusterEvent& event, const void* subj
   ++cluster_epoch_;
   if (in_cycle_) event_during_cycle_ = true;
   if (queue_ == nullptr || queue_->UnschedulableSize() == 0) return;
-  queue_->OnEvent(event, subject, [&](QueuedPod* pod, const std::string& plugin_name) {
-    framework::Plugin* plugin = pod->fwk->GetPlugin(plugin_name);
+  // The plugin's registration, and the registered event that matches this one (null: none).
+  auto registration = [&](const framework::Framework* fwk, const std::string& plugin_name)
+      -> std::pair<const framework::EnqueueExtensions*, const framework::ClusterEvent*> {
+    framework::Plugin* plugin = fwk->GetPlugin(plugin_name);
     auto [it, inserted] = enqueue_registrations_.try_emplace(plugin);
     if (inserted && plugin != nullptr) {
       it->second.ext = dynamic_cast<const framework::EnqueueExtensions*>(plugin);
       if (it->second.ext != nullptr) it->second.events = it->second.ext->EventsToRegister();
     }
     const framework::EnqueueExtensions* ext = it->second.ext;
-    if (ext == nullptr)
-      return framework::QueueingHint::kQueue;  // no registration: every event may help
+    if (ext == nullptr) return {nullptr, nullptr};
     for (const auto& reg : it->second.events) {
       bool resource_match = reg.resource == event.resource ||
                             (reg.resource == framework::EventResource::kPod &&
@@ -274,10 +275,27 @@ void Scheduler::FireEvent(const framework::ClusterEvent& event, const void* subj
                               event.resource == framework::EventResource::kUnscheduledPod));
       if (!resource_match) continue;
       if ((static_cast<uint8_t>(reg.action) & static_cast<uint8_t>(event.action)) == 0) continue;
-      return ext->Hint(pod->info, event, subject);
+      return {ext, &reg};
     }
-    return framework::QueueingHint::kQueueSkip;
-  });
+    return {ext, nullptr};
+  };
+  // Whether the plugin's hint can be Queue for this event: no registration (every event may help)
+  // or a matching registered event.
+  const SchedulingQueue::RegisteredFn registered = [&](const framework::Framework* fwk,
+                                                       const std::string& plugin_name) {
+    auto [ext, reg] = registration(fwk, plugin_name);
+    return ext == nullptr || reg != nullptr;
+  };
+  queue_->OnEvent(
+      event, subject,
+      [&](QueuedPod* pod, const std::string& plugin_name) {
+        auto [ext, reg] = registration(pod->fwk, plugin_name);
+        if (ext == nullptr)
+          return framework::QueueingHint::kQueue;  // no registration: every event may help
+        if (reg == nullptr) return framework::QueueingHint::kQueueSkip;
+        return ext->Hint(pod->info, event, subject);
+      },
+      &registered);
 }
 
 bool Scheduler::ScheduleOne() {

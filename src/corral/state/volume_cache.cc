@@ -31,6 +31,7 @@ VolumeCache::VolumeCache(const api::StorageObjects& objects, Interner& interner)
 }
 
 void VolumeCache::IndexVolume(api::PersistentVolume* pv) {
+  ++epoch_;
   volume_by_name_[pv->meta.name] = pv;
   volumes_by_class_[pv->storage_class_name].push_back(pv);
 }
@@ -82,6 +83,7 @@ bool VolumeCache::HasAnnotation(const api::ObjectMeta& meta, std::string_view ke
 }
 
 void VolumeCache::SetAnnotation(api::ObjectMeta& meta, std::string_view key, std::string value) {
+  ++epoch_;
   Symbol sym = interner_.Intern(key);
   for (auto& [k, v] : meta.annotations) {
     if (k == sym) {
@@ -93,10 +95,12 @@ void VolumeCache::SetAnnotation(api::ObjectMeta& meta, std::string_view key, std
 }
 
 api::PersistentVolume* VolumeCache::MutableVolume(const api::PersistentVolume* pv) {
+  ++epoch_;
   return volume_by_name_.at(pv->meta.name);
 }
 
 api::PersistentVolumeClaim* VolumeCache::MutableClaim(const api::PersistentVolumeClaim* claim) {
+  ++epoch_;
   return claim_by_name_.at(std::pair(claim->meta.namespace_, claim->meta.name));
 }
 
@@ -129,6 +133,7 @@ const api::PersistentVolumeClaim* VolumeCache::AssumeClaimProvisioned(
 void VolumeCache::RestoreVolume(Symbol name) {
   auto it = assumed_volumes_.find(name);
   if (it == assumed_volumes_.end()) return;
+  ++epoch_;
   *volume_by_name_.at(name) = std::move(it->second);
   assumed_volumes_.erase(it);
 }
@@ -136,6 +141,7 @@ void VolumeCache::RestoreVolume(Symbol name) {
 void VolumeCache::RestoreClaim(Symbol ns, Symbol name) {
   auto it = assumed_claims_.find(std::pair(ns, name));
   if (it == assumed_claims_.end()) return;
+  ++epoch_;
   *claim_by_name_.at(std::pair(ns, name)) = std::move(it->second);
   assumed_claims_.erase(it);
 }
@@ -199,6 +205,7 @@ const api::PersistentVolume* VolumeCache::ProvisionVolume(const api::PersistentV
 const api::PersistentVolumeClaim* VolumeCache::AddClaim(api::PersistentVolumeClaim claim) {
   const auto key = std::pair(claim.meta.namespace_, claim.meta.name);
   if (auto it = claim_by_name_.find(key); it != claim_by_name_.end()) return it->second;
+  ++epoch_;
   claims_.push_back(std::move(claim));
   claim_by_name_[key] = &claims_.back();
   return &claims_.back();
@@ -207,6 +214,7 @@ const api::PersistentVolumeClaim* VolumeCache::AddClaim(api::PersistentVolumeCla
 Symbol VolumeCache::DeleteClaim(Symbol ns, Symbol name) {
   auto it = claim_by_name_.find(std::pair(ns, name));
   if (it == claim_by_name_.end()) return {};
+  ++epoch_;
   const Symbol volume = it->second->volume_name;
   claim_by_name_.erase(it);
   assumed_claims_.erase(std::pair(ns, name));

@@ -13,6 +13,7 @@
 //  (4) It is mutated only between scheduling cycles (Reserve, Unreserve, PreBind), never during
 //      Filter or Score.
 
+#include <cstdint>
 #include <deque>
 #include <span>
 #include <string_view>
@@ -44,6 +45,10 @@ class VolumeCache {
   std::span<const api::CSIStorageCapacity* const> Capacities() const { return capacities_; }
   // The PersistentVolumes of a storage class ("" for none), in input order (kube's ListPVs).
   std::span<const api::PersistentVolume* const> VolumesOfClass(Symbol storage_class) const;
+
+  // Bumped by every change to the objects or lookups above (assume, restore, bind, provision,
+  // claim added or deleted): what a consumer derived from them holds while the epoch is the same.
+  uint64_t epoch() const { return epoch_; }
 
   // Whether `meta` has annotation `key`.
   bool HasAnnotation(const api::ObjectMeta& meta, std::string_view key) const;
@@ -95,6 +100,7 @@ class VolumeCache {
   void IndexVolume(api::PersistentVolume* pv);
 
   Interner& interner_;
+  uint64_t epoch_ = 0;
   std::deque<api::PersistentVolume> volumes_;
   std::deque<api::PersistentVolumeClaim> claims_;
   std::vector<api::StorageClass> classes_;

@@ -64,9 +64,12 @@ framework::Status InterPodAffinity::PreFilter(framework::CycleState& state, size
   const auto& affinity_terms = pod.required_affinity_terms;
   const auto& anti_terms = pod.required_anti_affinity_terms;
   if (!affinity_terms.empty()) {
+    const bool reads_ns = incremental_ && ReadsNamespaceLabels(affinity_terms);
+    const uint64_t ns_version = reads_ns ? caches_->namespaces.Epoch(handle_) : 0;
     auto derive = [&](const framework::NodeInfo& node, incremental::Contribution* out) {
       const api::LabelSet& labels = node.labels();
       for (const framework::PodInfo* existing : node.pods()) {
+        if (reads_ns) caches_->namespaces.Note(existing->pod->meta.namespace_, handle_);
         if (!MatchesAllIncomingTerms(affinity_terms, *existing->pod, handle_)) continue;
         for (const auto& t : affinity_terms) {
           if (const Symbol* v = labels.Find(t.topology_key))
@@ -75,15 +78,16 @@ framework::Status InterPodAffinity::PreFilter(framework::CycleState& state, size
       }
     };
     incremental::NodeContributions fresh;
-    auto& cache = incremental_ && !ReadsNamespaceLabels(affinity_terms)
-                      ? caches_->affinity.Get({affinity_terms})
-                      : fresh;
+    auto& cache = incremental_ ? caches_->affinity.Get({affinity_terms, ns_version}) : fresh;
     s->affinity = Counts(cache.Refresh(snapshot.nodes(), derive));
   }
   if (!anti_terms.empty()) {
+    const bool reads_ns = incremental_ && ReadsNamespaceLabels(anti_terms);
+    const uint64_t ns_version = reads_ns ? caches_->namespaces.Epoch(handle_) : 0;
     auto derive = [&](const framework::NodeInfo& node, incremental::Contribution* out) {
       const api::LabelSet& labels = node.labels();
       for (const framework::PodInfo* existing : node.pods()) {
+        if (reads_ns) caches_->namespaces.Note(existing->pod->meta.namespace_, handle_);
         for (const auto& t : anti_terms) {
           if (!MatchesIncomingTerm(t, *existing->pod, handle_)) continue;
           if (const Symbol* v = labels.Find(t.topology_key))
@@ -92,8 +96,7 @@ framework::Status InterPodAffinity::PreFilter(framework::CycleState& state, size
       }
     };
     incremental::NodeContributions fresh;
-    auto& cache =
-        incremental_ && !ReadsNamespaceLabels(anti_terms) ? caches_->anti.Get({anti_terms}) : fresh;
+    auto& cache = incremental_ ? caches_->anti.Get({anti_terms, ns_version}) : fresh;
     s->anti_affinity = Counts(cache.Refresh(snapshot.nodes(), derive));
   }
 

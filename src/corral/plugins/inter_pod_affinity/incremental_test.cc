@@ -90,6 +90,15 @@ class World {
         b.AffinityIn(Kind::kRequiredAffinity, "app", "kubernetes.io/hostname", {"c"})
             .AffinityIn(Kind::kPreferredAntiAffinity, "app", "region", {"b"}, 2);
         break;
+      case 7: {
+        // Required terms that read namespace labels (cached under NamespaceWatch's epoch).
+        api::PodAffinityTerm t;
+        t.label_selector = w().Sel().In("app", {"a", "b"}).Obj();
+        t.topology_key = w().S("zone");
+        t.namespace_selector = w().Sel().In("team", {"team2"}).Obj();
+        b.AffinityTerm(Rand(2) == 0 ? Kind::kRequiredAffinity : Kind::kRequiredAntiAffinity, t);
+        break;
+      }
       default:
         break;  // no terms
     }
@@ -184,7 +193,7 @@ TEST(InterPodAffinityIncrementalTest, MatchesFreshComputationUnderChurn) {
       // Churn (the snapshot's affinity lists follow through SetNodes).
       const size_t n_nodes = world.nodes.size();
       auto* node = world.nodes[static_cast<size_t>(world.Rand(static_cast<int>(n_nodes)))];
-      switch (world.Rand(8)) {
+      switch (world.Rand(9)) {
         case 0:
         case 1:
         case 2:
@@ -207,6 +216,15 @@ TEST(InterPodAffinityIncrementalTest, MatchesFreshComputationUnderChurn) {
           if (n_nodes > 4)
             world.nodes.erase(world.nodes.begin() + world.Rand(static_cast<int>(n_nodes)));
           break;
+        case 7: {
+          // A namespace's labels change while no node does.
+          api::Namespace* ns = world.cluster.MutableNamespace(World::kNamespaces[world.Rand(3)]);
+          ns->meta.labels = api::LabelSet();
+          static const char* kTeams[] = {"team1", "team2", ""};
+          if (const char* team = kTeams[world.Rand(3)]; *team != '\0')
+            ns->meta.labels.Set(world.w().S("team"), world.w().S(team));
+          break;
+        }
         default:
           break;
       }

@@ -160,7 +160,11 @@ struct ExistingAntiSignature {  // existing pods' required anti-affinity terms v
 };
 struct TermsSignature {  // pods matching the incoming pod's required (anti-)affinity terms
   std::vector<framework::AffinityTerm> terms;
-  bool operator==(const TermsSignature& o) const { return incremental::Equal(terms, o.terms); }
+  // NamespaceWatch::Epoch when a term reads namespace labels (ReadsNamespaceLabels), else 0.
+  uint64_t ns_version = 0;
+  bool operator==(const TermsSignature& o) const {
+    return ns_version == o.ns_version && incremental::Equal(terms, o.terms);
+  }
 };
 struct ScoreSignature {
   api::LabelSet labels;
@@ -169,15 +173,18 @@ struct ScoreSignature {
   bool has_constraints = false;
   std::vector<framework::AffinityTerm> preferred;
   std::vector<framework::AffinityTerm> preferred_anti;
+  uint64_t ns_version = 0;  // as in TermsSignature
   bool operator==(const ScoreSignature& o) const {
     return labels == o.labels && ns == o.ns && ns_labels == o.ns_labels &&
-           has_constraints == o.has_constraints && incremental::Equal(preferred, o.preferred) &&
+           ns_version == o.ns_version && has_constraints == o.has_constraints &&
+           incremental::Equal(preferred, o.preferred) &&
            incremental::Equal(preferred_anti, o.preferred_anti);
   }
 };
 
 // Terms whose matching reads namespace labels through the Handle (a non-empty namespaceSelector):
-// their results may change without any node changing, so they are never cached.
+// their results may change without any node changing, so their cached aggregates are keyed on
+// NamespaceWatch's epoch as well.
 inline bool ReadsNamespaceLabels(std::span<const framework::AffinityTerm> terms) {
   for (const auto& t : terms) {
     if (t.namespace_selector.has_value() && (!t.namespace_selector->match_labels.empty() ||
@@ -187,6 +194,43 @@ inline bool ReadsNamespaceLabels(std::span<const framework::AffinityTerm> terms)
   }
   return false;
 }
+
+// The namespaces whose labels the cached derivations of terms with a namespaceSelector have read,
+// as they were read. Contract: Epoch() is called before each use of such a cache and Note() for
+// the namespace of every existing pod a derivation matches such a term against. Epoch() returns
+// the current epoch after checking that every noted namespace still exists as noted with the same
+// labels; if one changed, a new epoch starts with nothing noted, so aggregates keyed on an older
+// epoch are never used again. Namespaces do not change during a cycle.
+class NamespaceWatch {
+ public:
+  uint64_t Epoch(const framework::Handle& handle) {
+    for (const auto& [name, read] : read_) {
+      const api::Namespace* ns = handle.GetNamespace(name);
+      if ((ns != nullptr) != read.present || (ns != nullptr && !(ns->meta.labels == read.labels))) {
+        ++epoch_;
+        read_.clear();
+        break;
+      }
+    }
+    return epoch_;
+  }
+  void Note(Symbol name, const framework::Handle& handle) {
+    auto [it, inserted] = read_.try_emplace(name);
+    if (!inserted) return;
+    if (const api::Namespace* ns = handle.GetNamespace(name)) {
+      it->second.present = true;
+      it->second.labels = ns->meta.labels;
+    }
+  }
+
+ private:
+  struct Read {
+    bool present = false;
+    api::LabelSet labels;
+  };
+  absl::flat_hash_map<Symbol, Read> read_;
+  uint64_t epoch_ = 1;  // 0 keys the aggregates of terms that read no namespace labels
+};
 
 // The plugin's CycleState slot holds both states.
 using CycleData = framework::FilterScoreData<PreFilterState, PreScoreState>;
@@ -199,5 +243,6 @@ struct InterPodAffinity::Caches {
   incremental::ContributionCache<inter_pod_affinity::TermsSignature> affinity;
   incremental::ContributionCache<inter_pod_affinity::TermsSignature> anti;
   incremental::ContributionCache<inter_pod_affinity::ScoreSignature> score;
+  inter_pod_affinity::NamespaceWatch namespaces;
 };
 }  // namespace corral::plugins

@@ -47,6 +47,10 @@ framework::Status InterPodAffinity::PreScore(framework::CycleState& state, size_
 
   // kube's processExistingPod for every pod of `scan`, as per-node contributions (PairKey, weight):
   // a term adds weight × multiplier to its topology pair when it matches and the node has the key.
+  const bool cached = incremental_ && (has_constraints || scan.size() > direct_scan_limit_);
+  const bool reads_ns = cached && (ReadsNamespaceLabels(pod.preferred_affinity_terms) ||
+                                   ReadsNamespaceLabels(pod.preferred_anti_affinity_terms));
+  const uint64_t ns_version = reads_ns ? caches_->namespaces.Epoch(handle_) : 0;
   auto derive = [&](const framework::NodeInfo& node, incremental::Contribution* out) {
     const api::LabelSet& labels = node.labels();
     if (labels.empty()) return;  // kube's processExistingPod returns early for such nodes
@@ -56,6 +60,7 @@ framework::Status InterPodAffinity::PreScore(framework::CycleState& state, size_
     const auto& pods = has_constraints ? node.pods() : node.pods_with_affinity();
     for (const framework::PodInfo* existing : pods) {
       const api::Pod& e = *existing->pod;
+      if (reads_ns) caches_->namespaces.Note(e.meta.namespace_, handle_);
       // The incoming pod's preferred terms (namespaceSelector resolved as kube unrolls it).
       for (const auto& t : pod.preferred_affinity_terms) {
         if (MatchesIncomingTerm(t, e, handle_)) add(t.topology_key, t.weight);
@@ -78,14 +83,11 @@ framework::Status InterPodAffinity::PreScore(framework::CycleState& state, size_
     }
   };
   incremental::NodeContributions fresh;
-  const bool cached = incremental_ && (has_constraints || scan.size() > direct_scan_limit_) &&
-                      !ReadsNamespaceLabels(pod.preferred_affinity_terms) &&
-                      !ReadsNamespaceLabels(pod.preferred_anti_affinity_terms);
   auto s = std::make_shared<PreScoreState>();
   if (cached) {
-    auto& cache =
-        caches_->score.Get({p.meta.labels, p.meta.namespace_, ns_labels, has_constraints,
-                            pod.preferred_affinity_terms, pod.preferred_anti_affinity_terms});
+    auto& cache = caches_->score.Get({p.meta.labels, p.meta.namespace_, ns_labels, has_constraints,
+                                      pod.preferred_affinity_terms,
+                                      pod.preferred_anti_affinity_terms, ns_version});
     s->scores = cache.Refresh(snapshot.nodes(), derive);
   } else {
     s->scores = fresh.Refresh(scan, derive);

@@ -49,6 +49,13 @@ class Cluster {
       }
     }
   }
+  // A namespace added above, for relabelling it between cycles (null when absent).
+  api::Namespace* MutableNamespace(std::string_view name) {
+    for (auto& ns : namespaces_) {
+      if (w_.in.Str(ns.meta.name) == name) return &ns;
+    }
+    return nullptr;
+  }
   void AddNamespace(std::string_view name) {
     namespaces_.emplace_back();
     namespaces_.back().meta.name = w_.S(name);

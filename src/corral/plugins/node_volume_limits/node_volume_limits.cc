@@ -136,6 +136,80 @@ Status NodeVolumeLimits::AttachableVolumes(const api::Pod& pod, Symbol node, boo
   return {};
 }
 
+bool NodeVolumeLimits::DeriveNodeVolumes(const framework::NodeInfo& node, NodeVolumes* out,
+                                         Status* status) const {
+  out->limits.clear();
+  out->attached.clear();
+  bool reusable = true;
+  // kube's getVolumeLimits: the node's attachable-volumes-csi-<driver> allocatable, overridden by
+  // the CSINode's allocatable.count.
+  auto set_limit = [&](Symbol driver, int64_t n) {
+    for (auto& [d, l] : out->limits) {
+      if (d == driver) {
+        l = n;
+        return;
+      }
+    }
+    out->limits.emplace_back(driver, n);
+  };
+  constexpr std::string_view kPrefix = "attachable-volumes-csi-";
+  for (const auto& [name, q] : node.node()->allocatable) {
+    std::string_view n = interner_.Str(name);
+    if (n.substr(0, kPrefix.size()) != kPrefix) continue;
+    if (auto driver = interner_.Find(n.substr(kPrefix.size()))) {
+      set_limit(*driver, q.Value());
+    } else {
+      reusable = false;
+    }
+  }
+  const state::VolumeCache* cache = handle_.volumes();
+  if (const api::CSINode* csi = cache == nullptr ? nullptr : cache->GetCSINode(node.name())) {
+    for (const auto& d : csi->drivers) {
+      if (d.allocatable_count.has_value()) set_limit(d.name, *d.allocatable_count);
+    }
+  }
+  if (out->limits.empty()) return reusable;
+  for (const framework::PodInfo* other : node.pods()) {
+    if (Status st = AttachableVolumes(*other->pod, node.name(), false, &out->attached); !st.ok()) {
+      *status = std::move(st);
+      return false;
+    }
+  }
+  // Unique volumes: one attached to several pods counts once.
+  std::sort(out->attached.begin(), out->attached.end(),
+            [](const Attached& a, const Attached& b) { return a.unique_name < b.unique_name; });
+  out->attached.erase(std::unique(out->attached.begin(), out->attached.end(),
+                                  [](const Attached& a, const Attached& b) {
+                                    return a.unique_name == b.unique_name;
+                                  }),
+                      out->attached.end());
+  // AttachableVolumes skips a driver that has no symbol yet, and one could gain a symbol later.
+  // That cannot change a reusable result: a limit names a driver by symbol (CSINode) or, from an
+  // allocatable name, makes the result not reusable when the driver has none.
+  return reusable;
+}
+
+const NodeVolumeLimits::NodeVolumes* NodeVolumeLimits::NodeVolumesOf(
+    const framework::NodeInfo& node, Status* status) const {
+  const state::VolumeCache* cache = handle_.volumes();
+  const uint64_t epoch = cache == nullptr ? 0 : cache->epoch();
+  auto it = node_cache_.find(&node);
+  if (it != node_cache_.end() && it->second.api_node == node.node() &&
+      it->second.generation == node.generation() && it->second.epoch == epoch) {
+    return &it->second.volumes;
+  }
+  if (it != node_cache_.end()) node_cache_.erase(it);
+  if (!DeriveNodeVolumes(node, &scratch_, status)) {
+    return status->ok() ? &scratch_ : nullptr;
+  }
+  CachedNode& e = node_cache_[&node];
+  e.api_node = node.node();
+  e.generation = node.generation();
+  e.epoch = epoch;
+  e.volumes = scratch_;
+  return &e.volumes;
+}
+
 Status NodeVolumeLimits::Filter(const framework::CycleState& state, size_t slot,
                                 const framework::PodInfo& pod,
                                 const framework::NodeInfo& node) const {
@@ -144,51 +218,22 @@ Status NodeVolumeLimits::Filter(const framework::CycleState& state, size_t slot,
   std::vector<Attached> fresh;
   if (Status st = AttachableVolumes(*pod.pod, node.name(), true, &fresh); !st.ok()) return st;
   if (fresh.empty()) return {};
-  // kube's getVolumeLimits: the node's attachable-volumes-csi-<driver> allocatable, overridden by
-  // the CSINode's allocatable.count.
-  std::vector<std::pair<Symbol, int64_t>> limits;
-  auto set_limit = [&](Symbol driver, int64_t n) {
-    for (auto& [d, l] : limits) {
-      if (d == driver) {
-        l = n;
-        return;
-      }
-    }
-    limits.emplace_back(driver, n);
-  };
-  constexpr std::string_view kPrefix = "attachable-volumes-csi-";
-  for (const auto& [name, q] : node.node()->allocatable) {
-    std::string_view n = interner_.Str(name);
-    if (n.substr(0, kPrefix.size()) != kPrefix) continue;
-    if (auto driver = interner_.Find(n.substr(kPrefix.size()))) set_limit(*driver, q.Value());
-  }
-  const state::VolumeCache* cache = handle_.volumes();
-  if (const api::CSINode* csi = cache == nullptr ? nullptr : cache->GetCSINode(node.name())) {
-    for (const auto& d : csi->drivers) {
-      if (d.allocatable_count.has_value()) set_limit(d.name, *d.allocatable_count);
-    }
-  }
-  if (limits.empty()) return {};
-  std::vector<Attached> attached;
-  for (const framework::PodInfo* other : node.pods()) {
-    if (Status st = AttachableVolumes(*other->pod, node.name(), false, &attached); !st.ok()) {
-      return st;
-    }
-  }
-  // Unique volumes: one attached to several pods counts once, and a new volume already attached
-  // is not new.
-  auto unique = [](std::vector<Attached>& v) {
-    std::sort(v.begin(), v.end(),
-              [](const Attached& a, const Attached& b) { return a.unique_name < b.unique_name; });
-    v.erase(std::unique(v.begin(), v.end(),
-                        [](const Attached& a, const Attached& b) {
-                          return a.unique_name == b.unique_name;
-                        }),
-            v.end());
-  };
-  unique(attached);
-  unique(fresh);
-  for (const auto& [driver, limit] : limits) {
+  // The limits and the volumes already attached, from the per-node memo: the same values kube's
+  // Filter recounts from the node's pods in every cycle.
+  Status error;
+  const NodeVolumes* nv = NodeVolumesOf(node, &error);
+  if (nv == nullptr) return error;
+  if (nv->limits.empty()) return {};
+  const std::vector<Attached>& attached = nv->attached;
+  // Unique volumes: a new volume already attached is not new.
+  std::sort(fresh.begin(), fresh.end(),
+            [](const Attached& a, const Attached& b) { return a.unique_name < b.unique_name; });
+  fresh.erase(std::unique(fresh.begin(), fresh.end(),
+                          [](const Attached& a, const Attached& b) {
+                            return a.unique_name == b.unique_name;
+                          }),
+              fresh.end());
+  for (const auto& [driver, limit] : nv->limits) {
     int64_t current = 0, added = 0;
     for (const Attached& a : attached) current += a.driver == driver;
     for (const Attached& f : fresh) {

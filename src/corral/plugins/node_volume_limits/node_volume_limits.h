@@ -8,15 +8,19 @@
 // exceed max volume count" (Unschedulable). A missing claim of the pod is
 // UnschedulableAndUnresolvable. Pods with no claim, CSI or migratable in-tree volume are skipped.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
+
 #include "corral/api/storage.h"
 #include "corral/core/interner.h"
 #include "corral/core/result.h"
 #include "corral/framework/handle.h"
+#include "corral/framework/node_info.h"
 #include "corral/framework/plugin.h"
 #include "corral/plugins/names.h"
 
@@ -76,8 +80,33 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
                                       std::vector<Attached>* out) const;
 
  private:
+  // What Filter derives from a node alone: the drivers' limits (kube's getVolumeLimits) and, when
+  // there are limits, the unique volumes its pods attach, sorted by unique name.
+  struct NodeVolumes {
+    std::vector<std::pair<Symbol, int64_t>> limits;
+    std::vector<Attached> attached;
+  };
+  // Fills `out` for `node`. Returns false when the result must not be reused: a driver name that
+  // no symbol names yet (it may gain one later) or an error from a pod on the node (`status`).
+  bool DeriveNodeVolumes(const framework::NodeInfo& node, NodeVolumes* out,
+                         framework::Status* status) const;
+  // The node's NodeVolumes, derived again only when the node (its NodeInfo generation) or the
+  // volume cache (its epoch) changed since it was last derived. Null with `status` set on an error.
+  const NodeVolumes* NodeVolumesOf(const framework::NodeInfo& node,
+                                   framework::Status* status) const;
+
   framework::Handle& handle_;
   const Interner& interner_;
+  // Filter's per-node memo (filters run on the scheduling thread only), and the scratch entry of
+  // a node whose derivation is not reused.
+  struct CachedNode {
+    const api::Node* api_node = nullptr;
+    uint64_t generation = 0;
+    uint64_t epoch = 0;
+    NodeVolumes volumes;
+  };
+  mutable absl::flat_hash_map<const framework::NodeInfo*, CachedNode> node_cache_;
+  mutable NodeVolumes scratch_;
 };
 static_assert(
     framework::kImplements<NodeVolumeLimits, framework::PreFilterPlugin, framework::FilterPlugin,

@@ -543,3 +543,54 @@ TEST(NodeVolumeLimitsTest, KubeTestCSILimitsAddedPVCQHint) {
 
 }  // namespace
 }  // namespace corral::plugins
+
+namespace corral::plugins {
+namespace {
+
+// Corral's per-node memo of the limits and attached volumes: the verdict follows the node's pods
+// (NodeInfo generation) and the volume cache (its epoch) exactly as a recount would.
+TEST(NodeVolumeLimitsTest, MemoFollowsTheNodeAndTheVolumeCache) {
+  testing::TestWorld w;
+  testing::StorageWorld s(w);
+  Case c{"memo", PodKind::kCsiEbsTwoVol, {}, 2, {kEbs}, Limits::kCsiNode};
+  SetUpStorage(w, s, c);
+  api::Node& n = w.Node("node-for-max-pd-test-1").Obj();
+  framework::NodeInfo& node = w.NodeWith(n);
+  framework::PodInfo& existing = w.Info(MakePod(w, s, PodKind::kCsiEbsOneVol));
+  // A pod whose claim does not exist yet: not counted until the claim appears.
+  api::Pod& late_pod = w.Pod("late-pod").Obj();
+  s.PvcVolume(late_pod, "late");
+  framework::PodInfo& late = w.Info(late_pod);
+  node.AddPod(&late);
+  framework::PodInfo& info = w.Info(MakePod(w, s, PodKind::kCsiEbsTwoVol));
+  testing::StorageHandle h(w, s);
+  auto made = NodeVolumeLimits::New(nullptr, h);
+  ASSERT_TRUE(made.ok());
+  auto& pl = dynamic_cast<NodeVolumeLimits&>(**made);
+  framework::CycleState state;
+  ASSERT_TRUE(pl.PreFilter(state, 0, info, h.snapshot(), nullptr).ok());
+
+  // Two new volumes, none attached, limit 2.
+  EXPECT_EQ(pl.Filter(state, 0, info, node).code(), Code::kSuccess);
+  node.AddPod(&existing);  // one more attached: 1 + 2 > 2
+  Status st = pl.Filter(state, 0, info, node);
+  EXPECT_EQ(st.code(), Code::kUnschedulable);
+  EXPECT_EQ(st.Message(), NodeVolumeLimits::kErrReasonMaxVolumeCountExceeded);
+  ASSERT_TRUE(node.RemovePod(&existing));
+  EXPECT_EQ(pl.Filter(state, 0, info, node).code(), Code::kSuccess);
+
+  // The late claim appears (unbound, class csi-sc provisioned by the same driver): the node is
+  // unchanged, the volume cache is not.
+  state::VolumeCache* cache = h.volumes();
+  const api::PersistentVolumeClaim* like = cache->GetClaim(late_pod.meta.namespace_, w.S("csi-4"));
+  ASSERT_NE(like, nullptr);
+  api::PersistentVolumeClaim claim = *like;
+  claim.meta.name = w.S("late");
+  const uint64_t before = cache->epoch();
+  cache->AddClaim(claim);
+  EXPECT_NE(cache->epoch(), before);
+  EXPECT_EQ(pl.Filter(state, 0, info, node).code(), Code::kUnschedulable);
+}
+
+}  // namespace
+}  // namespace corral::plugins
