@@ -231,6 +231,34 @@ Result<CompactResult> CompactClusters(const CompactRequest& req, const sim::SimS
       return Error::Invalid(fmt::format("--clusters: cluster {:?} is named twice", named[i]));
     }
   }
+  // A variant option on a cluster that compaction may remove would fail at the first probe
+  // without it: named here instead.
+  const size_t floor = named.size() == spec.clusters.size() ? 1 : 0;
+  const Overrides& vo = req.variant.overrides;
+  auto removable = [&](std::string_view cluster) {
+    return std::find(named.begin() + static_cast<std::ptrdiff_t>(floor), named.end(), cluster) !=
+           named.end();
+  };
+  auto on_removable = [&](const std::string& option, std::string_view cluster) {
+    return Error::Invalid(fmt::format(
+        "--clusters: the variant's {} changes cluster {:?}, which compaction may remove (name "
+        "only clusters the variant does not change)",
+        option, cluster));
+  };
+  for (const auto& [pool, n] : vo.nodes) {
+    for (const auto& p : spec.pools) {
+      if (p.name == pool && removable(spec.clusters[p.cluster].name))
+        return on_removable("nodes." + pool, spec.clusters[p.cluster].name);
+    }
+  }
+  for (const auto* kv : {&vo.cluster_configs, &vo.cluster_pools}) {
+    for (const auto& [cluster, file] : *kv) {
+      if (removable(cluster)) {
+        return on_removable(
+            fmt::format("{}.{}", kv == &vo.cluster_configs ? "config" : "pools", cluster), cluster);
+      }
+    }
+  }
   CompactResult res;
   res.scenario = spec.name;
   res.variant = req.variant.name;
@@ -241,7 +269,7 @@ Result<CompactResult> CompactClusters(const CompactRequest& req, const sim::SimS
   ClusterAnswer& a = res.clusters;
   a.named = named;
   a.original = static_cast<int64_t>(named.size());
-  a.floor = named.size() == spec.clusters.size() ? 1 : 0;
+  a.floor = static_cast<int64_t>(floor);
   const std::vector<std::pair<std::string, int64_t>> no_sizes;
   auto absent_when = [&](int64_t kept) {
     return std::vector<std::string>(named.begin() + kept, named.end());

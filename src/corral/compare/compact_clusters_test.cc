@@ -115,6 +115,14 @@ TEST(CompactClustersTest, StrictErrors) {
   req.pools = {"f1-general"};
   EXPECT_THAT(Compact(req).error().message, HasSubstr("--clusters and --pool"));
   req.pools = {};
+  req.variant = *ParseVariantFlag("v:nodes.f6-general=2");
+  EXPECT_THAT(Compact(req).error().message,
+              HasSubstr("--clusters: the variant's nodes.f6-general changes cluster \"f6\", which "
+                        "compaction may remove"));
+  req.clusters = {"f1", "f2"};  // f6 is not compacted: the variant may change it
+  EXPECT_TRUE(Compact(req).ok());
+  req.clusters = {};
+  req.variant = *ParseVariantFlag("scenario");
   req.scenario_path = "examples/compare/gpu-gangs.yaml";
   EXPECT_THAT(Compact(req).error().message,
               HasSubstr("--clusters: the scenario declares no member clusters"));
