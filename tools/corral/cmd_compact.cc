@@ -1,6 +1,6 @@
-// `corral compact SCENARIO --objective OBJ ... [--pool NAME ...] [--variant NAME:OPT;...]
-// [--seeds N]`: the smallest node count per pool on which the workload still meets the objectives
-// (Borg's cell compaction).
+// `corral compact SCENARIO --objective OBJ ... [--pool NAME ... | --clusters [NAME,...]]
+// [--variant NAME:OPT;...] [--seeds N]`: the smallest node count per pool, or the fewest member
+// clusters of a fleet, on which the workload still meets the objectives (Borg's cell compaction).
 
 #include <cstdio>
 #include <memory>
@@ -23,6 +23,8 @@ struct CompactFlags {
   std::string scenario;
   std::vector<std::string> objectives;
   std::vector<std::string> pools;
+  bool compact_clusters = false;  // --clusters given
+  std::vector<std::string> clusters;
   std::string variant = "scenario";
   int seeds = 3;
   RunFlags run;
@@ -46,6 +48,10 @@ int Run(const CompactFlags& flags) {
     req.objectives.push_back(std::move(parsed).value());
   }
   req.pools = flags.pools;
+  req.compact_clusters = flags.compact_clusters;
+  req.clusters = flags.clusters;
+  // `--clusters` given alone reads as one empty value: every member.
+  if (req.clusters.size() == 1 && req.clusters.front().empty()) req.clusters.clear();
   auto seeds = compare::SeedsFrom(flags.scenario, flags.seeds);
   if (!seeds.ok()) {
     fmt::print(stderr, "corral compact: {}\n", seeds.error().message);
@@ -74,7 +80,8 @@ Command AddCompactCommand(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "compact",
       "Cell compaction (Borg, EuroSys'15 §5.1): find by bisection, pool by pool, the smallest node "
-      "count on which the scenario still meets every objective on every seed. Objectives: "
+      "count (or, with --clusters, the fewest member clusters) on which the scenario still meets "
+      "every objective on every seed. Objectives: "
       "no-pending (no pod pending at the end), gang-wait<=DURATION (no gang waits longer), "
       "p99-wait<=DURATION (pods' p99 wait, pending pods included).");
   app->add_option("scenario", flags->scenario, "Scenario file")->required();
@@ -83,6 +90,13 @@ Command AddCompactCommand(CLI::App& root) {
   app->add_option("--pool", flags->pools,
                   "Pool to compact, in order (repeatable; default: every pool that starts with "
                   "nodes, in scenario order)");
+  app->add_option("--clusters", flags->clusters,
+                  "Compact member clusters instead of pools (a scenario with clusters:): how many "
+                  "of these clusters the run keeps, removed from the end of the list "
+                  "(NAME,NAME,...; given alone: every member, in scenario order). A removed "
+                  "cluster is absent from the run, as the variant option clusters.NAME=absent")
+      ->expected(0, -1)
+      ->delimiter(',');
   app->add_option("--variant", flags->variant,
                   "The policy to compact under: NAME[:OPT;...] as in corral compare (default: "
                   "the scenario as written)");
@@ -91,7 +105,10 @@ Command AddCompactCommand(CLI::App& root) {
   AddRunFlags(app, flags->run, "1", 256);
   Command cmd;
   cmd.app = app;
-  cmd.run = [flags]() { return Run(*flags); };
+  cmd.run = [flags, app]() {
+    flags->compact_clusters = app->count("--clusters") > 0;
+    return Run(*flags);
+  };
   return cmd;
 }
 

@@ -17,9 +17,10 @@ namespace {
 
 using sim::HumanDuration;
 
-// The run's sizes for every pool, and the seeds, as plans.
+// The run's sizes for every pool and its absent clusters, and the seeds, as plans.
 std::vector<RunPlan> Plans(const CompactRequest& req,
-                           const std::vector<std::pair<std::string, int64_t>>& sizes) {
+                           const std::vector<std::pair<std::string, int64_t>>& sizes,
+                           const std::vector<std::string>& absent) {
   std::vector<RunPlan> plans;
   for (uint64_t seed : req.seeds) {
     RunPlan p;
@@ -28,6 +29,7 @@ std::vector<RunPlan> Plans(const CompactRequest& req,
     // The sizes win over the variant's own node counts (which set the starting sizes).
     Overrides o;
     for (const auto& [pool, n] : sizes) o.nodes.emplace_back(pool, n);
+    o.absent_clusters = absent;
     p.variant.overrides.Merge(o);
     p.seed = seed;
     p.index = plans.size();
@@ -36,6 +38,14 @@ std::vector<RunPlan> Plans(const CompactRequest& req,
   }
   return plans;
 }
+
+// Runs every seed with `absent` removed (and the pools at their sizes); true when every run meets
+// every objective. Adds the runs made to `runs`.
+Result<bool> ProbeAll(const CompactRequest& req,
+                      const std::vector<std::pair<std::string, int64_t>>& sizes,
+                      const std::vector<std::string>& absent, Probe& out, int64_t& runs);
+
+Result<CompactResult> CompactClusters(const CompactRequest& req, const sim::SimSpec& spec);
 
 }  // namespace
 
@@ -101,11 +111,16 @@ Result<CompactResult> Compact(const CompactRequest& req) {
   if (req.objectives.empty()) return Error::Invalid("--objective: at least one objective");
   if (req.seeds.empty()) return Error::Invalid("--seeds: at least one seed");
   // The pools and their sizes as the scenario (with the variant) has them.
+  if (req.compact_clusters && !req.pools.empty()) {
+    return Error::Invalid("--clusters and --pool: compact either member clusters or node pools");
+  }
   Interner in = api::NewInterner();
   Diagnostics diags;
-  auto spec = sim::LoadScenarioFile(req.scenario_path, in, diags);
+  auto spec =
+      sim::LoadScenarioFile(req.scenario_path, in, diags, ScenarioOptionsOf(req.variant.overrides));
   if (!spec.ok()) return spec.error();
   if (auto st = ApplyOverrides(req.variant.overrides, *spec, in); !st.ok()) return st.error();
+  if (req.compact_clusters) return CompactClusters(req, *spec);
   std::vector<std::pair<std::string, int64_t>> sizes;
   for (const auto& p : spec->pools) {
     auto n = InitialPoolSize(*spec, p.name);
@@ -134,21 +149,7 @@ Result<CompactResult> Compact(const CompactRequest& req) {
   for (const auto& o : req.objectives) res.objectives.push_back(o.text);
 
   // Runs every seed at `sizes`; true when every run meets every objective.
-  auto probe = [&](Probe& out) -> Result<bool> {
-    auto records = RunPlans(Plans(req, sizes), req.run);
-    if (!records.ok()) return records.error();
-    res.runs += static_cast<int64_t>(records->size());
-    for (const auto& r : *records) {
-      for (const auto& o : req.objectives) {
-        if (!Meets(r, o, &out.why)) {
-          out.meets = false;
-          return false;
-        }
-      }
-    }
-    out.meets = true;
-    return true;
-  };
+  auto probe = [&](Probe& out) { return ProbeAll(req, sizes, {}, out, res.runs); };
   Probe start;
   auto ok = probe(start);
   if (!ok.ok()) return ok.error();
@@ -187,13 +188,162 @@ Result<CompactResult> Compact(const CompactRequest& req) {
   return res;
 }
 
-std::string FormatCompactText(const CompactResult& r) {
+namespace {
+
+Result<bool> ProbeAll(const CompactRequest& req,
+                      const std::vector<std::pair<std::string, int64_t>>& sizes,
+                      const std::vector<std::string>& absent, Probe& out, int64_t& runs) {
+  auto records = RunPlans(Plans(req, sizes, absent), req.run);
+  if (!records.ok()) return records.error();
+  runs += static_cast<int64_t>(records->size());
+  for (const auto& r : *records) {
+    for (const auto& o : req.objectives) {
+      if (!Meets(r, o, &out.why)) {
+        out.meets = false;
+        return false;
+      }
+    }
+  }
+  out.meets = true;
+  return true;
+}
+
+Result<CompactResult> CompactClusters(const CompactRequest& req, const sim::SimSpec& spec) {
+  if (spec.clusters.empty()) {
+    return Error::Invalid(
+        "--clusters: the scenario declares no member clusters (cluster compaction applies to a "
+        "scenario with `clusters:`; compact its node pools with --pool)");
+  }
+  std::string known;
+  for (const auto& c : spec.clusters) known += (known.empty() ? "" : ", ") + c.name;
+  std::vector<std::string> named = req.clusters;
+  if (named.empty()) {
+    for (const auto& c : spec.clusters) named.push_back(c.name);
+  }
+  for (size_t i = 0; i < named.size(); ++i) {
+    if (std::none_of(spec.clusters.begin(), spec.clusters.end(),
+                     [&](const sim::ClusterSpec& c) { return c.name == named[i]; })) {
+      return Error::Invalid(fmt::format(
+          "--clusters: the scenario has no member cluster {:?} (clusters: {})", named[i], known));
+    }
+    if (std::find(named.begin(), named.begin() + static_cast<std::ptrdiff_t>(i), named[i]) !=
+        named.begin() + static_cast<std::ptrdiff_t>(i)) {
+      return Error::Invalid(fmt::format("--clusters: cluster {:?} is named twice", named[i]));
+    }
+  }
+  // A variant option on a cluster that compaction may remove would fail at the first probe
+  // without it: named here instead.
+  const size_t floor = named.size() == spec.clusters.size() ? 1 : 0;
+  const Overrides& vo = req.variant.overrides;
+  auto removable = [&](std::string_view cluster) {
+    return std::find(named.begin() + static_cast<std::ptrdiff_t>(floor), named.end(), cluster) !=
+           named.end();
+  };
+  auto on_removable = [&](const std::string& option, std::string_view cluster) {
+    return Error::Invalid(fmt::format(
+        "--clusters: the variant's {} changes cluster {:?}, which compaction may remove (name "
+        "only clusters the variant does not change)",
+        option, cluster));
+  };
+  for (const auto& [pool, n] : vo.nodes) {
+    for (const auto& p : spec.pools) {
+      if (p.name == pool && removable(spec.clusters[p.cluster].name))
+        return on_removable("nodes." + pool, spec.clusters[p.cluster].name);
+    }
+  }
+  for (const auto* kv : {&vo.cluster_configs, &vo.cluster_pools}) {
+    for (const auto& [cluster, file] : *kv) {
+      if (removable(cluster)) {
+        return on_removable(
+            fmt::format("{}.{}", kv == &vo.cluster_configs ? "config" : "pools", cluster), cluster);
+      }
+    }
+  }
+  CompactResult res;
+  res.scenario = spec.name;
+  res.variant = req.variant.name;
+  res.options = req.variant.overrides.Describe();
+  res.seeds = req.seeds;
+  for (const auto& o : req.objectives) res.objectives.push_back(o.text);
+  res.compact_clusters = true;
+  ClusterAnswer& a = res.clusters;
+  a.named = named;
+  a.original = static_cast<int64_t>(named.size());
+  a.floor = static_cast<int64_t>(floor);
+  const std::vector<std::pair<std::string, int64_t>> no_sizes;
+  auto absent_when = [&](int64_t kept) {
+    return std::vector<std::string>(named.begin() + kept, named.end());
+  };
+  Probe start;
+  start.nodes = a.original;
+  auto ok = ProbeAll(req, no_sizes, {}, start, res.runs);
+  if (!ok.ok()) return ok.error();
+  res.met_at_start = *ok;
+  if (!*ok) {
+    res.why_not = start.why;
+    return res;
+  }
+  a.probes.push_back(start);
+  // hi meets; lo does not, or is below the floor (never run).
+  int64_t hi = a.original, lo = a.floor - 1;
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    Probe p;
+    p.nodes = mid;
+    auto m = ProbeAll(req, no_sizes, absent_when(mid), p, res.runs);
+    if (!m.ok()) return m.error();
+    a.probes.push_back(p);
+    if (*m) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  a.answer = hi;
+  return res;
+}
+
+std::string SeedsAndObjectives(const CompactResult& r) {
   std::string seeds;
   for (uint64_t s : r.seeds) seeds += fmt::format("{}{}", seeds.empty() ? "" : ", ", s);
   std::string objectives;
   for (const auto& o : r.objectives) objectives += (objectives.empty() ? "" : ", ") + o;
-  std::string s = fmt::format("corral compact: {} — objective {} on every seed ({})\n", r.scenario,
-                              objectives, seeds);
+  return fmt::format("corral compact: {} — objective {} on every seed ({})\n", r.scenario,
+                     objectives, seeds);
+}
+
+std::string FormatClustersText(const CompactResult& r) {
+  const ClusterAnswer& a = r.clusters;
+  std::string fewer = "— (the fewest a run keeps)";
+  for (const auto& pr : a.probes) {
+    if (pr.nodes == a.answer - 1) fewer = pr.why.empty() ? "meets" : "misses: " + pr.why;
+  }
+  auto join = [](auto first, auto last) {
+    std::string out;
+    for (auto it = first; it != last; ++it) out += (out.empty() ? "" : ", ") + *it;
+    return out.empty() ? std::string("none") : out;
+  };
+  double saved = a.original == 0 ? 0
+                                 : 100.0 * static_cast<double>(a.original - a.answer) /
+                                       static_cast<double>(a.original);
+  std::string s = "\n  clusters  compacted   saved  one cluster fewer\n";
+  s += fmt::format("  {:>8}  {:>9}  {:>6}  {}\n", a.original, a.answer,
+                   fmt::format("{:.1f}%", saved), fewer);
+  s += fmt::format("\n  kept:    {}\n", join(a.named.begin(), a.named.begin() + a.answer));
+  s += fmt::format("  removed: {}\n", join(a.named.begin() + a.answer, a.named.end()));
+  s += "\nPROBES (clusters kept: ✓ meets / ✗ misses)\n";
+  std::string line;
+  for (const auto& pr : a.probes)
+    line += fmt::format("{}{} {}", line.empty() ? "" : ", ", pr.nodes, pr.meets ? "✓" : "✗");
+  s += fmt::format("  {}\n", line);
+  s += fmt::format("  {} runs\n", r.runs);
+  return s;
+}
+
+}  // namespace
+
+std::string FormatCompactText(const CompactResult& r) {
+  std::string s = SeedsAndObjectives(r);
   s += fmt::format("variant {}: {}\n", r.variant,
                    r.options.empty() ? "the scenario as written" : r.options);
   if (!r.met_at_start) {
@@ -202,6 +352,7 @@ std::string FormatCompactText(const CompactResult& r) {
         r.why_not);
     return s;
   }
+  if (r.compact_clusters) return s + FormatClustersText(r);
   std::vector<std::vector<std::string>> rows;
   for (const auto& p : r.pools) {
     std::string fewer = "—";
@@ -253,7 +404,25 @@ std::string FormatCompactJson(const CompactResult& r) {
     pools.push_back(
         {{"pool", p.pool}, {"nodes", p.original}, {"compacted", p.answer}, {"probes", probes}});
   }
-  j["pools"] = pools;
+  if (r.compact_clusters) {
+    const ClusterAnswer& a = r.clusters;
+    Json probes = Json::array();
+    for (const auto& pr : a.probes) {
+      Json x = {{"kept", pr.nodes}, {"meets", pr.meets}};
+      if (!pr.why.empty()) x["why"] = pr.why;
+      probes.push_back(x);
+    }
+    Json c = {{"named", a.named}, {"clusters", a.original}, {"floor", a.floor}};
+    if (r.met_at_start) {
+      c["compacted"] = a.answer;
+      c["kept"] = std::vector<std::string>(a.named.begin(), a.named.begin() + a.answer);
+      c["removed"] = std::vector<std::string>(a.named.begin() + a.answer, a.named.end());
+    }
+    c["probes"] = probes;
+    j["clusters"] = c;
+  } else {
+    j["pools"] = pools;
+  }
   j["runs"] = r.runs;
   return j.dump(2) + "\n";
 }

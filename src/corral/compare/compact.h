@@ -15,6 +15,14 @@
 //      answer and the answer minus one are always run, never inferred (probes list every
 //      size run).
 //  (3) Deterministic: the same inputs and seeds give the same answer.
+//
+// Cluster compaction (CompactRequest::compact_clusters) does the same over the member clusters of
+// a scenario with `clusters:` (a fleet): a bisection over how many of the named clusters the run
+// keeps (default: every member, in scenario order), the others being removed from the end of that
+// list. A removed cluster is absent from the run — dropped before the scenario compiles, with its
+// pools and fleet entries (ScenarioOptions::absent_clusters) — not an empty member the dispatcher
+// could still pick. Contracts (1)-(3) hold with clusters for nodes; the floor is one member kept
+// when every member is named (a fleet without members is no run), otherwise none of the named.
 
 #include <cstdint>
 #include <functional>
@@ -48,6 +56,10 @@ struct CompactRequest {
   std::string scenario_path;
   Variant variant;                 // the policy under which to compact
   std::vector<std::string> pools;  // empty: every pool that starts with nodes
+  // Compact member clusters instead of pools: `clusters` in the order in which they are kept
+  // (empty: every member, in scenario order); the last ones named are removed first.
+  bool compact_clusters = false;
+  std::vector<std::string> clusters;
   std::vector<uint64_t> seeds;
   std::vector<Objective> objectives;
   RunOptions run;  // jobs and progress (no results directory)
@@ -66,6 +78,14 @@ struct PoolAnswer {
   std::vector<Probe> probes;  // in the order they were run
 };
 
+struct ClusterAnswer {
+  std::vector<std::string> named;  // the clusters compacted, in the order they are kept
+  int64_t original = 0;            // named.size()
+  int64_t floor = 0;               // the fewest that may be kept (1 when every member is named)
+  int64_t answer = 0;              // the first `answer` of `named` are kept
+  std::vector<Probe> probes;       // Probe::nodes: clusters kept
+};
+
 struct CompactResult {
   std::string scenario;
   std::string variant, options;
@@ -74,6 +94,8 @@ struct CompactResult {
   bool met_at_start = false;
   std::string why_not;  // when the scenario as given misses the objective
   std::vector<PoolAnswer> pools;
+  bool compact_clusters = false;
+  ClusterAnswer clusters;  // when compact_clusters
   int64_t runs = 0;
 };
 

@@ -205,13 +205,20 @@ class DigestLog final : public sim::EventLog {
   std::vector<Unit> units_;
 };
 
-Result<sim::SimSpec> LoadSpec(const std::string& path, Interner& in, Diagnostics& diags) {
+Result<sim::SimSpec> LoadSpec(const std::string& path, Interner& in, Diagnostics& diags,
+                              const sim::ScenarioOptions& opts = {}) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return Error::NotFound(fmt::format("{}: cannot read file", path));
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (sim::LooksLikeScenario(text)) {
     return sim::ParseScenario(text, path, std::filesystem::path(path).parent_path().string(), in,
-                              diags);
+                              diags, opts);
+  }
+  if (!opts.absent_clusters.empty()) {
+    return Error::Invalid(fmt::format(
+        "clusters.{}=absent: {} is not a scenario (removing a member cluster applies to a "
+        "scenario with `clusters:`)",
+        opts.absent_clusters.front(), path));
   }
   return sim::LoadManifestsSpec({path}, in, diags, /*strict=*/false);
 }
@@ -236,11 +243,15 @@ Result<uint64_t> ScenarioSeed(const std::string& scenario_path) {
 Result<RunRecord> RunOne(const RunPlan& plan) {
   Interner in = api::NewInterner();
   Diagnostics diags;
-  auto spec = LoadSpec(plan.scenario_path, in, diags);
-  if (!spec.ok()) return spec.error();
-  sim::SimSpec& s = *spec;
   Overrides o = plan.parameters;
   o.Merge(plan.variant.overrides);
+  auto spec = LoadSpec(plan.scenario_path, in, diags, ScenarioOptionsOf(o));
+  if (!spec.ok()) {
+    if (o.absent_clusters.empty()) return spec.error();
+    return Error{spec.error().code,
+                 fmt::format("variant {}: {}", plan.variant.name, spec.error().message)};
+  }
+  sim::SimSpec& s = *spec;
   if (auto st = ApplyOverrides(o, s, in); !st.ok()) {
     return Error::Invalid(fmt::format("variant {}: {}", plan.variant.name, st.error().message));
   }

@@ -122,7 +122,8 @@ Result<void> AddPools(const std::string& key, const std::string& path, uint32_t 
 
 bool Overrides::empty() const {
   return config.empty() && cluster_configs.empty() && feature_gates.empty() && pools.empty() &&
-         cluster_pools.empty() && nodes.empty() && rates.empty() && fleet.empty();
+         cluster_pools.empty() && nodes.empty() && rates.empty() && absent_clusters.empty() &&
+         fleet.empty();
 }
 
 void Overrides::Merge(const Overrides& other) {
@@ -133,6 +134,10 @@ void Overrides::Merge(const Overrides& other) {
   for (const auto& [k, v] : other.cluster_pools) Put(cluster_pools, k, v);
   for (const auto& [k, v] : other.nodes) Put(nodes, k, v);
   for (const auto& [k, v] : other.rates) Put(rates, k, v);
+  for (const auto& c : other.absent_clusters) {
+    if (std::find(absent_clusters.begin(), absent_clusters.end(), c) == absent_clusters.end())
+      absent_clusters.push_back(c);
+  }
   fleet.Merge(other.fleet);
 }
 
@@ -145,6 +150,7 @@ std::string Overrides::Describe() const {
   for (const auto& [k, v] : cluster_pools) parts.push_back(fmt::format("pools.{}={}", k, v));
   for (const auto& [k, v] : nodes) parts.push_back(fmt::format("nodes.{}={}", k, v));
   for (const auto& [k, v] : rates) parts.push_back(fmt::format("rate.{}={}", k, v));
+  for (const auto& c : absent_clusters) parts.push_back(fmt::format("clusters.{}=absent", c));
   if (!fleet.empty()) parts.push_back(fleet.Describe());
   std::string out;
   for (const auto& p : parts) {
@@ -160,7 +166,7 @@ Result<void> ParseOverride(std::string_view option, Overrides& o) {
     return Error::Invalid(fmt::format(
         "{:?}: want key=value (config, config.CLUSTER, feature-gates, pools, pools.CLUSTER, "
         "nodes.POOL, "
-        "rate.WORKLOAD, fleet.KEY)",
+        "rate.WORKLOAD, clusters.CLUSTER, fleet.KEY)",
         option));
   }
   std::string key(option.substr(0, eq));
@@ -197,13 +203,22 @@ Result<void> ParseOverride(std::string_view option, Overrides& o) {
           key, value));
     }
     Put(o.rates, key.substr(5), value);
+  } else if (key.starts_with("clusters.") && key.size() > 9) {
+    if (value != "absent") {
+      return Error::Invalid(fmt::format(
+          "{}: want absent (the member cluster dropped from the run), got {:?}", key, value));
+    }
+    const std::string name = key.substr(9);
+    if (std::find(o.absent_clusters.begin(), o.absent_clusters.end(), name) ==
+        o.absent_clusters.end())
+      o.absent_clusters.push_back(name);
   } else if (key.starts_with("fleet.") && key.size() > 6) {
     return ParseFleetOverride(std::string_view(key).substr(6), value, o.fleet);
   } else {
     return Error::Invalid(fmt::format(
         "unknown option {:?} (want config, config.CLUSTER, feature-gates, pools, pools.CLUSTER, "
         "nodes.POOL, "
-        "rate.WORKLOAD or fleet.KEY)",
+        "rate.WORKLOAD, clusters.CLUSTER or fleet.KEY)",
         key));
   }
   return Result<void>::Ok();
@@ -241,6 +256,12 @@ Result<Variant> ParseVariantFlag(std::string_view flag) {
   return v;
 }
 
+sim::ScenarioOptions ScenarioOptionsOf(const Overrides& o) {
+  sim::ScenarioOptions opts;
+  opts.absent_clusters = o.absent_clusters;
+  return opts;
+}
+
 Result<int64_t> InitialPoolSize(const sim::SimSpec& spec, std::string_view pool) {
   auto p = FindPool(spec, pool);
   if (!p.ok()) return p.error();
@@ -252,6 +273,18 @@ Result<int64_t> InitialPoolSize(const sim::SimSpec& spec, std::string_view pool)
 }
 
 Result<void> ApplyOverrides(const Overrides& o, sim::SimSpec& spec, Interner& interner) {
+  for (const auto& name : o.absent_clusters) {
+    // Absent clusters are dropped while the scenario compiles (ScenarioOptionsOf); a spec that
+    // still has one was loaded without them.
+    if (std::any_of(spec.clusters.begin(), spec.clusters.end(),
+                    [&](const sim::ClusterSpec& c) { return c.name == name; }) ||
+        spec.clusters.empty()) {
+      return Error::Invalid(
+          fmt::format("clusters.{}=absent: applies while a scenario file compiles (a scenario with "
+                      "`clusters:`), not to a loaded run",
+                      name));
+    }
+  }
   if (!o.config.empty()) {
     if (!spec.clusters.empty()) {
       return Error::Invalid(

@@ -11,6 +11,8 @@
 //   pools.CLUSTER=FILE        the same for one member cluster of a scenario with clusters
 //   nodes.POOL=N              the pool's node count at the start of the run
 //   rate.WORKLOAD=R           the workload's arrival rate ("40/h", "0.5"; fixed-rate or Poisson)
+//   clusters.CLUSTER=absent   the member cluster is dropped from the scenario before it compiles,
+//                             as if never declared (ScenarioOptions::absent_clusters)
 //
 // and, for a scenario with a `fleet:` section, the fleet level (fleet_override.h):
 //
@@ -36,6 +38,7 @@
 #include "corral/compare/fleet_override.h"
 #include "corral/core/interner.h"
 #include "corral/core/result.h"
+#include "corral/sim/input/scenario.h"
 #include "corral/sim/spec.h"
 
 namespace corral::compare {
@@ -52,6 +55,7 @@ struct Overrides {
   std::vector<std::pair<std::string, std::string>> cluster_pools;    // cluster → pools file
   std::vector<std::pair<std::string, int64_t>> nodes;                // pool → node count
   std::vector<std::pair<std::string, std::string>> rates;            // workload → rate text
+  std::vector<std::string> absent_clusters;                          // clusters.NAME=absent
   FleetOverrides fleet;                                              // the fleet level
 
   bool empty() const;
@@ -80,6 +84,10 @@ bool ValidVariantName(std::string_view name);
 // decoded, so that the run loads the new one), sets the feature gates, adds or replaces node pools
 // (then resizes pools), and sets the workloads' arrival rates. `interner` is the spec's.
 Result<void> ApplyOverrides(const Overrides& o, sim::SimSpec& spec, Interner& interner);
+
+// The scenario options that carry `o`'s edits applied while the scenario compiles (the absent
+// clusters): the loader of a run passes them to sim::ParseScenario before ApplyOverrides.
+sim::ScenarioOptions ScenarioOptionsOf(const Overrides& o);
 
 // The pool's node count at the start of the run (its initial createNodes op), or an error naming
 // the known pools.

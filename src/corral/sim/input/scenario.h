@@ -15,6 +15,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "corral/core/diagnostics.h"
 #include "corral/core/interner.h"
@@ -28,6 +29,13 @@ struct ScenarioOptions {
   // `simulate --estimator`: "general" or "accurate" in place of the fleet section's `estimator`
   // ("" keeps it); an error for a scenario without a fleet.
   std::string fleet_estimator;
+  // Member clusters absent from this run (`corral compact --clusters`, a variant's
+  // `clusters.NAME=absent`): each is dropped from the scenario before it compiles, as if it had
+  // never been declared — with its node pools, its `fleet.members` entry, its outages and its
+  // place in `fleet.configOrder`. What still names it is an error at its position: a workload's
+  // `cluster:`, a fleet workload's placement, an op on one of its pools; so is a scenario without
+  // clusters, an unknown name, every member absent, or `fleet.objects` (whose objects may name it).
+  std::vector<std::string> absent_clusters;
 };
 
 // Returns the spec, or an Error when `diags` has errors (the Error's message lists them).

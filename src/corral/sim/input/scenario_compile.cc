@@ -375,7 +375,8 @@ Result<SimSpec> Compiler::Compile() {
   }
   for (size_t c = 0; c < in_.clusters.size(); ++c) {
     const ClusterIn& ci = in_.clusters[c];
-    std::string path = fmt::format("clusters[{}]", c);
+    std::string path =
+        fmt::format("clusters[{}]", ci.index >= 0 ? static_cast<size_t>(ci.index) : c);
     ClusterSpec cs;
     cs.name = ci.name;
     if (!ci.name.empty()) {
@@ -797,6 +798,10 @@ Result<SimSpec> CompileScenario(ScenarioIn& in, std::string_view file, const std
           std::string(file), 0, "--estimator",
           fmt::format("unknown estimator {:?} (want general or accurate)", opts.fleet_estimator));
     }
+  }
+  if (!opts.absent_clusters.empty()) {
+    RemoveAbsentClusters(in, file, interner, diags, opts);
+    if (diags.has_errors()) return Error::Invalid(DiagnosticsMessage(diags));
   }
   Compiler c(in, file, base_dir, interner, diags, opts);
   return c.Compile();

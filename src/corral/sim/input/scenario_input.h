@@ -53,6 +53,7 @@ struct PoolIn {
 // node pools.
 struct ClusterIn {
   const Node* self = nullptr;
+  int32_t index = -1;  // its place in the file's `clusters`, once RemoveAbsentClusters dropped some
   const Node* name_node = nullptr;
   std::string name;
   SchedulerIn scheduler;
@@ -135,6 +136,12 @@ struct ScenarioIn {
 // Decodes the scenario document `root` (a map) into `in`; every problem goes to the decoder's
 // diagnostics and decoding goes on after it.
 void DecodeScenario(doc::Decoder& d, const Node& root, ScenarioIn& in);
+
+// Drops the clusters of opts.absent_clusters from `in` (contract of ScenarioOptions): their pools
+// and fleet entries go, the remaining clusters keep their order. Problems go to `diags` at their
+// positions in `file`; `in` is left as it was when there is one.
+void RemoveAbsentClusters(ScenarioIn& in, std::string_view file, const Interner& interner,
+                          Diagnostics& diags, const ScenarioOptions& opts);
 
 // Compiles a decoded scenario into a spec (contract of scenario.h). `in` must outlive the call; its
 // nodes point into the parsed document.
