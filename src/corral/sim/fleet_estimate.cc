@@ -10,6 +10,17 @@
 
 namespace corral::sim {
 
+namespace {
+
+bool HasHostPort(const std::vector<api::Container>& containers) {
+  return std::any_of(containers.begin(), containers.end(), [](const api::Container& c) {
+    return std::any_of(c.ports.begin(), c.ports.end(),
+                       [](const api::ContainerPort& p) { return p.host_port > 0; });
+  });
+}
+
+}  // namespace
+
 api::Pod EstimatePod(const api::Pod& tmpl) {
   api::Pod pod = tmpl;
   pod.node_name = Symbol();
@@ -18,6 +29,24 @@ api::Pod EstimatePod(const api::Pod& tmpl) {
   pod.scheduling_group.reset();
   pod.phase = api::PodPhase::kPending;
   return pod;
+}
+
+std::string EstimatePodProblem(const api::Pod& tmpl) {
+  const api::Pod pod = EstimatePod(tmpl);
+  if (scheduler::IndependentReplicas(pod)) return "";
+  if (HasHostPort(pod.containers) || HasHostPort(pod.init_containers)) return "host ports";
+  if (pod.affinity.has_value() &&
+      ((pod.affinity->pod_affinity.has_value() && !pod.affinity->pod_affinity->required.empty()) ||
+       (pod.affinity->pod_anti_affinity.has_value() &&
+        !pod.affinity->pod_anti_affinity->required.empty()))) {
+    return "required inter-pod affinity or anti-affinity";
+  }
+  for (const api::TopologySpreadConstraint& c : pod.topology_spread_constraints) {
+    if (c.when_unsatisfiable == api::WhenUnsatisfiable::kDoNotSchedule) {
+      return "a DoNotSchedule topology spread constraint";
+    }
+  }
+  return "volumes or resource claims";
 }
 
 SimAccurateEstimator::SimAccurateEstimator(World& w, std::function<bool(uint32_t)> reachable)

@@ -55,6 +55,13 @@ struct World;
 // pods are made from `tmpl`: the template without a node, nomination or gang membership.
 api::Pod EstimatePod(const api::Pod& tmpl);
 
+// Why copies of `tmpl` do not contend with each other through node resources and pod slots alone
+// ("" when they do; scheduler::IndependentReplicas): the first of host ports, required inter-pod
+// (anti-)affinity, a DoNotSchedule topology spread constraint, a volume or resource claim. The
+// accurate estimator places such copies by trial; Phase 2 victim selection (fleet_victims.h)
+// counts copies per node and refuses them.
+std::string EstimatePodProblem(const api::Pod& tmpl);
+
 using EstimateCounts = FleetResult::EstimateCounts;
 
 class SimAccurateEstimator final : public fleet::ReplicaEstimator, public fleet::WorkloadEstimator {
