@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -46,6 +47,11 @@ Result<bool> ProbeAll(const CompactRequest& req,
                       const std::vector<std::string>& absent, Probe& out, int64_t& runs);
 
 Result<CompactResult> CompactClusters(const CompactRequest& req, const sim::SimSpec& spec);
+// Bisection between a size `hi` that meets the objectives and a size `lo` that does not (or is
+// below what may be run): the smallest size above `lo` that meets. `probe` runs one size
+// (`Probe::nodes` is set), each probe is appended to `probes` in the order run.
+Result<int64_t> SmallestMeeting(int64_t lo, int64_t hi, std::vector<Probe>& probes,
+                                const std::function<Result<bool>(Probe&)>& probe);
 
 }  // namespace
 
@@ -164,25 +170,15 @@ Result<CompactResult> Compact(const CompactRequest& req) {
     PoolAnswer a;
     a.pool = pool;
     a.original = it->second;
-    // hi meets; lo does not (lo = -1: nothing below hi is known to fail yet).
-    int64_t hi = it->second, lo = -1;
-    a.probes.push_back({hi, true, ""});
-    while (hi - lo > 1) {
-      int64_t mid = lo + (hi - lo) / 2;
-      it->second = mid;
-      Probe p;
-      p.nodes = mid;
-      auto m = probe(p);
-      if (!m.ok()) return m.error();
-      a.probes.push_back(p);
-      if (*m) {
-        hi = mid;
-      } else {
-        lo = mid;
-      }
-    }
-    it->second = hi;
-    a.answer = hi;
+    // The pool's size meets; nothing below it is known to fail yet (-1).
+    a.probes.push_back({it->second, true, ""});
+    auto answer = SmallestMeeting(-1, it->second, a.probes, [&](Probe& p) {
+      it->second = p.nodes;
+      return probe(p);
+    });
+    if (!answer.ok()) return answer.error();
+    it->second = *answer;
+    a.answer = *answer;
     res.pools.push_back(std::move(a));
   }
   return res;
@@ -206,6 +202,24 @@ Result<bool> ProbeAll(const CompactRequest& req,
   }
   out.meets = true;
   return true;
+}
+
+Result<int64_t> SmallestMeeting(int64_t lo, int64_t hi, std::vector<Probe>& probes,
+                                const std::function<Result<bool>(Probe&)>& probe) {
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    Probe p;
+    p.nodes = mid;
+    auto m = probe(p);
+    if (!m.ok()) return m.error();
+    probes.push_back(p);
+    if (*m) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  return hi;
 }
 
 Result<CompactResult> CompactClusters(const CompactRequest& req, const sim::SimSpec& spec) {
@@ -284,22 +298,12 @@ Result<CompactResult> CompactClusters(const CompactRequest& req, const sim::SimS
     return res;
   }
   a.probes.push_back(start);
-  // hi meets; lo does not, or is below the floor (never run).
-  int64_t hi = a.original, lo = a.floor - 1;
-  while (hi - lo > 1) {
-    int64_t mid = lo + (hi - lo) / 2;
-    Probe p;
-    p.nodes = mid;
-    auto m = ProbeAll(req, no_sizes, absent_when(mid), p, res.runs);
-    if (!m.ok()) return m.error();
-    a.probes.push_back(p);
-    if (*m) {
-      hi = mid;
-    } else {
-      lo = mid;
-    }
-  }
-  a.answer = hi;
+  // The whole list meets; one below the floor is never run.
+  auto answer = SmallestMeeting(a.floor - 1, a.original, a.probes, [&](Probe& p) {
+    return ProbeAll(req, no_sizes, absent_when(p.nodes), p, res.runs);
+  });
+  if (!answer.ok()) return answer.error();
+  a.answer = *answer;
   return res;
 }
 
