@@ -370,6 +370,27 @@ TEST(InterPodAffinityScoreTest, HardPodAffinitySymmetricWeight) {
   RunCases(cases);
 }
 
+TEST(InterPodAffinityScoreTest, NormalizeOfNoScoresIsANoOp) {
+  // A batching rescore with no changed node (or every node filtered out) normalizes an empty
+  // list after a PreScore that found terms: nothing to do, and no max - min over nothing (which
+  // overflowed int64; UBSan in `make asan` reports it).
+  Cluster c;
+  c.AddTeamNamespaces();
+  c.Build({{"node1", kChina}}, {On("node1", kS1)});
+  const auto& pod = c.Incoming([](TestWorld& w, PodBuilder& p) {
+    p.AffinityTerm(Kind::kPreferredAffinity,
+                   Term(w, w.Sel().In("security", {"S1"}).Obj(), "region"), 9);
+  });
+  auto pl = c.Plugin();
+  std::vector<const framework::NodeInfo*> nodes = {&c.Node("node1")};
+  framework::CycleState state;
+  ASSERT_TRUE(pl->PreScore(state, 0, pod, nodes).ok());
+  std::vector<framework::NodeScore> scores;
+  framework::Status st = pl->NormalizeScore(state, 0, pod, scores);
+  EXPECT_TRUE(st.ok()) << st.Message();
+  EXPECT_TRUE(scores.empty());
+}
+
 TEST(InterPodAffinityScoreTest, NormalizeUsesV137Bounds) {
   // All raw scores positive and unequal: China +9 (the S1 pod, weight 9), India +3 (the S2 pod,
   // weight 3). v1.37 starts min at MaxInt64, so min 3, max 9: 100 and 0. (Older kube started min
