@@ -1,5 +1,11 @@
 // scheduling.k8s.io Workload (v1alpha1: spec.podGroups; v1alpha2/v1beta1: spec.podGroupTemplates)
-// and PodGroup (v1alpha2/v1beta1).
+// and PodGroup (v1alpha2/v1alpha3/v1beta1).
+//
+// PodGroup v1alpha3 (kube's staging/src/k8s.io/api/scheduling/v1alpha3/types.go) keeps v1alpha2's
+// template reference (spec.podGroupTemplateRef.workload{workloadName, podGroupTemplateName}) and
+// takes v1beta1's topology form (spec.schedulingConstraints.topology[].key), with disruptionMode,
+// priorityClassName, priority and resourceClaims beside them; the other versions' spellings
+// (spec.workloadRef, schedulingConstraints.topologyConstraints) are errors there.
 
 #include <fmt/format.h>
 
@@ -351,6 +357,22 @@ void DecodePodGroup(Decoder& d, const Node& root, PodGroupInput& out) {
   CheckMetaPresent(d, root, out.group.meta);
   const Node* spec = root.Find("spec");
   if (spec == nullptr || spec->is_null()) d.Required(root, "spec");
+  const Node* version = root.Find("apiVersion");
+  if (version != nullptr && version->is_string() &&
+      version->text() == "scheduling.k8s.io/v1alpha3" && spec != nullptr && spec->is_map()) {
+    auto s = d.Field("spec");
+    if (spec->Find("workloadRef") != nullptr) {
+      d.FieldError(*spec, "workloadRef",
+                   "unknown field in scheduling.k8s.io/v1alpha3 (its template reference is "
+                   "podGroupTemplateRef.workload)");
+    }
+    const Node* c = spec->Find("schedulingConstraints");
+    if (c != nullptr && c->is_map() && c->Find("topologyConstraints") != nullptr) {
+      auto cs = d.Field("schedulingConstraints");
+      d.FieldError(*c, "topologyConstraints",
+                   "unknown field in scheduling.k8s.io/v1alpha3 (its form is topology[].key)");
+    }
+  }
   if (out.prio.class_name_line == 0) out.prio.class_name_line = root.line();
 }
 

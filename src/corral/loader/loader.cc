@@ -73,6 +73,7 @@ constexpr KindEntry kKinds[] = {
     {"scheduling.k8s.io/v1alpha2", "Workload", KindId::kWorkload},
     {"scheduling.k8s.io/v1beta1", "Workload", KindId::kWorkload},
     {"scheduling.k8s.io/v1alpha2", "PodGroup", KindId::kPodGroup},
+    {"scheduling.k8s.io/v1alpha3", "PodGroup", KindId::kPodGroup},
     {"scheduling.k8s.io/v1beta1", "PodGroup", KindId::kPodGroup},
     {"v1", "PersistentVolume", KindId::kPersistentVolume},
     {"v1", "PersistentVolumeClaim", KindId::kPersistentVolumeClaim},

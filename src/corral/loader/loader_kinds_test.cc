@@ -546,6 +546,68 @@ value: 500
   EXPECT_FALSE(g1.priority.has_value());
 }
 
+// PodGroup scheduling.k8s.io/v1alpha3 (kube's staging/src/k8s.io/api/scheduling/v1alpha3/types.go):
+// v1alpha2's podGroupTemplateRef, v1beta1's topology[].key, disruptionMode and priorityClassName.
+TEST_F(LoaderKindsTest, PodGroupV1Alpha3) {
+  LoadResult r = Load(R"(
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: PodGroup
+metadata: {name: job-workers-0, namespace: ml}
+spec:
+  podGroupTemplateRef:
+    workload: {workloadName: job, podGroupTemplateName: workers}
+  schedulingPolicy: {gang: {minCount: 4}}
+  schedulingConstraints:
+    topology: [{key: topology.kubernetes.io/zone}]
+  disruptionMode: {all: {}}
+  priorityClassName: high
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 700
+---
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: PodGroup
+metadata: {name: basic-group-0}
+spec:
+  schedulingPolicy:
+    basic: {}
+)");
+  EXPECT_THAT(messages_, ElementsAre());
+  ASSERT_EQ(r.objects.pod_groups.size(), 2u);
+  const api::PodGroup& g = r.objects.pod_groups[0];
+  EXPECT_EQ(S(g.template_workload_name), "job");
+  EXPECT_EQ(S(g.template_name), "workers");
+  EXPECT_EQ(g.policy.kind, api::PodGroupPolicyKind::kGang);
+  EXPECT_EQ(g.policy.min_count, 4);
+  EXPECT_EQ(g.disruption_mode, api::DisruptionMode::kAll);
+  EXPECT_EQ(g.topology_keys.at(0), api::wk::kZoneLabel);
+  EXPECT_EQ(g.priority, 700);
+  EXPECT_EQ(r.objects.pod_groups[1].policy.kind, api::PodGroupPolicyKind::kBasic);
+  EXPECT_EQ(r.objects.pod_groups[1].disruption_mode, api::DisruptionMode::kSingle);
+}
+
+TEST_F(LoaderKindsTest, PodGroupV1Alpha3RejectsOtherVersionsSpellings) {
+  LoadResult r = Load(R"(
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: PodGroup
+metadata: {name: g}
+spec:
+  workloadRef: {workloadName: job, templateName: workers}
+  schedulingPolicy: {basic: {}}
+  schedulingConstraints:
+    topologyConstraints: [{topologyKey: kubernetes.io/hostname}]
+)");
+  EXPECT_FALSE(r.ok());
+  EXPECT_THAT(messages_,
+              ElementsAre("k.yaml:6: spec.workloadRef: unknown field in scheduling.k8s.io/v1alpha3 "
+                          "(its template reference is podGroupTemplateRef.workload)",
+                          "k.yaml:9: spec.schedulingConstraints.topologyConstraints: unknown field "
+                          "in scheduling.k8s.io/v1alpha3 (its form is topology[].key)"));
+  EXPECT_TRUE(r.objects.pod_groups.empty());
+}
+
 TEST_F(LoaderKindsTest, WorkloadValidation) {
   LoadResult r = Load(R"(
 apiVersion: scheduling.k8s.io/v1alpha1

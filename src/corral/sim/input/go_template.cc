@@ -11,7 +11,7 @@
 namespace corral::sim {
 
 struct GoTemplate::Node {
-  enum class Kind : uint8_t { kField, kData, kInt, kFloat, kString, kCall, kPipe };
+  enum class Kind : uint8_t { kField, kData, kBool, kInt, kFloat, kString, kCall, kPipe };
   Kind kind = Kind::kInt;
   std::string name;  // field or function
   int64_t i = 0;
@@ -119,7 +119,8 @@ class Lexer {
 
 class Parser {
  public:
-  explicit Parser(std::vector<Token> toks) : t_(std::move(toks)) {}
+  // Parses the tokens from `start` on (past an `if` or `else if` keyword).
+  explicit Parser(std::vector<Token> toks, size_t start = 0) : t_(std::move(toks)), p_(start) {}
   Result<NodePtr> Pipeline() {
     auto pipe = std::make_shared<GoTemplate::Node>();
     pipe->kind = Kind::kPipe;
@@ -143,6 +144,12 @@ class Parser {
       case Token::T::kField:
         n->kind = Kind::kField;
         n->name = tok.text;
+        ++p_;
+        return n;
+      case Token::T::kIdent:
+        if (tok.text != "true" && tok.text != "false") break;
+        n->kind = Kind::kBool;
+        n->i = tok.text == "true" ? 1 : 0;
         ++p_;
         return n;
       case Token::T::kDollar:
@@ -181,14 +188,17 @@ class Parser {
         return inner;
       }
       default:
-        return Error::Invalid(fmt::format("unexpected {:?} in operand",
-                                          tok.text.empty() ? "end of action" : tok.text));
+        break;
     }
+    return Error::Invalid(
+        fmt::format("unexpected {:?} in operand", tok.text.empty() ? "end of action" : tok.text));
   }
 
   Result<NodePtr> Command() {
     const Token& tok = t_[p_];
-    if (tok.t == Token::T::kIdent) {
+    if (tok.t == Token::T::kIdent && tok.text != "true" && tok.text != "false") {
+      // if/else/end open an action (see Parse); elsewhere, and the other keywords anywhere, are
+      // unsupported.
       static constexpr std::string_view kControl[] = {
           "if", "else", "end", "range", "with", "define", "template", "block", "break", "continue"};
       if (std::find(std::begin(kControl), std::end(kControl), tok.text) != std::end(kControl)) {
@@ -217,7 +227,7 @@ class Parser {
   }
 
   std::vector<Token> t_;
-  size_t p_ = 0;
+  size_t p_;
 };
 
 std::string TypeName(const TemplateValue& v) {
@@ -362,18 +372,18 @@ Result<TemplateValue> Call(const std::string& name, const std::vector<TemplateVa
     return v;
   };
   if (name == "AddInt" || name == "SubtractInt" || name == "MultiplyInt" || name == "DivideInt" ||
-      name == "Mod" || name == "div" || name == "MaxInt" || name == "MinInt") {
+      name == "Mod" || name == "mod" || name == "div" || name == "MaxInt" || name == "MinInt") {
     auto v = ints(2);
     if (!v.ok()) return v.error();
     int64_t a = (*v)[0], b = (*v)[1];
-    if ((name == "DivideInt" || name == "div" || name == "Mod") && b == 0) {
+    if ((name == "DivideInt" || name == "div" || name == "Mod" || name == "mod") && b == 0) {
       return Error::Invalid(fmt::format("{}: integer divide by zero", name));
     }
     if (name == "AddInt") return TemplateValue{a + b};
     if (name == "SubtractInt") return TemplateValue{a - b};
     if (name == "MultiplyInt") return TemplateValue{a * b};
     if (name == "DivideInt" || name == "div") return TemplateValue{a / b};
-    if (name == "Mod") return TemplateValue{a % b};
+    if (name == "Mod" || name == "mod") return TemplateValue{a % b};
     if (name == "MaxInt") return TemplateValue{std::max(a, b)};
     return TemplateValue{std::min(a, b)};
   }
@@ -420,40 +430,184 @@ Result<TemplateValue> Call(const std::string& name, const std::vector<TemplateVa
   return Error::Invalid(fmt::format("function {:?} not defined", name));
 }
 
-Result<TemplateValue> Eval(const GoTemplate::Node& n, const TemplateData& data,
-                           const TemplateValue* piped) {
+// A value during evaluation: a template value, a bool (the builtins' results) or a missing map key
+// (monostate), which only an if condition and the builtins' arguments can hold (see the header).
+using Val = std::variant<std::monostate, bool, int64_t, double, std::string>;
+
+bool IsMissing(const Val& v) {
+  return std::holds_alternative<std::monostate>(v);
+}
+
+// Go's truth: false, 0, 0.0, "" and a missing value are false.
+bool Truth(const Val& v) {
+  if (IsMissing(v)) return false;
+  if (const auto* b = std::get_if<bool>(&v)) return *b;
+  if (const auto* i = std::get_if<int64_t>(&v)) return *i != 0;
+  if (const auto* d = std::get_if<double>(&v)) return *d != 0;
+  return !std::get<std::string>(v).empty();
+}
+
+Val FromTemplate(TemplateValue v) {
+  return std::visit([](auto&& x) -> Val { return std::forward<decltype(x)>(x); }, std::move(v));
+}
+
+bool IsBuiltin(std::string_view name) {
+  static constexpr std::string_view kNames[] = {"and", "or", "not", "eq", "ne",
+                                                "lt",  "le", "gt",  "ge"};
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
+// Go's basic kinds of comparison: 0 missing, 1 bool, 2 int, 3 float, 4 string.
+int ComparisonKind(const Val& v) {
+  return static_cast<int>(v.index());
+}
+
+Result<bool> Equal(const std::string& name, const Val& a, const Val& b) {
+  if (a.index() != b.index()) {
+    if (!IsMissing(a) && !IsMissing(b)) {
+      return Error::Invalid(
+          fmt::format("error calling {}: incompatible types for comparison", name));
+    }
+    return false;
+  }
+  if (IsMissing(a)) {
+    return Error::Invalid(fmt::format("error calling {}: invalid type for comparison", name));
+  }
+  return a == b;
+}
+
+Result<bool> Less(const std::string& name, const Val& a, const Val& b) {
+  const int ka = ComparisonKind(a), kb = ComparisonKind(b);
+  if (ka == 0 || kb == 0 || ka == 1 || kb == 1) {
+    return Error::Invalid(fmt::format("error calling {}: invalid type for comparison", name));
+  }
+  if (ka != kb) {
+    return Error::Invalid(fmt::format("error calling {}: incompatible types for comparison", name));
+  }
+  return a < b;  // same alternative: compares the held values
+}
+
+Result<Val> Eval(const GoTemplate::Node& n, const TemplateData& data, const Val* piped,
+                 bool allow_missing);
+
+// The builtins take their arguments unconverted; and/or evaluate them lazily, left to right, and
+// return the first that decides the result (or the last).
+Result<Val> CallBuiltin(const GoTemplate::Node& n, const TemplateData& data, const Val* piped) {
+  const size_t argc = n.args.size() + (piped != nullptr ? 1 : 0);
+  auto arg = [&](size_t k) -> Result<Val> {
+    if (k < n.args.size()) return Eval(*n.args[k], data, nullptr, /*allow_missing=*/true);
+    return *piped;
+  };
+  if (n.name == "and" || n.name == "or") {
+    if (argc == 0) {
+      return Error::Invalid(
+          fmt::format("wrong number of args for {}: want at least 1 got 0", n.name));
+    }
+    Val v;
+    for (size_t k = 0; k < argc; ++k) {
+      auto a = arg(k);
+      if (!a.ok()) return a;
+      v = std::move(a).value();
+      if (Truth(v) == (n.name == "or")) return v;
+    }
+    return v;
+  }
+  std::vector<Val> args;
+  for (size_t k = 0; k < argc; ++k) {
+    auto a = arg(k);
+    if (!a.ok()) return a;
+    args.push_back(std::move(a).value());
+  }
+  if (n.name == "not") {
+    if (argc != 1) {
+      return Error::Invalid(fmt::format("wrong number of args for not: want 1 got {}", argc));
+    }
+    return Val{!Truth(args[0])};
+  }
+  if (n.name == "eq" || n.name == "ne") {
+    if (n.name == "ne" && argc != 2) {
+      return Error::Invalid(fmt::format("wrong number of args for ne: want 2 got {}", argc));
+    }
+    if (argc < 2) return Error::Invalid("error calling eq: missing argument for comparison");
+    bool any = false;
+    for (size_t k = 1; k < argc && !any; ++k) {
+      auto e = Equal(n.name, args[0], args[k]);
+      if (!e.ok()) return e.error();
+      any = *e;
+    }
+    return Val{n.name == "ne" ? !any : any};
+  }
+  // lt, le, gt, ge
+  if (argc != 2) {
+    return Error::Invalid(fmt::format("wrong number of args for {}: want 2 got {}", n.name, argc));
+  }
+  const std::string& op = n.name;
+  auto lt = Less(op, args[0], args[1]);
+  if (!lt.ok()) return lt.error();
+  const bool eq = args[0] == args[1];
+  if (op == "lt") return Val{*lt};
+  if (op == "le") return Val{*lt || eq};
+  if (op == "gt") return Val{!*lt && !eq};
+  return Val{!*lt};
+}
+
+// A value handed to a function other than a builtin, or printed: a missing key or a bool is an
+// error here (the scheduler_perf functions take numbers and strings).
+Result<TemplateValue> ToTemplate(const Val& v, std::string_view what) {
+  if (const auto* i = std::get_if<int64_t>(&v)) return TemplateValue{*i};
+  if (const auto* d = std::get_if<double>(&v)) return TemplateValue{*d};
+  if (const auto* s = std::get_if<std::string>(&v)) return TemplateValue{*s};
+  if (IsMissing(v)) return Error::Invalid(fmt::format("{}: invalid value (a missing key)", what));
+  return Error::Invalid(fmt::format("{}: wrong type for value; got bool", what));
+}
+
+Result<Val> Eval(const GoTemplate::Node& n, const TemplateData& data, const Val* piped,
+                 bool allow_missing) {
   switch (n.kind) {
     case Kind::kField: {
       auto it = data.find(n.name);
-      if (it == data.end())
+      if (it == data.end()) {
+        if (allow_missing) return Val{};
         return Error::Invalid(fmt::format("map has no entry for key {:?}", n.name));
-      return it->second;
+      }
+      return FromTemplate(it->second);
     }
     case Kind::kData:
-      return TemplateValue{std::string("map[...]")};
+      return Val{std::string("map[...]")};
+    case Kind::kBool:
+      return Val{n.i != 0};
     case Kind::kInt:
-      return TemplateValue{n.i};
+      return Val{n.i};
     case Kind::kFloat:
-      return TemplateValue{n.f};
+      return Val{n.f};
     case Kind::kString:
-      return TemplateValue{n.s};
+      return Val{n.s};
     case Kind::kCall: {
+      if (IsBuiltin(n.name)) return CallBuiltin(n, data, piped);
       std::vector<TemplateValue> args;
       for (const auto& a : n.args) {
-        auto v = Eval(*a, data, nullptr);
+        auto v = Eval(*a, data, nullptr, /*allow_missing=*/false);
         if (!v.ok()) return v;
-        args.push_back(std::move(v).value());
+        auto tv = ToTemplate(*v, n.name);
+        if (!tv.ok()) return tv.error();
+        args.push_back(std::move(tv).value());
       }
-      if (piped != nullptr) args.push_back(*piped);
-      return Call(n.name, args);
+      if (piped != nullptr) {
+        auto tv = ToTemplate(*piped, n.name);
+        if (!tv.ok()) return tv.error();
+        args.push_back(std::move(tv).value());
+      }
+      auto r = Call(n.name, args);
+      if (!r.ok()) return r.error();
+      return FromTemplate(std::move(r).value());
     }
     case Kind::kPipe: {
-      std::optional<TemplateValue> cur;
+      std::optional<Val> cur;
       for (size_t k = 0; k < n.args.size(); ++k) {
         const auto& cmd = *n.args[k];
         if (k > 0 && cmd.kind != Kind::kCall)
           return Error::Invalid("can't pipe into a non-function");
-        auto v = Eval(cmd, data, cur ? &*cur : nullptr);
+        auto v = Eval(cmd, data, cur ? &*cur : nullptr, allow_missing && n.args.size() == 1);
         if (!v.ok()) return v;
         cur = std::move(v).value();
       }
@@ -464,10 +618,93 @@ Result<TemplateValue> Eval(const GoTemplate::Node& n, const TemplateData& data,
   return Error::Invalid("bad node");
 }
 
+// One action of the text before tree building: a piece, or a control keyword with its line.
+struct Item {
+  enum class K : uint8_t { kPiece, kElse, kElseIf, kEnd };
+  K k = K::kPiece;
+  GoTemplate::Piece piece;  // kPiece; kElseIf: its condition as an if piece
+};
+
+std::string PrintVal(const Val& v) {
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  return Print(ToTemplate(v, "print").value());
+}
+
+}  // namespace
+
+Result<void> GoTemplate::Run(const std::vector<Piece>& pieces, const TemplateData& data,
+                             std::string& out) {
+  for (const auto& p : pieces) {
+    if (p.kind == Piece::Kind::kText) {
+      out += p.text;
+      continue;
+    }
+    const bool cond = p.kind == Piece::Kind::kIf;
+    auto v = Eval(*p.action, data, nullptr, /*allow_missing=*/cond);
+    if (!v.ok()) return Error::Invalid(fmt::format("line {}: {}", p.line, v.error().message));
+    if (cond) {
+      auto r = Run(Truth(*v) ? p.then_branch : p.else_branch, data, out);
+      if (!r.ok()) return r;
+    } else {
+      out += PrintVal(*v);
+    }
+  }
+  return {};
+}
+
+namespace {
+
+// Builds the tree from the items: a list ends at else/else-if/end (left at `pos`) or at the end.
+Result<void> BuildList(std::vector<Item>& items, size_t& pos, std::vector<GoTemplate::Piece>& out);
+
+Result<void> BuildIf(std::vector<Item>& items, size_t& pos, GoTemplate::Piece& if_piece) {
+  const uint32_t line = if_piece.line;
+  auto r = BuildList(items, pos, if_piece.then_branch);
+  if (!r.ok()) return r;
+  if (pos == items.size()) return Error::Invalid(fmt::format("line {}: unexpected EOF", line));
+  Item& stop = items[pos++];
+  if (stop.k == Item::K::kEnd) return {};
+  if (stop.k == Item::K::kElseIf) {
+    // `else if` shares the `end` of its if: the nested if consumes it.
+    GoTemplate::Piece nested = std::move(stop.piece);
+    auto n = BuildIf(items, pos, nested);
+    if (!n.ok()) return n;
+    if_piece.else_branch.push_back(std::move(nested));
+    return {};
+  }
+  r = BuildList(items, pos, if_piece.else_branch);
+  if (!r.ok()) return r;
+  if (pos == items.size()) return Error::Invalid(fmt::format("line {}: unexpected EOF", line));
+  Item& end = items[pos++];
+  if (end.k != Item::K::kEnd) {
+    return Error::Invalid(fmt::format("line {}: expected end; found {{{{else}}}}", end.piece.line));
+  }
+  return {};
+}
+
+Result<void> BuildList(std::vector<Item>& items, size_t& pos, std::vector<GoTemplate::Piece>& out) {
+  while (pos < items.size() && items[pos].k == Item::K::kPiece) {
+    GoTemplate::Piece p = std::move(items[pos++].piece);
+    if (p.kind == GoTemplate::Piece::Kind::kIf) {
+      auto r = BuildIf(items, pos, p);
+      if (!r.ok()) return r;
+    }
+    out.push_back(std::move(p));
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<GoTemplate> GoTemplate::Parse(std::string_view text) {
   GoTemplate t;
+  std::vector<Item> items;
+  auto text_item = [&](std::string s) {
+    Item it;
+    it.piece.kind = Piece::Kind::kText;
+    it.piece.text = std::move(s);
+    items.push_back(std::move(it));
+  };
   size_t pos = 0;
   uint32_t line = 1;
   auto count_lines = [](std::string_view s) {
@@ -518,14 +755,42 @@ Result<GoTemplate> GoTemplate::Parse(std::string_view text) {
         return Error::Invalid(fmt::format("line {}: unclosed comment", action_line));
       continue;
     }
-    if (!pending.empty()) t.pieces_.push_back({std::move(pending), nullptr, 0});
+    if (!pending.empty()) text_item(std::move(pending));
     pending.clear();
     auto toks = Lexer(body).Run();
     if (!toks.ok())
       return Error::Invalid(fmt::format("line {}: {}", action_line, toks.error().message));
     if (toks->size() == 1)
       return Error::Invalid(fmt::format("line {}: missing value for command", action_line));
-    Parser p(std::move(toks).value());
+    // Control keywords open the action: `if P`, `else`, `else if P`, `end`.
+    Item item;
+    item.piece.kind = Piece::Kind::kAction;
+    item.piece.line = action_line;
+    size_t start = 0;
+    const Token& first = (*toks)[0];
+    const bool second_if =
+        toks->size() > 2 && (*toks)[1].t == Token::T::kIdent && (*toks)[1].text == "if";
+    if (first.t == Token::T::kIdent && first.text == "if") {
+      item.piece.kind = Piece::Kind::kIf;
+      start = 1;
+    } else if (first.t == Token::T::kIdent && first.text == "else" && second_if) {
+      item.k = Item::K::kElseIf;
+      item.piece.kind = Piece::Kind::kIf;
+      start = 2;
+    } else if (first.t == Token::T::kIdent && (first.text == "else" || first.text == "end")) {
+      if (toks->size() != 2) {
+        return Error::Invalid(fmt::format("line {}: unexpected {:?} in {}", action_line,
+                                          (*toks)[1].text, first.text));
+      }
+      item.k = first.text == "end" ? Item::K::kEnd : Item::K::kElse;
+      items.push_back(std::move(item));
+      t.has_actions_ = true;
+      continue;
+    }
+    if (start > 0 && (*toks)[start].t == Token::T::kEnd) {
+      return Error::Invalid(fmt::format("line {}: missing value for if", action_line));
+    }
+    Parser p(std::move(toks).value(), start);
     auto node = p.Pipeline();
     if (!node.ok())
       return Error::Invalid(fmt::format("line {}: {}", action_line, node.error().message));
@@ -533,24 +798,26 @@ Result<GoTemplate> GoTemplate::Parse(std::string_view text) {
       return Error::Invalid(
           fmt::format("line {}: unexpected {:?} in action", action_line, p.Peek().text));
     }
-    t.pieces_.push_back({"", *node, action_line});
+    item.piece.action = *node;
+    items.push_back(std::move(item));
     t.has_actions_ = true;
   }
-  if (!pending.empty()) t.pieces_.push_back({std::move(pending), nullptr, 0});
+  if (!pending.empty()) text_item(std::move(pending));
+  size_t at = 0;
+  auto built = BuildList(items, at, t.pieces_);
+  if (!built.ok()) return built.error();
+  if (at < items.size()) {
+    const Item& stray = items[at];
+    return Error::Invalid(fmt::format("line {}: unexpected {{{{{}}}}}", stray.piece.line,
+                                      stray.k == Item::K::kEnd ? "end" : "else"));
+  }
   return t;
 }
 
 Result<std::string> GoTemplate::Execute(const TemplateData& data) const {
   std::string out;
-  for (const auto& p : pieces_) {
-    if (p.action == nullptr) {
-      out += p.text;
-      continue;
-    }
-    auto v = Eval(*p.action, data, nullptr);
-    if (!v.ok()) return Error::Invalid(fmt::format("line {}: {}", p.line, v.error().message));
-    out += Print(*v);
-  }
+  auto r = Run(pieces_, data, out);
+  if (!r.ok()) return r.error();
   return out;
 }
 

@@ -4,11 +4,21 @@
 // Supported: text; actions `{{ pipeline }}` with trim markers `{{-` / `-}}`; comments `{{/* ...
 // */}}`; operands `.Name` (Index, Count and template params), `$` (the whole data as "<map>"),
 // integer, float and quoted string literals, parenthesized pipelines; function calls `Func arg...`;
-// pipes `x | Func arg`. Functions: scheduler_perf's custom ones — AddInt, SubtractInt, MultiplyInt,
-// DivideInt, Mod, MaxInt, MinInt, AddFloat, SubtractFloat, MultiplyFloat, DivideFloat, Lowercase —
-// plus the old `div`, and Go's `printf`
-// (%d %s %v %f %g %x with width/zero padding), `print`, `len` (strings) and `index`-free
-// arithmetic. Control structures (if/range/with/define/template/block) are reported as unsupported.
+// pipes `x | Func arg`; `{{if pipeline}}`, `{{else if pipeline}}`, `{{else}}` and `{{end}}`.
+// Functions: scheduler_perf's custom ones — AddInt, SubtractInt, MultiplyInt, DivideInt, Mod,
+// MaxInt, MinInt, AddFloat, SubtractFloat, MultiplyFloat, DivideFloat, Lowercase — plus `div` (the
+// one function of create.go's object templates) and `mod` (called by kube's event_handling
+// templates; the same integer remainder as Mod), and Go's builtins `and`, `or`, `not`, `eq`, `ne`,
+// `lt`, `le`, `gt`, `ge`, `printf` (%d %s %v %f %g %x with width/zero padding), `print` and `len`
+// (strings). range/with/define/template/block, variables and other functions are reported as
+// unsupported.
+//
+// Truth follows Go: false, 0, 0.0, "" and a missing map key are false, anything else true. A
+// missing key is a value only where Go passes it on without converting it — an if condition and
+// the arguments of the builtins above (`and`/`or` return it, `eq` compares it unequal to any
+// present value, `lt` and the other orderings reject it); printed or passed to another function
+// it is the error "map has no entry for key" (Go would print "<no value>" or panic in the
+// function).
 //
 // Contract: Parse never aborts; it reports the first syntax error with its line. Execute reports
 // the first runtime error (unknown field, unknown function, wrong argument types, division by zero)
@@ -38,13 +48,20 @@ class GoTemplate {
   bool has_actions() const { return has_actions_; }
 
   struct Node;  // a parsed action (implementation detail)
+  // A piece of the parsed template: literal text, an action whose value is printed, or an if
+  // block (action is its condition; `else if` is an if block alone in the else branch).
+  struct Piece {
+    enum class Kind : uint8_t { kText, kAction, kIf };
+    Kind kind = Kind::kText;
+    std::string text;              // kText
+    std::shared_ptr<Node> action;  // kAction, kIf; shared: GoTemplate is copyable
+    uint32_t line = 0;
+    std::vector<Piece> then_branch, else_branch;  // kIf
+  };
 
  private:
-  struct Piece {
-    std::string text;              // literal text (when action is null)
-    std::shared_ptr<Node> action;  // shared: GoTemplate is copyable
-    uint32_t line = 0;
-  };
+  static Result<void> Run(const std::vector<Piece>& pieces, const TemplateData& data,
+                          std::string& out);
   std::vector<Piece> pieces_;
   bool has_actions_ = false;
 };
