@@ -108,7 +108,8 @@ struct LoadedObject {
   std::string generate_name;
   bool has_name = false;
   std::optional<int32_t>
-      priority;  // spec.priority given without a class (kube's test apiserver keeps it)
+      priority;  // a Pod's or PodGroup's spec.priority given without a class (kube's test
+                 // apiserver runs without the Priority admission plugin and keeps it)
 };
 
 // Go's path/filepath.Match for names without separators: `*` any run of characters but '/', `?` one
@@ -128,8 +129,8 @@ std::string DriverSliceYaml(std::string_view driver, std::string_view node, int6
 inline constexpr std::string_view kSignatureLabel = "signature";
 std::string SignatureLabelValue(int64_t index, int64_t batch);
 
-// Loads one rendered object; spec.priority without a priorityClassName is kept aside (kube's test
-// apiserver keeps it) and generateName-only objects get a placeholder name.
+// Loads one rendered object; a Pod's or PodGroup's spec.priority without a priorityClassName is
+// kept aside (kube's test apiserver keeps it) and generateName-only objects get a placeholder name.
 Result<LoadedObject> LoadRendered(const std::string& text, const std::string& file, Interner& in);
 
 }  // namespace corral::sim::perf_detail

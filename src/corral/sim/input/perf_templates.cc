@@ -92,7 +92,8 @@ Result<LoadedObject> LoadRendered(const std::string& text, const std::string& fi
   const Node& root = st.documents()[0];
   LoadedObject out;
   if (const Node* k = root.Find("kind")) out.kind = std::string(k->text());
-  // Rebuild the object as JSON: drop spec.priority without a priorityClassName (kept aside), and
+  // Rebuild the object as JSON: drop a Pod's or PodGroup's spec.priority without a
+  // priorityClassName (kept aside), and
   // give generateName-only objects a placeholder name (the engine names them).
   std::string json = "{";
   bool first = true;
@@ -112,8 +113,8 @@ Result<LoadedObject> LoadRendered(const std::string& text, const std::string& fi
       for (size_t k = 0; k < v.size(); ++k)
         json += "," + JsonString(v.key(k).text()) + ":" + NodeToJson(v.value(k));
       json += "}";
-    } else if (key == "spec" && v.is_map() && out.kind == "Pod" && v.Find("priority") != nullptr &&
-               v.Find("priorityClassName") == nullptr) {
+    } else if (key == "spec" && v.is_map() && (out.kind == "Pod" || out.kind == "PodGroup") &&
+               v.Find("priority") != nullptr && v.Find("priorityClassName") == nullptr) {
       json += "{";
       bool f2 = true;
       for (size_t k = 0; k < v.size(); ++k) {
