@@ -197,8 +197,7 @@ class Parser {
   Result<NodePtr> Command() {
     const Token& tok = t_[p_];
     if (tok.t == Token::T::kIdent && tok.text != "true" && tok.text != "false") {
-      // if/else/end open an action (see Parse); elsewhere, and the other keywords anywhere, are
-      // unsupported.
+      // if/else/end open an action (see Parse); anywhere else they, and the other keywords, fail.
       static constexpr std::string_view kControl[] = {
           "if", "else", "end", "range", "with", "define", "template", "block", "break", "continue"};
       if (std::find(std::begin(kControl), std::end(kControl), tok.text) != std::end(kControl)) {

@@ -10,15 +10,13 @@
 // one function of create.go's object templates) and `mod` (called by kube's event_handling
 // templates; the same integer remainder as Mod), and Go's builtins `and`, `or`, `not`, `eq`, `ne`,
 // `lt`, `le`, `gt`, `ge`, `printf` (%d %s %v %f %g %x with width/zero padding), `print` and `len`
-// (strings). range/with/define/template/block, variables and other functions are reported as
-// unsupported.
+// (strings). range/with/define/template/block, variables and other functions are errors.
 //
 // Truth follows Go: false, 0, 0.0, "" and a missing map key are false, anything else true. A
 // missing key is a value only where Go passes it on without converting it — an if condition and
 // the arguments of the builtins above (`and`/`or` return it, `eq` compares it unequal to any
 // present value, `lt` and the other orderings reject it); printed or passed to another function
-// it is the error "map has no entry for key" (Go would print "<no value>" or panic in the
-// function).
+// it is the error "map has no entry for key" (Go prints "<no value>" or the function panics).
 //
 // Contract: Parse never aborts; it reports the first syntax error with its line. Execute reports
 // the first runtime error (unknown field, unknown function, wrong argument types, division by zero)
