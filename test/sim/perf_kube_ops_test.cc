@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "corral/app/perf.h"
+#include "corral/sim/input/go_template.h"
 #include "corral/sim/input/perf_config_internal.h"
 #include "corral/sim/perf.h"
 
@@ -238,6 +239,58 @@ spec:
   auto bad = perf_detail::LoadRendered(bogus, "pod.yaml", in);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.error().message, HasSubstr("unknown field \"nodeTaintPolicy\""));
+}
+
+// kube's workload_preemption podgroup.yaml: `{{if .priority}}` renders the template parameter or
+// its default, `{{if and .disruptionMode (eq .disruptionMode "All")}}` picks the disruption mode,
+// and the rendered spec.priority (no class: kube's test apiserver has no Priority admission) is
+// kept aside.
+TEST(PerfKubeOpsTest, WorkloadPreemptionPodGroupTemplate) {
+  constexpr std::string_view kTemplate = R"(apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata:
+  name: gang-{{.Index}}
+spec:
+  priority: {{if .priority}}{{AddInt 0 .priority}}{{else}}10000{{end}}
+  disruptionMode:
+  {{- if and .disruptionMode (eq .disruptionMode "All")}}
+    all: {}
+  {{- else}}
+    single: {}
+  {{- end}}
+  schedulingPolicy:
+    gang:
+      minCount: {{.podsPerGroup}}
+)";
+  auto t = GoTemplate::Parse(kTemplate);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  Interner in = api::NewInterner();
+  struct Case {
+    TemplateData data;
+    int32_t priority;
+    api::DisruptionMode mode;
+  };
+  const Case cases[] = {
+      {{{"Index", int64_t{0}}, {"podsPerGroup", int64_t{2}}, {"priority", int64_t{9999999}}},
+       9999999,
+       api::DisruptionMode::kSingle},
+      {{{"Index", int64_t{1}}, {"podsPerGroup", int64_t{2}}}, 10000, api::DisruptionMode::kSingle},
+      {{{"Index", int64_t{2}},
+        {"podsPerGroup", int64_t{2}},
+        {"disruptionMode", std::string("All")}},
+       10000,
+       api::DisruptionMode::kAll},
+  };
+  for (const Case& c : cases) {
+    auto text = t->Execute(c.data);
+    ASSERT_TRUE(text.ok()) << text.error().message;
+    auto obj = perf_detail::LoadRendered(*text, "podgroup.yaml", in);
+    ASSERT_TRUE(obj.ok()) << obj.error().message;
+    ASSERT_EQ(obj->objects.pod_groups.size(), 1U);
+    EXPECT_EQ(obj->priority, c.priority);
+    EXPECT_EQ(obj->objects.pod_groups[0].disruption_mode, c.mode);
+    EXPECT_EQ(obj->objects.pod_groups[0].policy.min_count, 2);
+  }
 }
 
 }  // namespace
