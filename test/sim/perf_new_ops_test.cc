@@ -47,9 +47,10 @@ Compiled CompileInline(std::string_view cfg, Interner& in, const std::string& di
   return out;
 }
 
-PerfResult RunInline(std::string_view cfg, Interner& in) {
+PerfResult RunInline(std::string_view cfg, Interner& in, const std::string& dir = "misc") {
   Diagnostics diags;
-  auto c = PerfConfig::Parse(cfg, "examples/scheduler_perf/kube/misc/inline.yaml", in, diags);
+  auto c =
+      PerfConfig::Parse(cfg, "examples/scheduler_perf/kube/" + dir + "/inline.yaml", in, diags);
   EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
   if (!c.ok()) return {};
   return RunPerfWorkload(*c, c->All()[0], in, Fixed());
@@ -269,7 +270,10 @@ TEST(PerfNewOpsTest, OpsCorralCannotRunAreRefusedWithTheReason) {
   };
   const Case cases[] = {
       {"- opcode: updateAny\n    templatePath: ../templates/light-pod.yaml\n    namespace: n",
-       "updateAny", PerfResult::Status::kSkipped},
+       "updateAny\" of a Pod", PerfResult::Status::kSkipped},
+      {"- opcode: updateAny\n    templatePath: ../templates/light-pod.yaml\n    subresources: "
+       "[resize]",
+       "in-place pod resize", PerfResult::Status::kSkipped},
       {"- opcode: updateAny\n    namespace: n", "templatePath", PerfResult::Status::kError},
       {"- opcode: updateAny\n    templatePath: x.yaml\n    updatePerSecond: -1", "updatePerSecond",
        PerfResult::Status::kError},
@@ -344,6 +348,77 @@ TEST(PerfNewOpsTest, CreateAnyReportsATemplateTheLoaderRefuses) {
   EXPECT_EQ(r.status, PerfResult::Status::kError);
   EXPECT_THAT(r.message,
               HasSubstr("deviceclass-extended-resource.yaml:9: spec.extendedResourceName"));
+}
+
+// kube's updateAny of Nodes (EventHandlingNodeUpdate): nodes created unschedulable are replaced
+// by schedulable ones at updatePerSecond, and the pods the NodeUnschedulable plugin rejected get
+// scheduled after the Node/Update event. Without the update they stay pending.
+std::string NodeUpdateConfig(std::string_view update_ops) {
+  return fmt::format(R"(
+- name: NodeUpdate
+  workloadTemplate:
+  - opcode: startCollectingMetrics
+    name: unsched
+    namespaces: [nodeunschedulable]
+  - opcode: createNodes
+    count: 2
+    nodeTemplatePath: templates/nodeupdate-node-unschedulable.yaml
+  - opcode: createPods
+    count: 4
+    podTemplatePath: templates/nodeupdate-pod-nodeunschedulable.yaml
+    skipWaitToCompletion: true
+    namespace: nodeunschedulable
+  - opcode: barrier
+    stageRequirement: Attempted
+  {}
+  workloads:
+  - name: w
+)",
+                     update_ops);
+}
+
+TEST(PerfNewOpsTest, UpdateAnyReplacesNodesAndWakesThePodsTheyBlocked) {
+  Interner in = api::NewInterner();
+  PerfResult updated = RunInline(NodeUpdateConfig(R"(- opcode: updateAny
+    count: 2
+    templatePath: templates/nodeupdate-node-unschedulable-update.yaml
+    updatePerSecond: 100
+  - opcode: barrier
+  - opcode: stopCollectingMetrics)"),
+                                 in, "event_handling");
+  ASSERT_NE(updated.status, PerfResult::Status::kError) << updated.message;
+  ASSERT_NE(updated.status, PerfResult::Status::kSkipped) << updated.message;
+  EXPECT_EQ(updated.measured_pods, 4);
+  EXPECT_EQ(updated.measured_scheduled, 4);
+
+  Interner in2 = api::NewInterner();
+  PerfResult not_updated =
+      RunInline(NodeUpdateConfig("- opcode: stopCollectingMetrics"), in2, "event_handling");
+  ASSERT_NE(not_updated.status, PerfResult::Status::kError) << not_updated.message;
+  EXPECT_EQ(not_updated.measured_pods, 4);
+  EXPECT_EQ(not_updated.measured_scheduled, 0);
+}
+
+TEST(PerfNewOpsTest, UpdateAnyOfNodesChecksNameAndScope) {
+  struct Case {
+    std::string op, want;
+  };
+  const Case cases[] = {
+      // The template names node-unschedulable-{{.Index}}: index 2 does not exist.
+      {"- opcode: updateAny\n    count: 3\n    templatePath: "
+       "templates/nodeupdate-node-unschedulable-update.yaml",
+       "nodes \"node-unschedulable-2\" not found"},
+      {"- opcode: updateAny\n    count: 1\n    namespace: ns1\n    templatePath: "
+       "templates/nodeupdate-node-unschedulable-update.yaml",
+       "has scope \"root\""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    Interner in = api::NewInterner();
+    PerfResult r = RunInline(NodeUpdateConfig(c.op), in, "event_handling");
+    EXPECT_EQ(r.status, PerfResult::Status::kError);
+    EXPECT_THAT(r.message, HasSubstr(c.want));
+  }
 }
 
 }  // namespace

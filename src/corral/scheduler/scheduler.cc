@@ -177,6 +177,12 @@ void Scheduler::AddNode(const api::Node* node) {
   FireEvent({framework::EventResource::kNode, framework::ActionType::kAdd}, node);
 }
 
+void Scheduler::UpdateNode(const api::Node* node) {
+  cache_.AddNode(node);  // replaces the held object
+  topology_domains_.clear();
+  FireEvent({framework::EventResource::kNode, framework::ActionType::kUpdate}, node);
+}
+
 void Scheduler::RemoveNode(Symbol name) {
   cache_.RemoveNode(name);
   topology_domains_.clear();

@@ -128,6 +128,10 @@ class Scheduler final : public framework::Handle {
 
   // ---- events in ----
   void AddNode(const api::Node* node);
+  // The held node named node->meta.name was replaced by `node` (labels, taints, allocatable,
+  // unschedulable): the cache takes the new object and a Node/Update event is fired. REQUIRES: a
+  // node of that name was added.
+  void UpdateNode(const api::Node* node);
   void RemoveNode(Symbol name);
   // A pod with spec.nodeName is recorded as bound; otherwise it is queued for the profile named by
   // its schedulerName. Returns false for a pending pod whose schedulerName matches no profile:

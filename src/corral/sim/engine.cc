@@ -153,6 +153,9 @@ void Engine::Impl::Handle(const Event& e) {
     case EventKind::kDeleteTick:
       program_.OnDeleteTick(e.a);
       break;
+    case EventKind::kUpdateTick:
+      program_.OnUpdateTick(e.a);
+      break;
     case EventKind::kVictimGone: {
       PodSlot& s = pods_.Pod(e.a);
       if (s.gen == e.b && s.state != PodState::kFree) pods_.Evict(e.a, "preempted", true);

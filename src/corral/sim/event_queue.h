@@ -26,6 +26,7 @@ enum class EventKind : uint8_t {
   kOpWake,        // the program's current op waited for a time
   kChurnTick,     // a = churn index
   kDeleteTick,    // a = deleter index: next pod deletion of a rate-limited deletePods op
+  kUpdateTick,    // a = updater index: next node update of a rate-limited updateAny op
   kVictimGone,    // a = pod slot, b = generation: a preemption victim's grace period is over
   kPermitTimer,   // lane: the scheduler's earliest Permit deadline (gangs waiting for their quorum)
   kFleetTimer,    // a = generation: the fleet dispatcher's next timer (queue flushes, timeouts)

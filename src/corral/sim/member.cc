@@ -187,9 +187,29 @@ void Member::SetCordon(uint32_t idx, bool cordon) {
   if (!ns.alive || ns.node.unschedulable == cordon) return;
   ns.node.unschedulable = cordon;
   nodes_schedulable += cordon ? -1 : 1;
-  sched_.AddNode(&ns.node);  // an update: the cache replaces the node and fires a node event
+  sched_.UpdateNode(&ns.node);
   Touch();
   w_.Log(index_, cordon ? "node-cordon" : "node-uncordon", w_.in.Str(ns.node.meta.name));
+}
+
+void Member::UpdateNode(uint32_t idx, api::Node n) {
+  NodeSlot& ns = *nodes_[idx];
+  // As at creation, a node without a hostname label gets its name as one.
+  if (!n.meta.labels.Has(api::wk::kHostnameLabel))
+    n.meta.labels.Set(api::wk::kHostnameLabel, n.meta.name);
+  for (size_t r = 0; r < w_.tracked.size(); ++r) alloc_total[r] -= ns.alloc[r];
+  if (!ns.node.unschedulable) --nodes_schedulable;
+  ns.node = std::move(n);
+  for (size_t r = 0; r < w_.tracked.size(); ++r) {
+    const api::Quantity* q = api::FindResource(ns.node.allocatable, w_.tracked[r].sym);
+    ns.alloc[r] = q == nullptr ? 0 : ResourceValue(*q, w_.tracked[r].milli);
+    alloc_total[r] += ns.alloc[r];
+  }
+  if (!ns.node.unschedulable) ++nodes_schedulable;
+  sched_.UpdateNode(&ns.node);
+  Touch();
+  w_.Log(index_, "node-update", w_.in.Str(ns.node.meta.name));
+  if (w_.controllers != nullptr) w_.controllers->NodesChanged(index_);
 }
 
 std::vector<uint32_t> Member::PickNodes(uint32_t pool, int64_t count, bool newest_first,

@@ -69,6 +69,10 @@ class Member : public scheduler::SchedulerObserver {
   void CreateNode(uint32_t pool);
   void RemoveNode(uint32_t idx, std::string_view reason);
   void SetCordon(uint32_t idx, bool cordon);
+  // Replaces the live node in slot `idx` by `n` (same name; kube's update of the Node object and
+  // its status): its pods stay and keep their requests, allocatable and schedulability are
+  // re-accounted, and the scheduler sees a Node/Update event.
+  void UpdateNode(uint32_t idx, api::Node n);
   // Evicts every pod of the node, oldest binding first (a stable log).
   void EvictAll(uint32_t idx, std::string_view reason);
   // Alive nodes of `pool` (kNone: any), oldest first (or newest first), at most `count` (-1: all).

@@ -136,6 +136,23 @@ void Program::Execute(const Op& op) {
               static_cast<uint32_t>(op_deleter_));
       break;
     }
+    case Op::Kind::kUpdateNodes: {
+      op_updater_ = SIZE_MAX;
+      if (op.count <= 0) break;
+      if (op.rate_per_s <= 0) {
+        for (int64_t i = 0; i < op.count && w_.error.empty(); ++i) UpdateOneNode(op, i);
+        break;
+      }
+      // kube's updateAny ticks at 1/rate and updates one object per tick, the first after one
+      // interval.
+      Updater u;
+      u.op = &op;
+      u.interval_ns = static_cast<int64_t>(1e9 / op.rate_per_s);
+      updaters_.push_back(u);
+      op_updater_ = updaters_.size() - 1;
+      w_.Push(w_.now + u.interval_ns, EventKind::kUpdateTick, static_cast<uint32_t>(op_updater_));
+      break;
+    }
     case Op::Kind::kSetPriority:
       pods.SetPriority(op.priority_class, op.priority_value);
       break;
@@ -197,6 +214,8 @@ bool Program::Done(const Op& op) {
     }
     case Op::Kind::kSleep:
       return w_.now >= sleep_until_;
+    case Op::Kind::kUpdateNodes:
+      return op_updater_ == SIZE_MAX || updaters_[op_updater_].next >= op.count;
     case Op::Kind::kDeletePods:
       if (!op.wait || op_deleter_ == SIZE_MAX) return true;
       return deleters_[op_deleter_].next >= deleters_[op_deleter_].pods.size();
@@ -303,6 +322,31 @@ void Program::OnDeleteTick(uint32_t d) {
     }
   }
   if (del.next < del.pods.size()) w_.Push(w_.now + del.interval_ns, EventKind::kDeleteTick, d);
+}
+
+void Program::OnUpdateTick(uint32_t u) {
+  Updater& up = updaters_[u];
+  if (up.next >= up.op->count || !w_.error.empty()) return;
+  UpdateOneNode(*up.op, up.next++);
+  if (up.next < up.op->count) w_.Push(w_.now + up.interval_ns, EventKind::kUpdateTick, u);
+}
+
+void Program::UpdateOneNode(const Op& op, int64_t index) {
+  auto r = op.render_node(index);
+  if (!r.ok()) {
+    w_.Fail(r.error().message);
+    return;
+  }
+  api::Node n = std::move(r).value();
+  for (auto& m : w_.members) {
+    const uint32_t idx = m->FindNode(n.meta.name);
+    if (idx == kNone) continue;
+    m->UpdateNode(idx, std::move(n));
+    return;
+  }
+  // kube's update of an object that does not exist fails the workload.
+  w_.Fail(fmt::format("updateAny: failed to update object: nodes {:?} not found",
+                      w_.in.Str(n.meta.name)));
 }
 
 }  // namespace corral::sim

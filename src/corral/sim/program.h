@@ -1,6 +1,7 @@
 #pragma once
 // Program: the run's ops executed in order on the virtual clock (scheduler_perf style) — node and
-// workload ops, barriers, sleeps, rate-limited pod deletion — and the background churn they start.
+// workload ops, barriers, sleeps, rate-limited pod deletion and node updates — and the background
+// churn they start.
 //
 // Contract: an op may first wait for its absolute time (`at`); it then executes once, and the
 // program moves on when the op is done (most ops at once; a barrier, a waiting createPods or
@@ -33,6 +34,7 @@ class Program {
   void OnWake();
   void OnChurnTick(uint32_t c);
   void OnDeleteTick(uint32_t d);
+  void OnUpdateTick(uint32_t u);
 
  private:
   struct ChurnState {
@@ -48,12 +50,20 @@ class Program {
     int64_t interval_ns = 0;
   };
 
+  struct Updater {
+    const Op* op = nullptr;
+    int64_t next = 0;
+    int64_t interval_ns = 0;
+  };
+
   void Execute(const Op& op);
   bool Done(const Op& op);
   bool BarrierMet(const Op& op) const;
   bool Matches(const Op& op, const api::Pod& pod) const;
   void ChurnTick(uint32_t c);
   void DeleteTick(uint32_t d);
+  // updateAny: replaces the live node that object `index` of `op` names (a failure ends the run).
+  void UpdateOneNode(const Op& op, int64_t index);
 
   World& w_;
   size_t pc_ = 0;
@@ -65,6 +75,8 @@ class Program {
   std::vector<ChurnState> churns_;
   std::vector<Deleter> deleters_;
   size_t op_deleter_ = SIZE_MAX;
+  std::vector<Updater> updaters_;
+  size_t op_updater_ = SIZE_MAX;
 };
 
 }  // namespace corral::sim

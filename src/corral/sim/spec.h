@@ -155,7 +155,8 @@ struct Op {
     kSetPriority,      // priority class value for pods created from now on
     kStartCollecting,  // scheduler_perf startCollectingMetrics
     kStopCollecting,
-    kScale,  // controller, count: the controller's wanted replicas (a Job's parallelism)
+    kScale,        // controller, count: the controller's wanted replicas (a Job's parallelism)
+    kUpdateNodes,  // count nodes replaced by render_node(i) at rate (0 = all at once); blocks
   };
   Kind kind = Kind::kCreateNodes;
   std::optional<int64_t> at_ns;  // wait until this time first
@@ -175,6 +176,8 @@ struct Op {
   int32_t priority_value = 0;
   uint32_t line = 0;     // source line, for messages
   std::string describe;  // "drain pool=general count=20", for the event log
+  // updateNodes: node i's new object (its name picks the live node it replaces).
+  std::function<Result<api::Node>(int64_t index)> render_node;
 };
 
 // How scheduling time is charged to the virtual clock.

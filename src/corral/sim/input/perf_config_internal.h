@@ -133,6 +133,11 @@ std::string SignatureLabelValue(int64_t index, int64_t batch);
 // kept aside (kube's test apiserver keeps it) and generateName-only objects get a placeholder name.
 Result<LoadedObject> LoadRendered(const std::string& text, const std::string& file, Interner& in);
 
+// Renders object `index` of `count` of a node template (.Index and .Count set in `env`) and loads
+// the Node it describes; an error when it renders anything else.
+Result<api::Node> RenderNode(const TemplateFile& file, TemplateData& env, int64_t index,
+                             int64_t count, Interner& in);
+
 }  // namespace corral::sim::perf_detail
 
 namespace corral::sim {
@@ -187,13 +192,15 @@ class OpCompiler {
   }
   void CheckKeys(const Node& op, std::initializer_list<std::string_view> allowed);
 
-  // The ops and fields Corral refuses (updateAny, the DRA binding-condition ops,
+  // The ops and fields Corral refuses (updateAny but of nodes, the DRA binding-condition ops,
   // createCompositePodGroups, createPods with nominatedNodeName): true when `op` is one, with
   // `unsupported` set or, for malformed fields, an error reported and `ok` cleared.
   bool Refuse(const Node& op, const std::string& code, bool& ok);
   bool CreateNodes(const Node& op, size_t idx);
   bool CreatePods(const Node& op, size_t idx, const std::string& ns_override);
   bool CreateAny(const Node& op, size_t idx);
+  // updateAny of Nodes: each rendered node replaces the live node of its name, at updatePerSecond.
+  bool UpdateNodes(const Node& op);
   bool Churn(const Node& op, size_t idx);
   // Renders and loads a pod template; returns its index in spec.pod_templates (kNone after an
   // error). `signature_batch` > 0 labels pod i signature=SignatureLabelValue(i, signature_batch).

@@ -193,6 +193,20 @@ void OpCompiler::AddNamespace(const std::string& ns, const api::LabelSet* labels
   spec_.objects.namespaces.push_back(std::move(n));
 }
 
+Result<api::Node> RenderNode(const TemplateFile& file, TemplateData& env, int64_t index,
+                             int64_t count, Interner& in) {
+  env["Index"] = index;
+  env["Count"] = count;
+  auto txt = file.tmpl.Execute(env);
+  if (!txt.ok())
+    return Error::Invalid(fmt::format("{}: template: {}", file.path, txt.error().message));
+  auto o = LoadRendered(*txt, file.path, in);
+  if (!o.ok()) return o.error();
+  if (o->objects.nodes.empty())
+    return Error::Invalid(fmt::format("{}: rendered no Node", file.path));
+  return std::move(o->objects.nodes[0]);
+}
+
 bool OpCompiler::CreateNodes(const Node& op, size_t idx) {
   CheckKeys(op, {"count", "countParam", "nodeTemplatePath", "nodeAllocatableStrategy",
                  "labelNodePrepareStrategy", "uniqueNodeLabelStrategy", "templateParams"});
@@ -298,18 +312,10 @@ bool OpCompiler::CreateNodes(const Node& op, size_t idx) {
     auto st = std::make_shared<State>(State{tf, Env(op, 0, *count), &in_, apply_alloc, keep_name});
     const int64_t cnt = *count;
     pool.render = [st, cnt](int64_t index) -> Result<api::Node> {
-      st->env["Index"] = index;
-      st->env["Count"] = cnt;
-      auto txt = st->file->tmpl.Execute(st->env);
-      if (!txt.ok())
-        return Error::Invalid(fmt::format("{}: template: {}", st->file->path, txt.error().message));
-      auto o = LoadRendered(*txt, st->file->path, *st->in);
-      if (!o.ok()) return o.error();
-      if (o->objects.nodes.empty())
-        return Error::Invalid(fmt::format("{}: rendered no Node", st->file->path));
-      api::Node n = std::move(o->objects.nodes[0]);
-      if (!st->keep_name) n.meta.name = Symbol{};
-      st->apply(n);
+      auto n = RenderNode(*st->file, st->env, index, cnt, *st->in);
+      if (!n.ok()) return n;
+      if (!st->keep_name) n->meta.name = Symbol{};
+      st->apply(*n);
       return n;
     };
   } else if (keep_name) {
@@ -525,6 +531,42 @@ bool OpCompiler::CreateAny(const Node& op, size_t idx) {
   return true;
 }
 
+bool OpCompiler::UpdateNodes(const Node& op) {
+  // Refuse() let through only an updateAny whose template renders a Node, with valid fields.
+  auto path = String(op, "templatePath");
+  int64_t count = Count(op, "count", "countParam", false).value_or(1);
+  if (count == 0) return true;
+  if (auto ns = String(op, "namespace"); ns && !ns->empty()) {
+    d_.FieldError(
+        op, "namespace",
+        fmt::format("namespace {:?} set for {:?}, but a Node has scope \"root\"", *ns, *path));
+    return false;
+  }
+  auto scope = d_.Field("templatePath");
+  auto t = Template(*path, *op.Find("templatePath"));
+  if (!t.ok()) return false;
+  auto env = std::make_shared<TemplateData>(Env(op, 0, count));
+  std::shared_ptr<TemplateFile> tf = *t;
+  Interner* in = &in_;
+  Op o;
+  o.kind = Op::Kind::kUpdateNodes;
+  o.count = count;
+  o.rate_per_s =
+      static_cast<double>(Count(op, "updatePerSecond", "updatePerSecondParam", false).value_or(0));
+  o.render_node = [tf, env, count, in](int64_t index) -> Result<api::Node> {
+    auto n = RenderNode(*tf, *env, index, count, *in);
+    if (n.ok() && n->meta.name.empty()) {
+      return Error::Invalid(
+          fmt::format("{}: updateAny: object {} has no metadata.name", tf->path, index));
+    }
+    return n;
+  };
+  o.line = op.line();
+  o.describe = fmt::format("updateAny Node count={}", count);
+  spec_.program.push_back(std::move(o));
+  return true;
+}
+
 bool OpCompiler::CreatePodGroups(const Node& op) {
   CheckKeys(op, {"count", "countParam", "namespace", "templatePath", "templateParams"});
   auto count = Count(op, "count", "countParam", true);
@@ -695,9 +737,42 @@ bool OpCompiler::Refuse(const Node& op, const std::string& code, bool& ok) {
         return true;
       }
     }
-    unsupported =
-        "op \"updateAny\" (an existing object replaced mid-run: Corral's simulator has no step "
-        "that updates a pod or node it holds)";
+    if (op.Find("subresources") != nullptr) {
+      // kube updates the named subresources too (a pod's "resize": in-place pod resize).
+      unsupported =
+          "op \"updateAny\" with subresources (in-place pod resize, InPlacePodVerticalScaling, "
+          "is not modelled by Corral)";
+      return true;
+    }
+    auto count = Count(op, "count", "countParam", false);
+    if (diags_.has_errors()) {
+      ok = false;
+      return true;
+    }
+    if (count.value_or(1) == 0) return false;  // nothing to update (kube renders nothing)
+    auto scope = d_.Field("templatePath");
+    auto t = Template(*String(op, "templatePath"), *op.Find("templatePath"));
+    if (!t.ok()) {
+      ok = false;
+      return true;
+    }
+    auto text = (*t)->tmpl.Execute(Env(op, 0, count.value_or(1)));
+    if (!text.ok()) {
+      diags_.Error((*t)->path, 0, "", fmt::format("template: {}", text.error().message));
+      ok = false;
+      return true;
+    }
+    auto obj = LoadRendered(*text, (*t)->path, in_);
+    if (!obj.ok()) {
+      diags_.Error("", 0, "", obj.error().message);
+      ok = false;
+      return true;
+    }
+    if (!obj->objects.nodes.empty()) return false;  // compiled by UpdateNodes
+    unsupported = fmt::format(
+        "op \"updateAny\" of a {} (an existing {} replaced mid-run: Corral's simulator updates "
+        "only the nodes it holds)",
+        obj->kind, obj->kind);
     return true;
   }
   if (code == "updateDeviceConditions" || code == "checkPodScheduled") {
@@ -767,6 +842,8 @@ bool OpCompiler::Run() {
       ok = CreateNamespaces(op) && ok;
     } else if (code == "createAny") {
       ok = CreateAny(op, i) && ok;
+    } else if (code == "updateAny") {
+      ok = UpdateNodes(op) && ok;
     } else if (code == "churn") {
       ok = Churn(op, i) && ok;
     } else if (code == "barrier") {
