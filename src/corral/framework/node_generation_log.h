@@ -21,10 +21,9 @@ class NodeInfo;
 // The newest generation handed out so far (process-wide).
 uint64_t LatestNodeGeneration();
 
-// Sets `out` to the NodeInfos that took a generation in (since, upto] (oldest first; repeats
-// possible) and returns true when every generation of that range was handed out on the calling
-// thread and is still in its log; returns false otherwise. REQUIRES: upto ≤
-// LatestNodeGeneration().
+// Sets `out` to the NodeInfos that took a generation in (since, upto], oldest first with repeats
+// possible, and returns true when every generation of that range was handed out on the calling
+// thread and is still in its log; false otherwise. REQUIRES: upto ≤ LatestNodeGeneration().
 bool NodesChangedOnThisThread(uint64_t since, uint64_t upto, std::vector<const NodeInfo*>* out);
 
 }  // namespace corral::framework

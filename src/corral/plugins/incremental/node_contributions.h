@@ -21,8 +21,7 @@
 //
 // Group summaries (EnableGroupSummaries, optional): keys are grouped by their high 32 bits (e.g. a
 // constraint index); per group, the number of present keys and the smallest count among them are
-// kept up to date under every change, so that a consumer needing them does not iterate the
-// aggregate.
+// kept up to date under every change, so a consumer needing them need not walk the aggregate.
 //
 // Threading: Refresh runs on the scheduling thread (PreFilter, PreScore). The returned aggregate is
 // shared and never mutated while a caller still holds it: the next Refresh copies it first.
