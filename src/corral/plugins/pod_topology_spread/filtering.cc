@@ -88,16 +88,14 @@ framework::Status PodTopologySpread::PreFilter(framework::CycleState& state, siz
     }
   };
 
+  cache.EnableGroupSummaries();
   auto s = std::make_unique<PreFilterState>();
   s->shared_counts = cache.Refresh(snapshot.nodes(), derive);
-  s->paths.resize(cs.size());
-  s->domains.assign(cs.size(), 0);
-  // Domain order does not change paths[0] (the minimum). For paths[1] kube's order is Go's random
-  // map order; here it is the aggregate's.
-  for (const auto& [key, v] : *s->shared_counts) {
-    const size_t i = DomainConstraint(key);
-    s->paths[i].Update(DomainValue(key), v.count);
-    ++s->domains[i];
+  s->domains.resize(cs.size());
+  s->min_match.resize(cs.size());
+  for (size_t i = 0; i < cs.size(); ++i) {
+    s->domains[i] = cache.GroupKeys(static_cast<uint32_t>(i));
+    s->min_match[i] = cache.GroupMinCount(static_cast<uint32_t>(i), pod_topology_spread::kMaxInt32);
   }
   s->set = std::move(set);
   MutableData(state, slot).pre_filter = std::move(s);
@@ -128,6 +126,7 @@ framework::Status PodTopologySpread::UpdateWithPod(framework::CycleState& state,
     return framework::Status::Error(std::string(kPreFilterStateMissing));
   }
   PreFilterState& s = *data->pre_filter;
+  s.MaterializePaths();  // before the counts change: the walk reads the shared counts
   const api::Pod& preemptor = *pod_to_schedule.pod;
   if (updated.pod->meta.namespace_ != preemptor.meta.namespace_) return {};
   const std::vector<Constraint>& cs = s.set->constraints;

@@ -472,7 +472,7 @@ TEST(PodTopologySpreadPreFilterTest, CountsAndCriticalPaths) {
   framework::CycleState state;
   framework::PreFilterResult r;
   ASSERT_TRUE(pl->PreFilter(state, 0, pod, c.handle().snapshot(), &r).ok());
-  const PreFilterState& s = StateOf(state);
+  PreFilterState& s = *state.Get<CycleData>(0)->pre_filter;
   ASSERT_EQ(s.set->constraints.size(), 2u);
   EXPECT_EQ(s.set->constraints[0].min_domains, 1);
   EXPECT_TRUE(s.set->constraints[0].honor_node_affinity);
@@ -483,6 +483,11 @@ TEST(PodTopologySpreadPreFilterTest, CountsAndCriticalPaths) {
   EXPECT_EQ(Count(s, 1, w, "node-b"), 1);
   EXPECT_EQ(Count(s, 1, w, "node-x"), 0);
   EXPECT_EQ(Count(s, 1, w, "node-y"), 4);
+  // The minima Filter reads come from the cache's group summary, before any walk.
+  EXPECT_TRUE(s.paths.empty());
+  EXPECT_EQ(s.MinMatchNum(0), 3);
+  EXPECT_EQ(s.MinMatchNum(1), 0);
+  s.MaterializePaths();
   // Critical paths: {zone1 3, zone2 4}; node: minimum node-x 0, then node-b 1.
   EXPECT_EQ(s.paths[0].paths[0], (CriticalPaths::Path{w.S("zone1"), 3}));
   EXPECT_EQ(s.paths[0].paths[1], (CriticalPaths::Path{w.S("zone2"), 4}));

@@ -136,10 +136,16 @@ inline Symbol DomainValue(uint64_t key) {
 // PreFilter's result (kube's preFilterState). The domain counts (kube's TpValueToMatchNum) are the
 // aggregate of the plugin's cross-cycle cache, shared read-only; AddPod/RemovePod switch to a
 // private copy.
+//
+// The critical paths are built only when first needed (by AddPod/RemovePod, or a test), by the
+// same walk over the shared counts that kube's PreFilter makes; Filter needs only their minimum,
+// which PreFilter takes from the cache's group summary (the smallest domain count per constraint)
+// together with the number of domains. Both equal what the walk would give.
 struct PreFilterState {
   std::shared_ptr<const ConstraintSet> set;
-  std::vector<CriticalPaths> paths;  // per constraint
+  std::vector<CriticalPaths> paths;  // per constraint; empty until MaterializePaths
   std::vector<int64_t> domains;      // per constraint: number of domains (for minDomains)
+  std::vector<int64_t> min_match;    // per constraint: the smallest domain count (kMaxInt32: none)
   std::shared_ptr<const incremental::Aggregate> shared_counts;
   std::unique_ptr<incremental::Aggregate> own_counts;  // set after AddPod/RemovePod
 
@@ -148,6 +154,7 @@ struct PreFilterState {
       : set(o.set),
         paths(o.paths),
         domains(o.domains),
+        min_match(o.min_match),
         shared_counts(o.shared_counts),
         own_counts(o.own_counts ? std::make_unique<incremental::Aggregate>(*o.own_counts)
                                 : nullptr) {}
@@ -163,7 +170,16 @@ struct PreFilterState {
   // The global minimum for the skew, 0 while there are fewer domains than minDomains.
   int64_t MinMatchNum(size_t i) const {
     if (domains[i] < set->constraints[i].min_domains) return 0;
-    return paths[i].paths[0].match_num;
+    return paths.empty() ? min_match[i] : paths[i].paths[0].match_num;
+  }
+  // Builds the critical paths from the counts (kube's calPreFilterState walk), once. Domain order
+  // does not change paths[0] (the minimum). For paths[1] kube's order is Go's random map order;
+  // here it is the aggregate's.
+  void MaterializePaths() {
+    if (!paths.empty() || set->constraints.empty()) return;
+    paths.resize(set->constraints.size());
+    for (const auto& [key, v] : counts())
+      paths[DomainConstraint(key)].Update(DomainValue(key), v.count);
   }
 };
 
