@@ -34,8 +34,7 @@ class Allocator {
  public:
   enum class Outcome { kAllocated, kUnsatisfiable, kFailedOnNode, kError };
 
-  // The feature gates the allocator reads (kube's structured.Features), as in kube v1.37 by
-  // default.
+  // The feature gates the allocator reads (kube's structured.Features); kube v1.37's defaults.
   struct Features {
     bool device_taints = true;       // DRADeviceTaints: taints prevent allocation
     bool device_taint_rules = true;  // DRADeviceTaintRules: DeviceTaintRules add taints

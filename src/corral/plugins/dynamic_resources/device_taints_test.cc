@@ -1,6 +1,6 @@
 // Device taints and tolerations (DRADeviceTaints) in the structured allocator: kube's cases from
-// staging/src/k8s.io/dynamic-resource-allocation/structured/internal/allocatortesting/
-// allocator_testing.go (TestAllocator, the "tainted-*" cases, with kube's taints and tolerations:
+// allocator_testing.go (staging/src/k8s.io/dynamic-resource-allocation/structured/internal/
+// allocatortesting; TestAllocator, the "tainted-*" cases, with kube's taints and tolerations:
 // taintNoSchedule {taint-key=taint-value:NoSchedule}, taintNoExecute
 // {taint-key=taint-value-2:NoExecute}, tolerationNoSchedule {Exists taint-key:NoSchedule},
 // tolerationNoExecute {taint-key Equal taint-value-2:NoExecute}), with the expected results kube
