@@ -164,27 +164,28 @@ spec:
       ElementsAre(
           "dra.yaml:11: spec.devices[0].taints[0].effect: unknown effect \"Sometimes\" (want "
           "NoSchedule, NoExecute, None)",
-          "dra.yaml:11: spec.devices[0].taints[0].key: Required value",
+          "dra.yaml:11: spec.devices[0].taints[0].key: required field \"key\" is missing",
           "dra.yaml:11: spec.devices[0].taints[0].value: Invalid value: \"a b\": a valid label "
           "must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
-          "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  "
-          "or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])"
-          "?')",
-          "dra.yaml:12: spec.devices[0].taints[1].effect: Required value",
+          "must start and end with an alphanumeric character (e.g. 'MyValue', or 'my_value', or "
+          "'12345')",
+          "dra.yaml:12: spec.devices[0].taints[1].effect: required field \"effect\" is missing",
           "dra.yaml:18: spec.deviceSelector.deviceClassName: not modelled by Corral: "
           "DeviceTaintRule device selection by device class",
           "dra.yaml:18: spec.deviceSelector.selectors: not modelled by Corral: DeviceTaintRule "
           "device selection by CEL selectors",
-          "dra.yaml:18: spec: Required value: taint",
+          "dra.yaml:18: spec.taint: required field \"taint\" is missing",
           "dra.yaml:27: spec.devices.requests[0].deviceClassName: Invalid value: must not be "
           "specified when firstAvailable is set",
-          "dra.yaml:30: spec.devices.requests[1].exactly: unknown field",
-          "dra.yaml:31: spec.devices.requests[2].deviceClassName: Required value",
+          "dra.yaml:29: spec.devices.requests[1].deviceClassName: required field "
+          "\"deviceClassName\" is missing",
+          "dra.yaml:30: spec.devices.requests[1].exactly: unknown field \"exactly\"",
           "dra.yaml:33: spec.devices.requests[2].tolerations[0].operator: unknown operator "
           "\"Maybe\" (want Equal, Exists)",
-          "dra.yaml:41: spec.devices.requests[0].deviceClassName: unknown field",
-          "dra.yaml:40: spec.devices.requests[0]: exactly one of `exactly` or `firstAvailable` is "
-          "required"));
+          "dra.yaml:41: spec.devices.requests[0]: exactly one of `exactly` or `firstAvailable` is "
+          "required",
+          "dra.yaml:42: spec.devices.requests[0].deviceClassName: unknown field "
+          "\"deviceClassName\""));
 }
 
 }  // namespace
