@@ -38,6 +38,10 @@ class DraManager {
   virtual const api::resource::DeviceClass* GetDeviceClass(Symbol name) const = 0;
   virtual std::span<const api::resource::DeviceClass* const> DeviceClasses() const = 0;
   virtual std::span<const api::resource::ResourceSlice* const> ResourceSlices() const = 0;
+  // DeviceTaintRules (DRADeviceTaints): their taints count as taints of the devices they select.
+  virtual std::span<const api::resource::DeviceTaintRule* const> DeviceTaintRules() const {
+    return {};
+  }
   // The claim with its current status, or null if there is none.
   virtual const api::resource::ResourceClaim* GetClaim(Symbol ns, Symbol name) const = 0;
 

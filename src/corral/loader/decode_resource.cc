@@ -15,6 +15,7 @@
 #include "corral/api/resource/types.h"
 #include "corral/cel/cel.h"
 #include "corral/loader/internal/decode.h"
+#include "corral/loader/internal/decode_device_taints.h"
 #include "corral/loader/validation.h"
 
 namespace corral::loader::internal {
@@ -291,10 +292,7 @@ const doc::Field<DeviceIn> kDeviceFields[] = {
      }},
     {"allNodes", [](Decoder& d, const Node& n, DeviceIn& in) { d.ReadBool(n, in.dev->all_nodes); }},
     {"taints",
-     [](Decoder& d, const Node& n, DeviceIn&) {
-       if (n.is_sequence() && n.size() == 0) return;
-       d.Error(n, "not modelled by Corral: device taints (DRADeviceTaints)");
-     }},
+     [](Decoder& d, const Node& n, DeviceIn& in) { DecodeDeviceTaints(d, n, in.dev->taints); }},
     {"bindsToNode",
      [](Decoder& d, const Node& n, DeviceIn&) {
        bool b = false;
@@ -479,14 +477,32 @@ void CheckSlice(Decoder& d, const Node& root, res::ResourceSlice& s) {
 
 // ---- ResourceClaim / ResourceClaimTemplate ----
 
-void DecodeRequestSpec(Decoder& d, const Node& n, res::DeviceRequestSpec& r, bool sub) {
+// The request fields v1beta1 and v1alpha3 put inline (next to name and firstAvailable).
+constexpr std::string_view kInlineRequestFields[] = {
+    "deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations"};
+
+bool IsInlineRequestField(std::string_view k) {
+  for (std::string_view f : kInlineRequestFields) {
+    if (f == k) return true;
+  }
+  return false;
+}
+
+// Where a request spec sits: `exactly` (v1, v1beta2), an entry of `firstAvailable`, or the request
+// itself (v1beta1 and v1alpha3, whose requests carry the fields inline; the name is read there).
+enum class SpecAt { kExactly, kSubRequest, kInline };
+
+void DecodeRequestSpec(Decoder& d, const Node& n, res::DeviceRequestSpec& r, SpecAt at) {
   if (!d.ExpectMap(n)) return;
+  const bool sub = at == SpecAt::kSubRequest;
   const Node* count = nullptr;
   for (size_t i = 0; i < n.size(); ++i) {
     std::string_view k = n.key(i).text();
     const Node& v = n.value(i);
     auto scope = d.Field(k);
-    if (k == "name" && sub) {
+    if (at == SpecAt::kInline && !IsInlineRequestField(k)) {
+      continue;  // name, and unknown fields (reported with the request)
+    } else if (k == "name" && sub) {
       d.ReadSymbol(v, r.name);
     } else if (k == "deviceClassName") {
       d.ReadSymbol(v, r.device_class_name);
@@ -504,16 +520,15 @@ void DecodeRequestSpec(Decoder& d, const Node& n, res::DeviceRequestSpec& r, boo
     } else if (k == "adminAccess" && !sub) {
       if (!v.is_null()) d.ReadBool(v, r.admin_access);
     } else if (k == "tolerations") {
-      if (!(v.is_sequence() && v.size() == 0) && !v.is_null()) {
-        d.Error(v, "not modelled by Corral: device taints and tolerations (DRADeviceTaints)");
-      }
+      DecodeDeviceTolerations(d, v, r.tolerations);
     } else if (k == "capacity") {
       if (!v.is_null()) {
         d.Error(v, "not modelled by Corral: consumable capacity (DRAConsumableCapacity)");
       }
     } else {
       static constexpr std::string_view kKnown[] = {
-          "name", "deviceClassName", "selectors", "allocationMode", "count", "adminAccess"};
+          "name",  "deviceClassName", "selectors",  "allocationMode",
+          "count", "adminAccess",     "tolerations"};
       d.UnknownField(n.key(i), kKnown);
     }
   }
@@ -540,7 +555,10 @@ void DecodeRequestSpec(Decoder& d, const Node& n, res::DeviceRequestSpec& r, boo
   }
 }
 
-void DecodeClaimSpec(Decoder& d, const Node& n, res::ResourceClaimSpec& spec) {
+// `inline_requests`: the v1beta1/v1alpha3 schema, whose requests carry their fields inline instead
+// of under `exactly`.
+void DecodeClaimSpec(Decoder& d, const Node& n, res::ResourceClaimSpec& spec,
+                     bool inline_requests) {
   if (!d.ExpectMap(n)) return;
   const Node* devices = nullptr;
   for (size_t i = 0; i < n.size(); ++i) {
@@ -573,15 +591,23 @@ void DecodeClaimSpec(Decoder& d, const Node& n, res::ResourceClaimSpec& spec) {
       if (!d.ExpectMap(item)) return;
       const Node* exactly = nullptr;
       const Node* first = nullptr;
+      const Node* inline_field = nullptr;  // the first inline request field (v1beta1, v1alpha3)
       for (size_t i = 0; i < item.size(); ++i) {
         std::string_view k = item.key(i).text();
         if (k == "name") {
           auto f = d.Field("name");
           d.ReadSymbol(item.value(i), r.name);
-        } else if (k == "exactly") {
+        } else if (k == "exactly" && !inline_requests) {
           exactly = item.value(i).is_null() ? nullptr : &item.value(i);
         } else if (k == "firstAvailable") {
           first = item.value(i).is_null() ? nullptr : &item.value(i);
+        } else if (inline_requests && IsInlineRequestField(k)) {
+          if (inline_field == nullptr) inline_field = &item.key(i);
+        } else if (inline_requests) {
+          static constexpr std::string_view kKnown[] = {
+              "name",           "firstAvailable", "deviceClassName", "selectors",
+              "allocationMode", "count",          "adminAccess",     "tolerations"};
+          d.UnknownField(item.key(i), kKnown);
         } else {
           d.UnknownField(item.key(i), std::initializer_list<std::string_view>{"name", "exactly",
                                                                               "firstAvailable"});
@@ -594,19 +620,27 @@ void DecodeClaimSpec(Decoder& d, const Node& n, res::ResourceClaimSpec& spec) {
       } else if (!request_names.insert(std::string(Str(d, r.name))).second) {
         d.FieldError(item, "name", fmt::format("Duplicate value: {:?}", Str(d, r.name)));
       }
-      if ((exactly != nullptr) == (first != nullptr)) {
+      if (inline_requests) {
+        if (first != nullptr && inline_field != nullptr) {
+          auto f = d.Field(inline_field->text());
+          d.Error(*inline_field, "Invalid value: must not be specified when firstAvailable is set");
+        } else if (first == nullptr) {
+          r.exactly.emplace();
+          DecodeRequestSpec(d, item, *r.exactly, SpecAt::kInline);
+        }
+      } else if ((exactly != nullptr) == (first != nullptr)) {
         d.Error(item, "exactly one of `exactly` or `firstAvailable` is required");
       }
       if (exactly != nullptr) {
         auto f = d.Field("exactly");
         r.exactly.emplace();
-        DecodeRequestSpec(d, *exactly, *r.exactly, false);
+        DecodeRequestSpec(d, *exactly, *r.exactly, SpecAt::kExactly);
       }
       if (first != nullptr) {
         auto f = d.Field("firstAvailable");
         absl::flat_hash_set<Symbol> subs;
         d.ReadList(*first, r.first_available, [&](const Node& sub, res::DeviceRequestSpec& sr) {
-          DecodeRequestSpec(d, sub, sr, true);
+          DecodeRequestSpec(d, sub, sr, SpecAt::kSubRequest);
           if (!sr.name.empty()) {
             if (!subs.insert(sr.name).second) {
               d.FieldError(sub, "name", fmt::format("Duplicate value: {:?}", Str(d, sr.name)));
@@ -776,15 +810,34 @@ const doc::Field<res::ResourceClaim> kClaimStatusFields[] = {
 };
 constexpr std::string_view kClaimStatusIgnored[] = {"devices"};
 
-const doc::Field<res::ResourceClaim> kClaimFields[] = {
-    {"apiVersion", [](Decoder&, const Node&, res::ResourceClaim&) {}},
-    {"kind", [](Decoder&, const Node&, res::ResourceClaim&) {}},
-    {"metadata", [](Decoder& d, const Node& n,
-                    res::ResourceClaim& c) { DecodeMeta(d, n, c.meta, {.namespaced = true}); }},
+// A claim or template being decoded, with the schema of its apiVersion.
+template <typename T>
+struct ClaimIn {
+  T* obj;
+  bool inline_requests;
+};
+
+// v1beta1 and v1alpha3 requests carry their fields inline.
+bool InlineRequests(const Node& root) {
+  const Node* v = root.is_map() ? root.Find("apiVersion") : nullptr;
+  if (v == nullptr || !v->is_scalar()) return false;
+  return v->text() == "resource.k8s.io/v1beta1" || v->text() == "resource.k8s.io/v1alpha3";
+}
+
+const doc::Field<ClaimIn<res::ResourceClaim>> kClaimFields[] = {
+    {"apiVersion", [](Decoder&, const Node&, ClaimIn<res::ResourceClaim>&) {}},
+    {"kind", [](Decoder&, const Node&, ClaimIn<res::ResourceClaim>&) {}},
+    {"metadata",
+     [](Decoder& d, const Node& n, ClaimIn<res::ResourceClaim>& in) {
+       DecodeMeta(d, n, in.obj->meta, {.namespaced = true});
+     }},
     {"spec",
-     [](Decoder& d, const Node& n, res::ResourceClaim& c) { DecodeClaimSpec(d, n, c.spec); }},
+     [](Decoder& d, const Node& n, ClaimIn<res::ResourceClaim>& in) {
+       DecodeClaimSpec(d, n, in.obj->spec, in.inline_requests);
+     }},
     {"status",
-     [](Decoder& d, const Node& n, res::ResourceClaim& c) {
+     [](Decoder& d, const Node& n, ClaimIn<res::ResourceClaim>& in) {
+       res::ResourceClaim& c = *in.obj;
        d.Struct(n, c, kClaimStatusFields, kClaimStatusIgnored);
        if (!c.reserved_for.empty() && !c.allocation.has_value()) {
          d.FieldError(n, "reservedFor",
@@ -793,22 +846,22 @@ const doc::Field<res::ResourceClaim> kClaimFields[] = {
      }},
 };
 
-const doc::Field<res::ResourceClaimTemplate> kTemplateSpecFields[] = {
+using TemplateIn = ClaimIn<res::ResourceClaimTemplate>;
+
+const doc::Field<TemplateIn> kTemplateSpecFields[] = {
     {"spec", [](Decoder& d, const Node& n,
-                res::ResourceClaimTemplate& t) { DecodeClaimSpec(d, n, t.spec); }},
+                TemplateIn& in) { DecodeClaimSpec(d, n, in.obj->spec, in.inline_requests); }},
 };
 constexpr std::string_view kTemplateSpecIgnored[] = {"metadata"};
 
-const doc::Field<res::ResourceClaimTemplate> kTemplateFields[] = {
-    {"apiVersion", [](Decoder&, const Node&, res::ResourceClaimTemplate&) {}},
-    {"kind", [](Decoder&, const Node&, res::ResourceClaimTemplate&) {}},
-    {"metadata",
-     [](Decoder& d, const Node& n, res::ResourceClaimTemplate& t) {
-       DecodeMeta(d, n, t.meta, {.namespaced = true});
-     }},
+const doc::Field<TemplateIn> kTemplateFields[] = {
+    {"apiVersion", [](Decoder&, const Node&, TemplateIn&) {}},
+    {"kind", [](Decoder&, const Node&, TemplateIn&) {}},
+    {"metadata", [](Decoder& d, const Node& n,
+                    TemplateIn& in) { DecodeMeta(d, n, in.obj->meta, {.namespaced = true}); }},
     {"spec",
-     [](Decoder& d, const Node& n, res::ResourceClaimTemplate& t) {
-       d.Struct(n, t, kTemplateSpecFields, kTemplateSpecIgnored);
+     [](Decoder& d, const Node& n, TemplateIn& in) {
+       d.Struct(n, in, kTemplateSpecFields, kTemplateSpecIgnored);
        if (n.is_map() && n.Find("spec") == nullptr) d.Required(n, "spec");
      }},
 };
@@ -829,14 +882,16 @@ void DecodeResourceSlice(Decoder& d, const Node& root, res::ResourceSlice& out) 
 }
 
 void DecodeResourceClaim(Decoder& d, const Node& root, res::ResourceClaim& out) {
-  d.Struct(root, out, kClaimFields);
+  ClaimIn<res::ResourceClaim> in{&out, InlineRequests(root)};
+  d.Struct(root, in, kClaimFields);
   CheckMetaPresent(d, root, out.meta);
   const Node* spec = root.Find("spec");
   if (spec == nullptr || spec->is_null()) d.Required(root, "spec");
 }
 
 void DecodeResourceClaimTemplate(Decoder& d, const Node& root, res::ResourceClaimTemplate& out) {
-  d.Struct(root, out, kTemplateFields);
+  TemplateIn in{&out, InlineRequests(root)};
+  d.Struct(root, in, kTemplateFields);
   CheckMetaPresent(d, root, out.meta);
   const Node* spec = root.Find("spec");
   if (spec == nullptr || spec->is_null()) d.Required(root, "spec");

@@ -17,6 +17,7 @@
 #include "corral/doc/parse.h"
 #include "corral/loader/internal/decode.h"
 #include "corral/loader/internal/decode_controllers.h"
+#include "corral/loader/internal/decode_device_taints.h"
 #include "corral/loader/internal/decode_resource.h"
 #include "corral/loader/internal/priority_admission.h"
 
@@ -51,6 +52,7 @@ enum class KindId {
   kResourceSlice,
   kResourceClaim,
   kResourceClaimTemplate,
+  kDeviceTaintRule,
 };
 
 struct KindEntry {
@@ -90,6 +92,13 @@ constexpr KindEntry kKinds[] = {
     {"resource.k8s.io/v1beta2", "ResourceSlice", KindId::kResourceSlice},
     {"resource.k8s.io/v1beta2", "ResourceClaim", KindId::kResourceClaim},
     {"resource.k8s.io/v1beta2", "ResourceClaimTemplate", KindId::kResourceClaimTemplate},
+    // v1beta1 and v1alpha3 claims carry their request fields inline (decode_resource.cc).
+    {"resource.k8s.io/v1beta1", "ResourceClaim", KindId::kResourceClaim},
+    {"resource.k8s.io/v1beta1", "ResourceClaimTemplate", KindId::kResourceClaimTemplate},
+    {"resource.k8s.io/v1alpha3", "ResourceClaim", KindId::kResourceClaim},
+    {"resource.k8s.io/v1alpha3", "ResourceClaimTemplate", KindId::kResourceClaimTemplate},
+    {"resource.k8s.io/v1alpha3", "DeviceTaintRule", KindId::kDeviceTaintRule},
+    {"resource.k8s.io/v1beta2", "DeviceTaintRule", KindId::kDeviceTaintRule},
 };
 
 std::string SupportedVersions(std::string_view kind) {
@@ -527,6 +536,13 @@ class Loader::Impl {
         api::resource::ResourceClaimTemplate o;
         internal::DecodeResourceClaimTemplate(d, root, o);
         Add(d, ok(), o.meta, "ResourceClaimTemplate", true, origin, dra_.resource_claim_templates,
+            std::move(o));
+        break;
+      }
+      case KindId::kDeviceTaintRule: {
+        api::resource::DeviceTaintRule o;
+        internal::DecodeDeviceTaintRule(d, root, o);
+        Add(d, ok(), o.meta, "DeviceTaintRule", false, origin, dra_.device_taint_rules,
             std::move(o));
         break;
       }

@@ -155,7 +155,7 @@ spec:
       exactly: {deviceClassName: gpu}
       firstAvailable: [{name: s, deviceClassName: gpu}]
     - name: r3
-      exactly: {deviceClassName: gpu, count: 0, tolerations: [{operator: Exists}]}
+      exactly: {deviceClassName: gpu, count: 0, tolerations: [{operator: Exists, value: x}]}
     constraints:
     - {matchAttribute: model, requests: [nope]}
     - {distinctAttribute: gpu.example.com/model}
@@ -188,8 +188,8 @@ spec:
           "specified when allocationMode is 'All'",
           "dra.yaml:22: spec.devices.requests[1]: exactly one of `exactly` or `firstAvailable` is "
           "required",
-          "dra.yaml:26: spec.devices.requests[2].exactly.tolerations: not modelled by Corral: "
-          "device taints and tolerations (DRADeviceTaints)",
+          "dra.yaml:26: spec.devices.requests[2].exactly.tolerations[0].value: Invalid value: "
+          "\"x\": must be empty for operator `Exists`",
           "dra.yaml:26: spec.devices.requests[2].exactly.count: Invalid value: 0: must be greater "
           "than zero",
           "dra.yaml:28: spec.devices.constraints[0].matchAttribute: Invalid value: \"model\": must "

@@ -13,6 +13,7 @@ void DraStore::Reset(const res::ResourceObjects* objects) {
   classes_.clear();
   class_by_name_.clear();
   slices_.clear();
+  taint_rules_.clear();
   claims_.clear();
   by_key_.clear();
   pending_.clear();
@@ -23,6 +24,7 @@ void DraStore::Reset(const res::ResourceObjects* objects) {
     class_by_name_[c.meta.name] = &c;
   }
   for (const auto& s : objects->resource_slices) slices_.push_back(&s);
+  for (const auto& r : objects->device_taint_rules) taint_rules_.push_back(&r);
   for (const auto& c : objects->resource_claims) {
     claims_.push_back(c);
     by_key_[{c.meta.namespace_, c.meta.name}] = &claims_.back();

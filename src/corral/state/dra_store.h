@@ -50,6 +50,9 @@ class DraStore final : public framework::DraManager {
   std::span<const api::resource::ResourceSlice* const> ResourceSlices() const override {
     return slices_;
   }
+  std::span<const api::resource::DeviceTaintRule* const> DeviceTaintRules() const override {
+    return taint_rules_;
+  }
   const api::resource::ResourceClaim* GetClaim(Symbol ns, Symbol name) const override;
   const absl::flat_hash_set<framework::DeviceId>& AllocatedDevices() const override {
     return allocated_;
@@ -74,6 +77,7 @@ class DraStore final : public framework::DraManager {
   std::vector<const api::resource::DeviceClass*> classes_;
   absl::flat_hash_map<Symbol, const api::resource::DeviceClass*> class_by_name_;
   std::vector<const api::resource::ResourceSlice*> slices_;
+  std::vector<const api::resource::DeviceTaintRule*> taint_rules_;
   std::deque<api::resource::ResourceClaim> claims_;  // stable addresses
   absl::flat_hash_map<std::pair<Symbol, Symbol>, api::resource::ResourceClaim*> by_key_;
   absl::flat_hash_map<const api::resource::ResourceClaim*, api::resource::AllocationResult>

@@ -48,6 +48,27 @@ struct DeviceCounterConsumption {
   std::vector<Counter> counters;
 };
 
+// A device taint (DRADeviceTaints). NoSchedule and NoExecute keep the device from being allocated
+// to a request that does not tolerate the taint; None has no effect on allocation.
+enum class DeviceTaintEffect : uint8_t { kNoSchedule, kNoExecute, kNone };
+
+struct DeviceTaint {
+  Symbol key;
+  Symbol value;  // empty when unset
+  DeviceTaintEffect effect = DeviceTaintEffect::kNoSchedule;
+};
+
+enum class DeviceTolerationOperator : uint8_t { kEqual, kExists };
+
+// A request's toleration of device taints. tolerationSeconds only matters for eviction, which the
+// scheduler does not do, so it is not kept.
+struct DeviceToleration {
+  Symbol key;  // empty: every key (operator Exists)
+  DeviceTolerationOperator op = DeviceTolerationOperator::kEqual;
+  Symbol value;
+  std::optional<DeviceTaintEffect> effect;  // nullopt: every effect
+};
+
 struct Device {
   Symbol name;
   // Attribute and capacity names split into domain and id (an unqualified name takes the driver
@@ -59,6 +80,7 @@ struct Device {
   Symbol node_name;
   std::optional<NodeSelector> node_selector;
   bool all_nodes = false;
+  std::vector<DeviceTaint> taints;  // the slice's own; DeviceTaintRules add theirs when allocating
 };
 
 struct ResourceSlice {
@@ -89,6 +111,7 @@ struct DeviceRequestSpec {
   AllocationMode allocation_mode = AllocationMode::kExactCount;
   int64_t count = 1;
   bool admin_access = false;
+  std::vector<DeviceToleration> tolerations;
 };
 
 struct DeviceRequest {
@@ -103,6 +126,16 @@ struct DeviceConstraint {
   std::vector<Symbol> requests;
   Symbol match_attribute;  // fully qualified ("domain/id")
   std::string_view match_domain, match_id;
+};
+
+// DeviceTaintRule (resource.k8s.io v1alpha3/v1beta2): `taint` applies to every device its selector
+// picks (unset fields match every driver, pool, device), as if the device's slice listed it.
+struct DeviceTaintRule {
+  ObjectMeta meta;
+  std::optional<Symbol> driver;
+  std::optional<Symbol> pool;
+  std::optional<Symbol> device;
+  DeviceTaint taint;
 };
 
 struct DeviceRequestAllocationResult {
@@ -151,10 +184,11 @@ struct ResourceObjects {
   std::vector<ResourceSlice> resource_slices;
   std::vector<ResourceClaim> resource_claims;
   std::vector<ResourceClaimTemplate> resource_claim_templates;
+  std::vector<DeviceTaintRule> device_taint_rules;
 
   bool empty() const {
     return device_classes.empty() && resource_slices.empty() && resource_claims.empty() &&
-           resource_claim_templates.empty();
+           resource_claim_templates.empty() && device_taint_rules.empty();
   }
 };
 

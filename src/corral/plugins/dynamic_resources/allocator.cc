@@ -8,14 +8,15 @@
 
 #include "corral/api/selectors.h"
 #include "corral/api/well_known.h"
+#include "corral/plugins/dynamic_resources/device_taints.h"
 
 namespace corral::plugins::dra {
 
 namespace res = api::resource;
 using framework::DeviceId;
 
-Allocator::Allocator(const framework::DraManager& dra, const Interner& interner)
-    : dra_(dra), in_(interner) {
+Allocator::Allocator(const framework::DraManager& dra, const Interner& interner, Features features)
+    : dra_(dra), in_(interner), features_(features) {
   const auto& allocated = dra.AllocatedDevices();
   for (const res::ResourceSlice* s : dra.ResourceSlices()) {
     if (!s->node_name.empty()) {
@@ -109,7 +110,14 @@ class AllocationSearch {
  public:
   AllocationSearch(const Allocator& a, const api::Node& node,
                    std::span<const res::ResourceClaim* const> claims, std::string* error)
-      : a_(a), in_(a.in_), node_(node), claims_(claims), error_(error) {}
+      : a_(a),
+        in_(a.in_),
+        node_(node),
+        claims_(claims),
+        error_(error),
+        taint_rules_(a.features_.device_taint_rules
+                         ? a.dra_.DeviceTaintRules()
+                         : std::span<const res::DeviceTaintRule* const>()) {}
 
   Allocator::Outcome Run(std::vector<res::AllocationResult>* results) {
     GatherPools();
@@ -391,6 +399,11 @@ class AllocationSearch {
     const DeviceId id = d.id();
     if (admin ? claim_devices_[r.claim].contains(id) : InUse(id)) return 0;
     if (!d.device->consumes_counters.empty() && !CountersAvailable(d)) return 0;
+    // A taint the request does not tolerate (kube checks it here, before the constraints).
+    if (a_.features_.device_taints &&
+        TaintPreventsAllocation(*d.device, d.pool->driver, d.pool->name, taint_rules_, *r.spec)) {
+      return 0;
+    }
     auto& cons = constraints_[r.claim];
     for (size_t i = 0; i < cons.size(); ++i) {
       if (Add(cons[i], r, *d.device)) continue;
@@ -545,6 +558,7 @@ class AllocationSearch {
   const api::Node& node_;
   std::span<const res::ResourceClaim* const> claims_;
   std::string* error_;
+  std::span<const res::DeviceTaintRule* const> taint_rules_;
   std::vector<Pool> pools_;
   std::vector<std::vector<std::vector<RequestData>>> requests_;  // [claim][request][alternative]
   std::vector<std::vector<Constraint>> constraints_;             // per claim

@@ -8,9 +8,10 @@
 //     node (All; an incomplete or invalid pool is an error then), or the first sub-request of
 //     firstAvailable that can be satisfied;
 //   - a device is a candidate when it is not allocated (unless the request has adminAccess), the
-//     class's and the request's CEL selectors accept it, every matchAttribute constraint that
-//     covers the request agrees on the attribute, and the counters it consumes are still
-//     available in its pool's shared counter sets;
+//     class's and the request's CEL selectors accept it, the counters it consumes are still
+//     available in its pool's shared counter sets, the request tolerates its NoSchedule and
+//     NoExecute taints (its own and those of DeviceTaintRules; device_taints.h), and every
+//     matchAttribute constraint that covers the request agrees on the attribute;
 //   - depth-first search with backtracking over pools (sorted by driver, pool), slices (by name)
 //     and devices (in order): the first complete allocation wins.
 // Results carry kube's node selector (the node's name for a node-local device, the slices'
@@ -33,9 +34,17 @@ class Allocator {
  public:
   enum class Outcome { kAllocated, kUnsatisfiable, kFailedOnNode, kError };
 
+  // The feature gates the allocator reads (kube's structured.Features); kube v1.37's defaults.
+  struct Features {
+    bool device_taints = true;       // DRADeviceTaints: taints prevent allocation
+    bool device_taint_rules = true;  // DRADeviceTaintRules: DeviceTaintRules add taints
+  };
+
   // Indexes the manager's slices and the counters consumed by allocated devices. The manager's
   // state must not change while the allocator is used (one scheduling cycle).
-  Allocator(const framework::DraManager& dra, const Interner& interner);
+  Allocator(const framework::DraManager& dra, const Interner& interner)
+      : Allocator(dra, interner, Features{}) {}
+  Allocator(const framework::DraManager& dra, const Interner& interner, Features features);
 
   // Allocates every claim of `claims` for `node`. kAllocated: `results` has one entry per claim.
   // kUnsatisfiable: no allocation exists. kFailedOnNode: none exists and the node has an invalid
@@ -49,6 +58,7 @@ class Allocator {
  private:
   const framework::DraManager& dra_;
   const Interner& in_;
+  Features features_;
   absl::flat_hash_map<Symbol, std::vector<const api::resource::ResourceSlice*>> by_node_;
   std::vector<const api::resource::ResourceSlice*> shared_;  // selector, allNodes, per device
   // Counter consumption of allocated devices, by (driver, pool, counter set, counter).

@@ -23,7 +23,9 @@
 // Cost: pods without claims are skipped at PreFilter (no state, no Filter call). For pods with
 // claims, Filter runs the allocator's search, which allocates its per-node state as kube's does;
 // CEL selectors are compiled at load and evaluate without allocating.
-// No Score (kube v1.37 has none). Pods with claims are unsignable (KEP-5598). Extended resources
+// Allocation honours device taints (DRADeviceTaints, DRADeviceTaintRules; device_taints.h).
+// No Score: kube v1.37 ranks nodes by the firstAvailable sub-requests chosen; not implemented
+// (docs/deviations.md). Pods with claims are unsignable (KEP-5598). Extended resources
 // backed by DRA (DRAExtendedResource) are not modelled yet: see docs/deviations.md.
 
 #include <memory>

@@ -147,8 +147,6 @@ std::string_view KubeGateNotModelled(std::string_view name) {
   // each with what Corral lacks. A workload that sets one is not run (the gate is recognised,
   // never dropped).
   static constexpr std::pair<std::string_view, std::string_view> kGates[] = {
-      {"DRAPrioritizedList", "DRA requests with firstAvailable sub-requests are not allocated"},
-      {"DRADeviceTaints", "DRA device taints, tolerations and DeviceTaintRules are not modelled"},
       {"DRAPartitionableDevices",
        "DRA shared counters (partitionable devices) are not allocated against"},
       {"DRAConsumableCapacity", "DRA consumable device capacity is not allocated against"},

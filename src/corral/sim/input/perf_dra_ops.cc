@@ -142,11 +142,12 @@ size_t OpCompiler::TakeDraAndStorage(api::ObjectSet& from, const std::optional<s
     if (dra_ == nullptr) dra_ = std::make_shared<res::ResourceObjects>();
     res::ResourceObjects r = *from.resources;
     moved += r.device_classes.size() + r.resource_slices.size() + r.resource_claims.size() +
-             r.resource_claim_templates.size();
+             r.resource_claim_templates.size() + r.device_taint_rules.size();
     MoveAll(r.device_classes, dra_->device_classes, std::nullopt);
     MoveAll(r.resource_slices, dra_->resource_slices, std::nullopt);
     MoveAll(r.resource_claims, dra_->resource_claims, ns_sym);
     MoveAll(r.resource_claim_templates, dra_->resource_claim_templates, ns_sym);
+    MoveAll(r.device_taint_rules, dra_->device_taint_rules, std::nullopt);
     from.resources.reset();
   }
   if (from.storage != nullptr && !from.storage->empty()) {
