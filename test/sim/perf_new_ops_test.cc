@@ -2,9 +2,8 @@
 // (pods deleted once bound and replaced, for a duration), signatureBatchSize (consecutive pods
 // share a "signature" label), nominatedNodeName (pods nominated and ungated when the collection
 // starts), and the ops Corral refuses with a reason (updateAny, the DRA binding condition ops).
-// Field checks follow kube's createPodsOp.isValid (test/integration/scheduler_perf/operations.go);
-// configs are parsed as if they lived next to the copies of kube's configs under
-// examples/scheduler_perf/kube.
+// Field checks follow kube's createPodsOp.isValid (test/integration/scheduler_perf/operations.go).
+// Configs are parsed as if they lived next to the copies of kube's configs under kube/ examples.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -278,8 +277,8 @@ TEST(PerfNewOpsTest, OpsCorralCannotRunAreRefusedWithTheReason) {
        PerfResult::Status::kError},
       {"- opcode: updateDeviceConditions", "binding conditions", PerfResult::Status::kSkipped},
       {"- opcode: checkPodScheduled", "binding conditions", PerfResult::Status::kSkipped},
-      {"- opcode: createPods\n    count: 1\n    nominatedNodeName: n\n    skipWaitToCompletion: "
-       "true",
+      {"- opcode: createPods\n    count: 1\n    nominatedNodeName: blocked\n    "
+       "skipWaitToCompletion: true",
        "nominatedNodeName and skipWaitToCompletion cannot be used together",
        PerfResult::Status::kError},
   };

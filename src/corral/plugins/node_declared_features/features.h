@@ -37,9 +37,8 @@ class FeatureRegistry {
   // Sorts `features` by name (kube's ndf.New).
   explicit FeatureRegistry(std::vector<Feature> features);
 
-  // The names of the features that scheduling `pod` requires at `target`, in registry (name)
-  // order: a feature is skipped when `target` is past its max_version (kube's
-  // InferForPodScheduling).
+  // kube's InferForPodScheduling: the names of the features that scheduling `pod` requires at
+  // `target`, in registry (name) order; a feature is skipped when `target` is past its version.
   std::vector<std::string> InferForPodScheduling(const api::Pod& pod, const Version& target) const;
 
   const std::vector<Feature>& features() const { return features_; }
