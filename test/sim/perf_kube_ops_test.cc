@@ -189,8 +189,13 @@ TEST(PerfKubeOpsTest, FeatureGatesAreHonouredOrRefusedNeverDropped) {
   const Case cases[] = {
       {"SchedulerAsyncAPICalls: true", PerfResult::Status::kNoThreshold, "makes no API calls"},
       {"SchedulerAsyncAPICalls: false", PerfResult::Status::kNoThreshold, "makes no API calls"},
-      {"NodeDeclaredFeatures: false", PerfResult::Status::kNoThreshold, "no NodeDeclaredFeatures"},
-      {"NodeDeclaredFeatures: true", PerfResult::Status::kSkipped, "NodeDeclaredFeatures=true"},
+      // GA and locked to true in kube v1.37 (pkg/features); true runs with kube's mock registry.
+      {"NodeDeclaredFeatures: false", PerfResult::Status::kError,
+       "cannot set feature gate NodeDeclaredFeatures to false, feature is locked to true"},
+      {"NodeDeclaredFeatures: true", PerfResult::Status::kNoThreshold, "0 mock features"},
+      // kube v1.35-v1.36's gate, folded into GenericWorkload in v1.37.
+      {"GangScheduling: true", PerfResult::Status::kNoThreshold, "folded into GenericWorkload"},
+      {"GangScheduling: false", PerfResult::Status::kSkipped, "GangScheduling=false"},
       {"SchedulerQueueingHints: false", PerfResult::Status::kError, "locked to true"},
       {"NoSuchGate: true", PerfResult::Status::kSkipped, "NoSuchGate=true is not modelled"},
       {"SchedulerAsyncPreemption: false", PerfResult::Status::kNoThreshold, ""},

@@ -1,9 +1,9 @@
 // kube's scheduler_perf createPods modes and ops added for the configs read last: steadyState
 // (pods deleted once bound and replaced, for a duration), signatureBatchSize (consecutive pods
-// share a "signature" label), and the ops Corral refuses with a reason (updateAny, the DRA binding
-// condition ops, nominatedNodeName). Field checks follow kube's createPodsOp.isValid
-// (test/integration/scheduler_perf/operations.go); configs are parsed as if they lived next to the
-// copies of kube's configs under examples/scheduler_perf/kube.
+// share a "signature" label), nominatedNodeName (pods nominated and ungated when the collection
+// starts), and the ops Corral refuses with a reason (updateAny, the DRA binding condition ops).
+// Field checks follow kube's createPodsOp.isValid (test/integration/scheduler_perf/operations.go).
+// Configs are parsed as if they lived next to the copies of kube's configs under kube/ examples.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -281,8 +281,10 @@ TEST(PerfNewOpsTest, OpsCorralCannotRunAreRefusedWithTheReason) {
        PerfResult::Status::kError},
       {"- opcode: updateDeviceConditions", "binding conditions", PerfResult::Status::kSkipped},
       {"- opcode: checkPodScheduled", "binding conditions", PerfResult::Status::kSkipped},
-      {"- opcode: createPods\n    count: 1\n    nominatedNodeName: n", "nominatedNodeName",
-       PerfResult::Status::kSkipped},
+      {"- opcode: createPods\n    count: 1\n    nominatedNodeName: blocked\n    "
+       "skipWaitToCompletion: true",
+       "nominatedNodeName and skipWaitToCompletion cannot be used together",
+       PerfResult::Status::kError},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.op);
@@ -419,6 +421,49 @@ TEST(PerfNewOpsTest, UpdateAnyOfNodesChecksNameAndScope) {
     EXPECT_EQ(r.status, PerfResult::Status::kError);
     EXPECT_THAT(r.message, HasSubstr(c.want));
   }
+}
+
+// kube's runCreatePodsOp with nominatedNodeName (executor.go at 3214fbfc): the pods are created
+// gated, their status.nominatedNodeName patched, and their scheduling gates cleared when the
+// collection starts; Corral's pods carry the nomination and no gates.
+TEST(PerfNewOpsTest, NominatedNodeNamePodsAreNominatedAndUngated) {
+  Interner in = api::NewInterner();
+  Compiled c = CompileInline(R"(
+- name: NNN
+  defaultPodTemplatePath: templates/gated-pod-default.yaml
+  workloadTemplate:
+  - opcode: createNodes
+    count: 2
+  - opcode: createPods
+    count: 3
+    nominatedNodeName: scheduler-perf-blocked
+    collectMetrics: true
+  workloads:
+  - name: w
+)",
+                             in, "nnn_hint_fallback");
+  ASSERT_TRUE(c.spec.ok()) << c.spec.error().message;
+  ASSERT_EQ(c.spec->pod_templates.size(), 1U);
+  const api::Pod& pod = c.spec->pod_templates[0].pod;
+  EXPECT_EQ(in.Str(pod.nominated_node_name), "scheduler-perf-blocked");
+  EXPECT_TRUE(pod.scheduling_gates.empty());
+}
+
+// The nnn_hint_fallback shape: the nominated node is tainted, so every pod misses it and lands on
+// another node (none stays pending, none is bound to the blocked node).
+TEST(PerfNewOpsTest, NominatedNodeMissFallsBackToTheOtherNodes) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto cfg = PerfConfig::Load(
+      "examples/scheduler_perf/kube/nnn_hint_fallback/performance-config.yaml", in, diags);
+  ASSERT_TRUE(cfg.ok()) << cfg.error().message;
+  auto refs = cfg->Select({"NNNMiss", "500Nodes", ""});
+  ASSERT_TRUE(refs.ok()) << refs.error().message;
+  ASSERT_EQ(refs->size(), 1U);
+  PerfResult r = RunPerfWorkload(*cfg, (*refs)[0], in, Fixed());
+  EXPECT_EQ(r.status, PerfResult::Status::kNoThreshold) << r.message;
+  EXPECT_EQ(r.measured_pods, 499);
+  EXPECT_EQ(r.measured_scheduled, 499);
 }
 
 }  // namespace

@@ -20,6 +20,8 @@ Plugins DefaultPlugins(const FeatureGates& gates) {
   mp.push_back({"NodeResourcesBalancedAllocation", 1});
   mp.push_back({"ImageLocality", 1});
   mp.push_back({"DefaultBinder", 0});
+  // NodeDeclaredFeatures is GA and locked on in v1.37; kube appends it to the default set.
+  mp.push_back({"NodeDeclaredFeatures", 0});
   return p;
 }
 

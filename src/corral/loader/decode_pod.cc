@@ -473,6 +473,42 @@ void DefaultHostNetworkPorts(std::vector<api::Container>& containers) {
   }
 }
 
+// The two pod inputs from which kube v1.37's node-feature registry infers, at scheduling time, a
+// feature the node must declare (NodeDeclaredFeatures): a restartPolicyRules entry with action
+// RestartAllContainers, and hostUsers false with hostNetwork true. Corral's nodes carry no declared
+// features, so such a pod is refused at its position rather than scheduled as if it needed none.
+void RefuseDeclaredFeatureInputs(Decoder& d, const Node& spec, const api::Pod& pod) {
+  if (const Node* hu = spec.Find("hostUsers");
+      hu != nullptr && hu->kind() == doc::Kind::kBool && !hu->bool_value() && pod.host_network) {
+    auto f = d.Field("hostUsers");
+    d.Error(*hu,
+            "not modelled by Corral: hostUsers false with hostNetwork true needs a node that "
+            "declares UserNamespacesHostNetworkSupport (NodeDeclaredFeatures)");
+  }
+  for (std::string_view field : {"initContainers", "containers"}) {
+    const Node* list = spec.Find(field);
+    if (list == nullptr || !list->is_sequence()) continue;
+    auto f = d.Field(field);
+    for (size_t i = 0; i < list->size(); ++i) {
+      const Node& c = list->items()[i];
+      const Node* rules = c.is_map() ? c.Find("restartPolicyRules") : nullptr;
+      if (rules == nullptr || !rules->is_sequence()) continue;
+      auto idx = d.Index(i);
+      auto r = d.Field("restartPolicyRules");
+      for (size_t j = 0; j < rules->size(); ++j) {
+        const Node& rule = rules->items()[j];
+        const Node* action = rule.is_map() ? rule.Find("action") : nullptr;
+        if (action == nullptr || action->text() != "RestartAllContainers") continue;
+        auto ri = d.Index(j);
+        auto a = d.Field("action");
+        d.Error(*action,
+                "not modelled by Corral: a RestartAllContainers rule needs a node that declares "
+                "RestartAllContainersOnContainerExits (NodeDeclaredFeatures)");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void DecodePod(Decoder& d, const Node& root, PodInput& out, bool template_only) {
@@ -503,6 +539,7 @@ void DecodePod(Decoder& d, const Node& root, PodInput& out, bool template_only) 
     };
     check(pod.init_containers, "initContainers");
     check(pod.containers, "containers");
+    RefuseDeclaredFeatureInputs(d, *spec, pod);
   }
   // status.resourceClaimStatuses names the claims generated for template claims (read after the
   // spec, whatever the key order).

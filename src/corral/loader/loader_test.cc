@@ -190,6 +190,38 @@ TEST_F(LoaderTest, DumpedPodWithUnknownClassKeepsItsPriorityWithAWarning) {
   EXPECT_FALSE(strict.ok());
 }
 
+// The pod inputs from which kube v1.37's node-feature registry infers a feature the node must
+// declare (restart_all_containers.go, user_namespaces_host_network.go) are refused at their
+// position; the same fields without that meaning load as before.
+TEST_F(LoaderTest, PodInputsThatNeedADeclaredNodeFeatureAreRefused) {
+  struct Case {
+    std::string spec;
+    std::string want;  // empty: loads
+  };
+  const Case cases[] = {
+      {"{hostNetwork: true, hostUsers: false, containers: [{name: c}]}",
+       "in.yaml:4: spec.hostUsers: not modelled by Corral: hostUsers false with hostNetwork true "
+       "needs a node that declares UserNamespacesHostNetworkSupport (NodeDeclaredFeatures)"},
+      {"{hostNetwork: false, hostUsers: false, containers: [{name: c}]}", ""},
+      {"{hostNetwork: true, hostUsers: true, containers: [{name: c}]}", ""},
+      {"{containers: [{name: c, restartPolicyRules: [{action: RestartAllContainers}]}]}",
+       "in.yaml:4: spec.containers[0].restartPolicyRules[0].action: not modelled by Corral: a "
+       "RestartAllContainers rule needs a node that declares RestartAllContainersOnContainerExits "
+       "(NodeDeclaredFeatures)"},
+      {"{containers: [{name: c, restartPolicyRules: [{action: Restart}]}]}", ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.spec);
+    LoadResult r = Load("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: " + c.spec + "\n");
+    if (c.want.empty()) {
+      EXPECT_TRUE(r.ok());
+    } else {
+      EXPECT_FALSE(r.ok());
+      EXPECT_THAT(Messages(r), ElementsAre(c.want));
+    }
+  }
+}
+
 TEST_F(LoaderTest, PriorityClassRules) {
   LoadResult r = Load(R"(
 apiVersion: scheduling.k8s.io/v1

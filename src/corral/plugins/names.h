@@ -13,6 +13,7 @@ inline constexpr std::string_view kGangScheduling = "GangScheduling";
 inline constexpr std::string_view kImageLocality = "ImageLocality";
 inline constexpr std::string_view kInterPodAffinity = "InterPodAffinity";
 inline constexpr std::string_view kNodeAffinity = "NodeAffinity";
+inline constexpr std::string_view kNodeDeclaredFeatures = "NodeDeclaredFeatures";
 inline constexpr std::string_view kNodeName = "NodeName";
 inline constexpr std::string_view kNodePorts = "NodePorts";
 inline constexpr std::string_view kNodeResourcesBalancedAllocation =

@@ -10,6 +10,7 @@
 #include "corral/plugins/image_locality/image_locality.h"
 #include "corral/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "corral/plugins/node_affinity/node_affinity.h"
+#include "corral/plugins/node_declared_features/node_declared_features.h"
 #include "corral/plugins/node_name/node_name.h"
 #include "corral/plugins/node_ports/node_ports.h"
 #include "corral/plugins/node_resources/balanced_allocation.h"
@@ -44,6 +45,7 @@ framework::Registry NewInTreeRegistry() {
   Add(r, names::kImageLocality, &ImageLocality::New);
   Add(r, names::kInterPodAffinity, &InterPodAffinity::New);
   Add(r, names::kNodeAffinity, &NodeAffinity::New);
+  Add(r, names::kNodeDeclaredFeatures, &NodeDeclaredFeatures::New);
   Add(r, names::kNodeName, &NodeName::New);
   Add(r, names::kNodePorts, &NodePorts::New);
   Add(r, names::kNodeResourcesBalancedAllocation, &NodeResourcesBalancedAllocation::New);

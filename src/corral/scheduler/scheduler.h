@@ -88,6 +88,10 @@ struct SchedulerStats {
   int64_t unschedulable_attempts = 0;
   int64_t errors = 0;
   int64_t batched = 0;  // pods placed on an opportunistic-batching hint (KEP-5598)
+  // Pod group scheduling attempts (workload cycles) by result, as
+  // scheduler_podgroup_schedule_attempts_total counts them.
+  int64_t group_attempts_scheduled = 0;
+  int64_t group_attempts_unschedulable = 0;
 };
 
 // The driver API is public. The plugin callbacks of framework::Handle are private overrides:

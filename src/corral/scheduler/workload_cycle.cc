@@ -77,6 +77,7 @@ const std::vector<Scheduler::PlacementDomain>& Scheduler::TopologyDomains(Symbol
 void Scheduler::RecordGroupAttempt(const framework::Framework& fwk, std::string_view result,
                                    TimePoint wall_start) {
   metrics::Labels labels = {{"profile", fwk.profile_name()}, {"result", std::string(result)}};
+  ++(result == "scheduled" ? stats_.group_attempts_scheduled : stats_.group_attempts_unschedulable);
   metrics_
       .GetCounter("scheduler_podgroup_schedule_attempts_total",
                   "Number of attempts to schedule pod groups, by the result.", labels)

@@ -98,6 +98,9 @@ struct EngineOptions {
 struct PerfWindow {
   ThroughputCollector collector;
   LogHistogram attempt_duration;  // cost of each ScheduleOne of a measured pod (ns)
+  // Cost of each pod group scheduling attempt (the ScheduleOne that ran the workload cycle) with a
+  // measured member, by its result (scheduler_podgroup_scheduling_attempt_duration_seconds).
+  LogHistogram group_attempt_scheduled, group_attempt_unschedulable;
   int64_t measured_pods = 0, measured_scheduled = 0;
   int64_t start_ns = 0, stop_ns = 0;
 };

@@ -331,6 +331,9 @@ void Member::OnPreempted(const scheduler::PreemptionRecord& rec) {
 void Member::Step() {
   decisions_.clear();
   const Clock* wall = w_.opts.wall;
+  const scheduler::SchedulerStats& st = sched_.stats();
+  const int64_t scheduled_groups_before = st.group_attempts_scheduled;
+  const int64_t unschedulable_groups_before = st.group_attempts_unschedulable;
   TimePoint t0 = wall != nullptr ? wall->Now() : TimePoint{};
   const bool did = sched_.ScheduleOne();
   int64_t wall_ns = 0;
@@ -357,6 +360,18 @@ void Member::Step() {
   }
   attempt_cost_ns_ =
       wall != nullptr && w_.spec.cost.mode != CostModel::Mode::kFixed ? wall_ns : cost;
+  // A ScheduleOne runs at most one workload cycle; its cost is that attempt's duration, kept for
+  // corral perf when a member of the group is measured.
+  if (st.group_attempts_scheduled != scheduled_groups_before ||
+      st.group_attempts_unschedulable != unschedulable_groups_before) {
+    bool measured = false;
+    for (const Decision& d : decisions_) measured = measured || w_.pods->Pod(d.slot).measured;
+    if (measured) {
+      (st.group_attempts_scheduled != scheduled_groups_before ? w_.perf.group_attempt_scheduled
+                                                              : w_.perf.group_attempt_unschedulable)
+          .Add(attempt_cost_ns_);
+    }
+  }
   if (cost > 0) {
     busy_ = true;
     busy_until_ = cost > kForeverNs - w_.now ? kForeverNs : w_.now + cost;

@@ -128,6 +128,22 @@ std::string FormatPerfJson(const std::vector<PerfResult>& results) {
            {"labels",
             {{"Name", r.name}, {"Metric", "scheduler_scheduling_attempt_duration_seconds"}}}});
     }
+    for (const auto& [h, result] :
+         {std::pair<const LogHistogram*, const char*>{&r.group_attempt_scheduled_ns, "scheduled"},
+          {&r.group_attempt_unschedulable_ns, "unschedulable"}}) {
+      if (h->empty()) continue;
+      items.push_back({{"data",
+                        {{"Average", h->mean() / 1e6},
+                         {"Perc50", Ms(h->Percentile(50))},
+                         {"Perc90", Ms(h->Percentile(90))},
+                         {"Perc95", Ms(h->Percentile(95))},
+                         {"Perc99", Ms(h->Percentile(99))}}},
+                       {"unit", "ms"},
+                       {"labels",
+                        {{"Name", r.name},
+                         {"Metric", "scheduler_podgroup_scheduling_attempt_duration_seconds"},
+                         {"result", result}}}});
+    }
   }
   json j = {{"version", "v1"}, {"dataItems", std::move(items)}};
   return j.dump(2) + "\n";

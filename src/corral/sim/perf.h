@@ -33,6 +33,8 @@ struct PerfResult {
   ThroughputCollector::Summary throughput;
   bool single_window = false;
   LogHistogram attempt_ns;  // scheduling attempt durations of measured pods
+  // Pod group scheduling attempt durations (groups with a measured member), by result.
+  LogHistogram group_attempt_scheduled_ns, group_attempt_unschedulable_ns;
   int64_t measured_pods = 0, measured_scheduled = 0;
   double window_seconds = 0;
   PerfThreshold threshold;

@@ -13,6 +13,7 @@
 #include "corral/doc/decoder.h"
 #include "corral/doc/input.h"
 #include "corral/doc/parse.h"
+#include "corral/plugins/node_declared_features/node_declared_features.h"
 #include "corral/sim/input/perf_config_internal.h"
 
 namespace corral::sim {
@@ -39,8 +40,15 @@ const doc::Field<Selector> kSelectorFields[] = {
     {"name", [](Decoder& d, const Node& n, Selector& o) { d.ReadString(n, o.name); }},
     {"dataBucket", [](Decoder& d, const Node& n, Selector& o) { d.ReadString(n, o.bucket); }},
     {"expectLower", [](Decoder& d, const Node& n, Selector& o) { d.ReadBool(n, o.expect_lower); }},
+    {"labels",
+     [](Decoder& d, const Node& n, Selector& o) {
+       d.ForEachEntry(n, [&](const Node& key, const Node& v) {
+         std::string s;
+         if (d.ReadString(v, s)) o.labels.emplace_back(std::string(key.text()), std::move(s));
+       });
+     }},
 };
-constexpr std::string_view kSelectorIgnored[] = {"labels"};
+constexpr std::string_view kSelectorIgnored[] = {""};
 
 const doc::Field<WorkloadIn> kWorkloadFields[] = {
     {"name", [](Decoder& d, const Node& n, WorkloadIn& o) { d.ReadString(n, o.name); }},
@@ -171,8 +179,13 @@ const PerfOnlyGate* FindPerfOnlyGate(std::string_view name) {
       {"SchedulerAsyncAPICalls", PerfOnlyGate::kAny,
        "Corral's simulator makes no API calls (binding and status updates are events without "
        "latency), so scheduling is the same with the gate on or off"},
-      {"NodeDeclaredFeatures", PerfOnlyGate::kFalse,
-       "Corral has no NodeDeclaredFeatures filter, which is what the gate off means"},
+      // kube v1.35-v1.36 had an alpha gate GangScheduling (needing GenericWorkload) that put the
+      // GangScheduling plugin in the default profile; v1.37 dropped the gate and GenericWorkload
+      // alone does it, as in Corral (framework/config.cc). The old-layout configs still set it.
+      {"GangScheduling", PerfOnlyGate::kTrue,
+       "the gate of kube v1.35-v1.36 that v1.37 folded into GenericWorkload: with GenericWorkload "
+       "on, the GangScheduling plugin is in the default profile, which is what the gate on "
+       "meant"},
   };
   for (const auto& g : kGates) {
     if (g.name == name) return &g;
@@ -323,6 +336,7 @@ PerfThreshold PerfConfig::Threshold(const PerfWorkloadRef& ref) const {
   t.metric = sel.name;
   t.bucket = sel.bucket;
   t.expect_lower = sel.expect_lower;
+  t.labels = sel.labels;
   t.note = w.threshold_note;
   if (w.threshold.has_value() && *w.threshold != 0) {
     t.set = true;
@@ -344,6 +358,7 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
   // either harness-only gates with a stated effect (perf_detail::FindPerfOnlyGate) or make the
   // workload unsupported; a locked gate set to the other value is an error, as in kube.
   std::string unsupported;
+  bool ndf_gate = false;
   for (const Node* g : {tc.gates, w.gates}) {
     if (g == nullptr) continue;
     for (size_t k = 0; k < g->size(); ++k) {
@@ -355,6 +370,19 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
         continue;
       }
       const bool value = v.bool_value();
+      if (name == "NodeDeclaredFeatures") {
+        // GA and locked to true in kube v1.37: the NodeDeclaredFeatures plugin is always in
+        // Corral's default profile, so true is the default and false fails as in kube.
+        if (!value) {
+          diags.Error(im.path, v.line(), "featureGates.NodeDeclaredFeatures",
+                      "cannot set feature gate NodeDeclaredFeatures to false, feature is locked to "
+                      "true");
+        } else {
+          ndf_gate = true;
+          spec.explicit_gates.push_back("NodeDeclaredFeatures=true");
+        }
+        continue;
+      }
       if (const PerfOnlyGate* pg = FindPerfOnlyGate(name); pg != nullptr) {
         if (!pg->honours(value)) {
           unsupported = fmt::format("feature gate {}={}: {}", name, value, pg->effect);
@@ -374,6 +402,21 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
         }
       } else {
         spec.explicit_gates.push_back(fmt::format("{}={}", name, value));
+      }
+    }
+  }
+  if (unsupported.empty() && !spec.gates.Enabled(framework::Feature::kGenericWorkload)) {
+    // kube v1.35-v1.36 refuse GangScheduling without GenericWorkload (a gate dependency); the
+    // effect stated above holds only with it.
+    for (const Node* g : {tc.gates, w.gates}) {
+      if (g == nullptr) continue;
+      for (size_t k = 0; k < g->size(); ++k) {
+        if (g->key(k).text() == "GangScheduling" && g->value(k).kind() == doc::Kind::kBool &&
+            g->value(k).bool_value()) {
+          unsupported =
+              "feature gate GangScheduling=true needs GenericWorkload=true (kube's gate "
+              "dependency)";
+        }
       }
     }
   }
@@ -400,6 +443,36 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
   bool ok = c.Run();
   if (!c.unsupported.empty()) return Error::Invalid("unsupported: " + c.unsupported);
   if (!ok || diags.has_errors()) return Error::Invalid(DiagnosticsMessage(diags));
+  if (ndf_gate) {
+    // kube's scheduler_perf nodedeclaredfeatures test (the only config that sets the gate to
+    // true): its pre-run hook replaces the feature registry with numNodeDeclaredFeatures mock
+    // features (default 0) and its node hook sets every node's status.declaredFeatures to them.
+    int32_t n = 0;
+    if (auto it = w.params.find("numNodeDeclaredFeatures"); it != w.params.end()) {
+      if (!it->second.is_int || it->second.i < 0 || it->second.i > 10000) {
+        diags.Error(im.path, w.self->line(), "params.numNodeDeclaredFeatures",
+                    "want an integer in 0..10000");
+        return Error::Invalid(DiagnosticsMessage(diags));
+      }
+      n = static_cast<int32_t>(it->second.i);
+    }
+    if (!spec.scheduler_config_path.empty()) {
+      return Error::Invalid(
+          "unsupported: the NodeDeclaredFeatures mock registry with a schedulerConfigPath");
+    }
+    std::vector<std::string> names = plugins::ndf::PerfMockFeatureNames(n);
+    for (const std::string& f : names) interner.Intern(f);
+    framework::SchedulerConfig cfg;
+    cfg.profiles.emplace_back();
+    cfg.profiles[0].plugin_args[std::string(plugins::NodeDeclaredFeatures::kName)] =
+        std::make_shared<plugins::NodeDeclaredFeaturesArgs>(plugins::ndf::PerfMockRegistry(n),
+                                                            std::move(names));
+    spec.scheduler_config = std::move(cfg);
+    spec.notes.push_back(fmt::format(
+        "NodeDeclaredFeatures: {} mock features{}, required by pods with pod-level resources and "
+        "declared by every node, as kube's scheduler_perf test sets them",
+        n, n > 0 ? fmt::format(" (Feature1..Feature{})", n) : ""));
+  }
   return spec;
 }
 

@@ -49,6 +49,9 @@ struct PerfThreshold {
   std::string metric = "SchedulingThroughput";
   std::string bucket = "Average";
   bool expect_lower = false;
+  // thresholdMetricSelector.labels, in file order; read for the metrics whose series corral perf
+  // keeps apart (the pod group attempt duration's `result`).
+  std::vector<std::pair<std::string, std::string>> labels;
   std::string note;  // why it is not checked, when it is not
 };
 

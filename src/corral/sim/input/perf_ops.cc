@@ -345,7 +345,6 @@ bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_ov
            "collectMetrics", "skipWaitToCompletion", "steadyState", "steadyStateParam", "duration",
            "durationParam", "persistentVolumeTemplatePath", "persistentVolumeClaimTemplatePath",
            "templateParams", "signatureBatchSize", "signatureBatchSizeParam", "nominatedNodeName"});
-  // (nominatedNodeName is refused before any op runs: Refuse.)
   // kube's createPodsOp.isValid and patchParams, in their order.
   auto batch = Count(op, "signatureBatchSize", "signatureBatchSizeParam", false);
   if (!batch &&
@@ -380,6 +379,27 @@ bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_ov
   if (skip_wait && steady) {
     d_.FieldError(op, "skipWaitToCompletion",
                   "skipWaitToCompletion and steadyState cannot be true at the same time");
+    return false;
+  }
+  // nominatedNodeName (kube's runCreatePodsOp): the pods are created, their
+  // status.nominatedNodeName patched to the named node, and their scheduling gates cleared once
+  // the metrics collection has started. Corral creates them at that point with the nomination and
+  // without gates, which is what the scheduler sees when kube's gates are lifted.
+  std::optional<std::string> nominated;
+  if (const Node* nn = op.Find("nominatedNodeName"); nn != nullptr && !nn->is_null()) {
+    auto sc = d_.Field("nominatedNodeName");
+    std::string_view v;
+    if (!d_.ReadString(*nn, v)) return false;
+    if (!v.empty()) nominated = std::string(v);
+  }
+  if (nominated && steady) {
+    d_.FieldError(op, "nominatedNodeName",
+                  "nominatedNodeName and steadyState cannot be used together");
+    return false;
+  }
+  if (nominated && skip_wait) {
+    d_.FieldError(op, "nominatedNodeName",
+                  "nominatedNodeName and skipWaitToCompletion cannot be used together");
     return false;
   }
   std::optional<int64_t> steady_ns;
@@ -440,6 +460,24 @@ bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_ov
     if (!t.ok()) return false;
     tmpl = AddPodTemplate(*t, base, ns, *count, op, batch.value_or(0));
     if (tmpl == kNone) return false;
+  }
+  if (nominated) {
+    PodTemplate& pt = spec_.pod_templates[tmpl];
+    const Symbol node = in_.Intern(*nominated);
+    pt.pod.nominated_node_name = node;
+    pt.pod.scheduling_gates.clear();
+    if (pt.render) {
+      auto buf = std::make_shared<api::Pod>();
+      pt.render = [inner = std::move(pt.render), buf, node](
+                      int64_t index, int64_t cnt) -> Result<const api::Pod*> {
+        auto r = inner(index, cnt);
+        if (!r.ok()) return r;
+        *buf = **r;
+        buf->nominated_node_name = node;
+        buf->scheduling_gates.clear();
+        return buf.get();
+      };
+    }
   }
   if ((op.Find("persistentVolumeTemplatePath") != nullptr ||
        op.Find("persistentVolumeClaimTemplatePath") != nullptr) &&
@@ -784,15 +822,6 @@ bool OpCompiler::Refuse(const Node& op, const std::string& code, bool& ok) {
   }
   if (code == "createCompositePodGroups") {
     unsupported = "op \"createCompositePodGroups\" (CompositePodGroup objects are not modelled)";
-    return true;
-  }
-  const Node* create = code == "createPods"      ? &op
-                       : code == "createPodSets" ? op.Find("createPodsOp")
-                                                 : nullptr;
-  if (create != nullptr && create->is_map() && create->Find("nominatedNodeName") != nullptr) {
-    // kube's nnn_hint_fallback sets it on gated pods; the harness code that applies it (and lifts
-    // the gates) is not in the sources read, so it is refused rather than guessed.
-    unsupported = "createPods with nominatedNodeName (not ported)";
     return true;
   }
   return false;
