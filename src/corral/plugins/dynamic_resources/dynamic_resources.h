@@ -23,8 +23,11 @@
 // Cost: pods without claims are skipped at PreFilter (no state, no Filter call). For pods with
 // claims, Filter runs the allocator's search, which allocates its per-node state as kube's does;
 // CEL selectors are compiled at load and evaluate without allocating.
-// No Score (kube v1.37 has none). Pods with claims are unsignable (KEP-5598). Extended resources
-// backed by DRA (DRAExtendedResource) are not modelled yet: see docs/deviations.md.
+// No Score (kube v1.37 has none). Pods with claims are unsignable (KEP-5598).
+// Extended resources backed by DRA (DRAExtendedResource, extended_resource.h): a pod whose request
+// a DeviceClass backs gets a special claim, built per node at Filter for the resources the node
+// does not advertise, allocated with the pod's other claims, held in flight by Reserve and written
+// by PreBind (released when the pod is deleted).
 
 #include <memory>
 #include <span>
