@@ -8,6 +8,7 @@
 
 #include "corral/plugins/dynamic_resources/extended_resource.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 
 #include "corral/loader/loader.h"
 #include "corral/plugins/dynamic_resources/dynamic_resources.h"
+#include "corral/plugins/node_resources/fit.h"
 #include "corral/state/dra_store.h"
 
 #include "test/testing/builders.h"
@@ -313,6 +315,65 @@ spec: {{extendedResourceName: example.com/gpu}}
       store.DeviceClassForResource(w.in.Intern("deviceclass.resource.kubernetes.io/old"));
   ASSERT_NE(implicit, nullptr);
   EXPECT_EQ(w.in.Str(implicit->meta.name), "old");
+}
+
+}  // namespace
+}  // namespace corral::plugins
+
+namespace corral::plugins {
+namespace {
+
+// NodeResourcesFit with a DRA-backed extended resource (kube's fitsRequest and
+// calculateResourceAllocatableRequest with DRAExtendedResource on): Filter leaves the resource to
+// DynamicResources on a node that does not advertise it, checks it as usual on one that does, and
+// Score counts the class's devices on the node (4, one of them allocated) as allocatable.
+TEST(NodeResourcesFitDraExtendedResourceTest, FilterAndScore) {
+  testing::TestWorld w;
+  loader::LoadResult r =
+      loader::LoadString(Node("") + kClass + Slice(4) + Pod({"example.com/gpu: 1"}) +
+                             Class("unrelated", "example.com/other"),
+                         "fit.yaml", w.in);
+  ASSERT_TRUE(r.ok()) << r.diagnostics.items()[0].message;
+  DraHandle h(w);
+  h.store.set_pods_resource(w.in.Intern("pods"));
+  h.store.set_interner(&w.in);
+  h.store.Reset(r.objects.resources.get());
+  NodeResourcesFitArgs args;
+  args.scoring_strategy->resources = {{"example.com/gpu", 1}};
+  auto plugin = NodeResourcesFit::New(&args, h);
+  ASSERT_TRUE(plugin.ok());
+  auto& fit = dynamic_cast<NodeResourcesFit&>(**plugin);
+  const framework::PodInfo& info = w.Info(r.objects.pods[0]);
+  framework::NodeInfo dra_node(&r.objects.nodes[0]);
+
+  framework::CycleState state;
+  framework::PreFilterResult pre;
+  ASSERT_TRUE(fit.PreFilter(state, 0, info, h.snapshot(), &pre).ok());
+  EXPECT_EQ(Show(fit.Filter(state, 0, info, dra_node)), "Success");
+
+  // A node that advertises none of it (allocatable 0) by its device plugin is still left to DRA;
+  // one that advertises too few fails as usual.
+  api::Node plugin_node = r.objects.nodes[0];
+  plugin_node.allocatable.push_back({w.in.Intern("example.com/gpu"), api::Quantity::FromInt(0)});
+  std::sort(plugin_node.allocatable.begin(), plugin_node.allocatable.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  framework::NodeInfo zero(&plugin_node);
+  EXPECT_EQ(Show(fit.Filter(state, 0, info, zero)),
+            "UnschedulableAndUnresolvable: Insufficient example.com/gpu");
+
+  // Scoring: one of the node's four devices is allocated; the pod asks for one more.
+  const res::ResourceClaim held;
+  h.store.SignalClaimPendingAllocation(
+      held, res::AllocationResult{{{w.in.Intern("x"), w.in.Intern("some-driver"),
+                                    w.in.Intern("worker"), w.in.Intern("instance-3"), false}},
+                                  std::nullopt});
+  ASSERT_TRUE(fit.PreScore(state, 0, info, {}).ok());
+  int64_t score = -1;
+  ASSERT_TRUE(fit.Score(state, 0, info, dra_node, &score).ok());
+  EXPECT_EQ(score, (4 - 2) * 100 / 4);  // LeastAllocated: (allocatable - requested) / allocatable
+
+  framework::Status sign = fit.Sign(info, nullptr);
+  EXPECT_EQ(Show(sign), "Unschedulable: signature disabled when dra extended resources enabled");
 }
 
 }  // namespace
