@@ -10,11 +10,13 @@
 //
 // Runs on the scheduling thread only.
 
+#include <cstdint>
 #include <span>
 
 #include <absl/container/flat_hash_set.h>
 
 #include "corral/api/resource/types.h"
+#include "corral/api/types.h"
 #include "corral/core/interner.h"
 
 namespace corral::framework {
@@ -42,6 +44,8 @@ class DraManager {
   virtual std::span<const api::resource::DeviceTaintRule* const> DeviceTaintRules() const {
     return {};
   }
+  // Changes whenever the classes or slices are replaced (caches over them key on it).
+  virtual uint64_t ObjectsGeneration() const { return 0; }
   // The claim with its current status, or null if there is none.
   virtual const api::resource::ResourceClaim* GetClaim(Symbol ns, Symbol name) const = 0;
 
@@ -63,6 +67,32 @@ class DraManager {
   virtual void UnreserveClaim(const api::resource::ResourceClaim& claim, Symbol pod_uid) = 0;
   // PostFilter: clears the claim's allocation and reservedFor.
   virtual void DeallocateClaim(const api::resource::ResourceClaim& claim) = 0;
+
+  // ---- Extended resources backed by DRA (DRAExtendedResource) ----
+  // The defaults (no class backs any resource) serve managers that hold no DeviceClass with an
+  // extended resource, such as test fakes; state::DraStore implements them all.
+  // The class that backs extended resource `resource` through its spec.extendedResourceName or its
+  // implicit name "deviceclass.resource.kubernetes.io/<class>", or null. Of several classes with
+  // the same name, the one created last wins, then the lexicographically first name (KEP-5004).
+  virtual const api::resource::DeviceClass* DeviceClassForResource(Symbol resource) const {
+    (void)resource;
+    return nullptr;
+  }
+  // The special claim PreBind created for the pod's extended resources, or null.
+  virtual const api::resource::ResourceClaim* ExtendedResourceClaimOf(const api::Pod& pod) const {
+    (void)pod;
+    return nullptr;
+  }
+  // PreBind: stores `claim` (named, allocated, reserved for and owned by `pod`) as the pod's
+  // extended-resource claim; its devices become allocated. Returns the stored claim.
+  virtual const api::resource::ResourceClaim* CreateExtendedResourceClaim(
+      const api::Pod& pod, api::resource::ResourceClaim claim) {
+    (void)pod;
+    (void)claim;
+    return nullptr;
+  }
+  // Unreserve after PreBind: deletes the pod's extended-resource claim, releasing its devices.
+  virtual void DeleteExtendedResourceClaim(const api::Pod& pod) { (void)pod; }
 };
 
 }  // namespace corral::framework

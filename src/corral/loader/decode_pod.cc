@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "corral/api/resource/extended_resource.h"
 #include "corral/loader/internal/decode.h"
 #include "corral/loader/validation.h"
 
@@ -509,6 +510,43 @@ void RefuseDeclaredFeatureInputs(Decoder& d, const Node& spec, const api::Pod& p
   }
 }
 
+// DRAExtendedResource: the names DynamicResources gives the device requests of a pod's extended
+// resources when DRA backs them on a node, interned here because a scheduling cycle only reads
+// the interner. Only containers that request a DRA extended-resource name get any.
+void InternExtendedResourceNames(Decoder& d, const api::Pod& pod) {
+  namespace res = api::resource;
+  const Interner& in = *d.interner();
+  std::vector<std::string_view> names;
+  size_t index = 0;
+  bool any = false;
+  for (const auto* list : {&pod.init_containers, &pod.containers}) {
+    for (const api::Container& c : *list) {
+      names.clear();
+      bool has = false;
+      for (const auto& [name, q] : c.resources.requests) {
+        names.push_back(in.Str(name));
+        has |= res::IsDraExtendedResourceName(in.Str(name));
+      }
+      if (has) {
+        std::sort(names.begin(), names.end());
+        for (size_t j = 0; j < names.size(); ++j) {
+          if (res::IsDraExtendedResourceName(names[j])) {
+            d.Intern(res::ExtendedResourceRequestName(index, j));
+          }
+        }
+        any = true;
+      }
+      ++index;
+    }
+  }
+  if (any) {
+    d.Intern(res::kSpecialClaimInMemName);
+    d.Intern(res::kExtendedResourceClaimAnnotation);
+    d.Intern("true");
+    d.Intern("Pod");
+  }
+}
+
 }  // namespace
 
 void DecodePod(Decoder& d, const Node& root, PodInput& out, bool template_only) {
@@ -570,6 +608,8 @@ void DecodePod(Decoder& d, const Node& root, PodInput& out, bool template_only) 
   }
   if (out.prio.class_name_line == 0)
     out.prio.class_name_line = spec != nullptr ? spec->line() : root.line();
+
+  InternExtendedResourceNames(d, pod);
 
   // API server defaulting (SetDefaults_Pod / SetDefaults_PodSpec).
   if (pod.scheduler_name.empty()) pod.scheduler_name = d.Intern("default-scheduler");

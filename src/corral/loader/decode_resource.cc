@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "corral/api/resource/types.h"
+#include "corral/api/selectors.h"
 #include "corral/cel/cel.h"
 #include "corral/loader/internal/decode.h"
 #include "corral/loader/internal/decode_device_taints.h"
@@ -96,9 +97,18 @@ const doc::Field<res::DeviceClass> kDeviceClassSpecFields[] = {
     {"selectors",
      [](Decoder& d, const Node& n, res::DeviceClass& c) { DecodeSelectors(d, n, c.selectors); }},
     {"extendedResourceName",
-     [](Decoder& d, const Node& n, res::DeviceClass&) {
+     [](Decoder& d, const Node& n, res::DeviceClass& c) {
        if (n.is_null()) return;
-       d.Error(n, "not modelled by Corral: extended resources backed by DRA (DRAExtendedResource)");
+       std::string_view name;
+       if (!d.ReadString(n, name)) return;
+       // kube's DeviceClass validation: an extended resource name (domain-prefixed, not
+       // kubernetes.io, not "requests.").
+       if (!api::IsExtendedResourceName(name)) {
+         d.Error(n,
+                 fmt::format("Invalid value: {:?}: must be a valid extended resource name", name));
+         return;
+       }
+       c.extended_resource_name = d.Intern(name);
      }},
 };
 constexpr std::string_view kDeviceClassSpecIgnored[] = {"config"};
@@ -871,6 +881,10 @@ const doc::Field<TemplateIn> kTemplateFields[] = {
 void DecodeDeviceClass(Decoder& d, const Node& root, res::DeviceClass& out) {
   d.Struct(root, out, kDeviceClassFields);
   CheckMetaPresent(d, root, out.meta);
+  if (!out.meta.name.empty()) {
+    out.implicit_extended_resource_name = d.Intern(
+        fmt::format("deviceclass.resource.kubernetes.io/{}", d.interner()->Str(out.meta.name)));
+  }
   const Node* spec = root.Find("spec");
   if (spec == nullptr || spec->is_null()) d.Required(root, "spec");
 }

@@ -163,7 +163,7 @@ spec:
 apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata: {name: ext}
-spec: {extendedResourceName: example.com/gpu}
+spec: {extendedResourceName: gpu}
 ---
 apiVersion: v1
 kind: Pod
@@ -199,8 +199,8 @@ spec:
           "by '/'",
           "dra.yaml:29: spec.devices.constraints[1].distinctAttribute: not modelled by Corral: "
           "distinctAttribute constraints",
-          "dra.yaml:34: spec.extendedResourceName: not modelled by Corral: extended resources "
-          "backed by DRA (DRAExtendedResource)",
+          "dra.yaml:34: spec.extendedResourceName: Invalid value: \"gpu\": must be a valid "
+          "extended resource name",
           "dra.yaml:42: spec.resourceClaims[0]: must specify one of: `resourceClaimName`, "
           "`resourceClaimTemplateName`",
           "dra.yaml:43: spec.resourceClaims[1].name: Duplicate value: \"a\""));

@@ -88,6 +88,7 @@ void Scheduler::SetClusterObjects(const api::ObjectSet* objects) {
   pdbs_.clear();
   wm_.SetObjects(objects);
   dra_.set_pods_resource(interner_.Intern("pods"));
+  dra_.set_interner(&interner_);
   dra_.Reset(objects != nullptr ? objects->resources.get() : nullptr);
   if (objects == nullptr) return;
   for (const auto& ns : objects->namespaces) namespaces_[ns.meta.name] = &ns;
@@ -252,7 +253,7 @@ void Scheduler::DeletePod(const api::Pod* pod) {
   last_failure_.erase(pod);
   pods_.erase(it);
   // kube's resourceclaim controller: the pod's claims are released (and its generated ones go).
-  if (!pod->resource_claims.empty()) dra_.ReleasePod(*pod);
+  if (!pod->resource_claims.empty() || dra_.HasExtendedResourceClaims()) dra_.ReleasePod(*pod);
   if (was_cached) {
     FireEvent({framework::EventResource::kAssignedPod, framework::ActionType::kDelete},
               last.has_value() ? &*last : pod);

@@ -10,6 +10,7 @@ void DraStore::Reset(const res::ResourceObjects* objects) {
   if (initialized_ && objects == source_) return;
   initialized_ = true;
   source_ = objects;
+  ++generation_;
   classes_.clear();
   class_by_name_.clear();
   slices_.clear();
@@ -18,10 +19,19 @@ void DraStore::Reset(const res::ResourceObjects* objects) {
   by_key_.clear();
   pending_.clear();
   allocated_.clear();
+  class_by_resource_.clear();
+  extended_claims_.clear();
   if (objects == nullptr) return;
+  class_by_resource_.clear();
+  extended_claims_.clear();
   for (const auto& c : objects->device_classes) {
     classes_.push_back(&c);
     class_by_name_[c.meta.name] = &c;
+    for (Symbol r : {c.extended_resource_name, c.implicit_extended_resource_name}) {
+      if (r.empty()) continue;
+      auto [it, inserted] = class_by_resource_.try_emplace(r, &c);
+      if (!inserted && PreferredClass(c, *it->second)) it->second = &c;
+    }
   }
   for (const auto& s : objects->resource_slices) slices_.push_back(&s);
   for (const auto& r : objects->device_taint_rules) taint_rules_.push_back(&r);
@@ -121,6 +131,41 @@ void DraStore::DeallocateClaim(const res::ResourceClaim& claim) {
   c->reserved_for.clear();
 }
 
+bool DraStore::PreferredClass(const res::DeviceClass& a, const res::DeviceClass& b) const {
+  // KEP-5004: the class created later; of two created at the same time, the name sorted first.
+  const auto ta = a.meta.creation_timestamp, tb = b.meta.creation_timestamp;
+  if (ta != tb) return tb < ta;  // nullopt sorts first: a class without a timestamp is oldest
+  if (interner_ == nullptr) return false;
+  return interner_->Str(a.meta.name) < interner_->Str(b.meta.name);
+}
+
+const res::DeviceClass* DraStore::DeviceClassForResource(Symbol resource) const {
+  auto it = class_by_resource_.find(resource);
+  return it == class_by_resource_.end() ? nullptr : it->second;
+}
+
+const res::ResourceClaim* DraStore::ExtendedResourceClaimOf(const api::Pod& pod) const {
+  if (extended_claims_.empty()) return nullptr;
+  auto it = extended_claims_.find(PodKey{pod.meta.namespace_, pod.meta.name, pod.meta.uid});
+  return it == extended_claims_.end() ? nullptr : it->second.get();
+}
+
+const res::ResourceClaim* DraStore::CreateExtendedResourceClaim(const api::Pod& pod,
+                                                                res::ResourceClaim claim) {
+  auto& slot = extended_claims_[PodKey{pod.meta.namespace_, pod.meta.name, pod.meta.uid}];
+  if (slot != nullptr && slot->allocation.has_value()) Release(*slot->allocation);
+  slot = std::make_unique<res::ResourceClaim>(std::move(claim));
+  if (slot->allocation.has_value()) Hold(*slot->allocation);
+  return slot.get();
+}
+
+void DraStore::DeleteExtendedResourceClaim(const api::Pod& pod) {
+  auto it = extended_claims_.find(PodKey{pod.meta.namespace_, pod.meta.name, pod.meta.uid});
+  if (it == extended_claims_.end()) return;
+  if (it->second->allocation.has_value()) Release(*it->second->allocation);
+  extended_claims_.erase(it);
+}
+
 bool DraStore::RefersTo(const res::ConsumerReference& ref, const api::Pod& pod,
                         Symbol pods_resource) {
   return ref.resource == pods_resource && ref.name == pod.meta.name && ref.uid == pod.meta.uid;
@@ -128,6 +173,11 @@ bool DraStore::RefersTo(const res::ConsumerReference& ref, const api::Pod& pod,
 
 bool DraStore::ReleasePod(const api::Pod& pod) {
   bool changed = false;
+  // The extended-resource claim is owned by the pod: garbage-collected with it.
+  if (ExtendedResourceClaimOf(pod) != nullptr) {
+    DeleteExtendedResourceClaim(pod);
+    changed = true;
+  }
   for (const api::PodResourceClaim& pc : pod.resource_claims) {
     Symbol name =
         !pc.resource_claim_name.empty() ? pc.resource_claim_name : pc.generated_claim_name;

@@ -9,6 +9,7 @@
 // Allocations in flight (Reserve → PreBind) hold their devices, as kube's inFlightAllocations do.
 
 #include <deque>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -19,6 +20,7 @@
 
 #include "corral/api/resource/types.h"
 #include "corral/api/types.h"
+#include "corral/core/interner.h"
 #include "corral/framework/dra_manager.h"
 
 namespace corral::state {
@@ -54,6 +56,7 @@ class DraStore final : public framework::DraManager {
     return taint_rules_;
   }
   const api::resource::ResourceClaim* GetClaim(Symbol ns, Symbol name) const override;
+  uint64_t ObjectsGeneration() const override { return generation_; }
   const absl::flat_hash_set<framework::DeviceId>& AllocatedDevices() const override {
     return allocated_;
   }
@@ -65,14 +68,26 @@ class DraStore final : public framework::DraManager {
                         Symbol pod_uid) override;
   void UnreserveClaim(const api::resource::ResourceClaim& claim, Symbol pod_uid) override;
   void DeallocateClaim(const api::resource::ResourceClaim& claim) override;
+  const api::resource::DeviceClass* DeviceClassForResource(Symbol resource) const override;
+  const api::resource::ResourceClaim* ExtendedResourceClaimOf(const api::Pod& pod) const override;
+  const api::resource::ResourceClaim* CreateExtendedResourceClaim(
+      const api::Pod& pod, api::resource::ResourceClaim claim) override;
+  void DeleteExtendedResourceClaim(const api::Pod& pod) override;
+  bool HasExtendedResourceClaims() const { return !extended_claims_.empty(); }
 
   // Interned "pods" (consumer references' resource), set by the scheduler.
   void set_pods_resource(Symbol s) { pods_resource_ = s; }
+  // The interner of the objects' symbols, for the class-name tie-break of DeviceClassForResource
+  // (without one, the class listed first wins a tie). Set before Reset.
+  void set_interner(const Interner* in) { interner_ = in; }
 
  private:
   api::resource::ResourceClaim* Mutable(const api::resource::ResourceClaim& claim);
   void Hold(const api::resource::AllocationResult& a);
   void Release(const api::resource::AllocationResult& a);
+  // Whether class `a` backs an extended resource rather than `b` (both name it).
+  bool PreferredClass(const api::resource::DeviceClass& a,
+                      const api::resource::DeviceClass& b) const;
 
   std::vector<const api::resource::DeviceClass*> classes_;
   absl::flat_hash_map<Symbol, const api::resource::DeviceClass*> class_by_name_;
@@ -84,6 +99,20 @@ class DraStore final : public framework::DraManager {
       pending_;
   absl::flat_hash_set<framework::DeviceId> allocated_;
   Symbol pods_resource_;
+  const Interner* interner_ = nullptr;
+  uint64_t generation_ = 0;
+  // Extended resource name (explicit or implicit) → backing class.
+  absl::flat_hash_map<Symbol, const api::resource::DeviceClass*> class_by_resource_;
+  // The scheduler's extended-resource claims, by (namespace, pod name, pod uid).
+  struct PodKey {
+    Symbol ns, name, uid;
+    bool operator==(const PodKey&) const = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const PodKey& k) {
+      return H::combine(std::move(h), k.ns, k.name, k.uid);
+    }
+  };
+  absl::flat_hash_map<PodKey, std::unique_ptr<api::resource::ResourceClaim>> extended_claims_;
   const api::resource::ResourceObjects* source_ = nullptr;
   bool initialized_ = false;
 };

@@ -28,7 +28,11 @@ struct DeviceSelector {
 struct DeviceClass {
   ObjectMeta meta;
   std::vector<DeviceSelector> selectors;
-  // spec.extendedResourceName (DRAExtendedResource) is rejected by the loader: not modelled yet.
+  // spec.extendedResourceName (DRAExtendedResource): the extended resource a pod may request to
+  // get devices of this class; empty when unset. Every class also backs its implicit name
+  // "deviceclass.resource.kubernetes.io/<class name>", interned by the loader.
+  Symbol extended_resource_name;
+  Symbol implicit_extended_resource_name;
 };
 
 struct Counter {

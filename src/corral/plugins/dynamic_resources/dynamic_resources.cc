@@ -13,6 +13,7 @@
 #include "corral/api/selectors.h"
 #include "corral/framework/dra_manager.h"
 #include "corral/plugins/dynamic_resources/allocator.h"
+#include "corral/plugins/dynamic_resources/extended_resource.h"
 
 namespace corral::plugins {
 
@@ -40,6 +41,12 @@ struct DraState final : framework::StateData {
   std::shared_ptr<const plugins::dra::Allocator> allocator;
   // Reserve's allocation of each claim of to_allocate (parallel to it).
   std::vector<std::optional<res::AllocationResult>> reserved;
+  // DRAExtendedResource (extended_resource.h): the pod's DRA-named requests when some class backs
+  // one; Filter's node-specific special claim per node that needs one; Reserve's choice (its
+  // allocation in flight, written by PreBind).
+  std::optional<dra::PodExtendedResources> ext;
+  mutable absl::flat_hash_map<Symbol, res::ResourceClaim> node_ext_claims;
+  std::optional<res::ResourceClaim> ext_claim;
 
   mutable std::mutex mu;
   mutable std::set<size_t> unavailable_claims;
@@ -52,7 +59,10 @@ struct DraState final : framework::StateData {
     c->to_allocate = to_allocate;
     c->allocator = allocator;
     c->reserved = reserved;
+    c->ext = ext;
+    c->ext_claim = ext_claim;
     std::lock_guard<std::mutex> l(mu);
+    c->node_ext_claims = node_ext_claims;
     c->unavailable_claims = unavailable_claims;
     c->node_allocations = node_allocations;
     return c;
@@ -121,21 +131,30 @@ Status DynamicResources::PreFilter(framework::CycleState& cs, size_t slot,
                                    framework::PreFilterResult*) {
   slot_ = slot;
   const api::Pod& p = *pod.pod;
+  framework::DraManager* dra = handle_.SharedDRAManager();
+  const Interner& in = handle_.interner();
+  // Extended resources backed by DRA (DRAExtendedResource, locked on in v1.37): a map lookup per
+  // scalar request, nothing more for a pod whose requests no class backs.
+  std::optional<dra::PodExtendedResources> ext;
+  std::string ext_error;
+  if (dra != nullptr && !pod.request.scalar.empty()) {
+    dra::PodExtendedResources e;
+    if (dra::CollectPodExtendedResources(pod, *dra, in, &e, &ext_error)) ext = std::move(e);
+  }
   // No state for a pod without claims (kube writes an empty one; every reader treats a missing
   // state as empty), so most pods cost nothing here.
-  if (p.resource_claims.empty()) return Status::Skip();
+  if (p.resource_claims.empty() && !ext.has_value()) return Status::Skip();
   auto state = std::make_unique<DraState>();
   DraState* s = state.get();
   cs.Write(slot, std::move(state));
-  framework::DraManager* dra = handle_.SharedDRAManager();
-  const Interner& in = handle_.interner();
+  if (!ext_error.empty()) return Status::Error(std::move(ext_error));
   // As kube, the state keeps the claims only once PreFilter succeeds (PostFilter then has nothing
   // to deallocate after a PreFilter rejection).
   std::vector<const res::ResourceClaim*> claims;
   std::string err =
       ForEachPodClaim(handle_, dra, p, [&](const res::ResourceClaim& c) { claims.push_back(&c); });
   if (!err.empty()) return Unresolvable(std::move(err));
-  if (claims.empty()) return Status::Skip();
+  if (claims.empty() && !ext.has_value()) return Status::Skip();
   const Symbol pods = in.Find("pods").value_or(Symbol());
   std::vector<std::optional<api::NodeSelector>> available(claims.size());
   std::vector<size_t> to_allocate;
@@ -174,7 +193,8 @@ Status DynamicResources::PreFilter(framework::CycleState& cs, size_t slot,
   s->claims = std::move(claims);
   s->available_on_nodes = std::move(available);
   s->to_allocate = std::move(to_allocate);
-  if (!s->to_allocate.empty()) {
+  s->ext = std::move(ext);
+  if (!s->to_allocate.empty() || s->ext.has_value()) {
     const framework::FeatureGates& gates = handle_.features();
     s->allocator = std::make_shared<const dra::Allocator>(
         *dra, in,
@@ -187,9 +207,10 @@ Status DynamicResources::PreFilter(framework::CycleState& cs, size_t slot,
 }
 
 Status DynamicResources::Filter(const framework::CycleState& cs, size_t slot,
-                                const framework::PodInfo&, const framework::NodeInfo& node) const {
+                                const framework::PodInfo& pod,
+                                const framework::NodeInfo& node) const {
   const DraState* s = cs.Get<DraState>(slot);
-  if (s == nullptr || s->claims.empty()) return {};
+  if (s == nullptr || (s->claims.empty() && !s->ext.has_value())) return {};
   const api::Node& n = *node.node();
   const Interner& in = handle_.interner();
   std::vector<size_t> unavailable;
@@ -199,11 +220,20 @@ Status DynamicResources::Filter(const framework::CycleState& cs, size_t slot,
       unavailable.push_back(i);
     }
   }
+  std::optional<res::ResourceClaim> ext_claim;
+  if (s->ext.has_value()) {
+    std::string reason;
+    if (!dra::BuildNodeExtendedResourceClaim(*s->ext, *pod.pod, node.allocatable(), in, &ext_claim,
+                                             &reason)) {
+      return Unresolvable(std::move(reason));
+    }
+  }
   std::vector<res::AllocationResult> allocations;
   if (s->allocator != nullptr) {
     std::vector<const res::ResourceClaim*> claims;
-    claims.reserve(s->to_allocate.size());
+    claims.reserve(s->to_allocate.size() + 1);
     for (size_t i : s->to_allocate) claims.push_back(s->claims[i]);
+    if (ext_claim.has_value()) claims.push_back(&*ext_claim);
     std::string err;
     switch (s->allocator->Allocate(n, claims, &allocations, &err)) {
       case dra::Allocator::Outcome::kError:
@@ -222,13 +252,20 @@ Status DynamicResources::Filter(const framework::CycleState& cs, size_t slot,
     return Status::Unresolvable("resourceclaim not available on the node");
   }
   if (s->allocator != nullptr) s->node_allocations[n.meta.name] = std::move(allocations);
+  if (ext_claim.has_value()) {
+    s->node_ext_claims.insert_or_assign(n.meta.name, std::move(*ext_claim));
+  } else if (s->ext.has_value()) {
+    s->node_ext_claims.erase(n.meta.name);
+  }
   return {};
 }
 
 Status DynamicResources::PostFilter(framework::CycleState& cs, const framework::PodInfo& pod,
                                     const framework::NodeToStatus&, framework::PostFilterResult*) {
   DraState* s = cs.Get<DraState>(slot_);
-  if (s == nullptr || s->claims.empty()) {
+  // The special claim of DRA-backed extended resources counts as a claim here (kube keeps it in
+  // the state's claims), so such a pod ends with "still not schedulable".
+  if (s == nullptr || (s->claims.empty() && !s->ext.has_value())) {
     return Status::Unschedulable("no new claims to deallocate");
   }
   framework::DraManager* dra = handle_.SharedDRAManager();
@@ -250,27 +287,35 @@ Status DynamicResources::PostFilter(framework::CycleState& cs, const framework::
 Status DynamicResources::Reserve(framework::CycleState& cs, const framework::PodInfo&,
                                  Symbol node) {
   DraState* s = cs.Get<DraState>(slot_);
-  if (s == nullptr || s->claims.empty() || s->to_allocate.empty()) return {};
+  if (s == nullptr || (s->to_allocate.empty() && !s->ext.has_value())) return {};
   auto it = s->node_allocations.find(node);
   if (it == s->node_allocations.end()) {
     return Status::Error("claim allocation not found for node");
   }
-  if (it->second.size() != s->to_allocate.size()) {
+  auto ext_it = s->node_ext_claims.find(node);
+  const bool has_ext_claim = ext_it != s->node_ext_claims.end();
+  const size_t want = s->to_allocate.size() + (has_ext_claim ? 1 : 0);
+  if (it->second.size() != want) {
     return Status::Error(
         fmt::format("internal error, have {} allocations, {} claims to allocate, want {} claims",
-                    it->second.size(), s->to_allocate.size(), s->to_allocate.size()));
+                    it->second.size(), s->to_allocate.size(), want));
   }
   framework::DraManager* dra = handle_.SharedDRAManager();
   for (size_t k = 0; k < s->to_allocate.size(); ++k) {
     s->reserved[k] = it->second[k];
     dra->SignalClaimPendingAllocation(*s->claims[s->to_allocate[k]], it->second[k]);
   }
+  if (has_ext_claim) {
+    s->ext_claim = ext_it->second;
+    s->ext_claim->allocation = it->second.back();
+    dra->SignalClaimPendingAllocation(*s->ext_claim, it->second.back());
+  }
   return {};
 }
 
 void DynamicResources::Unreserve(framework::CycleState& cs, const framework::PodInfo& pod, Symbol) {
   DraState* s = cs.Get<DraState>(slot_);
-  if (s == nullptr || s->claims.empty()) return;
+  if (s == nullptr || (s->claims.empty() && !s->ext.has_value())) return;
   framework::DraManager* dra = handle_.SharedDRAManager();
   const Symbol pods = handle_.interner().Find("pods").value_or(Symbol());
   for (const res::ResourceClaim* c : s->claims) {
@@ -279,11 +324,18 @@ void DynamicResources::Unreserve(framework::CycleState& cs, const framework::Pod
       dra->UnreserveClaim(*c, pod.pod->meta.uid);
     }
   }
+  if (s->ext_claim.has_value()) {
+    // kube's unreserveExtendedResourceClaim: drop the in-flight allocation and delete the claim
+    // PreBind may have written.
+    dra->RemoveClaimPendingAllocation(*s->ext_claim);
+    dra->DeleteExtendedResourceClaim(*pod.pod);
+    s->ext_claim.reset();
+  }
 }
 
 Status DynamicResources::PreBind(framework::CycleState& cs, const framework::PodInfo& pod, Symbol) {
   DraState* s = cs.Get<DraState>(slot_);
-  if (s == nullptr || s->claims.empty()) return Status::Skip();
+  if (s == nullptr || (s->claims.empty() && !s->ext.has_value())) return Status::Skip();
   framework::DraManager* dra = handle_.SharedDRAManager();
   const Symbol pods = handle_.interner().Find("pods").value_or(Symbol());
   const Interner& in = handle_.interner();
@@ -294,6 +346,13 @@ Status DynamicResources::PreBind(framework::CycleState& cs, const framework::Pod
       return Status::Error(
           fmt::format("claim {}/{}: {}", in.Str(c->meta.namespace_), in.Str(c->meta.name), err));
     }
+  }
+  if (s->ext_claim.has_value()) {
+    // kube's bindClaim for the special claim: created with its allocation, reserved for the pod.
+    dra->RemoveClaimPendingAllocation(*s->ext_claim);
+    res::ResourceClaim claim = *s->ext_claim;
+    claim.reserved_for.push_back({pods, pod.pod->meta.name, pod.pod->meta.uid});
+    dra->CreateExtendedResourceClaim(*pod.pod, std::move(claim));
   }
   return {};
 }
@@ -317,9 +376,16 @@ framework::QueueingHint DynamicResources::Hint(const framework::PodInfo& pod,
   using framework::QueueingHint;
   if (event.resource != framework::EventResource::kAssignedPod) return QueueingHint::kQueue;
   const auto* other = static_cast<const api::Pod*>(subject);
-  if (other == nullptr || other->resource_claims.empty()) return QueueingHint::kQueueSkip;
-  // kube isSchedulableAfterClaimChange: a deallocation may help any pod.
-  if (event.action == framework::ActionType::kDelete) return QueueingHint::kQueue;
+  if (other == nullptr) return QueueingHint::kQueueSkip;
+  // kube isSchedulableAfterClaimChange: a deallocation may help any pod. A pod whose extended
+  // resources DRA backed releases its special claim when deleted.
+  if (event.action == framework::ActionType::kDelete &&
+      (!other->resource_claims.empty() ||
+       (handle_.SharedDRAManager() != nullptr &&
+        dra::PodRequestsBackedResource(*other, *handle_.SharedDRAManager())))) {
+    return QueueingHint::kQueue;
+  }
+  if (other->resource_claims.empty()) return QueueingHint::kQueueSkip;
   // A claim status update matters to the pods that use the claim.
   for (const auto& a : pod.pod->resource_claims) {
     Symbol an = a.resource_claim_name.empty() ? a.generated_claim_name : a.resource_claim_name;

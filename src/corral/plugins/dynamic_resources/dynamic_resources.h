@@ -25,8 +25,11 @@
 // CEL selectors are compiled at load and evaluate without allocating.
 // Allocation honours device taints (DRADeviceTaints, DRADeviceTaintRules; device_taints.h).
 // No Score: kube v1.37 ranks nodes by the firstAvailable sub-requests chosen; not implemented
-// (docs/deviations.md). Pods with claims are unsignable (KEP-5598). Extended resources
-// backed by DRA (DRAExtendedResource) are not modelled yet: see docs/deviations.md.
+// (docs/deviations.md). Pods with claims are unsignable (KEP-5598).
+// Extended resources backed by DRA (DRAExtendedResource, extended_resource.h): a pod whose request
+// a DeviceClass backs gets a special claim, built per node at Filter for the resources the node
+// does not advertise, allocated with the pod's other claims, held in flight by Reserve and written
+// by PreBind (released when the pod is deleted).
 
 #include <memory>
 #include <span>

@@ -5,6 +5,8 @@
 
 #include <absl/container/inlined_vector.h>
 
+#include "corral/plugins/node_resources/dra_extended.h"
+
 namespace corral::plugins {
 
 namespace noderesources {
@@ -106,12 +108,20 @@ framework::Status NodeResourcesBalancedAllocation::Score(const framework::CycleS
   if (resources_.empty()) return framework::Status::Error("resources not found");
   noderesources::NodeResourceVectors v;
   noderesources::CalculateNodeVectors(node, *requests, /*use_requested=*/true, &v);
+  if (handle_.features().Enabled(framework::Feature::kDRAExtendedResource)) {
+    noderesources::ApplyDraExtendedResources(node, *requests, handle_.SharedDRAManager(),
+                                             handle_.interner(), dra_devices_, &v);
+  }
   *score = noderesources::BalancedAllocationScore(v);
   return {};
 }
 
 framework::Status NodeResourcesBalancedAllocation::Sign(
     const framework::PodInfo& pod, std::vector<framework::SignFragment>* fragments) const {
+  if (handle_.features().Enabled(framework::Feature::kDRAExtendedResource) &&
+      noderesources::RequestsDraBackedResource(pod.request, handle_.SharedDRAManager())) {
+    return framework::Status::Unschedulable(noderesources::kDraExtendedResourceSignRefusal);
+  }
   fragments->push_back({std::string(noderesources::kResourcesSignerKey),
                         noderesources::ResourceSignature(pod.request, handle_.interner())});
   return {};

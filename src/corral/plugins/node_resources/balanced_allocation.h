@@ -20,6 +20,7 @@
 #include "corral/core/result.h"
 #include "corral/framework/handle.h"
 #include "corral/framework/plugin.h"
+#include "corral/plugins/dynamic_resources/extended_resource.h"
 #include "corral/plugins/names.h"
 #include "corral/plugins/node_resources/args.h"
 #include "corral/plugins/node_resources/resource_allocation.h"
@@ -69,6 +70,7 @@ class NodeResourcesBalancedAllocation final : public framework::PreScorePlugin,
  private:
   framework::Handle& handle_;
   std::vector<noderesources::ScoredResource> resources_;
+  mutable dra::ClassDeviceCounter dra_devices_;  // DRA-backed extended resources' devices per node
 };
 static_assert(framework::kImplements<NodeResourcesBalancedAllocation, framework::PreScorePlugin,
                                      framework::ScorePlugin, framework::SignPlugin>);

@@ -7,6 +7,7 @@
 
 #include "corral/api/selectors.h"
 #include "corral/plugins/common/plugin_util.h"
+#include "corral/plugins/node_resources/dra_extended.h"
 #include "corral/plugins/node_resources/least_allocated.h"
 #include "corral/plugins/node_resources/most_allocated.h"
 #include "corral/plugins/node_resources/requested_to_capacity_ratio.h"
@@ -25,6 +26,9 @@ struct ScalarCheck {
   Symbol name;
   int64_t quantity = 0;
   std::string_view reason;
+  // DRAExtendedResource: a class backs the resource (or, in isFit, no mapping is known), so a node
+  // that does not advertise it leaves it to DynamicResources.
+  bool skip_if_not_advertised = false;
 };
 using ScalarChecks = absl::InlinedVector<ScalarCheck, 2>;
 using Reasons = absl::InlinedVector<std::string_view, 4>;
@@ -44,6 +48,14 @@ struct FitState final : framework::StateData {
     return std::make_unique<FitState>(*this);
   }
 };
+
+// kube's okScalar: the resource is among the node's allocatable scalars.
+bool Advertises(const Resource& allocatable, Symbol name) {
+  for (const auto& [n, v] : allocatable.scalar) {
+    if (n == name) return true;
+  }
+  return false;
+}
 
 bool RequestsAnything(const Resource& r) {
   return r.milli_cpu != 0 || r.memory != 0 || r.ephemeral_storage != 0 || !r.scalar.empty();
@@ -74,6 +86,7 @@ bool FitsRequest(const Resource& req, bool any_request, std::span<const ScalarCh
     unresolvable |= req.ephemeral_storage > alloc.ephemeral_storage;
   }
   for (const ScalarCheck& s : scalars) {
+    if (s.skip_if_not_advertised && !Advertises(alloc, s.name)) continue;
     const int64_t a = alloc.Scalar(s.name);
     if (s.quantity > a - used.Scalar(s.name)) {
       reasons->push_back(s.reason);
@@ -83,21 +96,23 @@ bool FitsRequest(const Resource& req, bool any_request, std::span<const ScalarCh
   return unresolvable;
 }
 
-// kube's isFit: the pod fits an empty NodeInfo of `node`, ignoring nothing.
-bool FitsEmptyNode(const framework::PodInfo& pod, const api::Node& node) {
+// kube's isFit: the pod fits an empty NodeInfo of `node`, ignoring nothing. With
+// DRAExtendedResource kube knows no class mapping here, so it leaves every scalar the node does not
+// advertise to DynamicResources.
+bool FitsEmptyNode(const framework::PodInfo& pod, const api::Node& node, bool dra_extended) {
   const framework::NodeInfo info(&node);
   ScalarChecks scalars;
   for (const auto& [name, q] : pod.request.scalar) {
-    if (q != 0) scalars.push_back({name, q, {}});
+    if (q != 0) scalars.push_back({name, q, {}, dra_extended});
   }
   Reasons reasons;
   FitsRequest(pod.request, RequestsAnything(pod.request), scalars, info, &reasons);
   return reasons.empty();
 }
 
-// kube's haveAnyRequestedResourcesIncreased.
+// kube's haveAnyRequestedResourcesIncreased (without a class mapping, as kube calls it).
 bool AnyRequestedResourceIncreased(const Resource& req, const api::Node& old_node,
-                                   const api::Node& new_node) {
+                                   const api::Node& new_node, bool dra_extended) {
   const Resource old_alloc = Resource::FromList(old_node.allocatable);
   const Resource new_alloc = Resource::FromList(new_node.allocatable);
   if (new_alloc.allowed_pod_number > old_alloc.allowed_pod_number) return true;
@@ -108,7 +123,10 @@ bool AnyRequestedResourceIncreased(const Resource& req, const api::Node& old_nod
     return true;
   }
   for (const auto& [name, q] : req.scalar) {
-    if (q != 0 && new_alloc.Scalar(name) > old_alloc.Scalar(name)) return true;
+    if (q == 0) continue;
+    if (new_alloc.Scalar(name) > old_alloc.Scalar(name)) return true;
+    // Not advertised by the node: DynamicResources may satisfy it through DRA.
+    if (dra_extended && !Advertises(new_alloc, name)) return true;
   }
   return false;
 }
@@ -153,8 +171,9 @@ NodeResourcesFit::NodeResourcesFit(const NodeResourcesFitArgs& args, framework::
       ignored_resources_(args.ignored_resources.begin(), args.ignored_resources.end()),
       ignored_resource_groups_(args.ignored_resource_groups.begin(),
                                args.ignored_resource_groups.end()),
-      enable_sidecar_containers_(
-          handle.features().Enabled(framework::Feature::kSidecarContainers)) {
+      enable_sidecar_containers_(handle.features().Enabled(framework::Feature::kSidecarContainers)),
+      enable_dra_extended_resource_(
+          handle.features().Enabled(framework::Feature::kDRAExtendedResource)) {
   CORRAL_CHECK_MSG(args.scoring_strategy.has_value(), "NodeResourcesFit needs a scoring strategy");
   const ScoringStrategy& strategy = *args.scoring_strategy;
   resources_ = noderesources::ClassifyResources(strategy.resources);
@@ -199,10 +218,14 @@ Status NodeResourcesFit::PreFilter(framework::CycleState& state, size_t slot,
   s->has_filter = true;
   s->request = &pod.request;
   s->any_request = RequestsAnything(pod.request);
+  const framework::DraManager* dra =
+      enable_dra_extended_resource_ ? handle_.SharedDRAManager() : nullptr;
   for (const auto& [name, q] : pod.request.scalar) {
     if (q == 0) continue;
     const ScalarInfo& info = ScalarInfoFor(name);
-    if (!info.ignored) s->scalars.push_back({name, q, info.reason});
+    if (info.ignored) continue;
+    const bool backed = dra != nullptr && dra->DeviceClassForResource(name) != nullptr;
+    s->scalars.push_back({name, q, info.reason, backed});
   }
   // Reasons in resource-name order, so that a status reads the same on every run.
   const Interner& in = handle_.interner();
@@ -264,6 +287,10 @@ Status NodeResourcesFit::Score(const framework::CycleState& state, size_t slot,
   }
   noderesources::NodeResourceVectors v;
   noderesources::CalculateNodeVectors(node, *requests, /*use_requested=*/false, &v);
+  if (enable_dra_extended_resource_) {
+    noderesources::ApplyDraExtendedResources(node, *requests, handle_.SharedDRAManager(),
+                                             handle_.interner(), dra_devices_, &v);
+  }
   switch (strategy_) {
     case Strategy::kLeast:
       *score = noderesources::LeastAllocatedScore(v, *requests);
@@ -314,10 +341,11 @@ QueueingHint NodeResourcesFit::NodeChangeHint(const framework::PodInfo& pod,
                                               const api::Node* old_node,
                                               const api::Node& new_node) const {
   // The pod does not fit the node anyway.
-  if (!FitsEmptyNode(pod, new_node)) return QueueingHint::kQueueSkip;
+  if (!FitsEmptyNode(pod, new_node, enable_dra_extended_resource_)) return QueueingHint::kQueueSkip;
   if (old_node == nullptr) return QueueingHint::kQueue;
   // It fits, but if nothing it needs grew, the update cannot be what makes it schedulable.
-  if (!AnyRequestedResourceIncreased(pod.request, *old_node, new_node))
+  if (!AnyRequestedResourceIncreased(pod.request, *old_node, new_node,
+                                     enable_dra_extended_resource_))
     return QueueingHint::kQueueSkip;
   return QueueingHint::kQueue;
 }
@@ -332,6 +360,10 @@ QueueingHint NodeResourcesFit::PodDeletedHint(const framework::PodInfo& pod,
 
 Status NodeResourcesFit::Sign(const framework::PodInfo& pod,
                               std::vector<framework::SignFragment>* fragments) const {
+  if (enable_dra_extended_resource_ &&
+      noderesources::RequestsDraBackedResource(pod.request, handle_.SharedDRAManager())) {
+    return Status::Unschedulable(noderesources::kDraExtendedResourceSignRefusal);
+  }
   fragments->push_back({std::string(noderesources::kResourcesSignerKey),
                         noderesources::ResourceSignature(pod.request, handle_.interner())});
   return {};

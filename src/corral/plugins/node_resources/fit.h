@@ -17,9 +17,10 @@
 // requests otherwise; a configured scalar the pod does not request, or a resource the node does not
 // offer, is left out of the weighted average.
 //
-// DRA-backed extended resources: Corral has no DeviceClass objects, so no extended resource is
-// backed by DRA; Filter checks every extended resource against node allocatable as kube does for
-// device-plugin resources.
+// Extended resources backed by DRA (DRAExtendedResource, locked on in v1.37): Filter leaves a
+// resource that a DeviceClass backs to DynamicResources on a node that does not advertise it in
+// allocatable; Score gives such a resource the class's devices on the node as allocatable and the
+// allocated ones as requested (plugins/dynamic_resources/extended_resource.h).
 
 #include <memory>
 #include <string>
@@ -32,6 +33,7 @@
 #include "corral/core/result.h"
 #include "corral/framework/handle.h"
 #include "corral/framework/plugin.h"
+#include "corral/plugins/dynamic_resources/extended_resource.h"
 #include "corral/plugins/helper/shape_score.h"
 #include "corral/plugins/names.h"
 #include "corral/plugins/node_resources/args.h"
@@ -111,8 +113,8 @@ class NodeResourcesFit final : public framework::PreFilterPlugin,
   framework::QueueingHint PodDeletedHint(const framework::PodInfo& pod,
                                          const api::Pod& deleted) const;
 
-  // {kResourcesSignerKey: the pod's request}. Never refuses: kube (v1.36+) refuses pods whose
-  // extended resources are backed by DRA, and Corral has none (see above).
+  // {kResourcesSignerKey: the pod's request}. Refuses a pod that requests a resource a class
+  // backs (kube refuses every pod while DRAExtendedResource is on: docs/deviations.md).
   framework::Status Sign(const framework::PodInfo& pod,
                          std::vector<framework::SignFragment>* fragments) const override;
 
@@ -129,6 +131,8 @@ class NodeResourcesFit final : public framework::PreFilterPlugin,
   absl::flat_hash_set<std::string> ignored_resources_;
   absl::flat_hash_set<std::string> ignored_resource_groups_;
   bool enable_sidecar_containers_ = true;
+  bool enable_dra_extended_resource_ = true;
+  mutable dra::ClassDeviceCounter dra_devices_;  // thread-safe cache of class devices per node
   Strategy strategy_ = Strategy::kLeast;
   std::vector<noderesources::ScoredResource> resources_;
   std::vector<helper::FunctionShapePoint> shape_;  // RequestedToCapacityRatio only, scores x10
