@@ -10,7 +10,11 @@
 //   - a device is a candidate when it is not allocated (unless the request has adminAccess), the
 //     class's and the request's CEL selectors accept it, every matchAttribute constraint that
 //     covers the request agrees on the attribute, and the counters it consumes are still
-//     available in its pool's shared counter sets;
+//     available in its pool's shared counter sets (allocated devices, shared ones included, and
+//     the devices of the allocation being built count against them);
+//   - a device with allowMultipleAllocations is never "in use": each allocation takes a share of
+//     its capacity (capacity.h), so it can serve several requests and claims while the shares fit;
+//     the result is marked shared and carries the consumed capacity;
 //   - depth-first search with backtracking over pools (sorted by driver, pool), slices (by name)
 //     and devices (in order): the first complete allocation wins.
 // Results carry kube's node selector (the node's name for a node-local device, the slices'
@@ -29,13 +33,22 @@
 
 namespace corral::plugins::dra {
 
+// The DRA feature gates the allocator honours (kube's structured.Features); both default on in kube
+// v1.37. Off, a device that consumes counters is never allocated, and a request with capacity is
+// an error while allowMultipleAllocations is ignored.
+struct AllocatorFeatures {
+  bool partitionable_devices = true;  // DRAPartitionableDevices
+  bool consumable_capacity = true;    // DRAConsumableCapacity
+};
+
 class Allocator {
  public:
   enum class Outcome { kAllocated, kUnsatisfiable, kFailedOnNode, kError };
 
   // Indexes the manager's slices and the counters consumed by allocated devices. The manager's
   // state must not change while the allocator is used (one scheduling cycle).
-  Allocator(const framework::DraManager& dra, const Interner& interner);
+  Allocator(const framework::DraManager& dra, const Interner& interner,
+            AllocatorFeatures features = {});
 
   // Allocates every claim of `claims` for `node`. kAllocated: `results` has one entry per claim.
   // kUnsatisfiable: no allocation exists. kFailedOnNode: none exists and the node has an invalid
@@ -49,6 +62,7 @@ class Allocator {
  private:
   const framework::DraManager& dra_;
   const Interner& in_;
+  AllocatorFeatures features_;
   absl::flat_hash_map<Symbol, std::vector<const api::resource::ResourceSlice*>> by_node_;
   std::vector<const api::resource::ResourceSlice*> shared_;  // selector, allNodes, per device
   // Counter consumption of allocated devices, by (driver, pool, counter set, counter).

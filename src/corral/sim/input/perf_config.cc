@@ -149,9 +149,6 @@ std::string_view KubeGateNotModelled(std::string_view name) {
   static constexpr std::pair<std::string_view, std::string_view> kGates[] = {
       {"DRAPrioritizedList", "DRA requests with firstAvailable sub-requests are not allocated"},
       {"DRADeviceTaints", "DRA device taints, tolerations and DeviceTaintRules are not modelled"},
-      {"DRAPartitionableDevices",
-       "DRA shared counters (partitionable devices) are not allocated against"},
-      {"DRAConsumableCapacity", "DRA consumable device capacity is not allocated against"},
       {"DRAResourceClaimDeviceStatus", "DRA device status and binding conditions are not modelled"},
       {"DRADeviceBindingConditions", "DRA binding conditions are not modelled"},
       {"DRAListTypeAttributes", "DRA list-typed device attributes are not modelled"},
