@@ -26,8 +26,6 @@ constexpr std::array<FeatureSpec, static_cast<size_t>(Feature::kCount)> kSpecs =
     {"MatchLabelKeysInPodAffinity", true, true},
     {"CompositePodGroup", false, false},
     {"StorageCapacityScoring", true, false},
-    {"DRAPartitionableDevices", true, false},
-    {"DRAConsumableCapacity", true, false},
     {"CorralBatchingExtensions", true, false},
     {"CorralBatchingRescoreHook", true, false},
     {"CorralIncrementalPreScore", true, false},

@@ -27,8 +27,6 @@ enum class Feature {
   kMatchLabelKeysInPodAffinity,
   kCompositePodGroup,
   kStorageCapacityScoring,
-  kDRAPartitionableDevices,
-  kDRAConsumableCapacity,
   // Corral-only (docs/deviations.md): batching beyond kube — PodTopologySpread signs pods that its
   // system default constraints select nothing of (no Service/RS/SS/RC selects them).
   kCorralBatchingExtensions,

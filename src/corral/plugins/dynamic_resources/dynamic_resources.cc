@@ -175,12 +175,9 @@ Status DynamicResources::PreFilter(framework::CycleState& cs, size_t slot,
   s->available_on_nodes = std::move(available);
   s->to_allocate = std::move(to_allocate);
   if (!s->to_allocate.empty()) {
-    const framework::FeatureGates& gates = handle_.features();
-    s->allocator = std::make_shared<const dra::Allocator>(
-        *dra, in,
-        dra::AllocatorFeatures{
-            .partitionable_devices = gates.Enabled(framework::Feature::kDRAPartitionableDevices),
-            .consumable_capacity = gates.Enabled(framework::Feature::kDRAConsumableCapacity)});
+    // DRAPartitionableDevices and DRAConsumableCapacity are on (their v1.37 default); Corral's
+    // gate table does not have them, so the allocator's features keep their defaults.
+    s->allocator = std::make_shared<const dra::Allocator>(*dra, in);
     s->reserved.resize(s->to_allocate.size());
   }
   return {};

@@ -172,6 +172,12 @@ const PerfOnlyGate* FindPerfOnlyGate(std::string_view name) {
        "latency), so scheduling is the same with the gate on or off"},
       {"NodeDeclaredFeatures", PerfOnlyGate::kFalse,
        "Corral has no NodeDeclaredFeatures filter, which is what the gate off means"},
+      {"DRAPartitionableDevices", PerfOnlyGate::kTrue,
+       "Corral's DRA allocator always allocates against shared counters (the gate's default in "
+       "kube v1.37)"},
+      {"DRAConsumableCapacity", PerfOnlyGate::kTrue,
+       "Corral's DRA allocator always honours allowMultipleAllocations and capacity requests (the "
+       "gate's default in kube v1.37)"},
   };
   for (const auto& g : kGates) {
     if (g.name == name) return &g;

@@ -79,11 +79,11 @@ struct TestCaseIn {
 // A feature gate that kube's scheduler_perf sets but Corral's scheduler does not know, whose effect
 // Corral states instead of modelling: the values it honours and why.
 struct PerfOnlyGate {
-  enum Honours : uint8_t { kAny, kFalse };
+  enum Honours : uint8_t { kAny, kFalse, kTrue };
   std::string_view name;
   Honours values;
   std::string_view effect;
-  bool honours(bool value) const { return values == kAny || !value; }
+  bool honours(bool value) const { return values == kAny || (values == kFalse ? !value : value); }
 };
 const PerfOnlyGate* FindPerfOnlyGate(std::string_view name);
 // What Corral lacks for a kube feature gate it does not model (empty for a name kube's v1.37
