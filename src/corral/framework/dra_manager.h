@@ -12,7 +12,9 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
+#include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 
 #include "corral/api/resource/types.h"
@@ -33,6 +35,15 @@ struct DeviceId {
   }
 };
 
+// The shares of one device with allowMultipleAllocations that allocated claims and allocations in
+// flight hold (kube's AllocatedState.AggregatedCapacity entry): how many, and the capacity they
+// consume together, summed per capacity name.
+struct DeviceShares {
+  int shares = 0;
+  std::vector<api::resource::ConsumedCapacity> consumed;
+};
+using SharedDeviceMap = absl::flat_hash_map<DeviceId, DeviceShares>;
+
 class DraManager {
  public:
   virtual ~DraManager() = default;
@@ -52,6 +63,11 @@ class DraManager {
   // Devices held by allocated claims and by allocations in flight (results with adminAccess do not
   // hold their device).
   virtual const absl::flat_hash_set<DeviceId>& AllocatedDevices() const = 0;
+  // Devices with allowMultipleAllocations that some allocation shares (none by default).
+  virtual const SharedDeviceMap& SharedDevices() const {
+    static const SharedDeviceMap kNone;
+    return kNone;
+  }
 
   virtual bool ClaimHasPendingAllocation(const api::resource::ResourceClaim& claim) const = 0;
   // Reserve: `allocation` is in flight for `claim` (its devices count as allocated).

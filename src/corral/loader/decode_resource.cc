@@ -6,6 +6,7 @@
 #include "corral/loader/internal/decode_resource.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,7 @@
 #include "corral/cel/cel.h"
 #include "corral/loader/internal/decode.h"
 #include "corral/loader/internal/decode_device_taints.h"
+#include "corral/loader/internal/decode_resource_capacity.h"
 #include "corral/loader/validation.h"
 
 namespace corral::loader::internal {
@@ -141,8 +143,8 @@ void SplitQualified(Decoder& d, Symbol driver, std::string_view name, std::strin
   }
 }
 
-// A qualified attribute or capacity name: an optional DNS-subdomain domain and a C identifier of
-// at most 32 characters.
+}  // namespace
+
 std::string CheckQualifiedAttributeName(std::string_view name) {
   std::string_view id = name;
   if (size_t slash = name.find('/'); slash != std::string_view::npos) {
@@ -163,6 +165,8 @@ std::string CheckQualifiedAttributeName(std::string_view name) {
   }
   return "";
 }
+
+namespace {
 
 struct DeviceIn {
   res::Device* dev;
@@ -268,18 +272,28 @@ const doc::Field<DeviceIn> kDeviceFields[] = {
          cel::DeviceCapacity c;
          SplitQualified(d, in.driver, key.text(), &c.domain, &c.id);
          if (!d.ExpectMap(value)) return;
+         std::optional<res::CapacityRequestPolicy> policy;
+         if (const Node* v = value.Find("value")) {
+           auto s = d.Field("value");
+           d.ReadQuantity(*v, c.value);
+         } else {
+           d.Required(value, "value");
+         }
          for (size_t i = 0; i < value.size(); ++i) {
            std::string_view k = value.key(i).text();
-           if (k == "value") {
-             auto s = d.Field("value");
-             d.ReadQuantity(value.value(i), c.value);
-           } else if (k == "requestPolicy") {
-             NotModelled(d, value, "requestPolicy", "consumable capacity (DRAConsumableCapacity)");
-           } else {
-             d.UnknownField(value.key(i), std::initializer_list<std::string_view>{"value"});
+           if (k == "requestPolicy") {
+             if (value.value(i).is_null()) continue;
+             auto s = d.Field("requestPolicy");
+             DecodeCapacityRequestPolicy(d, value.value(i), c.value, policy.emplace());
+           } else if (k != "value") {
+             d.UnknownField(value.key(i),
+                            std::initializer_list<std::string_view>{"value", "requestPolicy"});
            }
          }
-         if (value.Find("value") == nullptr) d.Required(value, "value");
+         if (policy.has_value() || !in.dev->capacity_policies.empty()) {
+           in.dev->capacity_policies.resize(in.dev->capacity.size());
+           in.dev->capacity_policies.push_back(std::move(policy));
+         }
          in.dev->capacity.push_back(c);
        });
      }},
@@ -322,11 +336,8 @@ const doc::Field<DeviceIn> kDeviceFields[] = {
        d.Error(n, "not modelled by Corral: device binding conditions (DRADeviceBindingConditions)");
      }},
     {"allowMultipleAllocations",
-     [](Decoder& d, const Node& n, DeviceIn&) {
-       bool b = false;
-       if (d.ReadBool(n, b) && b) {
-         d.Error(n, "not modelled by Corral: consumable capacity (DRAConsumableCapacity)");
-       }
+     [](Decoder& d, const Node& n, DeviceIn& in) {
+       if (!n.is_null()) d.ReadBool(n, in.dev->allow_multiple_allocations);
      }},
 };
 
@@ -379,6 +390,18 @@ const doc::Field<res::ResourceSlice> kSliceSpecFields[] = {
          DeviceIn in{&dev, s.driver, s.per_device_node_selection};
          d.Struct(item, in, kDeviceFields);
          if (!item.is_map()) return;
+         if (!dev.capacity_policies.empty() && !dev.allow_multiple_allocations) {
+           // kube validateSingleAllocatableDeviceCapacity.
+           dev.capacity_policies.resize(dev.capacity.size());
+           const Node* caps = item.Find("capacity");
+           auto f = d.Field("capacity");
+           for (size_t i = 0; caps != nullptr && i < caps->size() && i < dev.capacity.size(); ++i) {
+             if (!dev.capacity_policies[i].has_value()) continue;
+             auto k = d.Key(caps->key(i).text());
+             d.FieldError(caps->value(i), "requestPolicy",
+                          "Forbidden: allowMultipleAllocations must be true");
+           }
+         }
          if (dev.name.empty()) {
            d.Required(item, "name");
          } else if (std::string err = CheckDns1123Label(Str(d, dev.name)); !err.empty()) {
@@ -533,12 +556,13 @@ void DecodeRequestSpec(Decoder& d, const Node& n, res::DeviceRequestSpec& r, Spe
       DecodeDeviceTolerations(d, v, r.tolerations);
     } else if (k == "capacity") {
       if (!v.is_null()) {
-        d.Error(v, "not modelled by Corral: consumable capacity (DRAConsumableCapacity)");
+        r.has_capacity = true;
+        DecodeCapacityRequirements(d, v, r.capacity_requests);
       }
     } else {
       static constexpr std::string_view kKnown[] = {
-          "name",  "deviceClassName", "selectors",  "allocationMode",
-          "count", "adminAccess",     "tolerations"};
+          "name",  "deviceClassName", "selectors",   "allocationMode",
+          "count", "adminAccess",     "tolerations", "capacity"};
       d.UnknownField(n.key(i), kKnown);
     }
   }
@@ -744,9 +768,24 @@ const doc::Field<res::DeviceRequestAllocationResult> kResultFields[] = {
      [](Decoder& d, const Node& n, res::DeviceRequestAllocationResult& r) {
        if (!n.is_null()) d.ReadBool(n, r.admin_access);
      }},
+    {"shareID",
+     [](Decoder& d, const Node& n, res::DeviceRequestAllocationResult& r) {
+       if (n.is_null()) return;
+       std::string_view id;
+       if (!d.ReadString(n, id)) return;
+       if (id.empty()) {
+         d.Error(n, "Required value");
+         return;
+       }
+       r.shared = true;
+     }},
+    {"consumedCapacity",
+     [](Decoder& d, const Node& n, res::DeviceRequestAllocationResult& r) {
+       if (!n.is_null()) DecodeConsumedCapacity(d, n, r.consumed_capacity);
+     }},
 };
-constexpr std::string_view kResultIgnored[] = {
-    "tolerations", "bindingConditions", "bindingFailureConditions", "shareID", "consumedCapacity"};
+constexpr std::string_view kResultIgnored[] = {"tolerations", "bindingConditions",
+                                               "bindingFailureConditions"};
 
 void DecodeAllocation(Decoder& d, const Node& n, res::AllocationResult& a) {
   if (!d.ExpectMap(n)) return;
@@ -771,6 +810,9 @@ void DecodeAllocation(Decoder& d, const Node& n, res::AllocationResult& a) {
                      if (r.driver.empty()) d.Required(item, "driver");
                      if (r.pool.empty()) d.Required(item, "pool");
                      if (r.device.empty()) d.Required(item, "device");
+                     for (auto& c : r.consumed_capacity) {
+                       if (c.domain.empty()) c.domain = Str(d, r.driver);
+                     }
                    });
         if (a.devices.size() > kAllocationResultsMaxSize) {
           d.Error(v.value(j), fmt::format("Too many: {}: must have at most {} items",

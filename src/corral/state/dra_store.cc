@@ -21,6 +21,7 @@ void DraStore::Reset(const res::ResourceObjects* objects) {
   allocated_.clear();
   class_by_resource_.clear();
   extended_claims_.clear();
+  shared_.clear();
   if (objects == nullptr) return;
   class_by_resource_.clear();
   extended_claims_.clear();
@@ -49,15 +50,47 @@ void DraStore::AddClaim(res::ResourceClaim claim) {
   by_key_[key] = &claims_.back();
 }
 
+// A shared result (kube's shareID set) adds its consumed capacity to the device's shares instead
+// of holding the device (kube's allocated-state tracking).
 void DraStore::Hold(const res::AllocationResult& a) {
   for (const auto& r : a.devices) {
-    if (!r.admin_access) allocated_.insert({r.driver, r.pool, r.device});
+    if (r.shared) {
+      framework::DeviceShares& sh = shared_[{r.driver, r.pool, r.device}];
+      ++sh.shares;
+      for (const auto& c : r.consumed_capacity) {
+        auto it = std::find_if(sh.consumed.begin(), sh.consumed.end(),
+                               [&](const auto& x) { return x.domain == c.domain && x.id == c.id; });
+        if (it == sh.consumed.end()) {
+          sh.consumed.push_back(c);
+        } else if (auto sum = it->value.Add(c.value); sum.ok()) {
+          it->value = *sum;
+        }
+      }
+    } else if (!r.admin_access) {
+      allocated_.insert({r.driver, r.pool, r.device});
+    }
   }
 }
 
 void DraStore::Release(const res::AllocationResult& a) {
   for (const auto& r : a.devices) {
-    if (!r.admin_access) allocated_.erase(framework::DeviceId{r.driver, r.pool, r.device});
+    if (r.shared) {
+      auto sit = shared_.find(framework::DeviceId{r.driver, r.pool, r.device});
+      if (sit == shared_.end()) continue;
+      framework::DeviceShares& sh = sit->second;
+      if (--sh.shares <= 0) {
+        shared_.erase(sit);
+        continue;
+      }
+      for (const auto& c : r.consumed_capacity) {
+        for (auto& x : sh.consumed) {
+          if (x.domain != c.domain || x.id != c.id) continue;
+          if (auto diff = x.value.Sub(c.value); diff.ok()) x.value = *diff;
+        }
+      }
+    } else if (!r.admin_access) {
+      allocated_.erase(framework::DeviceId{r.driver, r.pool, r.device});
+    }
   }
 }
 

@@ -60,6 +60,7 @@ class DraStore final : public framework::DraManager {
   const absl::flat_hash_set<framework::DeviceId>& AllocatedDevices() const override {
     return allocated_;
   }
+  const framework::SharedDeviceMap& SharedDevices() const override { return shared_; }
   bool ClaimHasPendingAllocation(const api::resource::ResourceClaim& claim) const override;
   void SignalClaimPendingAllocation(const api::resource::ResourceClaim& claim,
                                     api::resource::AllocationResult allocation) override;
@@ -98,6 +99,7 @@ class DraStore final : public framework::DraManager {
   absl::flat_hash_map<const api::resource::ResourceClaim*, api::resource::AllocationResult>
       pending_;
   absl::flat_hash_set<framework::DeviceId> allocated_;
+  framework::SharedDeviceMap shared_;
   Symbol pods_resource_;
   const Interner* interner_ = nullptr;
   uint64_t generation_ = 0;

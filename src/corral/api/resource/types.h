@@ -73,13 +73,31 @@ struct DeviceToleration {
   std::optional<DeviceTaintEffect> effect;  // nullopt: every effect
 };
 
+// A capacity's requestPolicy (consumable capacity): how a request for the capacity is defaulted and
+// rounded. At most one of valid_values and valid_range is set (the loader checks kube's rules).
+struct CapacityRequestPolicyRange {
+  Quantity min;
+  std::optional<Quantity> max;
+  std::optional<Quantity> step;
+};
+struct CapacityRequestPolicy {
+  std::optional<Quantity> default_value;
+  std::vector<Quantity> valid_values;  // ascending
+  std::optional<CapacityRequestPolicyRange> valid_range;
+};
+
 struct Device {
   Symbol name;
   // Attribute and capacity names split into domain and id (an unqualified name takes the driver
   // as its domain); the views point into the interner. Kept in input order.
   std::vector<cel::DeviceAttribute> attributes;
   std::vector<cel::DeviceCapacity> capacity;
+  // The requestPolicy of each capacity entry, parallel to `capacity`; empty when none has one.
+  std::vector<std::optional<CapacityRequestPolicy>> capacity_policies;
   std::vector<DeviceCounterConsumption> consumes_counters;
+  // allowMultipleAllocations: the device is shared between allocations, each consuming a part of
+  // its capacity.
+  bool allow_multiple_allocations = false;
   // Per-device node selection (slice.spec.perDeviceNodeSelection): exactly one is set then.
   Symbol node_name;
   std::optional<NodeSelector> node_selector;
@@ -104,6 +122,21 @@ struct ResourceSlice {
 
 enum class AllocationMode : uint8_t { kExactCount, kAll };
 
+// One entry of a request's capacity.requests. `domain` is empty for an unqualified name, which
+// refers to the capacity of that id in the device's driver domain.
+struct CapacityRequest {
+  std::string_view domain;
+  std::string_view id;
+  Quantity value;
+};
+
+// The capacity an allocation consumes of a shared device, by the device's capacity name.
+struct ConsumedCapacity {
+  std::string_view domain;
+  std::string_view id;
+  Quantity value;
+};
+
 // ExactDeviceRequest, and the DeviceSubRequest of firstAvailable (which has a name and
 // no adminAccess).
 struct DeviceRequestSpec {
@@ -116,6 +149,8 @@ struct DeviceRequestSpec {
   int64_t count = 1;
   bool admin_access = false;
   std::vector<DeviceToleration> tolerations;
+  bool has_capacity = false;  // capacity set (DRAConsumableCapacity), even with no requests
+  std::vector<CapacityRequest> capacity_requests;
 };
 
 struct DeviceRequest {
@@ -148,6 +183,10 @@ struct DeviceRequestAllocationResult {
   Symbol pool;
   Symbol device;
   bool admin_access = false;
+  // A share of a device with allowMultipleAllocations (kube's shareID is set) and the capacity the
+  // share consumes.
+  bool shared = false;
+  std::vector<ConsumedCapacity> consumed_capacity;
 };
 
 struct AllocationResult {

@@ -8,6 +8,7 @@
 
 #include "corral/api/selectors.h"
 #include "corral/api/well_known.h"
+#include "corral/plugins/dynamic_resources/capacity.h"
 #include "corral/plugins/dynamic_resources/device_taints.h"
 
 namespace corral::plugins::dra {
@@ -18,17 +19,19 @@ using framework::DeviceId;
 Allocator::Allocator(const framework::DraManager& dra, const Interner& interner, Features features)
     : dra_(dra), in_(interner), features_(features) {
   const auto& allocated = dra.AllocatedDevices();
+  const auto& shared = dra.SharedDevices();
   for (const res::ResourceSlice* s : dra.ResourceSlices()) {
     if (!s->node_name.empty()) {
       by_node_[s->node_name].push_back(s);
     } else {
       shared_.push_back(s);
     }
-    if (allocated.empty()) continue;
+    if (allocated.empty() && shared.empty()) continue;
     for (const res::Device& d : s->devices) {
-      if (d.consumes_counters.empty() || !allocated.contains({s->driver, s->pool_name, d.name})) {
-        continue;
-      }
+      if (d.consumes_counters.empty()) continue;
+      // kube IsDeviceAllocated: held by an allocation, or shared by some.
+      const DeviceId id{s->driver, s->pool_name, d.name};
+      if (!allocated.contains(id) && !shared.contains(id)) continue;
       for (const auto& cc : d.consumes_counters) {
         for (const auto& c : cc.counters) {
           api::Quantity& q = consumed_[{s->driver, s->pool_name, cc.counter_set, c.name}];
@@ -95,6 +98,11 @@ bool SameAttribute(const cel::AttributeValue& a, const cel::AttributeValue& b) {
 
 constexpr size_t kAllocationResultsMaxSize = 32;
 
+// A device's position in the search order: pool, slice and device indices (kube deviceLocation).
+struct Location {
+  size_t pool = 0, slice = 0, device = 0;
+};
+
 const cel::AttributeValue* FindAttribute(const res::Device& d, std::string_view domain,
                                          std::string_view id) {
   for (const auto& a : d.attributes) {
@@ -140,7 +148,8 @@ class AllocationSearch {
       res::AllocationResult r;
       for (const Chosen& ch : chosen_[c]) {
         r.devices.push_back({ch.req->spec->result_name, ch.dev.pool->driver, ch.dev.pool->name,
-                             ch.dev.device->name, ch.req->spec->admin_access});
+                             ch.dev.device->name, ch.req->spec->admin_access, ch.shared,
+                             ch.consumed});
       }
       r.node_selector = NodeSelectorFor(chosen_[c]);
       results->push_back(std::move(r));
@@ -152,6 +161,8 @@ class AllocationSearch {
   struct Chosen {
     const RequestData* req;
     DeviceRef dev;
+    bool shared = false;  // a share of a device with allowMultipleAllocations
+    std::vector<res::ConsumedCapacity> consumed;
   };
 
   bool SliceOnNode(const res::ResourceSlice& s) const {
@@ -230,7 +241,10 @@ class AllocationSearch {
                  Symbol driver) {
     auto key = std::make_pair(&r, &d);
     if (auto it = selectable_.find(key); it != selectable_.end()) return it->second;
-    cel::Device dev{.driver = in_.Str(driver), .attributes = d.attributes, .capacity = d.capacity};
+    cel::Device dev{.driver = in_.Str(driver),
+                    .attributes = d.attributes,
+                    .capacity = d.capacity,
+                    .allow_multiple_allocations = d.allow_multiple_allocations};
     int result = 1;
     auto eval = [&](const std::vector<res::DeviceSelector>& sels, bool is_class) {
       for (size_t i = 0; i < sels.size() && result == 1; ++i) {
@@ -292,7 +306,7 @@ class AllocationSearch {
         for (const auto& d : s->devices) {
           int sel = Selectable(r, s, d, p.driver);
           if (sel < 0) return false;
-          if (sel == 1) r.all_devices.push_back({&p, s, &d});
+          if (sel == 1 && CapacityFits(r, {&p, s, &d})) r.all_devices.push_back({&p, s, &d});
         }
       }
     }
@@ -311,6 +325,7 @@ class AllocationSearch {
       for (size_t i = 0; i < claim.spec.requests.size(); ++i) {
         const res::DeviceRequest& req = claim.spec.requests[i];
         auto& alts = requests_[c][i];
+        if (!a_.features_.consumable_capacity && !CapacityAllowed(c, req)) return false;
         if (req.exactly.has_value()) {
           alts.push_back({c, req.name, Symbol(), &*req.exactly, nullptr, 0, {}});
         } else {
@@ -392,13 +407,23 @@ class AllocationSearch {
     return it != allocating_.end() && it->second > 0;
   }
 
-  // kube allocateDevice: availability, counters and constraints; on success the device counts as
-  // allocating. 1: allocated; 0: not usable; -1: error (a constraint that `must` cannot hold).
+  // kube allocateDevice: availability, counters, constraints and capacity; on success the device
+  // counts as allocating. 1: allocated; 0: not usable; -1: error (a constraint that `must` cannot
+  // hold). Like kube, a device whose counters were taken keeps them when a later check rejects it
+  // (within this search only).
   int AllocateDevice(const RequestData& r, const DeviceRef& d, bool must) {
     const bool admin = r.spec->admin_access;
+    const bool multi = Multi(*d.device);
     const DeviceId id = d.id();
-    if (admin ? claim_devices_[r.claim].contains(id) : InUse(id)) return 0;
-    if (!d.device->consumes_counters.empty() && !CountersAvailable(d)) return 0;
+    if (admin ? (!multi && claim_devices_[r.claim].contains(id)) : InUse(id)) return 0;
+    if (!d.device->consumes_counters.empty()) {
+      if (!a_.features_.partitionable_devices) return 0;
+      // A shared device's counters are taken once, by its first share.
+      if (!(multi && CapacityInUse(id))) {
+        if (!CountersAvailable(d)) return 0;
+        Consume(d, true);
+      }
+    }
     // A taint the request does not tolerate (kube checks it here, before the constraints).
     if (a_.features_.device_taints &&
         TaintPreventsAllocation(*d.device, d.pool->driver, d.pool->name, taint_rules_, *r.spec)) {
@@ -418,20 +443,90 @@ class AllocationSearch {
       for (size_t e = 0; e < i; ++e) Remove(cons[e], r);
       return 0;
     }
-    ++allocating_[id];
-    claim_devices_[r.claim].insert(id);
-    Consume(d, true);
-    chosen_[r.claim].push_back({&r, d});
+    if (!multi) {
+      ++allocating_[id];
+      claim_devices_[r.claim].insert(id);
+    }
+    Chosen ch{&r, d};
+    if (a_.features_.consumable_capacity) {
+      if (!CapacityFits(r, d)) return 0;  // kube: the device stays allocating, as here
+      if (multi) {
+        ch.shared = true;
+        ConsumedFor(*r.spec, *d.device, in_.Str(d.pool->driver), &ch.consumed);
+        AccumulateCapacity(ch.consumed, 1, &allocating_capacity_[id]);
+      }
+    }
+    chosen_[r.claim].push_back(std::move(ch));
     return 1;
   }
 
+  // kube's rollback of allocateDevice. A shared device keeps the counters its first share took
+  // (kube releases counters of exclusively allocated devices only).
   void DeallocateDevice(const RequestData& r, const DeviceRef& d) {
     for (Constraint& con : constraints_[r.claim]) Remove(con, r);
     const DeviceId id = d.id();
-    --allocating_[id];
-    claim_devices_[r.claim].erase(id);
-    Consume(d, false);
+    Chosen& ch = chosen_[r.claim].back();
+    if (ch.shared) {
+      auto it = allocating_capacity_.find(id);
+      if (it != allocating_capacity_.end()) {
+        AccumulateCapacity(ch.consumed, -1, &it->second);
+        bool empty = true;
+        for (const auto& c : it->second) empty &= c.value.IsZero();
+        if (empty) allocating_capacity_.erase(it);
+      }
+    } else if (!Multi(*d.device)) {
+      --allocating_[id];
+      claim_devices_[r.claim].erase(id);
+      if (a_.features_.partitionable_devices) Consume(d, false);
+    }
     chosen_[r.claim].pop_back();
+  }
+
+  bool Multi(const res::Device& d) const {
+    return a_.features_.consumable_capacity && d.allow_multiple_allocations;
+  }
+
+  // kube deviceCapacityInUse: some allocated or allocating share of the device.
+  bool CapacityInUse(const DeviceId& id) const {
+    return a_.dra_.SharedDevices().contains(id) || allocating_capacity_.contains(id);
+  }
+
+  // kube CmpRequestOverCapacity for a candidate (always true with the gate off). A device that is
+  // not shared and a request without capacity requests always fit: the loader allows a
+  // requestPolicy only on shared devices, so the whole value is consumed within the value.
+  bool CapacityFits(const RequestData& r, const DeviceRef& d) const {
+    if (!a_.features_.consumable_capacity) return true;
+    if (r.spec->capacity_requests.empty() && !d.device->allow_multiple_allocations) return true;
+    const DeviceId id = d.id();
+    std::span<const res::ConsumedCapacity> allocated, allocating;
+    if (auto it = a_.dra_.SharedDevices().find(id); it != a_.dra_.SharedDevices().end()) {
+      allocated = it->second.consumed;
+    }
+    if (auto it = allocating_capacity_.find(id); it != allocating_capacity_.end()) {
+      allocating = it->second;
+    }
+    return FitsCapacity(*r.spec, *d.device, in_.Str(d.pool->driver), allocated, allocating) ==
+           CapacityFit::kFits;
+  }
+
+  // With DRAConsumableCapacity off, kube refuses a request that has capacity.
+  bool CapacityAllowed(size_t c, const res::DeviceRequest& req) {
+    if (req.exactly.has_value() && req.exactly->has_capacity) {
+      *error_ = fmt::format(
+          "claim {}, request {}: has capacity requests, but the DRAConsumableCapacity feature is "
+          "disabled",
+          ClaimKey(c), in_.Str(req.name));
+      return false;
+    }
+    for (const auto& sub : req.first_available) {
+      if (!sub.has_capacity) continue;
+      *error_ = fmt::format(
+          "claim {}, subrequest {}: has capacity requests, but the DRAConsumableCapacity feature "
+          "is disabled",
+          ClaimKey(c), in_.Str(sub.name));
+      return false;
+    }
+    return true;
   }
 
   // kube matchAttributeConstraint.add/remove.
@@ -453,7 +548,11 @@ class AllocationSearch {
   }
 
   // kube allocateOne. Returns false on error; *done when a complete allocation was found.
-  bool AllocateOne(size_t c, size_t ri, int64_t di, bool* done, const RequestData* cur = nullptr) {
+  // `start` is where the search for the next device of the same request begins: kube tries
+  // combinations, not permutations, of one request's devices, so a shared device serves a request
+  // at most once.
+  bool AllocateOne(size_t c, size_t ri, int64_t di, bool* done, const RequestData* cur = nullptr,
+                   Location start = {}) {
     if (c == claims_.size()) {
       *done = true;
       return true;
@@ -489,22 +588,28 @@ class AllocationSearch {
       if (!*done) DeallocateDevice(r, d);
       return true;
     }
-    for (const Pool& p : pools_) {
+    for (size_t pi = start.pool; pi < pools_.size(); ++pi) {
+      const Pool& p = pools_[pi];
       // Devices of invalid or incomplete pools are not allocated (kube), without an error:
       // other pools may do.
       if (p.incomplete || p.invalid) continue;
-      for (const auto* s : p.slices) {
-        for (const auto& dev : s->devices) {
+      for (size_t si = pi == start.pool ? start.slice : 0; si < p.slices.size(); ++si) {
+        const res::ResourceSlice* s = p.slices[si];
+        const size_t first = pi == start.pool && si == start.slice ? start.device : 0;
+        for (size_t dj = first; dj < s->devices.size(); ++dj) {
+          const res::Device& dev = s->devices[dj];
           DeviceRef d{&p, s, &dev};
           const DeviceId id = d.id();
-          if (r.spec->admin_access ? claim_devices_[c].contains(id) : InUse(id)) continue;
+          if (r.spec->admin_access ? (!Multi(dev) && claim_devices_[c].contains(id)) : InUse(id)) {
+            continue;
+          }
           int sel = Selectable(r, s, dev, p.driver);
           if (sel < 0) return false;
-          if (sel == 0) continue;
+          if (sel == 0 || !CapacityFits(r, d)) continue;
           int got = AllocateDevice(r, d, false);
           if (got < 0) return false;
           if (got == 0) continue;
-          if (!AllocateOne(c, ri, di + 1, done, cur)) return false;
+          if (!AllocateOne(c, ri, di + 1, done, cur, {pi, si, dj + 1})) return false;
           if (*done) return true;
           DeallocateDevice(r, d);
         }
@@ -565,6 +670,8 @@ class AllocationSearch {
   absl::flat_hash_map<DeviceId, int> allocating_;  // devices of the allocation being built
   std::vector<absl::flat_hash_set<DeviceId>> claim_devices_;  // per claim
   absl::flat_hash_map<Allocator::CounterKey, api::Quantity> consuming_;
+  // Capacity the shares of the allocation being built consume, per shared device.
+  absl::flat_hash_map<DeviceId, std::vector<res::ConsumedCapacity>> allocating_capacity_;
   absl::flat_hash_map<std::pair<const RequestData*, const res::Device*>, int> selectable_;
   std::vector<std::vector<Chosen>> chosen_;
 };

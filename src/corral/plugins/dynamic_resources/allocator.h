@@ -9,9 +9,13 @@
 //     firstAvailable that can be satisfied;
 //   - a device is a candidate when it is not allocated (unless the request has adminAccess), the
 //     class's and the request's CEL selectors accept it, the counters it consumes are still
-//     available in its pool's shared counter sets, the request tolerates its NoSchedule and
-//     NoExecute taints (its own and those of DeviceTaintRules; device_taints.h), and every
-//     matchAttribute constraint that covers the request agrees on the attribute;
+//     available in its pool's shared counter sets (allocated devices, shared ones included, and
+//     the devices of the allocation being built count against them), the request tolerates its
+//     NoSchedule and NoExecute taints (its own and those of DeviceTaintRules; device_taints.h),
+//     and every matchAttribute constraint that covers the request agrees on the attribute;
+//   - a device with allowMultipleAllocations is never "in use": each allocation takes a share of
+//     its capacity (capacity.h), so it can serve several requests and claims while the shares fit;
+//     the result is marked shared and carries the consumed capacity;
 //   - depth-first search with backtracking over pools (sorted by driver, pool), slices (by name)
 //     and devices (in order): the first complete allocation wins.
 // Results carry kube's node selector (the node's name for a node-local device, the slices'
@@ -30,14 +34,19 @@
 
 namespace corral::plugins::dra {
 
+// The DRA feature gates the allocator honours (kube's structured.Features); both default on in kube
+// v1.37. Off, a device that consumes counters is never allocated, and a request with capacity is
+// an error while allowMultipleAllocations is ignored.
 class Allocator {
  public:
   enum class Outcome { kAllocated, kUnsatisfiable, kFailedOnNode, kError };
 
   // The feature gates the allocator reads (kube's structured.Features); kube v1.37's defaults.
   struct Features {
-    bool device_taints = true;       // DRADeviceTaints: taints prevent allocation
-    bool device_taint_rules = true;  // DRADeviceTaintRules: DeviceTaintRules add taints
+    bool device_taints = true;          // DRADeviceTaints: taints prevent allocation
+    bool device_taint_rules = true;     // DRADeviceTaintRules: DeviceTaintRules add taints
+    bool partitionable_devices = true;  // DRAPartitionableDevices
+    bool consumable_capacity = true;    // DRAConsumableCapacity
   };
 
   // Indexes the manager's slices and the counters consumed by allocated devices. The manager's

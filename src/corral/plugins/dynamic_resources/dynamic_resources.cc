@@ -195,6 +195,8 @@ Status DynamicResources::PreFilter(framework::CycleState& cs, size_t slot,
   s->to_allocate = std::move(to_allocate);
   s->ext = std::move(ext);
   if (!s->to_allocate.empty() || s->ext.has_value()) {
+    // DRAPartitionableDevices and DRAConsumableCapacity are on (their v1.37 default); Corral's
+    // gate table does not have them, so those allocator features keep their defaults.
     const framework::FeatureGates& gates = handle_.features();
     s->allocator = std::make_shared<const dra::Allocator>(
         *dra, in,

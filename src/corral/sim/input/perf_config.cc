@@ -155,9 +155,6 @@ std::string_view KubeGateNotModelled(std::string_view name) {
   // each with what Corral lacks. A workload that sets one is not run (the gate is recognised,
   // never dropped).
   static constexpr std::pair<std::string_view, std::string_view> kGates[] = {
-      {"DRAPartitionableDevices",
-       "DRA shared counters (partitionable devices) are not allocated against"},
-      {"DRAConsumableCapacity", "DRA consumable device capacity is not allocated against"},
       {"DRAResourceClaimDeviceStatus", "DRA device status and binding conditions are not modelled"},
       {"DRADeviceBindingConditions", "DRA binding conditions are not modelled"},
       {"DRAListTypeAttributes", "DRA list-typed device attributes are not modelled"},
@@ -186,6 +183,12 @@ const PerfOnlyGate* FindPerfOnlyGate(std::string_view name) {
        "the gate of kube v1.35-v1.36 that v1.37 folded into GenericWorkload: with GenericWorkload "
        "on, the GangScheduling plugin is in the default profile, which is what the gate on "
        "meant"},
+      {"DRAPartitionableDevices", PerfOnlyGate::kTrue,
+       "Corral's DRA allocator always allocates against shared counters (the gate's default in "
+       "kube v1.37)"},
+      {"DRAConsumableCapacity", PerfOnlyGate::kTrue,
+       "Corral's DRA allocator always honours allowMultipleAllocations and capacity requests (the "
+       "gate's default in kube v1.37)"},
   };
   for (const auto& g : kGates) {
     if (g.name == name) return &g;
