@@ -84,4 +84,7 @@ class Allocator {
   friend class AllocationSearch;
 };
 
+// The allocator's feature switches (kube's gates), for callers outside the class.
+using AllocatorFeatures = Allocator::Features;
+
 }  // namespace corral::plugins::dra
