@@ -331,7 +331,7 @@ TEST(PerfNewOpsTest, ProfileOpsAreNotedNotDropped) {
 }
 
 // A createAny template the loader refuses is reported at its position (it used to stop the process
-// on a CHECK): here kube's DeviceClass with extendedResourceName, which Corral does not model.
+// on a CHECK): here a DeviceClass whose extendedResourceName is not an extended resource name.
 TEST(PerfNewOpsTest, CreateAnyReportsATemplateTheLoaderRefuses) {
   Interner in = api::NewInterner();
   Diagnostics diags;
@@ -340,7 +340,7 @@ TEST(PerfNewOpsTest, CreateAnyReportsATemplateTheLoaderRefuses) {
 - name: Ext
   workloadTemplate:
   - opcode: createAny
-    templatePath: ../templates/deviceclass-extended-resource.yaml
+    templatePath: ../../../../../test/sim/testdata/perf-refused-deviceclass.yaml
   workloads:
   - name: w
 )",
@@ -348,8 +348,7 @@ TEST(PerfNewOpsTest, CreateAnyReportsATemplateTheLoaderRefuses) {
   ASSERT_TRUE(c.ok());
   PerfResult r = RunPerfWorkload(*c, c->All()[0], in, Fixed());
   EXPECT_EQ(r.status, PerfResult::Status::kError);
-  EXPECT_THAT(r.message,
-              HasSubstr("deviceclass-extended-resource.yaml:9: spec.extendedResourceName"));
+  EXPECT_THAT(r.message, HasSubstr("perf-refused-deviceclass.yaml:7: spec.extendedResourceName"));
 }
 
 // kube's updateAny of Nodes (EventHandlingNodeUpdate): nodes created unschedulable are replaced
