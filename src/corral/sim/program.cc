@@ -143,8 +143,7 @@ void Program::Execute(const Op& op) {
         for (int64_t i = 0; i < op.count && w_.error.empty(); ++i) UpdateOneNode(op, i);
         break;
       }
-      // kube's updateAny ticks at 1/rate and updates one object per tick, the first after one
-      // interval.
+      // kube's updateAny ticks at 1/rate, one object per tick, the first after one interval.
       Updater u;
       u.op = &op;
       u.interval_ns = static_cast<int64_t>(1e9 / op.rate_per_s);

@@ -1,5 +1,5 @@
 // Consumable capacity (DRAConsumableCapacity) in the structured allocator: kube's cases from
-// staging/src/k8s.io/dynamic-resource-allocation/structured/internal/allocatortesting/
+// staging/src/k8s.io/dynamic-resource-allocation/structured/internal/allocatortesting/  // prose-ok
 // allocator_testing.go (TestAllocator, the "consumable-capacity-*" and "allow-multiple-
 // allocations-*" cases) translated with kube's expected results, and the rounding rules of
 // internal/incubating/consumable_capacity.go. kube's helpers: a device "withCapacityRequestPolicy
