@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -378,11 +379,15 @@ Result<TemplateValue> Call(const std::string& name, const std::vector<TemplateVa
     if ((name == "DivideInt" || name == "div" || name == "Mod" || name == "mod") && b == 0) {
       return Error::Invalid(fmt::format("{}: integer divide by zero", name));
     }
-    if (name == "AddInt") return TemplateValue{a + b};
-    if (name == "SubtractInt") return TemplateValue{a - b};
-    if (name == "MultiplyInt") return TemplateValue{a * b};
-    if (name == "DivideInt" || name == "div") return TemplateValue{a / b};
-    if (name == "Mod" || name == "mod") return TemplateValue{a % b};
+    // Go's int arithmetic wraps around (two's complement); MinInt64 / -1 is MinInt64 and its
+    // remainder 0. Computed on uint64 so that no input overflows a signed type.
+    const auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+    if (name == "AddInt") return TemplateValue{static_cast<int64_t>(ua + ub)};
+    if (name == "SubtractInt") return TemplateValue{static_cast<int64_t>(ua - ub)};
+    if (name == "MultiplyInt") return TemplateValue{static_cast<int64_t>(ua * ub)};
+    const bool min_by_minus_one = a == std::numeric_limits<int64_t>::min() && b == -1;
+    if (name == "DivideInt" || name == "div") return TemplateValue{min_by_minus_one ? a : a / b};
+    if (name == "Mod" || name == "mod") return TemplateValue{min_by_minus_one ? 0 : a % b};
     if (name == "MaxInt") return TemplateValue{std::max(a, b)};
     return TemplateValue{std::min(a, b)};
   }

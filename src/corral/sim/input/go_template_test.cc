@@ -2,6 +2,8 @@
 
 #include "corral/sim/input/go_template.h"
 
+#include <limits>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -46,6 +48,18 @@ TEST(GoTemplateTest, KnowsWhetherItHasActions) {
   auto t = GoTemplate::Parse("name: {{.Index}}");
   ASSERT_TRUE(t.ok());
   EXPECT_TRUE(t->has_actions());
+}
+
+// Go's int arithmetic wraps around; MinInt64 / -1 is MinInt64 (remainder 0) rather than a trap.
+TEST(GoTemplateTest, IntArithmeticWrapsAsInGo) {
+  TemplateData d = {{"min", std::numeric_limits<int64_t>::min()},
+                    {"max", std::numeric_limits<int64_t>::max()}};
+  EXPECT_EQ(Render("{{AddInt .max 1}}", d), "-9223372036854775808");
+  EXPECT_EQ(Render("{{SubtractInt .min 1}}", d), "9223372036854775807");
+  EXPECT_EQ(Render("{{MultiplyInt .max 2}}", d), "-2");
+  EXPECT_EQ(Render("{{DivideInt .min -1}} {{div .min -1}}", d),
+            "-9223372036854775808 -9223372036854775808");
+  EXPECT_EQ(Render("{{Mod .min -1}} {{mod .min -1}}", d), "0 0");
 }
 
 TEST(GoTemplateTest, ErrorsNameTheLine) {
