@@ -19,25 +19,15 @@
 #include "corral/api/resource/types.h"
 #include "corral/api/well_known.h"
 #include "corral/loader/loader.h"
+#include "corral/plugins/dynamic_resources/test_util.h"
 
 namespace corral::plugins::dra {
 namespace {
 
 namespace res = api::resource;
+using dra_test::DriverClass;
 
 // ---- manifests (kube's object generators) ----
-
-std::string Class(std::string_view name, std::string_view driver) {
-  return fmt::format(R"(---
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {{name: {}}}
-spec:
-  selectors:
-  - cel: {{expression: 'device.driver == "{}"'}}
-)",
-                     name, driver);
-}
 
 // A device: name plus YAML lines for attributes/capacity (already indented by 4).
 struct Dev {
@@ -195,40 +185,6 @@ metadata: {name: node-2, labels: {region: region-2, planet: earth}}
 status: {capacity: {pods: "110"}}
 )";
 
-// A DraManager over loaded objects with a fixed set of allocated devices
-// (kube's allocatedDevices).
-class FakeDra final : public framework::DraManager {
- public:
-  FakeDra(const res::ResourceObjects& o, absl::flat_hash_set<framework::DeviceId> allocated)
-      : allocated_(std::move(allocated)) {
-    for (const auto& c : o.device_classes) classes_.push_back(&c);
-    for (const auto& s : o.resource_slices) slices_.push_back(&s);
-  }
-  const res::DeviceClass* GetDeviceClass(Symbol name) const override {
-    for (const auto* c : classes_) {
-      if (c->meta.name == name) return c;
-    }
-    return nullptr;
-  }
-  std::span<const res::DeviceClass* const> DeviceClasses() const override { return classes_; }
-  std::span<const res::ResourceSlice* const> ResourceSlices() const override { return slices_; }
-  const res::ResourceClaim* GetClaim(Symbol, Symbol) const override { return nullptr; }
-  const absl::flat_hash_set<framework::DeviceId>& AllocatedDevices() const override {
-    return allocated_;
-  }
-  bool ClaimHasPendingAllocation(const res::ResourceClaim&) const override { return false; }
-  void SignalClaimPendingAllocation(const res::ResourceClaim&, res::AllocationResult) override {}
-  bool RemoveClaimPendingAllocation(const res::ResourceClaim&) override { return false; }
-  std::string BindClaim(const res::ResourceClaim&, Symbol, Symbol) override { return ""; }
-  void UnreserveClaim(const res::ResourceClaim&, Symbol) override {}
-  void DeallocateClaim(const res::ResourceClaim&) override {}
-
- private:
-  std::vector<const res::DeviceClass*> classes_;
-  std::vector<const res::ResourceSlice*> slices_;
-  absl::flat_hash_set<framework::DeviceId> allocated_;
-};
-
 struct Case {
   std::string name;  // kube's test case name
   std::vector<std::string> objects;
@@ -242,13 +198,7 @@ struct Case {
 };
 
 std::string Describe(const Interner& in, const res::AllocationResult& r) {
-  std::string out;
-  for (const auto& d : r.devices) {
-    if (!out.empty()) out += ", ";
-    out += fmt::format("{} {}/{}/{}{}", in.Str(d.request), in.Str(d.driver), in.Str(d.pool),
-                       in.Str(d.device), d.admin_access ? " admin" : "");
-  }
-  out += " |";
+  std::string out = dra_test::DescribeDevices(in, r) + " |";
   if (!r.node_selector.has_value()) return out + " all nodes";
   for (const auto& t : r.node_selector->node_selector_terms) {
     for (const auto& e : t.match_expressions) {
@@ -271,13 +221,7 @@ void RunCase(const Case& c) {
   ASSERT_TRUE(r.ok());
   static const res::ResourceObjects kEmpty;
   const res::ResourceObjects& objs = r.objects.resources ? *r.objects.resources : kEmpty;
-  absl::flat_hash_set<framework::DeviceId> allocated;
-  for (const auto& a : c.allocated) {
-    size_t s1 = a.find('/'), s2 = a.find('/', s1 + 1);
-    allocated.insert({in.Intern(a.substr(0, s1)), in.Intern(a.substr(s1 + 1, s2 - s1 - 1)),
-                      in.Intern(a.substr(s2 + 1))});
-  }
-  FakeDra dra(objs, std::move(allocated));
+  dra_test::FakeDraManager dra(objs, dra_test::ParseDeviceIds(in, c.allocated));
   Allocator alloc(dra, in);
   const api::Node* node = nullptr;
   for (const auto& n : r.objects.nodes) {
@@ -325,8 +269,8 @@ std::string Constraints(const std::vector<std::string>& cs) {
 
 std::vector<Case> Cases() {
   using O = Allocator::Outcome;
-  const std::string classA = Class("class-a", "driver-a");
-  const std::string classB = Class("class-b", "driver-b");
+  const std::string classA = DriverClass("class-a", "driver-a");
+  const std::string classB = DriverClass("class-b", "driver-b");
   return {
       {"simple",
        {Claim("claim-0", {Req("req-0", "class-a", 1)}), classA,

@@ -24,6 +24,7 @@
 #include "corral/api/well_known.h"
 #include "corral/loader/loader.h"
 #include "corral/plugins/dynamic_resources/allocator.h"
+#include "corral/plugins/dynamic_resources/test_util.h"
 
 namespace corral::plugins::dra {
 namespace {
@@ -119,42 +120,6 @@ metadata: {name: node-1, labels: {region: region-1}}
 status: {capacity: {pods: "110"}}
 )";
 
-// kube's allocatedDevices and allocatedCapacityDevices.
-class FakeDra final : public framework::DraManager {
- public:
-  FakeDra(const res::ResourceObjects& o, absl::flat_hash_set<framework::DeviceId> allocated,
-          framework::SharedDeviceMap shared)
-      : allocated_(std::move(allocated)), shared_(std::move(shared)) {
-    for (const auto& c : o.device_classes) classes_.push_back(&c);
-    for (const auto& s : o.resource_slices) slices_.push_back(&s);
-  }
-  const res::DeviceClass* GetDeviceClass(Symbol name) const override {
-    for (const auto* c : classes_) {
-      if (c->meta.name == name) return c;
-    }
-    return nullptr;
-  }
-  std::span<const res::DeviceClass* const> DeviceClasses() const override { return classes_; }
-  std::span<const res::ResourceSlice* const> ResourceSlices() const override { return slices_; }
-  const res::ResourceClaim* GetClaim(Symbol, Symbol) const override { return nullptr; }
-  const absl::flat_hash_set<framework::DeviceId>& AllocatedDevices() const override {
-    return allocated_;
-  }
-  const framework::SharedDeviceMap& SharedDevices() const override { return shared_; }
-  bool ClaimHasPendingAllocation(const res::ResourceClaim&) const override { return false; }
-  void SignalClaimPendingAllocation(const res::ResourceClaim&, res::AllocationResult) override {}
-  bool RemoveClaimPendingAllocation(const res::ResourceClaim&) override { return false; }
-  std::string BindClaim(const res::ResourceClaim&, Symbol, Symbol) override { return ""; }
-  void UnreserveClaim(const res::ResourceClaim&, Symbol) override {}
-  void DeallocateClaim(const res::ResourceClaim&) override {}
-
- private:
-  std::vector<const res::DeviceClass*> classes_;
-  std::vector<const res::ResourceSlice*> slices_;
-  absl::flat_hash_set<framework::DeviceId> allocated_;
-  framework::SharedDeviceMap shared_;
-};
-
 struct Case {
   std::string name;  // kube's test case name
   std::vector<std::string> objects;
@@ -209,7 +174,7 @@ void RunCase(const Case& c) {
     sh.shares = 1;
     sh.consumed.push_back({"driver-a", "capacity0", *api::Quantity::Parse(qty)});
   }
-  FakeDra dra(objs, std::move(allocated), std::move(shared));
+  dra_test::FakeDraManager dra(objs, std::move(allocated), std::move(shared));
   Allocator alloc(dra, in, c.features);
   std::vector<const res::ResourceClaim*> claims;
   for (const auto& cl : objs.resource_claims) claims.push_back(&cl);

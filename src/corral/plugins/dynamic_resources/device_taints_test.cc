@@ -23,11 +23,13 @@
 #include "corral/api/well_known.h"
 #include "corral/loader/loader.h"
 #include "corral/plugins/dynamic_resources/allocator.h"
+#include "corral/plugins/dynamic_resources/test_util.h"
 
 namespace corral::plugins::dra {
 namespace {
 
 namespace res = api::resource;
+using dra_test::DriverClass;
 
 constexpr std::string_view kNode = R"(---
 apiVersion: v1
@@ -35,18 +37,6 @@ kind: Node
 metadata: {name: node-1, labels: {region: region-1}}
 status: {capacity: {pods: "110"}}
 )";
-
-std::string Class(std::string_view name, std::string_view driver) {
-  return fmt::format(R"(---
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {{name: {}}}
-spec:
-  selectors:
-  - cel: {{expression: 'device.driver == "{}"'}}
-)",
-                     name, driver);
-}
 
 // A device with taints, each "key=value:Effect" or "key:Effect".
 std::string Dev(std::string_view name, const std::vector<std::string>& taints = {}) {
@@ -124,41 +114,6 @@ spec:
                      name, selector, taint);
 }
 
-class FakeDra final : public framework::DraManager {
- public:
-  FakeDra(const res::ResourceObjects& o, absl::flat_hash_set<framework::DeviceId> allocated)
-      : allocated_(std::move(allocated)) {
-    for (const auto& c : o.device_classes) classes_.push_back(&c);
-    for (const auto& s : o.resource_slices) slices_.push_back(&s);
-    for (const auto& r : o.device_taint_rules) rules_.push_back(&r);
-  }
-  const res::DeviceClass* GetDeviceClass(Symbol name) const override {
-    for (const auto* c : classes_) {
-      if (c->meta.name == name) return c;
-    }
-    return nullptr;
-  }
-  std::span<const res::DeviceClass* const> DeviceClasses() const override { return classes_; }
-  std::span<const res::ResourceSlice* const> ResourceSlices() const override { return slices_; }
-  std::span<const res::DeviceTaintRule* const> DeviceTaintRules() const override { return rules_; }
-  const res::ResourceClaim* GetClaim(Symbol, Symbol) const override { return nullptr; }
-  const absl::flat_hash_set<framework::DeviceId>& AllocatedDevices() const override {
-    return allocated_;
-  }
-  bool ClaimHasPendingAllocation(const res::ResourceClaim&) const override { return false; }
-  void SignalClaimPendingAllocation(const res::ResourceClaim&, res::AllocationResult) override {}
-  bool RemoveClaimPendingAllocation(const res::ResourceClaim&) override { return false; }
-  std::string BindClaim(const res::ResourceClaim&, Symbol, Symbol) override { return ""; }
-  void UnreserveClaim(const res::ResourceClaim&, Symbol) override {}
-  void DeallocateClaim(const res::ResourceClaim&) override {}
-
- private:
-  std::vector<const res::DeviceClass*> classes_;
-  std::vector<const res::ResourceSlice*> slices_;
-  std::vector<const res::DeviceTaintRule*> rules_;
-  absl::flat_hash_set<framework::DeviceId> allocated_;
-};
-
 struct Case {
   std::string name;  // kube's test case name (or what the case shows)
   std::vector<std::string> objects;
@@ -178,13 +133,7 @@ void RunCase(const Case& c) {
   ASSERT_TRUE(r.ok());
   ASSERT_NE(r.objects.resources, nullptr);
   const res::ResourceObjects& objs = *r.objects.resources;
-  absl::flat_hash_set<framework::DeviceId> allocated;
-  for (const auto& a : c.allocated) {
-    size_t s1 = a.find('/'), s2 = a.find('/', s1 + 1);
-    allocated.insert({in.Intern(a.substr(0, s1)), in.Intern(a.substr(s1 + 1, s2 - s1 - 1)),
-                      in.Intern(a.substr(s2 + 1))});
-  }
-  FakeDra dra(objs, std::move(allocated));
+  dra_test::FakeDraManager dra(objs, dra_test::ParseDeviceIds(in, c.allocated));
   Allocator alloc(dra, in, c.features);
   std::vector<const res::ResourceClaim*> claims;
   for (const auto& cl : objs.resource_claims) claims.push_back(&cl);
@@ -198,18 +147,12 @@ void RunCase(const Case& c) {
   }
   ASSERT_EQ(got, Allocator::Outcome::kAllocated);
   ASSERT_EQ(results.size(), 1u);
-  std::string line;
-  for (const auto& d : results[0].devices) {
-    if (!line.empty()) line += ", ";
-    line += fmt::format("{} {}/{}/{}{}", in.Str(d.request), in.Str(d.driver), in.Str(d.pool),
-                        in.Str(d.device), d.admin_access ? " admin" : "");
-  }
-  EXPECT_EQ(line, c.want);
+  EXPECT_EQ(dra_test::DescribeDevices(in, results[0]), c.want);
 }
 
 std::vector<Case> KubeCases() {
-  const std::string class_a = Class("class-a", "driver-a");
-  const std::string class_b = Class("class-b", "driver-b");
+  const std::string class_a = DriverClass("class-a", "driver-a");
+  const std::string class_b = DriverClass("class-b", "driver-b");
   const std::string two_devices =
       Slice("slice-1", "pool-1", "driver-a",
             {Dev("device-1", {kTaintNoSchedule}), Dev("device-2", {kTaintNoExecute})});
@@ -287,7 +230,7 @@ TEST(DeviceTaintsTest, KubeAllocatorCases) {
 TEST(DeviceTaintsTest, EffectNoneDoesNotPreventAllocation) {
   // kube taintPreventsAllocation: only NoSchedule and NoExecute prevent allocation.
   RunCase({"taint-none",
-           {Class("class-a", "driver-a"),
+           {DriverClass("class-a", "driver-a"),
             Slice("slice-1", "pool-1", "driver-a", {Dev("device-1", {"taint-key:None"})}), Claim()},
            {},
            {},
@@ -295,7 +238,7 @@ TEST(DeviceTaintsTest, EffectNoneDoesNotPreventAllocation) {
 }
 
 TEST(DeviceTaintsTest, DeviceTaintRules) {
-  const std::string class_a = Class("class-a", "driver-a");
+  const std::string class_a = DriverClass("class-a", "driver-a");
   const std::string slices = Slice("slice-1", "pool-1", "driver-a", {Dev("device-1")}) +
                              Slice("slice-2", "pool-2", "driver-a", {Dev("device-1")});
   const std::string no_schedule = "{key: example.com/taint, value: tainted, effect: NoSchedule}";

@@ -14,6 +14,7 @@
 
 #include "corral/api/resource/types.h"
 #include "corral/loader/loader.h"
+#include "corral/plugins/dynamic_resources/test_util.h"
 #include "corral/state/dra_store.h"
 
 #include "test/testing/builders.h"
@@ -23,14 +24,9 @@ namespace corral::plugins {
 namespace {
 
 namespace res = api::resource;
+using dra_test::DraHandle;
+using dra_test::ShowStatus;
 using framework::Code;
-
-class DraHandle : public testing::FakeHandle {
- public:
-  using FakeHandle::FakeHandle;
-  framework::DraManager* SharedDRAManager() override { return &store; }
-  state::DraStore store;
-};
 
 constexpr std::string_view kWorker = R"(---
 apiVersion: v1
@@ -136,12 +132,6 @@ struct Case {
   bool unreserve_after_prebind = false;  // kube's unreserveAfterBindFailure
 };
 
-std::string Show(const framework::Status& s) {
-  std::string out(framework::CodeName(s.code()));
-  if (!s.Message().empty()) out += ": " + s.Message();
-  return out;
-}
-
 std::string ClaimState(const Interner& in, const res::ResourceClaim* c) {
   if (c == nullptr) return "deleted";
   std::string names;
@@ -169,7 +159,7 @@ void RunCase(const Case& c) {
   ASSERT_NE(pod, nullptr);
   const framework::PodInfo& info = w.Info(*pod);
   Want got;
-  got.preenqueue = Show(dra.PreEnqueue(info));
+  got.preenqueue = ShowStatus(dra.PreEnqueue(info));
   auto claim_after = [&] {
     return ClaimState(w.in,
                       h.store.GetClaim(pod->meta.namespace_, w.in.Intern("my-pod-my-resource")));
@@ -188,26 +178,26 @@ void RunCase(const Case& c) {
   framework::CycleState state;
   framework::PreFilterResult pre;
   framework::Status ps = dra.PreFilter(state, 0, info, h.snapshot(), &pre);
-  got.prefilter = Show(ps);
+  got.prefilter = ShowStatus(ps);
   framework::NodeToStatus statuses;
   if (ps.IsSkip()) return finish();
   if (ps.ok()) {
     std::vector<framework::NodeInfo> nodes;
     for (const auto& n : r.objects.nodes) nodes.emplace_back(&n);
     framework::Status fs = dra.Filter(state, 0, info, nodes[0]);
-    got.filter = Show(fs);
+    got.filter = ShowStatus(fs);
     if (fs.ok()) {
       Symbol node = nodes[0].name();
-      got.reserve = Show(dra.Reserve(state, info, node));
+      got.reserve = ShowStatus(dra.Reserve(state, info, node));
       if (got.reserve == "Success") {
-        got.prebind = Show(dra.PreBind(state, info, node));
+        got.prebind = ShowStatus(dra.PreBind(state, info, node));
         if (c.unreserve_after_prebind) dra.Unreserve(state, info, node);
       }
       return finish();
     }
   }
   framework::PostFilterResult pf;
-  got.postfilter = Show(dra.PostFilter(state, info, statuses, &pf));
+  got.postfilter = ShowStatus(dra.PostFilter(state, info, statuses, &pf));
   finish();
 }
 
@@ -350,7 +340,7 @@ spec:
   ASSERT_TRUE(dra.Filter(sa, 0, a, node).ok());
   ASSERT_TRUE(dra.Reserve(sa, a, node.name()).ok());
   framework::CycleState sb;
-  EXPECT_EQ(Show(dra.PreFilter(sb, 0, b, h.snapshot(), &pre)),
+  EXPECT_EQ(ShowStatus(dra.PreFilter(sb, 0, b, h.snapshot(), &pre)),
             "UnschedulableAndUnresolvable: resource claim default/my-pod-my-resource is in the "
             "process of being allocated");
   EXPECT_EQ(h.store.AllocatedDevices().size(), 1u);

@@ -17,6 +17,7 @@
 
 #include "corral/loader/loader.h"
 #include "corral/plugins/dynamic_resources/dynamic_resources.h"
+#include "corral/plugins/dynamic_resources/test_util.h"
 #include "corral/plugins/node_resources/fit.h"
 #include "corral/state/dra_store.h"
 
@@ -27,13 +28,8 @@ namespace corral::plugins {
 namespace {
 
 namespace res = api::resource;
-
-class DraHandle : public testing::FakeHandle {
- public:
-  using FakeHandle::FakeHandle;
-  framework::DraManager* SharedDRAManager() override { return &store; }
-  state::DraStore store;
-};
+using dra_test::DraHandle;
+using dra_test::ShowStatus;
 
 // kube's workerNode (no capacity), workerNodeWithExtendedResource (example.com/gpu: 1) and
 // workerNodeWithExtendedResourceZeroAllocatable (example.com/gpu: 0).
@@ -109,12 +105,6 @@ struct Case {
   Want want;
 };
 
-std::string Show(const framework::Status& s) {
-  std::string out(framework::CodeName(s.code()));
-  if (!s.Message().empty()) out += ": " + s.Message();
-  return out;
-}
-
 std::string DescribeClaim(const Interner& in, const res::ResourceClaim* c) {
   if (c == nullptr) return "none";
   std::string out;
@@ -163,19 +153,19 @@ void RunCase(const Case& c) {
   framework::CycleState state;
   framework::PreFilterResult pre;
   framework::Status ps = dra.PreFilter(state, 0, info, h.snapshot(), &pre);
-  got.prefilter = Show(ps);
+  got.prefilter = ShowStatus(ps);
   if (ps.IsSkip()) return finish();
   framework::NodeInfo node(&r.objects.nodes[0]);
   framework::Status fs = dra.Filter(state, 0, info, node);
-  got.filter = Show(fs);
+  got.filter = ShowStatus(fs);
   if (fs.ok()) {
-    got.reserve = Show(dra.Reserve(state, info, node.name()));
-    if (got.reserve == "Success") got.prebind = Show(dra.PreBind(state, info, node.name()));
+    got.reserve = ShowStatus(dra.Reserve(state, info, node.name()));
+    if (got.reserve == "Success") got.prebind = ShowStatus(dra.PreBind(state, info, node.name()));
     return finish();
   }
   framework::NodeToStatus statuses;
   framework::PostFilterResult pf;
-  got.postfilter = Show(dra.PostFilter(state, info, statuses, &pf));
+  got.postfilter = ShowStatus(dra.PostFilter(state, info, statuses, &pf));
   finish();
 }
 
@@ -349,7 +339,7 @@ TEST(NodeResourcesFitDraExtendedResourceTest, FilterAndScore) {
   framework::CycleState state;
   framework::PreFilterResult pre;
   ASSERT_TRUE(fit.PreFilter(state, 0, info, h.snapshot(), &pre).ok());
-  EXPECT_EQ(Show(fit.Filter(state, 0, info, dra_node)), "Success");
+  EXPECT_EQ(ShowStatus(fit.Filter(state, 0, info, dra_node)), "Success");
 
   // A node that advertises none of it (allocatable 0) by its device plugin is still left to DRA;
   // one that advertises too few fails as usual.
@@ -358,7 +348,7 @@ TEST(NodeResourcesFitDraExtendedResourceTest, FilterAndScore) {
   std::sort(plugin_node.allocatable.begin(), plugin_node.allocatable.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   framework::NodeInfo zero(&plugin_node);
-  EXPECT_EQ(Show(fit.Filter(state, 0, info, zero)),
+  EXPECT_EQ(ShowStatus(fit.Filter(state, 0, info, zero)),
             "UnschedulableAndUnresolvable: Insufficient example.com/gpu");
 
   // Scoring: one of the node's four devices is allocated; the pod asks for one more.
@@ -373,7 +363,8 @@ TEST(NodeResourcesFitDraExtendedResourceTest, FilterAndScore) {
   EXPECT_EQ(score, (4 - 2) * 100 / 4);  // LeastAllocated: (allocatable - requested) / allocatable
 
   framework::Status sign = fit.Sign(info, nullptr);
-  EXPECT_EQ(Show(sign), "Unschedulable: signature disabled when dra extended resources enabled");
+  EXPECT_EQ(ShowStatus(sign),
+            "Unschedulable: signature disabled when dra extended resources enabled");
 }
 
 }  // namespace
