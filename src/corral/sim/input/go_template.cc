@@ -233,6 +233,7 @@ class Parser {
 std::string TypeName(const TemplateValue& v) {
   return std::holds_alternative<int64_t>(v)  ? "int"
          : std::holds_alternative<double>(v) ? "float64"
+         : std::holds_alternative<bool>(v)   ? "bool"
                                              : "string";
 }
 
@@ -243,6 +244,7 @@ std::string Print(const TemplateValue& v) {
       return fmt::format("{}", static_cast<int64_t>(*d));
     return fmt::format("{}", *d);
   }
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
   return std::get<std::string>(v);
 }
 
@@ -302,22 +304,25 @@ Result<std::string> Printf(const std::vector<TemplateValue>& args) {
         break;
       case 'f':
       case 'g': {
-        double d = std::holds_alternative<int64_t>(a)  ? static_cast<double>(std::get<int64_t>(a))
-                   : std::holds_alternative<double>(a) ? std::get<double>(a)
-                                                       : std::nan("");
-        if (std::isnan(d) && std::holds_alternative<std::string>(a)) {
-          return Error::Invalid(fmt::format("printf: %{} of string", verb));
+        if (!std::holds_alternative<int64_t>(a) && !std::holds_alternative<double>(a)) {
+          return Error::Invalid(fmt::format("printf: %{} of {}", verb, TypeName(a)));
         }
+        double d = std::holds_alternative<int64_t>(a) ? static_cast<double>(std::get<int64_t>(a))
+                                                      : std::get<double>(a);
         body = verb == 'f' ? fmt::format("{:.{}f}", d, prec < 0 ? 6 : prec) : fmt::format("{}", d);
         break;
       }
       case 's':
       case 'v':
+        // Go prints a bool with %v only (%s gives "%!s(bool=true)"): %s of a bool is an error.
+        if (verb == 's' && std::holds_alternative<bool>(a))
+          return Error::Invalid("printf: %s of bool");
         body = Print(a);
         if (prec >= 0 && verb == 's' && static_cast<size_t>(prec) < body.size())
           body.resize(static_cast<size_t>(prec));
         break;
       case 'q':
+        if (std::holds_alternative<bool>(a)) return Error::Invalid("printf: %q of bool");
         body = fmt::format("{:?}", Print(a));
         break;
       default:
@@ -362,9 +367,9 @@ Result<TemplateValue> Call(const std::string& name, const std::vector<TemplateVa
     }
     std::vector<double> v;
     for (const auto& a : args) {
-      if (std::holds_alternative<std::string>(a)) {
+      if (std::holds_alternative<std::string>(a) || std::holds_alternative<bool>(a)) {
         return Error::Invalid(
-            fmt::format("{}: wrong type for value; expected float64; got string", name));
+            fmt::format("{}: wrong type for value; expected float64; got {}", name, TypeName(a)));
       }
       v.push_back(std::holds_alternative<int64_t>(a) ? static_cast<double>(std::get<int64_t>(a))
                                                      : std::get<double>(a));
@@ -555,14 +560,14 @@ Result<Val> CallBuiltin(const GoTemplate::Node& n, const TemplateData& data, con
   return Val{!*lt};
 }
 
-// A value handed to a function other than a builtin, or printed: a missing key or a bool is an
-// error here (the scheduler_perf functions take numbers and strings).
+// A value handed to a function other than a builtin, or printed: a missing key is an error here;
+// each function checks the types of its arguments.
 Result<TemplateValue> ToTemplate(const Val& v, std::string_view what) {
   if (const auto* i = std::get_if<int64_t>(&v)) return TemplateValue{*i};
   if (const auto* d = std::get_if<double>(&v)) return TemplateValue{*d};
   if (const auto* s = std::get_if<std::string>(&v)) return TemplateValue{*s};
-  if (IsMissing(v)) return Error::Invalid(fmt::format("{}: invalid value (a missing key)", what));
-  return Error::Invalid(fmt::format("{}: wrong type for value; got bool", what));
+  if (const auto* b = std::get_if<bool>(&v)) return TemplateValue{*b};
+  return Error::Invalid(fmt::format("{}: invalid value (a missing key)", what));
 }
 
 Result<Val> Eval(const GoTemplate::Node& n, const TemplateData& data, const Val* piped,
@@ -630,7 +635,6 @@ struct Item {
 };
 
 std::string PrintVal(const Val& v) {
-  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
   return Print(ToTemplate(v, "print").value());
 }
 

@@ -34,7 +34,9 @@
 
 namespace corral::sim {
 
-using TemplateValue = std::variant<int64_t, double, std::string>;
+// A value of the data or of a function result: Go's int, float64, string or bool (a workload
+// parameter written as a YAML boolean is a bool, as kube's JSON-decoded params hold it).
+using TemplateValue = std::variant<int64_t, double, std::string, bool>;
 using TemplateData = std::map<std::string, TemplateValue, std::less<>>;
 
 class GoTemplate {

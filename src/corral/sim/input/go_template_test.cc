@@ -124,6 +124,22 @@ TEST(GoTemplateTest, ComparisonAndLogicBuiltins) {
             "exec error: line 1: error calling ne: incompatible types for comparison");
 }
 
+// A YAML boolean parameter is Go's bool (kube decodes params from JSON): false is false in an if,
+// and it prints as true/false. Expected outputs checked against Go 1.19's text/template with
+// map[string]any{"on": true, "off": false}.
+TEST(GoTemplateTest, BooleanParametersAreGoBools) {
+  TemplateData d = {{"on", true}, {"off", false}, {"n", int64_t{2}}};
+  EXPECT_EQ(Render("{{if .on}}A{{else}}B{{end}}|{{if .off}}A{{else}}B{{end}}", d), "A|B");
+  EXPECT_EQ(Render("{{.on}} {{.off}} {{not .off}} {{eq .on true}} {{and .on .n}}", d),
+            "true false true true 2");
+  EXPECT_EQ(Render("{{printf \"%v-%v\" .on .n}}|{{print .off .n}}", d), "true-2|false 2");
+  EXPECT_EQ(Render("{{AddInt .on 1}}", d),
+            "exec error: line 1: AddInt: wrong type for value; expected int; got bool");
+  EXPECT_EQ(Render("{{AddFloat .on 1.5}}", d),
+            "exec error: line 1: AddFloat: wrong type for value; expected float64; got bool");
+  EXPECT_EQ(Render("{{printf \"%d\" .on}}", d), "exec error: line 1: printf: %d of bool");
+}
+
 TEST(GoTemplateTest, LowercaseModOfKubeEventHandlingTemplates) {
   TemplateData d = {{"Index", int64_t{7}}};
   EXPECT_EQ(Render("8{{ mod .Index 12 }}|{{mod .Index 3}}|{{mod -7 3}}", d), "87|1|-1");

@@ -69,6 +69,7 @@ const doc::Field<WorkloadIn> kWorkloadFields[] = {
          } else if (v.kind() == doc::Kind::kBool) {
            // kube's params hold any JSON value; a boolean renders in a template as Go prints it.
            p.is_int = false;
+           p.is_bool = true;
            p.s = v.bool_value() ? "true" : "false";
          } else if (v.is_sequence() || v.is_map()) {
            // kube's params hold any JSON value; a list or map is kept for templates, and an op

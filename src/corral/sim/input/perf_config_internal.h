@@ -38,10 +38,18 @@ std::string CountLimitReason(int64_t max);
 
 struct ParamValue {
   bool is_int = true;
+  bool is_bool = false;  // a YAML boolean (is_int false, s "true" or "false")
   int64_t i = 0;
   std::string s;
   const Node* complex = nullptr;  // a list or map value (is_int false, s empty)
 };
+
+// A scalar parameter as a template sees it: Go's int, string or bool. REQUIRES: !p.complex.
+inline TemplateValue ToTemplateValue(const ParamValue& p) {
+  if (p.is_int) return TemplateValue{p.i};
+  if (p.is_bool) return TemplateValue{p.s == "true"};
+  return TemplateValue{p.s};
+}
 
 struct Selector {
   std::string name = "SchedulingThroughput";

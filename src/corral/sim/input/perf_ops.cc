@@ -435,7 +435,7 @@ bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_ov
     // A list or map parameter is left out: a template that reads it fails with "map has no
     // entry" (Corral's templates render scalars only) rather than render it wrongly.
     if (!base.contains(k) && v.complex == nullptr) {
-      base[k] = v.is_int ? TemplateValue{v.i} : TemplateValue{v.s};
+      base[k] = ToTemplateValue(v);
     }
   }
   if (tpath.empty()) {

@@ -195,13 +195,14 @@ TemplateData OpCompiler::Env(const Node& op, int64_t index, int64_t count) {
         env[key] = v.int_value();
       } else if (v.kind() == doc::Kind::kFloat) {
         env[key] = v.float_value();
+      } else if (v.kind() == doc::Kind::kBool) {
+        env[key] = v.bool_value();
       } else if (v.is_string() && v.text().starts_with("$")) {
         auto it = w_.params.find(std::string(v.text().substr(1)));
         if (it != w_.params.end()) {
           // A list or map parameter is left out (see CreatePods): reading it is an error.
           if (it->second.complex == nullptr) {
-            env[key] =
-                it->second.is_int ? TemplateValue{it->second.i} : TemplateValue{it->second.s};
+            env[key] = ToTemplateValue(it->second);
           }
         } else {
           env[key] = std::string(v.text());
