@@ -678,7 +678,26 @@ spec:
   schedulingPolicy: {gang: {}}
 )");
   EXPECT_FALSE(r.ok());
-  EXPECT_THAT(messages_, ElementsAre());
+  EXPECT_THAT(
+      messages_,
+      ElementsAre(
+          "k.yaml:6: spec.parentCompositePodGroupName: invalid name \"Not_A_Name\": a lowercase "
+          "RFC "
+          "1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+          "start and end with an alphanumeric character (e.g. 'example.com')",
+          "k.yaml:6: spec.workloadRef: required field \"workloadRef\" is missing",
+          "k.yaml:7: spec.schedulingPolicy.gang.minGroupCount: invalid value 0: must be greater "
+          "than or equal to 1",
+          "k.yaml:7: spec.schedulingPolicy: exactly one of basic, gang must be set (got both)",
+          "k.yaml:8: spec.priorityClassName: not modelled by Corral: priority classes of "
+          "CompositePodGroups (no priority admission runs for this kind); set spec.priority",
+          "k.yaml:9: spec.priority: invalid value 2000000000: must be less than or equal to "
+          "1000000000",
+          "k.yaml:10: spec.disruptionMode: unknown field \"disruptionMode\"",
+          "k.yaml:12: spec.schedulingConstraints.topology: must have at most 1 item, got 2",
+          "k.yaml:18: spec.workloadRef.templateName: required field \"templateName\" is missing",
+          "k.yaml:19: spec.schedulingPolicy.gang.minGroupCount: required field \"minGroupCount\" "
+          "is missing (want an integer of at least 1)"));
   EXPECT_TRUE(r.objects.composite_pod_groups.empty());
 }
 

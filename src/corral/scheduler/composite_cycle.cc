@@ -12,8 +12,7 @@
 //      children: the evaluation stops as soon as scheduled + remaining < minGroupCount (1 for
 //      basic), and succeeds when scheduled >= minGroupCount.
 //   3. A child that fails leaves no reservation; a CompositePodGroup that fails in a placement
-//   rolls
-//      back every reservation below it. Of the feasible placements the one with the highest
+//      rolls back every reservation below it. Of the feasible placements the one with the highest
 //      PlacementBinPacking score over its nodes (the placed members assumed) wins, ties to the
 //      first by value, and the subtree is evaluated there again (the same decisions, as everything
 //      is deterministic).

@@ -43,7 +43,8 @@ const std::vector<WorkloadManager::CompositeChild>& WorkloadManager::ChildrenOf(
 const api::CompositePodGroup* WorkloadManager::RootComposite(Symbol ns, Symbol name,
                                                              Symbol* root_name) const {
   Symbol current = name;
-  for (int depth = 0; depth < kMaxTreeDepth; ++depth) {
+  // The PodGroup (or CompositePodGroup) below `name` is one level of the tree already.
+  for (int depth = 0; depth < kMaxTreeDepth - 1; ++depth) {
     *root_name = current;
     const api::CompositePodGroup* c = GetCompositePodGroup(ns, current);
     if (c == nullptr) return nullptr;

@@ -1,8 +1,8 @@
 // The CompositePodGroup hierarchy index of WorkloadManager: roots and readiness as kube's
-// GangScheduling HierarchyTracker computes them. Cases translated from kube's
-// pkg/scheduler/framework/plugins/gangscheduling/hierarchy_tracker_test.go
-// (TestHierarchyTracker_FindRootGroupReadiness, ..._MissingObjects, ..._Errors) with kube's
-// expected root names and readiness.
+// GangScheduling HierarchyTracker computes them. Cases translated, with kube's expected root names
+// and readiness, from kube's hierarchy_tracker_test.go (in the plugin's folder,
+// pkg/scheduler/framework/plugins/gangscheduling): TestHierarchyTracker_FindRootGroupReadiness,
+// TestHierarchyTracker_FindRootGroupReadiness_MissingObjects and _Errors.
 
 #include <deque>
 #include <string>

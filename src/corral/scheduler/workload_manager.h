@@ -36,8 +36,9 @@ class WorkloadManager {
   // load order.
   const std::vector<CompositeChild>& ChildrenOf(const api::CompositePodGroup& cpg) const;
   // The root of the hierarchy that CompositePodGroup `name` of `ns` belongs to (itself when it has
-  // no parent). Null when a CompositePodGroup on the way is missing, on a cycle, or deeper than
-  // kube's 4 levels (with `*root_name` set to the last name reached).
+  // no parent), with `*root_name` set to the last name reached. Null when a CompositePodGroup on
+  // the way is missing, on a cycle, or when the tree from the child naming `name` up has more
+  // than kube's 4 levels.
   const api::CompositePodGroup* RootComposite(Symbol ns, Symbol name, Symbol* root_name) const;
   // kube's HierarchyTracker readiness: a PodGroup is ready once the scheduler knows minCount of
   // its pods (1 for basic), a CompositePodGroup once minGroupCount of its children are ready.
