@@ -433,6 +433,25 @@ struct PodGroup {
   std::vector<Symbol> topology_keys;  // spec.schedulingConstraints.topology[].key
   Symbol priority_class_name;
   std::optional<int32_t> priority;  // resolved from priority_class_name at load time when set
+  // spec.parentCompositePodGroupName: the CompositePodGroup this group is a child of (empty for a
+  // root). Honoured only while the CompositePodGroup feature gate is on, as in kube.
+  Symbol parent_name;
+};
+
+// scheduling.k8s.io/v1alpha3 CompositePodGroup (KEP-6012): a node of a workload's group hierarchy
+// whose children are PodGroups and other CompositePodGroups naming it as their parent. The whole
+// hierarchy below a root is scheduled in one workload cycle.
+struct CompositePodGroup {
+  ObjectMeta meta;
+  Symbol parent_name;                 // spec.parentCompositePodGroupName; empty for a root
+  Symbol template_workload_name;      // spec.workloadRef.workloadName
+  Symbol template_name;               // spec.workloadRef.templateName
+  bool gang = false;                  // spec.schedulingPolicy: gang{minGroupCount} (else basic{})
+  int32_t min_group_count = 0;        // gang only
+  std::vector<Symbol> topology_keys;  // spec.schedulingConstraints.topology[].key (at most one)
+  std::optional<int32_t> priority;    // spec.priority
+  // kube's getMinCount: the number of children that must be scheduled; 1 for basic.
+  int32_t MinGroupCount() const { return gang ? min_group_count : 1; }
 };
 
 // Everything a loader produced, in load order (files sorted, documents in file order).
@@ -450,6 +469,7 @@ struct ObjectSet {
   std::vector<SelectorOwner> selector_owners;
   std::vector<Workload> workloads;
   std::vector<PodGroup> pod_groups;
+  std::vector<CompositePodGroup> composite_pod_groups;
   // PersistentVolumes, claims, storage classes and CSI objects; null when the inputs have none.
   std::shared_ptr<StorageObjects> storage;
   // resource.k8s.io objects (DRA); null when the input has none. Shared and immutable: the

@@ -253,6 +253,14 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
   }
   // Permit mode places members one by one and cannot keep a group in one topology domain; such a
   // group is never split silently (docs/gangs.md).
+  if (!req.workload_cycle && req.gates.Enabled(framework::Feature::kCompositePodGroup)) {
+    for (const api::CompositePodGroup& c : loaded.objects.composite_pod_groups) {
+      return Error::Invalid(fmt::format(
+          "--gang-mode permit: CompositePodGroup {}/{} needs its whole tree scheduled in one "
+          "workload cycle, which permit mode does not run; use --gang-mode workload-cycle",
+          in.Str(c.meta.namespace_), in.Str(c.meta.name)));
+    }
+  }
   if (!req.workload_cycle &&
       req.gates.Enabled(framework::Feature::kTopologyAwareWorkloadScheduling)) {
     for (const api::PodGroup& g : loaded.objects.pod_groups) {

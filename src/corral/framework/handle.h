@@ -108,6 +108,14 @@ class Handle : public pipeline::BaseHandle<FeatureGates> {
   // Whether any PodGroup with disruptionMode all exists (false lets preemption skip looking for
   // KEP-5710 units). Implementations that cannot tell return true.
   virtual bool HasAllModePodGroups() const { return true; }
+  // KEP-6012 PreEnqueue: whether the CompositePodGroup hierarchy above `pg` (which names a parent)
+  // meets its quorum: Success once the hierarchy's root has minGroupCount ready children (kube's
+  // HierarchyTracker), else UnschedulableAndUnresolvable with kube's message. Asked only while the
+  // CompositePodGroup gate is on.
+  virtual Status CompositeHierarchyReady(const api::PodGroup& pg) const {
+    (void)pg;
+    return {};
+  }
   // The run-time state of the pod's gang instance; null when the pod belongs to no group.
   virtual PodGroupState* GetPodGroupState(const PodInfo& pod) {
     (void)pod;

@@ -301,9 +301,15 @@ const doc::Field<PodGroupInput> kPodGroupSpecFields[] = {
        int32_t v = 0;
        if (d.ReadInt32(n, v)) in.prio.priority = v;
      }},
+    {"parentCompositePodGroupName",
+     [](Decoder& d, const Node& n, PodGroupInput& in) {
+       if (!d.ReadSymbol(n, in.group.parent_name)) return;
+       if (std::string err = CheckDns1123Subdomain(In(d).Str(in.group.parent_name)); !err.empty()) {
+         d.Error(n, fmt::format("invalid name {:?}: {}", In(d).Str(in.group.parent_name), err));
+       }
+     }},
 };
-constexpr std::string_view kPodGroupSpecIgnored[] = {"preemptionPolicy", "resourceClaims",
-                                                     "parentCompositePodGroupName"};
+constexpr std::string_view kPodGroupSpecIgnored[] = {"preemptionPolicy", "resourceClaims"};
 
 const doc::Field<PodGroupInput> kPodGroupFields[] = {
     {"apiVersion", [](Decoder&, const Node&, PodGroupInput&) {}},

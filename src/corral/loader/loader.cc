@@ -42,6 +42,7 @@ enum class KindId {
   kWorkloadV1Alpha1,
   kWorkload,
   kPodGroup,
+  kCompositePodGroup,
   kPersistentVolume,
   kPersistentVolumeClaim,
   kStorageClass,
@@ -77,6 +78,7 @@ constexpr KindEntry kKinds[] = {
     {"scheduling.k8s.io/v1alpha2", "PodGroup", KindId::kPodGroup},
     {"scheduling.k8s.io/v1alpha3", "PodGroup", KindId::kPodGroup},
     {"scheduling.k8s.io/v1beta1", "PodGroup", KindId::kPodGroup},
+    {"scheduling.k8s.io/v1alpha3", "CompositePodGroup", KindId::kCompositePodGroup},
     {"v1", "PersistentVolume", KindId::kPersistentVolume},
     {"v1", "PersistentVolumeClaim", KindId::kPersistentVolumeClaim},
     {"storage.k8s.io/v1", "StorageClass", KindId::kStorageClass},
@@ -512,6 +514,13 @@ class Loader::Impl {
         } else if (!decoded) {
           rejected_.push_back({{in.prio, std::move(origin)}, class_name, "PodGroup", ns, name});
         }
+        break;
+      }
+      case KindId::kCompositePodGroup: {
+        api::CompositePodGroup o;
+        internal::DecodeCompositePodGroup(d, root, o);
+        Add(d, ok(), o.meta, "CompositePodGroup", true, origin,
+            result_.objects.composite_pod_groups, std::move(o));
         break;
       }
       case KindId::kDeviceClass: {

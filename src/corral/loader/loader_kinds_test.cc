@@ -608,6 +608,99 @@ spec:
   EXPECT_TRUE(r.objects.pod_groups.empty());
 }
 
+// scheduling.k8s.io/v1alpha3 CompositePodGroup (KEP-6012) and the PodGroup's parent reference.
+TEST_F(LoaderKindsTest, CompositePodGroupEveryField) {
+  LoadResult r = Load(R"(
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: CompositePodGroup
+metadata: {name: root, namespace: team}
+spec:
+  workloadRef: {workloadName: job, templateName: root}
+  schedulingPolicy: {basic: {}}
+---
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: CompositePodGroup
+metadata: {name: mid, namespace: team}
+spec:
+  parentCompositePodGroupName: root
+  workloadRef: {workloadName: job, templateName: mid}
+  priority: 1000
+  schedulingPolicy: {gang: {minGroupCount: 2}}
+  schedulingConstraints:
+    topology: [{key: topology.kubernetes.io/zone}]
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: leaf, namespace: team}
+spec:
+  parentCompositePodGroupName: mid
+  workloadRef: {workloadName: job, templateName: leaf}
+  schedulingPolicy: {gang: {minCount: 3}}
+)");
+  EXPECT_THAT(messages_, ElementsAre());
+  ASSERT_EQ(r.objects.composite_pod_groups.size(), 2u);
+  const api::CompositePodGroup& root = r.objects.composite_pod_groups[0];
+  EXPECT_TRUE(root.parent_name.empty());
+  EXPECT_FALSE(root.gang);
+  EXPECT_EQ(root.MinGroupCount(), 1);
+  const api::CompositePodGroup& mid = r.objects.composite_pod_groups[1];
+  EXPECT_EQ(S(mid.meta.namespace_), "team");
+  EXPECT_EQ(S(mid.parent_name), "root");
+  EXPECT_EQ(S(mid.template_workload_name), "job");
+  EXPECT_EQ(S(mid.template_name), "mid");
+  EXPECT_TRUE(mid.gang);
+  EXPECT_EQ(mid.MinGroupCount(), 2);
+  EXPECT_EQ(mid.priority, 1000);
+  EXPECT_EQ(mid.topology_keys.at(0), api::wk::kZoneLabel);
+  ASSERT_EQ(r.objects.pod_groups.size(), 1u);
+  EXPECT_EQ(S(r.objects.pod_groups[0].parent_name), "mid");
+}
+
+TEST_F(LoaderKindsTest, CompositePodGroupValidation) {
+  LoadResult r = Load(R"(
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: CompositePodGroup
+metadata: {name: a}
+spec:
+  parentCompositePodGroupName: Not_A_Name
+  schedulingPolicy: {basic: {}, gang: {minGroupCount: 0}}
+  priorityClassName: high
+  priority: 2000000000
+  disruptionMode: {all: {}}
+  schedulingConstraints:
+    topology: [{key: a}, {key: b}]
+---
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: CompositePodGroup
+metadata: {name: b}
+spec:
+  workloadRef: {workloadName: job}
+  schedulingPolicy: {gang: {}}
+)");
+  EXPECT_FALSE(r.ok());
+  EXPECT_THAT(
+      messages_,
+      ElementsAre(
+          "k.yaml:6: spec.parentCompositePodGroupName: invalid name \"Not_A_Name\": a lowercase "
+          "RFC "
+          "1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+          "start and end with an alphanumeric character (e.g. 'example.com')",
+          "k.yaml:6: spec.workloadRef: required field \"workloadRef\" is missing",
+          "k.yaml:7: spec.schedulingPolicy.gang.minGroupCount: invalid value 0: must be greater "
+          "than or equal to 1",
+          "k.yaml:7: spec.schedulingPolicy: exactly one of basic, gang must be set (got both)",
+          "k.yaml:8: spec.priorityClassName: not modelled by Corral: priority classes of "
+          "CompositePodGroups (no priority admission runs for this kind); set spec.priority",
+          "k.yaml:9: spec.priority: invalid value 2000000000: must be less than or equal to "
+          "1000000000",
+          "k.yaml:10: spec.disruptionMode: unknown field \"disruptionMode\"",
+          "k.yaml:12: spec.schedulingConstraints.topology: must have at most 1 item, got 2",
+          "k.yaml:18: spec.workloadRef.templateName: required field \"templateName\" is missing",
+          "k.yaml:19: spec.schedulingPolicy.gang.minGroupCount: required field \"minGroupCount\" "
+          "is missing (want an integer of at least 1)"));
+  EXPECT_TRUE(r.objects.composite_pod_groups.empty());
+}
+
 TEST_F(LoaderKindsTest, WorkloadValidation) {
   LoadResult r = Load(R"(
 apiVersion: scheduling.k8s.io/v1alpha1

@@ -68,6 +68,12 @@ void Scheduler::OnGroupMemberAdded(framework::PodGroupState& group) {
   if (group.all.empty() ||
       !framework::ResolvePodGroup(*this, *group.all.front()->pod, &resolved).ok())
     return;
+  if (const api::CompositePodGroup* root = CompositeRootOf(resolved)) {
+    // KEP-6012: members wait for the whole tree; when this group becomes ready the root's
+    // readiness may change, so every gated member of the hierarchy re-runs PreEnqueue.
+    if (group.all.size() == static_cast<size_t>(resolved.MinCount())) RetryGatedInHierarchy(*root);
+    return;
+  }
   if (group.all.size() != static_cast<size_t>(resolved.MinCount()) && !group.mixed_scheduler_names)
     return;
   for (const PodInfo* p : group.all) {

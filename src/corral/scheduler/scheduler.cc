@@ -312,7 +312,11 @@ bool Scheduler::ScheduleOne() {
   framework::PodGroupState* group = options_.workload_cycle ? wm_.GroupOf(qp->info) : nullptr;
   framework::ResolvedPodGroup resolved;
   if (group != nullptr && framework::ResolvePodGroup(*this, *qp->info.pod, &resolved).ok()) {
-    ScheduleGroup(qp, *group, resolved);
+    if (const api::CompositePodGroup* root = CompositeRootOf(resolved)) {
+      ScheduleComposite(qp, *root);  // KEP-6012: the whole hierarchy in one cycle
+    } else {
+      ScheduleGroup(qp, *group, resolved);
+    }
   } else {
     ScheduleCycle(qp);
   }

@@ -233,6 +233,7 @@ class Scheduler final : public framework::Handle {
   framework::DraManager* SharedDRAManager() override { return &dra_; }
   const api::Workload* GetWorkload(Symbol ns, Symbol name) const override;
   const api::PodGroup* GetPodGroup(Symbol ns, Symbol name) const override;
+  framework::Status CompositeHierarchyReady(const api::PodGroup& pg) const override;
   bool HasAllModePodGroups() const override { return wm_.HasAllModePodGroups(); }
   framework::PodGroupState* GetPodGroupState(const framework::PodInfo& pod) override;
   void IterateWaitingPods(const std::function<void(const framework::PodInfo&)>& fn) const override;
@@ -308,6 +309,23 @@ class Scheduler final : public framework::Handle {
                        const framework::ResolvedPodGroup& resolved, const PlacementDomain* domain,
                        std::vector<MemberResult>& results);
   void RollBack(std::vector<MemberResult>& results);
+  // ---- CompositePodGroup hierarchies (KEP-6012, composite_cycle.cc) ----
+  struct CompositeRun;
+  struct LeafRun;
+  // The root CompositePodGroup whose hierarchy `resolved`'s PodGroup belongs to, while the
+  // CompositePodGroup gate is on; null otherwise.
+  const api::CompositePodGroup* CompositeRootOf(const framework::ResolvedPodGroup& resolved) const;
+  // One workload cycle for the whole hierarchy below `root` (every pending member of every
+  // PodGroup in it). REQUIRES: qp was popped and belongs to the hierarchy.
+  void ScheduleComposite(QueuedPod* qp, const api::CompositePodGroup& root);
+  bool EvalCompositeNode(CompositeRun& run, const api::CompositePodGroup& cpg,
+                         const PlacementDomain* within, std::string* failure);
+  bool EvalCompositeChildren(CompositeRun& run, const api::CompositePodGroup& cpg,
+                             const PlacementDomain* within, std::string* failure);
+  bool EvalLeaf(CompositeRun& run, LeafRun& leaf, const PlacementDomain* within);
+  void RollBackSubtree(CompositeRun& run, const api::CompositePodGroup& cpg);
+  // Re-runs PreEnqueue for the gated members of every PodGroup below `root`.
+  void RetryGatedInHierarchy(const api::CompositePodGroup& root);
   void RecordGroupAttempt(const framework::Framework& fwk, std::string_view result,
                           TimePoint wall_start);
   // Binds allowed waiting pods and requeues rejected ones, in the order their outcomes

@@ -9,8 +9,11 @@ namespace corral::scheduler {
 void WorkloadManager::SetObjects(const api::ObjectSet* objects) {
   workloads_.clear();
   pod_groups_.clear();
+  composites_.clear();
+  children_.clear();
   has_all_mode_ = false;
   if (objects == nullptr) return;
+  IndexComposites(*objects);
   for (const auto& w : objects->workloads) workloads_[{w.meta.namespace_, w.meta.name}] = &w;
   for (const auto& g : objects->pod_groups) {
     pod_groups_[{g.meta.namespace_, g.meta.name}] = &g;

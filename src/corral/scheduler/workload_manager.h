@@ -24,6 +24,27 @@ class WorkloadManager {
   // Whether a PodGroup with disruptionMode all is among the objects.
   bool HasAllModePodGroups() const { return has_all_mode_; }
 
+  // ---- CompositePodGroup hierarchies (KEP-6012; composite_hierarchy.cc) ----
+  // One child of a CompositePodGroup: exactly one of the two is set.
+  struct CompositeChild {
+    const api::PodGroup* pod_group = nullptr;
+    const api::CompositePodGroup* composite = nullptr;
+  };
+  const api::CompositePodGroup* GetCompositePodGroup(Symbol ns, Symbol name) const;
+  bool HasCompositePodGroups() const { return !composites_.empty(); }
+  // The objects naming `cpg` as their parent: child CompositePodGroups, then PodGroups, each in
+  // load order.
+  const std::vector<CompositeChild>& ChildrenOf(const api::CompositePodGroup& cpg) const;
+  // The root of the hierarchy that CompositePodGroup `name` of `ns` belongs to (itself when it has
+  // no parent), with `*root_name` set to the last name reached. Null when a CompositePodGroup on
+  // the way is missing, on a cycle, or when the tree from the child naming `name` up has more
+  // than kube's 4 levels.
+  const api::CompositePodGroup* RootComposite(Symbol ns, Symbol name, Symbol* root_name) const;
+  // kube's HierarchyTracker readiness: a PodGroup is ready once the scheduler knows minCount of
+  // its pods (1 for basic), a CompositePodGroup once minGroupCount of its children are ready.
+  bool IsReady(const CompositeChild& child) const;
+  int32_t ReadyChildren(const api::CompositePodGroup& cpg) const;
+
   // Records a member (pending, or bound when `bound`). Returns its group, or null if the pod
   // has none.
   framework::PodGroupState* AddPod(const framework::PodInfo* pod, bool bound);
@@ -42,10 +63,14 @@ class WorkloadManager {
   static std::string KeyString(const Interner& in, const framework::PodGroupKey& key);
 
  private:
+  void IndexComposites(const api::ObjectSet& objects);
+
   absl::flat_hash_map<framework::PodGroupKey, framework::PodGroupState*> by_key_;
   std::vector<std::unique_ptr<framework::PodGroupState>> groups_;
   absl::flat_hash_map<std::pair<Symbol, Symbol>, const api::Workload*> workloads_;
   absl::flat_hash_map<std::pair<Symbol, Symbol>, const api::PodGroup*> pod_groups_;
+  absl::flat_hash_map<std::pair<Symbol, Symbol>, const api::CompositePodGroup*> composites_;
+  absl::flat_hash_map<const api::CompositePodGroup*, std::vector<CompositeChild>> children_;
   bool has_all_mode_ = false;
 };
 

@@ -95,6 +95,8 @@ struct PodGroupInput {
   PriorityInput prio;
 };
 void DecodePodGroup(Decoder& d, const Node& root, PodGroupInput& out);
+// scheduling.k8s.io/v1alpha3 CompositePodGroup (decode_composite.cc).
+void DecodeCompositePodGroup(Decoder& d, const Node& root, api::CompositePodGroup& out);
 
 // ---- storage (decode_storage.cc) ----------------------------------------------------------------
 

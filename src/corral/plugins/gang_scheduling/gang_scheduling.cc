@@ -26,6 +26,11 @@ Status GangScheduling::PreEnqueue(const framework::PodInfo& pod) {
   if (group != nullptr && group->mixed_scheduler_names) {
     return Status::Unresolvable("pods of the pod group have different schedulerNames");
   }
+  // kube's preEnqueueWithHierarchies: a child of a CompositePodGroup waits for its whole tree.
+  if (resolved.pod_group != nullptr && !resolved.pod_group->parent_name.empty() &&
+      handle_.features().Enabled(framework::Feature::kCompositePodGroup)) {
+    return handle_.CompositeHierarchyReady(*resolved.pod_group);
+  }
   if (!resolved.IsGang()) return {};
   if (group == nullptr || group->all.size() < static_cast<size_t>(resolved.policy.min_count)) {
     return Status::Unresolvable(

@@ -80,6 +80,7 @@ Result<SimSpec> LoadManifestsSpec(const std::vector<std::string>& paths, Interne
   spec.objects.selector_owners = std::move(loaded.objects.selector_owners);
   spec.objects.workloads = std::move(loaded.objects.workloads);
   spec.objects.pod_groups = std::move(loaded.objects.pod_groups);
+  spec.objects.composite_pod_groups = std::move(loaded.objects.composite_pod_groups);
   spec.objects.storage = std::move(loaded.objects.storage);
   spec.objects.resources = std::move(loaded.objects.resources);
   AddControllers(std::move(loaded.controllers), interner, spec, diags,

@@ -13,12 +13,13 @@
 // persistentVolumeTemplatePath with persistentVolumeClaimTemplatePath, steadyState|steadyStateParam
 // with duration|durationParam, signatureBatchSize|signatureBatchSizeParam), createPodSets,
 // createAny (kinds the manifest loader knows, resource.k8s.io and storage kinds included),
-// createPodGroups (one PodGroup per index), waitForPodGroups, churn (create|recreate), barrier
+// createPodGroups (one PodGroup per index), createCompositePodGroups (one CompositePodGroup per
+// index), waitForPodGroups, churn (create|recreate), barrier
 // (Scheduled|Attempted; gated pods count as attempted, as the API server gives them a PodScheduled
 // condition), sleep (duration|durationParam), deletePods, start/stopCollectingMetrics,
 // start/stopCollectingProfile (noted only), and the DRA ops createResourceDriver,
 // createResourceClaims and allocResourceClaims. updateAny, updateDeviceConditions,
-// checkPodScheduled, createCompositePodGroups and createPods' nominatedNodeName make a workload
+// checkPodScheduled and createPods' nominatedNodeName make a workload
 // unsupported before any op runs: it is skipped with the reason, not run wrongly; so do a test
 // case's schedulerApiClientQPS and schedulerApiClientBurst. Templates decode as in kube's
 // yaml.UnmarshalStrict: unknown fields are errors, field names match case-insensitively.

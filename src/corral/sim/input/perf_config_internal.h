@@ -204,7 +204,7 @@ class OpCompiler {
   void CheckKeys(const Node& op, std::initializer_list<std::string_view> allowed);
 
   // The ops and fields Corral refuses (updateAny but of nodes, the DRA binding-condition ops,
-  // createCompositePodGroups, createPods with nominatedNodeName): true when `op` is one, with
+  // createPods with nominatedNodeName): true when `op` is one, with
   // `unsupported` set or, for malformed fields, an error reported and `ok` cleared.
   bool Refuse(const Node& op, const std::string& code, bool& ok);
   bool CreateNodes(const Node& op, size_t idx);
@@ -222,6 +222,7 @@ class OpCompiler {
   void AddNamespace(const std::string& ns, const api::LabelSet* labels = nullptr);
   bool CreateNamespaces(const Node& op);
   bool CreatePodGroups(const Node& op);
+  bool CreateCompositePodGroups(const Node& op);
   bool WaitForPodGroups(const Node& op);
   // DRA ops (perf_dra_ops.cc).
   bool CreateResourceDriver(const Node& op);

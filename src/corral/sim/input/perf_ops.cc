@@ -542,7 +542,7 @@ bool OpCompiler::CreateAny(const Node& op, size_t idx) {
     size_t before = spec_.objects.namespaces.size() + spec_.objects.priority_classes.size() +
                     spec_.objects.pod_disruption_budgets.size() +
                     spec_.objects.selector_owners.size() + spec_.objects.workloads.size() +
-                    spec_.objects.pod_groups.size();
+                    spec_.objects.pod_groups.size() + spec_.objects.composite_pod_groups.size();
     auto move_all = [&](auto& from, auto& to) {
       for (auto& x : from) {
         if (ns && !x.meta.namespace_.empty()) x.meta.namespace_ = in_.Intern(*ns);
@@ -555,11 +555,12 @@ bool OpCompiler::CreateAny(const Node& op, size_t idx) {
     move_all(o.selector_owners, spec_.objects.selector_owners);
     move_all(o.workloads, spec_.objects.workloads);
     move_all(o.pod_groups, spec_.objects.pod_groups);
+    move_all(o.composite_pod_groups, spec_.objects.composite_pod_groups);
     const size_t dra_and_storage = TakeDraAndStorage(o, ns);
     size_t after = spec_.objects.namespaces.size() + spec_.objects.priority_classes.size() +
                    spec_.objects.pod_disruption_budgets.size() +
                    spec_.objects.selector_owners.size() + spec_.objects.workloads.size() +
-                   spec_.objects.pod_groups.size();
+                   spec_.objects.pod_groups.size() + spec_.objects.composite_pod_groups.size();
     if (after == before && dra_and_storage == 0) {
       unsupported = fmt::format("createAny of kind {:?} (not modelled by Corral)", obj->kind);
       return false;
@@ -640,6 +641,45 @@ bool OpCompiler::CreatePodGroups(const Node& op) {
     g.meta.namespace_ = ns_sym;
     if (obj->priority) g.priority = *obj->priority;
     spec_.objects.pod_groups.push_back(std::move(g));
+  }
+  return true;
+}
+
+bool OpCompiler::CreateCompositePodGroups(const Node& op) {
+  CheckKeys(op, {"count", "countParam", "namespace", "templatePath", "templateParams"});
+  auto count = Count(op, "count", "countParam", true);
+  auto path = String(op, "templatePath");
+  auto ns = String(op, "namespace");
+  if (!path) d_.Required(op, "templatePath");
+  if (!ns) d_.Required(op, "namespace");
+  if (!count || !path || !ns) return false;
+  AddNamespace(*ns);
+  auto scope = d_.Field("templatePath");
+  auto t = Template(*path, *op.Find("templatePath"));
+  if (!t.ok()) return false;
+  const Symbol ns_sym = in_.Intern(*ns);
+  // One CompositePodGroup per index, as createPodGroups renders PodGroups; they exist from the
+  // start (kube's op creates them before the PodGroups and pods that name them).
+  for (int64_t i = 0; i < *count; ++i) {
+    auto text = (*t)->tmpl.Execute(Env(op, i, *count));
+    if (!text.ok()) {
+      diags_.Error((*t)->path, 0, "", fmt::format("template: {}", text.error().message));
+      return false;
+    }
+    auto obj = LoadRendered(*text, (*t)->path, in_);
+    if (!obj.ok()) {
+      diags_.Error("", 0, "", obj.error().message);
+      return false;
+    }
+    if (obj->kind != "CompositePodGroup" || obj->objects.composite_pod_groups.size() != 1) {
+      d_.Error(
+          *op.Find("templatePath"),
+          fmt::format("template {} is a {:?}, want a CompositePodGroup", (*t)->path, obj->kind));
+      return false;
+    }
+    api::CompositePodGroup& g = obj->objects.composite_pod_groups[0];
+    g.meta.namespace_ = ns_sym;
+    spec_.objects.composite_pod_groups.push_back(std::move(g));
   }
   return true;
 }
@@ -820,10 +860,6 @@ bool OpCompiler::Refuse(const Node& op, const std::string& code, bool& ok) {
         fmt::format("op {:?} (DRA device binding conditions are not modelled by Corral)", code);
     return true;
   }
-  if (code == "createCompositePodGroups") {
-    unsupported = "op \"createCompositePodGroups\" (CompositePodGroup objects are not modelled)";
-    return true;
-  }
   return false;
 }
 
@@ -937,6 +973,8 @@ bool OpCompiler::Run() {
       spec_.program.push_back(std::move(o));
     } else if (code == "createPodGroups") {
       ok = CreatePodGroups(op) && ok;
+    } else if (code == "createCompositePodGroups") {
+      ok = CreateCompositePodGroups(op) && ok;
     } else if (code == "waitForPodGroups") {
       ok = WaitForPodGroups(op) && ok;
     } else if (code == "createResourceDriver") {

@@ -765,6 +765,7 @@ Result<SimSpec> Compiler::Compile() {
   spec.objects.selector_owners = std::move(objs.selector_owners);
   spec.objects.workloads = std::move(objs.workloads);
   spec.objects.pod_groups = std::move(objs.pod_groups);
+  spec.objects.composite_pod_groups = std::move(objs.composite_pod_groups);
   spec.objects.storage = std::move(objs.storage);
   spec.objects.resources = std::move(objs.resources);
   // Workload controllers of the manifests start after the initial nodes and manifest pods.
