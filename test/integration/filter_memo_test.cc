@@ -194,7 +194,8 @@ TEST_F(FilterMemoTest, NominationChangesBeyondTheLogAreFilteredAgain) {
   EXPECT_EQ(stats().misses - misses, 1);
 }
 
-// A pass that finds a feasible node but rejects at least half of the nodes gets a table, with its
+// A pass that finds a feasible node but rejects at least half of the nodes gets a table the second
+// time its key is seen (a pod that fits at once and has no equivalent pays none), with its
 // successes memoized as well; the nodes it did not reach are filtered by the next pass.
 TEST(FilterMemoPartialPassTest, PassThatRejectsManyNodesGetsATable) {
   World w;
@@ -217,11 +218,18 @@ TEST(FilterMemoPartialPassTest, PassThatRejectsManyNodesGetsATable) {
   s->AddPod(&w.NewPod("a", 500, 0));
   s->RunUntilIdle();
   const scheduler::FilterMemo::Stats& st = s->filter_memo()->stats();
+  // The key's first pass: remembered, no table.
+  EXPECT_EQ(s->filter_memo()->num_tables(), 0u);
+  EXPECT_EQ(st.hits, 0);
+  EXPECT_EQ(st.misses, 0);
+  // Its second pass: a table of its six verdicts.
+  s->AddPod(&w.NewPod("b", 500, 0));
+  s->RunUntilIdle();
   EXPECT_EQ(s->filter_memo()->num_tables(), 1u);
   EXPECT_EQ(st.hits, 0);
   EXPECT_EQ(st.misses, 6);
-  // "a" is on one of the free nodes (changed since); the other five verdicts are reused.
-  s->AddPod(&w.NewPod("b", 500, 0));
+  // "b" is on one of the free nodes (changed since); the other five verdicts are reused.
+  s->AddPod(&w.NewPod("c", 500, 0));
   s->RunUntilIdle();
   EXPECT_EQ(st.hits, 5);
   EXPECT_EQ(st.misses, 7);

@@ -1,5 +1,7 @@
 #include "corral/scheduler/filter_memo.h"
 
+#include <absl/hash/hash.h>
+
 #include "corral/core/check.h"
 
 namespace corral::scheduler {
@@ -100,6 +102,14 @@ FilterMemo::Table* FilterMemo::Get(const Key& key, size_t num_nodes, bool create
   t.lru_ = lru_.begin();
   t.Resize(num_nodes);
   return &t;
+}
+
+bool FilterMemo::AdmitAfterFeasiblePass(const Key& key) {
+  const size_t h = absl::Hash<Key>{}(key);
+  if (remembered_.erase(h) > 0) return true;
+  if (remembered_.size() >= kMaxRemembered) remembered_.clear();
+  remembered_.insert(h);
+  return false;
 }
 
 }  // namespace corral::scheduler

@@ -30,10 +30,12 @@
 //
 // Scope (Scheduler::FindNodesThatPassFilters): passes over the whole node list only (no
 // PreFilterResult, no placement domain), and not while a pod-group member is nominated. A key gets
-// a table after a pass that rejected many nodes (every node, or kMinFailedForTable, or half of
-// the nodes if fewer), filled from that pass's verdicts; later passes (successful ones included)
-// read and update it. Reusing a verdict replaces only its computation: nodes are visited in the
-// same order and the pass stops at the same node.
+// a table after a pass that rejected every node, or after the second pass of the key that found a
+// feasible node but rejected many (kMinFailedForTable, or half of the nodes if fewer), filled from
+// that pass's verdicts; later passes (successful ones included) read and update it. A pod that
+// fits at its first attempt and has no equivalent (every pod of a workload with its own extended
+// resource, say) so pays no table it would never read. Reusing a verdict replaces only its
+// computation: nodes are visited in the same order and the pass stops at the same node.
 //
 // Memory: one Table per key, least recently used tables evicted beyond a budget of node slots;
 // a table is a flat vector indexed by node position plus the distinct statuses it holds. Those
@@ -48,6 +50,7 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include "corral/framework/node_info.h"
 #include "corral/framework/status.h"
@@ -213,6 +216,11 @@ class FilterMemo {
   // case it is created (evicting least recently used tables beyond the budget). The pointer is
   // valid until the next Get.
   Table* Get(const Key& key, size_t num_nodes, bool create);
+  // Whether a pass that found a feasible node and rejected many should create `key`'s table: true
+  // from the key's second such pass on. Keys are remembered by hash, at most kMaxRemembered (then
+  // forgotten all at once); a collision only creates a table one pass early.
+  bool AdmitAfterFeasiblePass(const Key& key);
+  static constexpr size_t kMaxRemembered = 4096;
   size_t num_tables() const { return tables_.size(); }
 
   // Counters for tests and profiling (not reported anywhere: outputs must not depend on the gate).
@@ -228,7 +236,8 @@ class FilterMemo {
  private:
   size_t slot_budget_;
   absl::flat_hash_map<Key, Table> tables_;
-  std::list<Key> lru_;  // most recently used first
+  absl::flat_hash_set<size_t> remembered_;  // hashes of keys with one feasible pass, no table
+  std::list<Key> lru_;                      // most recently used first
   Stats stats_;
 };
 

@@ -199,8 +199,8 @@ Status FilterPass::Search(const Request& r, std::span<const NodeInfo* const> can
   // CorralFilterMemo (filter_memo.h): an equivalent pod's verdicts on unchanged nodes are reused.
   // Only over the whole node list (the memo is by snapshot position), and not while a pod-group
   // member is nominated (see Nominator::num_group_members). A key gets a table only after a pass
-  // that rejected many nodes (filled from that pass's verdicts below): pods that fit at once pay
-  // one lookup, none a table.
+  // that rejected every node, or the key's second pass that rejected many (filled from that pass's
+  // verdicts below): pods that fit at once pay one lookup, none a table.
   FilterMemo::Table* memo = nullptr;
   std::optional<FilterMemo::Key> memo_key;
   const std::optional<std::string>& signature =
@@ -314,7 +314,8 @@ Status FilterPass::Search(const Request& r, std::span<const NodeInfo* const> can
   processed_ = processed;
   if (memo == nullptr && memo_key.has_value() &&
       ((feasible_.empty() && processed == n) ||
-       num_failed_ >= std::min(FilterMemo::kMinFailedForTable, std::max<size_t>(1, n / 2)))) {
+       (num_failed_ >= std::min(FilterMemo::kMinFailedForTable, std::max<size_t>(1, n / 2)) &&
+        r.memo->AdmitAfterFeasiblePass(*memo_key)))) {
     // The pass rejected many nodes: a table from its verdicts, in pass order from the start
     // position. Without a table, no failure is memoized, so failed_ holds them all; a visited node
     // that is not the next failure is the next feasible node.

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <optional>
 
-#include <absl/container/flat_hash_set.h>
+#include <absl/container/inlined_vector.h>
 #include <fmt/format.h>
 
 #include "corral/api/selectors.h"
@@ -16,44 +16,28 @@ namespace corral::plugins::dra {
 namespace res = api::resource;
 using framework::DeviceId;
 
-Allocator::Allocator(const framework::DraManager& dra, const Interner& interner, Features features)
-    : dra_(dra), in_(interner), features_(features) {
+Allocator::Allocator(const framework::DraManager& dra, const Interner& interner, Features features,
+                     std::shared_ptr<const PoolIndex> index)
+    : dra_(dra), in_(interner), features_(features), index_(std::move(index)) {
+  if (index_ == nullptr) index_ = std::make_shared<const PoolIndex>(dra, interner);
   const auto& allocated = dra.AllocatedDevices();
   const auto& shared = dra.SharedDevices();
-  for (const res::ResourceSlice* s : dra.ResourceSlices()) {
-    if (!s->node_name.empty()) {
-      by_node_[s->node_name].push_back(s);
-    } else {
-      shared_.push_back(s);
-    }
-    if (allocated.empty() && shared.empty()) continue;
-    for (const res::Device& d : s->devices) {
-      if (d.consumes_counters.empty()) continue;
-      // kube IsDeviceAllocated: held by an allocation, or shared by some.
-      const DeviceId id{s->driver, s->pool_name, d.name};
-      if (!allocated.contains(id) && !shared.contains(id)) continue;
-      for (const auto& cc : d.consumes_counters) {
-        for (const auto& c : cc.counters) {
-          api::Quantity& q = consumed_[{s->driver, s->pool_name, cc.counter_set, c.name}];
-          auto sum = q.Add(c.value);
-          if (sum.ok()) q = *sum;
-        }
+  if (allocated.empty() && shared.empty()) return;
+  for (const auto& [s, d] : index_->CounterDevices()) {
+    // kube IsDeviceAllocated: held by an allocation, or shared by some.
+    const DeviceId id{s->driver, s->pool_name, d->name};
+    if (!allocated.contains(id) && !shared.contains(id)) continue;
+    for (const auto& cc : d->consumes_counters) {
+      for (const auto& c : cc.counters) {
+        api::Quantity& q = consumed_[{s->driver, s->pool_name, cc.counter_set, c.name}];
+        auto sum = q.Add(c.value);
+        if (sum.ok()) q = *sum;
       }
     }
   }
 }
 
 namespace {
-
-struct Pool {
-  Symbol driver;
-  Symbol name;
-  int64_t generation = 0;
-  std::vector<const res::ResourceSlice*> slices;
-  bool incomplete = false;
-  bool invalid = false;
-  std::string invalid_reason;
-};
 
 // A candidate device: where it lives.
 struct DeviceRef {
@@ -103,6 +87,25 @@ struct Location {
   size_t pool = 0, slice = 0, device = 0;
 };
 
+// The devices one claim holds in the allocation being built: at most kAllocationResultsMaxSize
+// (more with adminAccess shares of the same device), so a short list searched in order.
+class ClaimDevices {
+ public:
+  bool contains(const DeviceId& id) const {
+    return std::find(ids_.begin(), ids_.end(), id) != ids_.end();
+  }
+  void insert(const DeviceId& id) {
+    if (!contains(id)) ids_.push_back(id);
+  }
+  void erase(const DeviceId& id) {
+    auto it = std::find(ids_.begin(), ids_.end(), id);
+    if (it != ids_.end()) ids_.erase(it);
+  }
+
+ private:
+  absl::InlinedVector<DeviceId, 4> ids_;
+};
+
 const cel::AttributeValue* FindAttribute(const res::Device& d, std::string_view domain,
                                          std::string_view id) {
   for (const auto& a : d.attributes) {
@@ -129,6 +132,12 @@ class AllocationSearch {
 
   Allocator::Outcome Run(std::vector<res::AllocationResult>* results) {
     GatherPools();
+    // The selectability memo holds about one entry per device of the node: sized once.
+    size_t devices = 0;
+    for (const Pool& p : pools_) {
+      for (const auto* s : p.slices) devices += s->devices.size();
+    }
+    selectable_.reserve(std::min<size_t>(devices, 256));
     if (!BuildRequests()) return Allocator::Outcome::kError;
     chosen_.assign(claims_.size(), {});
     bool done = false;
@@ -183,43 +192,23 @@ class AllocationSearch {
     return false;
   }
 
+  // kube's gatherPools for this node: the index's pools of the node's own slices, unless some
+  // slice without a nodeName applies to the node, which then joins them as in GroupPools.
   void GatherPools() {
-    auto add = [&](const res::ResourceSlice* s) {
-      if (!SliceOnNode(*s)) return;
-      for (Pool& p : pools_) {
-        if (p.driver != s->driver || p.name != s->pool_name) continue;
-        if (s->pool_generation > p.generation) {
-          p.generation = s->pool_generation;
-          p.slices.clear();
-        }
-        if (s->pool_generation == p.generation) p.slices.push_back(s);
-        return;
-      }
-      pools_.push_back({s->driver, s->pool_name, s->pool_generation, {s}, false, false, {}});
-    };
-    if (auto it = a_.by_node_.find(node_.meta.name); it != a_.by_node_.end()) {
-      for (const auto* s : it->second) add(s);
+    std::span<const res::ResourceSlice* const> shared = a_.index_->SharedSlices();
+    size_t first_shared = 0;
+    while (first_shared < shared.size() && !SliceOnNode(*shared[first_shared])) ++first_shared;
+    if (first_shared == shared.size()) {
+      pools_ = a_.index_->NodePools(node_.meta.name);
+      return;
     }
-    for (const auto* s : a_.shared_) add(s);
-    std::sort(pools_.begin(), pools_.end(), [&](const Pool& x, const Pool& y) {
-      if (x.driver != y.driver) return in_.Str(x.driver) < in_.Str(y.driver);
-      return in_.Str(x.name) < in_.Str(y.name);
-    });
-    for (Pool& p : pools_) {
-      std::sort(p.slices.begin(), p.slices.end(), [&](const auto* x, const auto* y) {
-        return in_.Str(x->meta.name) < in_.Str(y->meta.name);
-      });
-      p.incomplete = static_cast<int64_t>(p.slices.size()) != p.slices[0]->resource_slice_count;
-      absl::flat_hash_set<Symbol> names;
-      for (const auto* s : p.slices) {
-        for (const auto& d : s->devices) {
-          if (!names.insert(d.name).second && !p.invalid) {
-            p.invalid = true;
-            p.invalid_reason = fmt::format("duplicate device name {}", in_.Str(d.name));
-          }
-        }
-      }
+    std::span<const res::ResourceSlice* const> own = a_.index_->NodeSlices(node_.meta.name);
+    std::vector<const res::ResourceSlice*> slices(own.begin(), own.end());
+    for (size_t i = first_shared; i < shared.size(); ++i) {
+      if (SliceOnNode(*shared[i])) slices.push_back(shared[i]);
     }
+    GroupPools(slices, in_, &own_pools_);
+    pools_ = own_pools_;
   }
 
   // klog.KObj: "namespace/name", or "name" without a namespace.
@@ -618,7 +607,7 @@ class AllocationSearch {
     return true;
   }
 
-  std::optional<api::NodeSelector> NodeSelectorFor(const std::vector<Chosen>& chosen) const {
+  std::optional<api::NodeSelector> NodeSelectorFor(std::span<const Chosen> chosen) const {
     api::NodeSelectorTerm term;
     for (const Chosen& ch : chosen) {
       const res::ResourceSlice& s = *ch.dev.slice;
@@ -664,16 +653,18 @@ class AllocationSearch {
   std::span<const res::ResourceClaim* const> claims_;
   std::string* error_;
   std::span<const res::DeviceTaintRule* const> taint_rules_;
-  std::vector<Pool> pools_;
-  std::vector<std::vector<std::vector<RequestData>>> requests_;  // [claim][request][alternative]
-  std::vector<std::vector<Constraint>> constraints_;             // per claim
-  absl::flat_hash_map<DeviceId, int> allocating_;  // devices of the allocation being built
-  std::vector<absl::flat_hash_set<DeviceId>> claim_devices_;  // per claim
+  std::span<const Pool> pools_;  // the index's, or own_pools_
+  std::vector<Pool> own_pools_;
+  // [claim][request][alternative]; inline for the usual claim or two of a request or two.
+  absl::InlinedVector<absl::InlinedVector<absl::InlinedVector<RequestData, 1>, 2>, 2> requests_;
+  absl::InlinedVector<std::vector<Constraint>, 2> constraints_;  // per claim
+  absl::flat_hash_map<DeviceId, int> allocating_;       // devices of the allocation being built
+  absl::InlinedVector<ClaimDevices, 2> claim_devices_;  // per claim
   absl::flat_hash_map<Allocator::CounterKey, api::Quantity> consuming_;
   // Capacity the shares of the allocation being built consume, per shared device.
   absl::flat_hash_map<DeviceId, std::vector<res::ConsumedCapacity>> allocating_capacity_;
   absl::flat_hash_map<std::pair<const RequestData*, const res::Device*>, int> selectable_;
-  std::vector<std::vector<Chosen>> chosen_;
+  absl::InlinedVector<absl::InlinedVector<Chosen, 1>, 2> chosen_;
 };
 
 Allocator::Outcome Allocator::Allocate(const api::Node& node,

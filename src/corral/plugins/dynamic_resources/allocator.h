@@ -21,6 +21,7 @@
 // Results carry kube's node selector (the node's name for a node-local device, the slices'
 // selector requirements merged into one term, or none for allNodes).
 
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@
 #include "corral/api/types.h"
 #include "corral/core/interner.h"
 #include "corral/framework/dra_manager.h"
+#include "corral/plugins/dynamic_resources/pool_index.h"
 
 namespace corral::plugins::dra {
 
@@ -50,10 +52,12 @@ class Allocator {
   };
 
   // Indexes the manager's slices and the counters consumed by allocated devices. The manager's
-  // state must not change while the allocator is used (one scheduling cycle).
+  // state must not change while the allocator is used (one scheduling cycle). `index`, when given,
+  // must match the manager (PoolIndex::Matches) and is shared instead of built again.
   Allocator(const framework::DraManager& dra, const Interner& interner)
       : Allocator(dra, interner, Features{}) {}
-  Allocator(const framework::DraManager& dra, const Interner& interner, Features features);
+  Allocator(const framework::DraManager& dra, const Interner& interner, Features features,
+            std::shared_ptr<const PoolIndex> index = nullptr);
 
   // Allocates every claim of `claims` for `node`. kAllocated: `results` has one entry per claim.
   // kUnsatisfiable: no allocation exists. kFailedOnNode: none exists and the node has an invalid
@@ -68,8 +72,7 @@ class Allocator {
   const framework::DraManager& dra_;
   const Interner& in_;
   Features features_;
-  absl::flat_hash_map<Symbol, std::vector<const api::resource::ResourceSlice*>> by_node_;
-  std::vector<const api::resource::ResourceSlice*> shared_;  // selector, allNodes, per device
+  std::shared_ptr<const PoolIndex> index_;
   // Counter consumption of allocated devices, by (driver, pool, counter set, counter).
   struct CounterKey {
     Symbol driver, pool, set, counter;

@@ -9,6 +9,7 @@
 
 #include "corral/plugins/dynamic_resources/allocator.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -235,10 +236,30 @@ void RunCase(const Case& c) {
   Allocator::Outcome got = alloc.Allocate(*node, claims, &results, &err);
   EXPECT_EQ(got, c.outcome) << err;
   EXPECT_EQ(err, c.want_error);
-  if (got != Allocator::Outcome::kAllocated) return;
   std::vector<std::string> lines;
   for (const auto& res : results) lines.push_back(Describe(in, res));
-  EXPECT_EQ(lines, c.want);
+  if (got == Allocator::Outcome::kAllocated) {
+    EXPECT_EQ(lines, c.want);
+  }
+
+  // The same allocation from a PoolIndex shared by allocators of earlier cycles (DynamicResources
+  // keeps one while the slices stay the same), after that index served every other node.
+  auto index = std::make_shared<const PoolIndex>(dra, in);
+  ASSERT_TRUE(index->Matches(dra));
+  for (const auto& n : r.objects.nodes) {
+    if (&n == node) continue;
+    std::vector<res::AllocationResult> other;
+    std::string other_err;
+    Allocator(dra, in, Allocator::Features{}, index).Allocate(n, claims, &other, &other_err);
+  }
+  Allocator shared(dra, in, Allocator::Features{}, index);
+  std::vector<res::AllocationResult> again;
+  std::string again_err;
+  EXPECT_EQ(shared.Allocate(*node, claims, &again, &again_err), got);
+  EXPECT_EQ(again_err, err);
+  std::vector<std::string> again_lines;
+  for (const auto& res : again) again_lines.push_back(Describe(in, res));
+  EXPECT_EQ(again_lines, lines);
 }
 
 constexpr std::string_view kLocal1 = " | field metadata.name In node-1";

@@ -7,6 +7,7 @@
 #include <string>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/inlined_vector.h>
 #include <fmt/format.h>
 
 #include "corral/api/resource/types.h"
@@ -14,6 +15,7 @@
 #include "corral/framework/dra_manager.h"
 #include "corral/plugins/dynamic_resources/allocator.h"
 #include "corral/plugins/dynamic_resources/extended_resource.h"
+#include "corral/plugins/dynamic_resources/pool_index.h"
 
 namespace corral::plugins {
 
@@ -45,8 +47,12 @@ struct DraState final : framework::StateData {
   // one; Filter's node-specific special claim per node that needs one; Reserve's choice (its
   // allocation in flight, written by PreBind).
   std::optional<dra::PodExtendedResources> ext;
-  mutable absl::flat_hash_map<Symbol, res::ResourceClaim> node_ext_claims;
+  mutable absl::flat_hash_map<Symbol, std::shared_ptr<const res::ResourceClaim>> node_ext_claims;
   std::optional<res::ResourceClaim> ext_claim;
+  // The special claims built so far, by the mask of the resources DRA provides (the claim does not
+  // otherwise depend on the node): most pods need one claim for every node.
+  mutable std::vector<std::pair<uint64_t, std::shared_ptr<const res::ResourceClaim>>>
+      ext_claims_by_mask;
 
   mutable std::mutex mu;
   mutable std::set<size_t> unavailable_claims;
@@ -63,6 +69,7 @@ struct DraState final : framework::StateData {
     c->ext_claim = ext_claim;
     std::lock_guard<std::mutex> l(mu);
     c->node_ext_claims = node_ext_claims;
+    c->ext_claims_by_mask = ext_claims_by_mask;
     c->unavailable_claims = unavailable_claims;
     c->node_allocations = node_allocations;
     return c;
@@ -198,11 +205,20 @@ Status DynamicResources::PreFilter(framework::CycleState& cs, size_t slot,
     // DRAPartitionableDevices and DRAConsumableCapacity are on (their v1.37 default); Corral's
     // gate table does not have them, so those allocator features keep their defaults.
     const framework::FeatureGates& gates = handle_.features();
+    std::shared_ptr<const dra::PoolIndex> index;
+    {
+      std::lock_guard<std::mutex> l(pool_index_mu_);
+      if (pool_index_ == nullptr || !pool_index_->Matches(*dra)) {
+        pool_index_ = std::make_shared<const dra::PoolIndex>(*dra, in);
+      }
+      index = pool_index_;
+    }
     s->allocator = std::make_shared<const dra::Allocator>(
         *dra, in,
         dra::Allocator::Features{
             .device_taints = gates.Enabled(framework::Feature::kDRADeviceTaints),
-            .device_taint_rules = gates.Enabled(framework::Feature::kDRADeviceTaintRules)});
+            .device_taint_rules = gates.Enabled(framework::Feature::kDRADeviceTaintRules)},
+        std::move(index));
     s->reserved.resize(s->to_allocate.size());
   }
   return {};
@@ -222,20 +238,41 @@ Status DynamicResources::Filter(const framework::CycleState& cs, size_t slot,
       unavailable.push_back(i);
     }
   }
-  std::optional<res::ResourceClaim> ext_claim;
+  std::shared_ptr<const res::ResourceClaim> ext_claim;
   if (s->ext.has_value()) {
     std::string reason;
-    if (!dra::BuildNodeExtendedResourceClaim(*s->ext, *pod.pod, node.allocatable(), in, &ext_claim,
-                                             &reason)) {
-      return Unresolvable(std::move(reason));
+    if (s->ext->resources.size() <= dra::kMaxMaskedResources) {
+      uint64_t mask = 0;
+      if (!dra::NeededExtendedResources(*s->ext, node.allocatable(), &mask, &reason)) {
+        return Unresolvable(std::move(reason));
+      }
+      if (mask != 0) {
+        std::lock_guard<std::mutex> l(s->mu);
+        for (const auto& [m, claim] : s->ext_claims_by_mask) {
+          if (m == mask) ext_claim = claim;
+        }
+        if (ext_claim == nullptr) {
+          ext_claim = std::make_shared<const res::ResourceClaim>(
+              dra::MakeExtendedResourceClaim(*s->ext, *pod.pod, mask, in));
+          s->ext_claims_by_mask.emplace_back(mask, ext_claim);
+        }
+      }
+    } else {
+      std::optional<res::ResourceClaim> claim;
+      if (!dra::BuildNodeExtendedResourceClaim(*s->ext, *pod.pod, node.allocatable(), in, &claim,
+                                               &reason)) {
+        return Unresolvable(std::move(reason));
+      }
+      if (claim.has_value()) {
+        ext_claim = std::make_shared<const res::ResourceClaim>(std::move(*claim));
+      }
     }
   }
   std::vector<res::AllocationResult> allocations;
   if (s->allocator != nullptr) {
-    std::vector<const res::ResourceClaim*> claims;
-    claims.reserve(s->to_allocate.size() + 1);
+    absl::InlinedVector<const res::ResourceClaim*, 4> claims;
     for (size_t i : s->to_allocate) claims.push_back(s->claims[i]);
-    if (ext_claim.has_value()) claims.push_back(&*ext_claim);
+    if (ext_claim != nullptr) claims.push_back(ext_claim.get());
     std::string err;
     switch (s->allocator->Allocate(n, claims, &allocations, &err)) {
       case dra::Allocator::Outcome::kError:
@@ -254,8 +291,8 @@ Status DynamicResources::Filter(const framework::CycleState& cs, size_t slot,
     return Status::Unresolvable("resourceclaim not available on the node");
   }
   if (s->allocator != nullptr) s->node_allocations[n.meta.name] = std::move(allocations);
-  if (ext_claim.has_value()) {
-    s->node_ext_claims.insert_or_assign(n.meta.name, std::move(*ext_claim));
+  if (ext_claim != nullptr) {
+    s->node_ext_claims.insert_or_assign(n.meta.name, std::move(ext_claim));
   } else if (s->ext.has_value()) {
     s->node_ext_claims.erase(n.meta.name);
   }
@@ -308,7 +345,7 @@ Status DynamicResources::Reserve(framework::CycleState& cs, const framework::Pod
     dra->SignalClaimPendingAllocation(*s->claims[s->to_allocate[k]], it->second[k]);
   }
   if (has_ext_claim) {
-    s->ext_claim = ext_it->second;
+    s->ext_claim = *ext_it->second;
     s->ext_claim->allocation = it->second.back();
     dra->SignalClaimPendingAllocation(*s->ext_claim, it->second.back());
   }

@@ -32,6 +32,7 @@
 // by PreBind (released when the pod is deleted).
 
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,10 @@
 #include "corral/plugins/names.h"
 
 namespace corral::plugins {
+
+namespace dra {
+class PoolIndex;
+}  // namespace dra
 
 class DynamicResources final : public framework::PreEnqueuePlugin,
                                public framework::PreFilterPlugin,
@@ -86,6 +91,10 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
  private:
   framework::Handle& handle_;
   size_t slot_ = 0;  // this plugin's CycleState slot, learnt at PreFilter
+  // The slices grouped into pools, shared by the allocators of successive cycles while the
+  // manager's slices stay the same (dra::PoolIndex::Matches).
+  std::mutex pool_index_mu_;
+  std::shared_ptr<const dra::PoolIndex> pool_index_;
 };
 static_assert(framework::kImplements<
               DynamicResources, framework::PreEnqueuePlugin, framework::PreFilterPlugin,

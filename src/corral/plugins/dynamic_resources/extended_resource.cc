@@ -166,22 +166,13 @@ bool NodeAdvertises(const framework::Resource& allocatable, Symbol resource) {
   return false;
 }
 
-bool BuildNodeExtendedResourceClaim(const PodExtendedResources& ext, const api::Pod& pod,
-                                    const framework::Resource& node_allocatable, const Interner& in,
-                                    std::optional<res::ResourceClaim>* claim, std::string* reason) {
-  claim->reset();
-  std::vector<const ExtendedResourceRequest*> needed;
-  for (const ExtendedResourceRequest& r : ext.resources) {
-    const int64_t allocatable = node_allocatable.Scalar(r.resource);
-    if (r.device_class != nullptr && allocatable == 0) {
-      needed.push_back(&r);
-    } else if (!NodeAdvertises(node_allocatable, r.resource)) {
-      *reason = "cannot fit resource";
-      return false;
-    }
-  }
-  if (needed.empty()) return true;
-  res::ResourceClaim& c = claim->emplace();
+namespace {
+
+// The special claim for the resources of `needed` (non-empty), in ext.resources order.
+res::ResourceClaim MakeClaim(const PodExtendedResources& ext, const api::Pod& pod,
+                             std::span<const ExtendedResourceRequest* const> needed,
+                             const Interner& in) {
+  res::ResourceClaim c;
   c.meta.name = ext.special_claim_name;
   c.meta.namespace_ = pod.meta.namespace_;
   c.meta.owner_references.push_back({});
@@ -198,7 +189,59 @@ bool BuildNodeExtendedResourceClaim(const PodExtendedResources& ext, const api::
                    [&](const res::DeviceRequest& a, const res::DeviceRequest& b) {
                      return in.Str(a.name) < in.Str(b.name);
                    });
+  return c;
+}
+
+// kube's per-resource check of filterExtendedResources: 1 when DRA must provide the resource on
+// the node, 0 when the node advertises it, -1 when neither ("cannot fit resource").
+int NeedsDra(const ExtendedResourceRequest& r, const framework::Resource& node_allocatable) {
+  const int64_t allocatable = node_allocatable.Scalar(r.resource);
+  if (r.device_class != nullptr && allocatable == 0) return 1;
+  return NodeAdvertises(node_allocatable, r.resource) ? 0 : -1;
+}
+
+}  // namespace
+
+bool BuildNodeExtendedResourceClaim(const PodExtendedResources& ext, const api::Pod& pod,
+                                    const framework::Resource& node_allocatable, const Interner& in,
+                                    std::optional<res::ResourceClaim>* claim, std::string* reason) {
+  claim->reset();
+  std::vector<const ExtendedResourceRequest*> needed;
+  for (const ExtendedResourceRequest& r : ext.resources) {
+    const int need = NeedsDra(r, node_allocatable);
+    if (need < 0) {
+      *reason = "cannot fit resource";
+      return false;
+    }
+    if (need > 0) needed.push_back(&r);
+  }
+  if (needed.empty()) return true;
+  *claim = MakeClaim(ext, pod, needed, in);
   return true;
+}
+
+bool NeededExtendedResources(const PodExtendedResources& ext,
+                             const framework::Resource& node_allocatable, uint64_t* mask,
+                             std::string* reason) {
+  *mask = 0;
+  for (size_t i = 0; i < ext.resources.size(); ++i) {
+    const int need = NeedsDra(ext.resources[i], node_allocatable);
+    if (need < 0) {
+      *reason = "cannot fit resource";
+      return false;
+    }
+    if (need > 0) *mask |= uint64_t{1} << i;
+  }
+  return true;
+}
+
+res::ResourceClaim MakeExtendedResourceClaim(const PodExtendedResources& ext, const api::Pod& pod,
+                                             uint64_t mask, const Interner& in) {
+  std::vector<const ExtendedResourceRequest*> needed;
+  for (size_t i = 0; i < ext.resources.size(); ++i) {
+    if ((mask >> i) & 1) needed.push_back(&ext.resources[i]);
+  }
+  return MakeClaim(ext, pod, needed, in);
 }
 
 bool ClassDeviceCounter::Count(const framework::DraManager& dra, const res::DeviceClass& cls,

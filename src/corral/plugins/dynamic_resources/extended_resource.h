@@ -73,6 +73,19 @@ bool BuildNodeExtendedResourceClaim(const PodExtendedResources& ext, const api::
                                     std::optional<api::resource::ResourceClaim>* claim,
                                     std::string* reason);
 
+// The two halves of BuildNodeExtendedResourceClaim, so that the claim can be built once per set
+// of needed resources rather than once per node. NeededExtendedResources: false with kube's
+// reason when a request is neither advertised nor backed; otherwise `mask` has bit i set when
+// ext.resources[i] must come from DRA on this node. Requires at most kMaxMaskedResources
+// resources. MakeExtendedResourceClaim: the special claim for the resources of `mask` (non-zero).
+inline constexpr size_t kMaxMaskedResources = 64;
+bool NeededExtendedResources(const PodExtendedResources& ext,
+                             const framework::Resource& node_allocatable, uint64_t* mask,
+                             std::string* reason);
+api::resource::ResourceClaim MakeExtendedResourceClaim(const PodExtendedResources& ext,
+                                                       const api::Pod& pod, uint64_t mask,
+                                                       const Interner& in);
+
 // Devices of a class on a node, for NodeResourcesFit's scoring (kube's calculateDRAResourceTotals):
 // the slices that apply to the node (its name, allNodes, a matching node selector; per device
 // with perDeviceNodeSelection), every device the class's selectors accept. The matching devices

@@ -275,6 +275,23 @@ TEST(DynamicResourcesExtendedResourceTest, InitAndSidecarContainerRequests) {
   // none. Long-lived: s2 (index 2) and c0 (index 3).
   EXPECT_EQ(got, (std::vector<std::string>{"container-0-request-0 x1", "container-2-request-0 x1",
                                            "container-3-request-0 x1"}));
+
+  // The halves DynamicResources uses to build the claim once per set of needed resources give
+  // the same claim.
+  uint64_t mask = 0;
+  ASSERT_TRUE(dra::NeededExtendedResources(ext, framework::Resource(), &mask, &reason));
+  EXPECT_EQ(mask, 1u);
+  const res::ResourceClaim masked = dra::MakeExtendedResourceClaim(ext, pod, mask, w.in);
+  EXPECT_EQ(masked.meta.name, claim->meta.name);
+  EXPECT_EQ(masked.meta.namespace_, claim->meta.namespace_);
+  ASSERT_EQ(masked.meta.owner_references.size(), 1u);
+  EXPECT_EQ(masked.meta.owner_references[0].uid, pod.meta.uid);
+  EXPECT_EQ(masked.meta.annotations, claim->meta.annotations);
+  std::vector<std::string> masked_got;
+  for (const auto& q : masked.spec.requests) {
+    masked_got.push_back(fmt::format("{} x{}", w.in.Str(q.name), q.exactly->count));
+  }
+  EXPECT_EQ(masked_got, got);
 }
 
 // KEP-5004: of two classes with the same extended resource name, the one created later backs it;
