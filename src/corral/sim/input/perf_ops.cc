@@ -775,12 +775,25 @@ bool OpCompiler::Refuse(const Node& op, const std::string& code, bool& ok) {
         return true;
       }
     }
-    if (op.Find("subresources") != nullptr) {
-      // kube updates the named subresources too (a pod's "resize": in-place pod resize).
-      unsupported =
-          "op \"updateAny\" with subresources (in-place pod resize, InPlacePodVerticalScaling, "
-          "is not modelled by Corral)";
-      return true;
+    // kube updates through the named subresources: a pod's "resize" (in-place pod resize) is
+    // modelled; any other subresource is not.
+    bool resize = false;
+    if (const Node* n = op.Find("subresources"); n != nullptr) {
+      auto sub = d_.Field("subresources");
+      std::vector<Symbol> subs;
+      if (!d_.ReadSymbolList(*n, subs)) {
+        ok = false;
+        return true;
+      }
+      for (Symbol sym : subs) {
+        if (in_.Str(sym) != "resize") {
+          unsupported = fmt::format(
+              "op \"updateAny\" with subresource {:?} (only pods' \"resize\" is modelled)",
+              in_.Str(sym));
+          return true;
+        }
+        resize = true;
+      }
     }
     auto count = Count(op, "count", "countParam", false);
     if (diags_.has_errors()) {
@@ -803,6 +816,15 @@ bool OpCompiler::Refuse(const Node& op, const std::string& code, bool& ok) {
     auto obj = LoadRendered(*text, (*t)->path, in_);
     if (!obj.ok()) {
       diags_.Error("", 0, "", obj.error().message);
+      ok = false;
+      return true;
+    }
+    if (resize) {
+      if (!obj->objects.pods.empty()) return false;  // compiled by UpdatePods
+      diags_.Error((*t)->path, 0, "",
+                   fmt::format("updateAny: subresource \"resize\" of a {}: the server could not "
+                               "find the requested resource (only a Pod has it)",
+                               obj->kind));
       ok = false;
       return true;
     }
@@ -872,7 +894,7 @@ bool OpCompiler::Run() {
     } else if (code == "createAny") {
       ok = CreateAny(op, i) && ok;
     } else if (code == "updateAny") {
-      ok = UpdateNodes(op) && ok;
+      ok = (op.Find("subresources") != nullptr ? UpdatePods(op) : UpdateNodes(op)) && ok;
     } else if (code == "churn") {
       ok = Churn(op, i) && ok;
     } else if (code == "barrier") {
