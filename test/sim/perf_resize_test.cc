@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -105,6 +106,31 @@ TEST(PerfResizeTest, GateOffLeavesTheResizeDeferred) {
   EXPECT_THAT(resize[0], HasSubstr("deferred"));
   EXPECT_TRUE(r.log.Of("preempt").empty());
   EXPECT_EQ(r.result.pods_preempted, 0);
+}
+
+// kube's DeferredResizePreemptionInPlace/5Nodes: 20 victims of 900m spread 4 per 4-cpu node, a
+// 200m preemptor bound to each node and resized to 3000m. Each resize is deferred, three victims
+// of its node are preempted, then it is actuated; no victim of another node is touched.
+TEST(PerfResizeTest, KubeInPlaceWorkloadPreemptsThreeVictimsPerNode) {
+  Interner in = api::NewInterner();
+  const std::string path = "examples/scheduler_perf/kube/resize_preemption/performance-config.yaml";
+  ResizeRun r = RunConfig(corral::testing::ReadFile(path), "DeferredResizePreemptionInPlace/5Nodes",
+                          in, path);
+  ASSERT_EQ(r.error, "");
+  int deferred = 0, actuated = 0;
+  for (const auto& l : r.log.Of("resize")) {
+    deferred += l.find(" deferred: ") != std::string::npos ? 1 : 0;
+    actuated += l.find(" actuated") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_EQ(deferred, 5);
+  EXPECT_EQ(actuated, 5);
+  EXPECT_EQ(r.result.pods_preempted, 15);
+  for (int i = 0; i < 5; ++i) {
+    const std::string by = fmt::format("by resize-inplace-0/pod-preemptor-{} node=node-{} ", i, i);
+    int n = 0;
+    for (const auto& l : r.log.Of("preempt")) n += l.find(by) != std::string::npos ? 1 : 0;
+    EXPECT_EQ(n, 3) << by;
+  }
 }
 
 constexpr std::string_view kOnePod = R"(

@@ -831,7 +831,7 @@ bool OpCompiler::Refuse(const Node& op, const std::string& code, bool& ok) {
     if (!obj->objects.nodes.empty()) return false;  // compiled by UpdateNodes
     unsupported = fmt::format(
         "op \"updateAny\" of a {} (an existing {} replaced mid-run: Corral's simulator updates "
-        "only the nodes it holds)",
+        "the nodes it holds and resizes pods in place, with subresources [resize], only)",
         obj->kind, obj->kind);
     return true;
   }
