@@ -273,7 +273,17 @@ TEST(PerfNewOpsTest, OpsCorralCannotRunAreRefusedWithTheReason) {
        "updateAny\" of a Pod", PerfResult::Status::kSkipped},
       {"- opcode: updateAny\n    templatePath: ../templates/light-pod.yaml\n    subresources: "
        "[resize]",
-       "in-place pod resize", PerfResult::Status::kSkipped},
+       "namespace not set", PerfResult::Status::kError},
+      {"- opcode: updateAny\n    templatePath: ../templates/light-pod.yaml\n    namespace: nsa\n   "
+       " "
+       "subresources: [resize]",
+       "light-pod.yaml:4: metadata.generateName: not a resize", PerfResult::Status::kError},
+      {"- opcode: updateAny\n    templatePath: ../templates/light-pod.yaml\n    subresources: "
+       "[status]",
+       "subresource \"status\"", PerfResult::Status::kSkipped},
+      {"- opcode: updateAny\n    templatePath: ../templates/node-with-name.yaml\n    "
+       "subresources: [resize]",
+       "only a Pod has it", PerfResult::Status::kError},
       {"- opcode: updateAny\n    namespace: n", "templatePath", PerfResult::Status::kError},
       {"- opcode: updateAny\n    templatePath: x.yaml\n    updatePerSecond: -1", "updatePerSecond",
        PerfResult::Status::kError},

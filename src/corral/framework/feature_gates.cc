@@ -29,6 +29,8 @@ constexpr std::array<FeatureSpec, static_cast<size_t>(Feature::kCount)> kSpecs =
     {"MatchLabelKeysInPodAffinity", true, true},
     {"CompositePodGroup", false, false},
     {"StorageCapacityScoring", true, false},
+    {"InPlacePodVerticalScaling", true, true},
+    {"InPlacePodVerticalScalingSchedulerPreemption", false, false},
     {"CorralBatchingExtensions", true, false},
     {"CorralBatchingRescoreHook", true, false},
     {"CorralIncrementalPreScore", true, false},

@@ -30,6 +30,10 @@ enum class Feature {
   kMatchLabelKeysInPodAffinity,
   kCompositePodGroup,
   kStorageCapacityScoring,
+  // In-place pod resize (KEP-1287, GA and locked in v1.37) and the scheduler's preemption for
+  // deferred resizes (KEP-5836, alpha in v1.37).
+  kInPlacePodVerticalScaling,
+  kInPlacePodVerticalScalingSchedulerPreemption,
   // Corral-only (docs/deviations.md): batching beyond kube — PodTopologySpread signs pods that its
   // system default constraints select nothing of (no Service/RS/SS/RC selects them).
   kCorralBatchingExtensions,

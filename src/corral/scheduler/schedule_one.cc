@@ -140,10 +140,13 @@ bool Scheduler::ScheduleCycle(QueuedPod* qp) {
     // PostFilter (DefaultPreemption) may evict victims and nominate the pod; the
     // pod is still unschedulable in this cycle and retries once the victims are gone (kube).
     std::string post_filter_msg = c.fwk->HasPostFilterPlugins() ? RunPostFilter(c) : std::string();
+    // KEP-5836: a deferred resize keeps its nominatedNodeName empty (it is already on its node).
+    if (IsDeferredResize(*c.pod)) nominator_.Delete(&c.qp->info);
     std::string fit_error = FitErrorMessage(snapshot_->NumNodes(), c.diag, post_filter_msg);
     if (c.explain) c.ex.fit_error = fit_error;
     return HandleFailure(c, Code::kUnschedulable, std::move(fit_error));
   }
+  if (IsDeferredResize(*c.pod)) return ParkDeferredResize(c);
   return AssumeAndBind(c, selected->name());
 }
 
@@ -335,6 +338,14 @@ bool Scheduler::HandleFailure(CycleContext& c, Code code, std::string message) {
   if (observer_ != nullptr) observer_->OnUnschedulable(pod, message);
   queue_->Requeue(c.qp, code, event_during_cycle_);
   return false;
+}
+
+bool Scheduler::ParkDeferredResize(CycleContext& c) {
+  // kube's DeferredPodScheduling Permit: the resize fits, so the pod waits (unschedulable) for
+  // the node's agent to actuate it; it is never assumed or bound, being bound already.
+  c.qp->unschedulable_plugins.insert("DeferredPodScheduling");
+  return HandleFailure(c, Code::kUnschedulableAndUnresolvable,
+                       "pod resize fits, waiting for Kubelet actuation");
 }
 
 // ---- preemption ---------------------------------------------------------------------------------

@@ -308,8 +308,10 @@ void Scheduler::FireEvent(const framework::ClusterEvent& event, const void* subj
 bool Scheduler::ScheduleOne() {
   QueuedPod* qp = queue_->Pop();
   if (qp == nullptr) return false;
-  // With the workload cycle, popping a member pops its whole group.
-  framework::PodGroupState* group = options_.workload_cycle ? wm_.GroupOf(qp->info) : nullptr;
+  // With the workload cycle, popping a member pops its whole group. A deferred resize is scheduled
+  // alone (kube's queue does not count it as a group member).
+  framework::PodGroupState* group =
+      options_.workload_cycle && !IsDeferredResize(qp->info) ? wm_.GroupOf(qp->info) : nullptr;
   framework::ResolvedPodGroup resolved;
   if (group != nullptr && framework::ResolvePodGroup(*this, *qp->info.pod, &resolved).ok()) {
     if (const api::CompositePodGroup* root = CompositeRootOf(resolved)) {

@@ -143,6 +143,14 @@ class Scheduler final : public framework::Handle {
   // report them).
   bool AddPod(const api::Pod* pod);
   void DeletePod(const api::Pod* pod);
+  // In-place pod resize (KEP-1287, resize.cc). `pod`, bound and added, was changed in place by the
+  // driver (the node's agent): its containers' requests are what the node accounts for it (kube's
+  // max of spec and allocated while a resize is pending) and its conditions carry the resize
+  // status. The cache re-accounts the pod and an AssignedPod/Update event fires. With
+  // InPlacePodVerticalScalingSchedulerPreemption a Deferred resize puts the pod in the scheduling
+  // queue (KEP-5836: its cycle may preempt lower-priority pods on its node), and a resize no longer
+  // Deferred takes it out.
+  void UpdateAssignedPod(const api::Pod* pod);
 
   // ---- driving ----
   // Pops one pod and runs its scheduling cycle. Returns false when no pod is ready.
@@ -334,6 +342,12 @@ class Scheduler final : public framework::Handle {
   // A pending member was added: re-runs PreEnqueue for gated siblings once the quorum is known.
   void OnGroupMemberAdded(framework::PodGroupState& group);
   bool HandleFailure(CycleContext& c, framework::Code code, std::string message);
+  // KEP-5836: the pod is bound and its resize is Deferred, with the scheduler's preemption for it
+  // enabled (resize.cc). Such a pod is scheduled on its own node only, never assumed nor bound.
+  bool IsDeferredResize(const framework::PodInfo& pod) const;
+  // The cycle of a deferred resize that fits its node (DeferredPodScheduling's Permit): rejected
+  // to wait for the node's agent to actuate the resize.
+  bool ParkDeferredResize(CycleContext& c);
   // ---- preemption (schedule_one.cc) ----
   // Runs PostFilter after a FitError; executes a preemption it proposes and updates the pod's
   // nomination. Returns the post-filter message for the FitError.

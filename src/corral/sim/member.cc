@@ -268,6 +268,18 @@ void Member::Unplace(uint32_t slot) {
   s.node = kNone;
 }
 
+void Member::Reaccount(uint32_t slot, const std::array<int64_t, kMaxTracked>& req) {
+  PodSlot& s = w_.pods->Pod(slot);
+  if (s.node != kNone) {
+    NodeSlot& ns = *nodes_[s.node];
+    for (size_t r = 0; r < w_.tracked.size(); ++r) {
+      ns.req[r] += req[r] - s.req[r];
+      req_total[r] += req[r] - s.req[r];
+    }
+  }
+  s.req = req;
+}
+
 // ---- cluster objects ----------------------------------------------------------------------------
 
 // The scheduler re-reads the object set, so pointers into its vectors stay fresh.

@@ -89,6 +89,8 @@ class Member : public scheduler::SchedulerObserver {
   // Accounts a pod's requests on a node (and the totals); Unplace reverses it.
   void Place(uint32_t slot, uint32_t node);
   void Unplace(uint32_t slot);
+  // A placed pod's requests change to `req` (an in-place resize): its node and the totals follow.
+  void Reaccount(uint32_t slot, const std::array<int64_t, kMaxTracked>& req);
 
   // ---- cluster objects ----
   void AddPodGroup(api::PodGroup pg);

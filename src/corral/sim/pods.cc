@@ -9,6 +9,7 @@
 #include "corral/sim/controllers/pv_controller.h"
 #include "corral/sim/fleet_lane.h"
 #include "corral/sim/member.h"
+#include "corral/sim/resize_agent.h"
 #include "corral/sim/sampler.h"
 
 namespace corral::sim {
@@ -123,29 +124,7 @@ uint32_t Pods::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, int64_t 
   if (group != kNone && spec.workloads[w].kind == WorkloadKind::kGang) {
     s.pod.scheduling_group = api::PodSchedulingGroup{groups_[group].name};
   }
-  // Requests of the tracked resources: max(sum of containers, each init container) + overhead.
-  for (size_t r = 0; r < w_.tracked.size(); ++r) {
-    if (r == w_.pods_res) {
-      s.req[r] = 1;
-      continue;
-    }
-    const Symbol sym = w_.tracked[r].sym;
-    const bool milli = w_.tracked[r].milli;
-    int64_t sum = 0, init_max = 0;
-    for (const auto& c : s.pod.containers) {
-      if (const api::Quantity* q = api::FindResource(c.resources.requests, sym))
-        sum += ResourceValue(*q, milli);
-    }
-    for (const auto& c : s.pod.init_containers) {
-      if (const api::Quantity* q = api::FindResource(c.resources.requests, sym)) {
-        init_max = std::max(init_max, ResourceValue(*q, milli));
-      }
-    }
-    int64_t v = std::max(sum, init_max);
-    if (const api::Quantity* q = api::FindResource(s.pod.overhead, sym))
-      v += ResourceValue(*q, milli);
-    s.req[r] = v;
-  }
+  ComputeRequests(s);
   s.arrival_ns = w_.now;
   s.bound_ns = 0;
   s.duration_ns = duration_ns;
@@ -246,6 +225,7 @@ void Pods::PodDone(uint32_t slot, uint32_t gen) {
              "{} node={}", w_.PodKey(s.pod),
              s.node == kNone ? std::string_view("-") : w_.in.Str(m.node(s.node).node.meta.name)));
   m.sched().DeletePod(&s.pod);
+  const uint32_t left = s.node;
   m.Unplace(slot);
   --m.running;
   ++w_.res.pods_completed;
@@ -259,6 +239,7 @@ void Pods::PodDone(uint32_t slot, uint32_t gen) {
   const int32_t ordinal = s.ordinal;
   FreePod(slot);
   m.Touch();
+  if (w_.resize != nullptr && left != kNone) w_.resize->OnPodLeft(m, left);
   const Workload& wk = w_.spec.workloads[w];
   if (wk.controller != kNone) {
     w_.controllers->PodEnded(w, slot, ordinal, controllers::PodEnd::kSucceeded);
@@ -280,6 +261,7 @@ void Pods::Evict(uint32_t slot, std::string_view reason, bool recreate) {
   w_.Log(m.index(), recreate ? "evict" : "delete",
          fmt::format("{} reason={}", w_.PodKey(s.pod), reason));
   m.sched().DeletePod(&s.pod);
+  const uint32_t left = s.node;
   if (s.state == PodState::kPending) {
     --m.pending;
   } else {
@@ -293,6 +275,8 @@ void Pods::Evict(uint32_t slot, std::string_view reason, bool recreate) {
   }
   FreePod(slot);
   m.Touch();
+  // The node agent retries the node's deferred resizes when a pod leaves it.
+  if (w_.resize != nullptr && left != kNone) w_.resize->OnPodLeft(m, left);
   RunResult& res = w_.res;
   if (reason == "withdrawn") {
     // A fleet copy taken back by its dispatcher: neither evicted nor completed.
@@ -523,6 +507,32 @@ void Pods::Arrive(uint32_t w) {
       break;
   }
   ScheduleNextArrival(w);
+}
+
+void Pods::ComputeRequests(PodSlot& s) const {
+  // Requests of the tracked resources: max(sum of containers, each init container) + overhead.
+  for (size_t r = 0; r < w_.tracked.size(); ++r) {
+    if (r == w_.pods_res) {
+      s.req[r] = 1;
+      continue;
+    }
+    const Symbol sym = w_.tracked[r].sym;
+    const bool milli = w_.tracked[r].milli;
+    int64_t sum = 0, init_max = 0;
+    for (const auto& c : s.pod.containers) {
+      if (const api::Quantity* q = api::FindResource(c.resources.requests, sym))
+        sum += ResourceValue(*q, milli);
+    }
+    for (const auto& c : s.pod.init_containers) {
+      if (const api::Quantity* q = api::FindResource(c.resources.requests, sym)) {
+        init_max = std::max(init_max, ResourceValue(*q, milli));
+      }
+    }
+    int64_t v = std::max(sum, init_max);
+    if (const api::Quantity* q = api::FindResource(s.pod.overhead, sym))
+      v += ResourceValue(*q, milli);
+    s.req[r] = v;
+  }
 }
 
 }  // namespace corral::sim

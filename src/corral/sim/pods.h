@@ -116,6 +116,9 @@ class Pods {
   // `pod`, when given, is the pod to create instead of the template's (a controller's pod).
   uint32_t CreatePod(uint32_t w, uint32_t group, uint32_t tmpl, int64_t duration_ns, Symbol name,
                      bool recreated = false, const api::Pod* pod = nullptr);
+  // s.req from s.pod: the tracked resources' requests, max(sum of containers, each init
+  // container) + overhead (1 pod of "pods").
+  void ComputeRequests(PodSlot& s) const;
   // A binding finished: the pod runs from now for its duration.
   void StartRunning(uint32_t slot);
   void PodDone(uint32_t slot, uint32_t gen);

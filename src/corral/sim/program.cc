@@ -136,11 +136,16 @@ void Program::Execute(const Op& op) {
               static_cast<uint32_t>(op_deleter_));
       break;
     }
-    case Op::Kind::kUpdateNodes: {
+    case Op::Kind::kUpdateNodes:
+    case Op::Kind::kResizePods: {
       op_updater_ = SIZE_MAX;
       if (op.count <= 0) break;
+      if (op.kind == Op::Kind::kResizePods && resize_ == nullptr) {
+        resize_ = std::make_unique<ResizeAgent>(w_);
+        w_.resize = resize_.get();
+      }
       if (op.rate_per_s <= 0) {
-        for (int64_t i = 0; i < op.count && w_.error.empty(); ++i) UpdateOneNode(op, i);
+        for (int64_t i = 0; i < op.count && w_.error.empty(); ++i) UpdateOne(op, i);
         break;
       }
       // kube's updateAny ticks at 1/rate, one object per tick, the first after one interval.
@@ -214,6 +219,7 @@ bool Program::Done(const Op& op) {
     case Op::Kind::kSleep:
       return w_.now >= sleep_until_;
     case Op::Kind::kUpdateNodes:
+    case Op::Kind::kResizePods:
       return op_updater_ == SIZE_MAX || updaters_[op_updater_].next >= op.count;
     case Op::Kind::kDeletePods:
       if (!op.wait || op_deleter_ == SIZE_MAX) return true;
@@ -326,11 +332,15 @@ void Program::OnDeleteTick(uint32_t d) {
 void Program::OnUpdateTick(uint32_t u) {
   Updater& up = updaters_[u];
   if (up.next >= up.op->count || !w_.error.empty()) return;
-  UpdateOneNode(*up.op, up.next++);
+  UpdateOne(*up.op, up.next++);
   if (up.next < up.op->count) w_.Push(w_.now + up.interval_ns, EventKind::kUpdateTick, u);
 }
 
-void Program::UpdateOneNode(const Op& op, int64_t index) {
+void Program::UpdateOne(const Op& op, int64_t index) {
+  if (op.kind == Op::Kind::kResizePods) {
+    ResizeOnePod(op, index);
+    return;
+  }
   auto r = op.render_node(index);
   if (!r.ok()) {
     w_.Fail(r.error().message);
@@ -346,6 +356,28 @@ void Program::UpdateOneNode(const Op& op, int64_t index) {
   // kube's update of an object that does not exist fails the workload.
   w_.Fail(fmt::format("updateAny: failed to update object: nodes {:?} not found",
                       w_.in.Str(n.meta.name)));
+}
+
+void Program::ResizeOnePod(const Op& op, int64_t index) {
+  auto r = op.render_pod(index);
+  if (!r.ok()) {
+    w_.Fail(r.error().message);
+    return;
+  }
+  const api::Pod& resize = *r;
+  const Pods& pods = *w_.pods;
+  for (uint32_t i = 0; i < pods.slots(); ++i) {
+    const PodSlot& s = pods.Pod(i);
+    if (s.state == PodState::kFree || s.pod.meta.name != resize.meta.name ||
+        s.pod.meta.namespace_ != op.pod_namespace) {
+      continue;
+    }
+    if (auto done = resize_->Resize(i, resize); !done.ok()) w_.Fail(done.error().message);
+    return;
+  }
+  // kube's update of an object that does not exist fails the workload.
+  w_.Fail(fmt::format("updateAny: failed to update object in namespace {:?}: pods {:?} not found",
+                      w_.in.Str(op.pod_namespace), w_.in.Str(resize.meta.name)));
 }
 
 }  // namespace corral::sim

@@ -12,9 +12,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
+#include "corral/sim/resize_agent.h"
 #include "corral/sim/spec.h"
 #include "corral/sim/world.h"
 
@@ -62,8 +64,10 @@ class Program {
   bool Matches(const Op& op, const api::Pod& pod) const;
   void ChurnTick(uint32_t c);
   void DeleteTick(uint32_t d);
-  // updateAny: replaces the live node that object `index` of `op` names (a failure ends the run).
-  void UpdateOneNode(const Op& op, int64_t index);
+  // updateAny: replaces the live node that object `index` of `op` names, or resizes the live pod
+  // it names (pods/resize); a failure ends the run.
+  void UpdateOne(const Op& op, int64_t index);
+  void ResizeOnePod(const Op& op, int64_t index);
 
   World& w_;
   size_t pc_ = 0;
@@ -77,6 +81,7 @@ class Program {
   size_t op_deleter_ = SIZE_MAX;
   std::vector<Updater> updaters_;
   size_t op_updater_ = SIZE_MAX;
+  std::unique_ptr<ResizeAgent> resize_;  // created by the first resize op
 };
 
 }  // namespace corral::sim

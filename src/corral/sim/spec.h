@@ -157,6 +157,7 @@ struct Op {
     kStopCollecting,
     kScale,        // controller, count: the controller's wanted replicas (a Job's parallelism)
     kUpdateNodes,  // count nodes replaced by render_node(i) at rate (0 = all at once); blocks
+    kResizePods,   // count pods resized in place by render_pod(i) at rate (updateAny pods/resize)
   };
   Kind kind = Kind::kCreateNodes;
   std::optional<int64_t> at_ns;  // wait until this time first
@@ -178,6 +179,10 @@ struct Op {
   std::string describe;  // "drain pool=general count=20", for the event log
   // updateNodes: node i's new object (its name picks the live node it replaces).
   std::function<Result<api::Node>(int64_t index)> render_node;
+  // resizePods: pod i's resize (its name, in `pod_namespace`, picks the live pod; its containers'
+  // resources are the new ones).
+  std::function<Result<api::Pod>(int64_t index)> render_pod;
+  Symbol pod_namespace;
 };
 
 // How scheduling time is charged to the virtual clock.

@@ -37,6 +37,7 @@ namespace controllers {
 class Controllers;
 }
 class Program;
+class ResizeAgent;
 class Sampler;
 
 inline constexpr int64_t kSecond = 1'000'000'000;
@@ -75,6 +76,7 @@ struct World {
   Pods* pods = nullptr;
   controllers::Controllers* controllers = nullptr;  // workload controllers (sim/controllers/)
   Program* program = nullptr;
+  ResizeAgent* resize = nullptr;  // in-place pod resize (created by the first resize op)
   Sampler* sampler = nullptr;
   FleetLane* fleet = nullptr;  // the fleet in front of the members, when the spec has one
   std::vector<std::unique_ptr<Member>> members;

@@ -62,9 +62,11 @@ bool RequestsAnything(const Resource& r) {
 }
 
 // kube's fitsRequest: appends the reason of every insufficient resource; returns whether any of
-// them is unresolvable (requested beyond the node's whole allocatable).
+// them is unresolvable (requested beyond the node's whole allocatable). `cached` (kube's
+// adjustDeltasToAccomodateCacheDiscrepancy): the pod is already counted in the node's requested
+// resources with the same request, so what it adds is max(0, request - cached) = 0 of each.
 bool FitsRequest(const Resource& req, bool any_request, std::span<const ScalarCheck> scalars,
-                 const framework::NodeInfo& node, Reasons* reasons) {
+                 const framework::NodeInfo& node, Reasons* reasons, bool cached = false) {
   const Resource& alloc = node.allocatable();
   const Resource& used = node.requested();
   bool unresolvable = false;
@@ -72,23 +74,24 @@ bool FitsRequest(const Resource& req, bool any_request, std::span<const ScalarCh
     reasons->push_back(NodeResourcesFit::kTooManyPods);
   }
   if (!any_request) return false;
-  if (req.milli_cpu > 0 && req.milli_cpu > alloc.milli_cpu - used.milli_cpu) {
+  auto delta = [cached](int64_t r) { return cached ? 0 : r; };
+  if (req.milli_cpu > 0 && delta(req.milli_cpu) > alloc.milli_cpu - used.milli_cpu) {
     reasons->push_back(NodeResourcesFit::kInsufficientCpu);
     unresolvable |= req.milli_cpu > alloc.milli_cpu;
   }
-  if (req.memory > 0 && req.memory > alloc.memory - used.memory) {
+  if (req.memory > 0 && delta(req.memory) > alloc.memory - used.memory) {
     reasons->push_back(NodeResourcesFit::kInsufficientMemory);
     unresolvable |= req.memory > alloc.memory;
   }
   if (req.ephemeral_storage > 0 &&
-      req.ephemeral_storage > alloc.ephemeral_storage - used.ephemeral_storage) {
+      delta(req.ephemeral_storage) > alloc.ephemeral_storage - used.ephemeral_storage) {
     reasons->push_back(NodeResourcesFit::kInsufficientEphemeralStorage);
     unresolvable |= req.ephemeral_storage > alloc.ephemeral_storage;
   }
   for (const ScalarCheck& s : scalars) {
     if (s.skip_if_not_advertised && !Advertises(alloc, s.name)) continue;
     const int64_t a = alloc.Scalar(s.name);
-    if (s.quantity > a - used.Scalar(s.name)) {
+    if (delta(s.quantity) > a - used.Scalar(s.name)) {
       reasons->push_back(s.reason);
       unresolvable |= s.quantity > a;
     }
@@ -173,7 +176,9 @@ NodeResourcesFit::NodeResourcesFit(const NodeResourcesFitArgs& args, framework::
                                args.ignored_resource_groups.end()),
       enable_sidecar_containers_(handle.features().Enabled(framework::Feature::kSidecarContainers)),
       enable_dra_extended_resource_(
-          handle.features().Enabled(framework::Feature::kDRAExtendedResource)) {
+          handle.features().Enabled(framework::Feature::kDRAExtendedResource)),
+      enable_resize_preemption_(handle.features().Enabled(
+          framework::Feature::kInPlacePodVerticalScalingSchedulerPreemption)) {
   CORRAL_CHECK_MSG(args.scoring_strategy.has_value(), "NodeResourcesFit needs a scoring strategy");
   const ScoringStrategy& strategy = *args.scoring_strategy;
   resources_ = noderesources::ClassifyResources(strategy.resources);
@@ -239,13 +244,15 @@ Status NodeResourcesFit::PreFilter(framework::CycleState& state, size_t slot,
 Status NodeResourcesFit::Filter(const framework::CycleState& state, size_t slot,
                                 const framework::PodInfo& pod,
                                 const framework::NodeInfo& node) const {
-  (void)pod;
   const auto* s = state.Get<FitState>(slot);
   if (s == nullptr || !s->has_filter) {
     return Status::Error(R"(error reading "PreFilterNodeResourcesFit" from cycleState: not found)");
   }
+  // A bound pod is filtered only as a deferred resize, on its own node, where the cache holds it.
+  const bool cached = enable_resize_preemption_ && pod.pod->node_name == node.name();
   Reasons reasons;
-  const bool unresolvable = FitsRequest(*s->request, s->any_request, s->scalars, node, &reasons);
+  const bool unresolvable =
+      FitsRequest(*s->request, s->any_request, s->scalars, node, &reasons, cached);
   if (reasons.empty()) return {};
   Status status(unresolvable ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
                 reasons[0]);
@@ -308,7 +315,7 @@ Status NodeResourcesFit::Score(const framework::CycleState& state, size_t slot,
 std::vector<framework::ClusterEvent> NodeResourcesFit::EventsToRegister() const {
   using framework::ActionType;
   using framework::EventResource;
-  return {{EventResource::kPod, ActionType::kDelete},
+  return {{EventResource::kPod, Actions(ActionType::kDelete, ActionType::kUpdate)},
           {EventResource::kNode, Actions(ActionType::kAdd, ActionType::kUpdate)}};
 }
 
@@ -324,8 +331,8 @@ QueueingHint NodeResourcesFit::Hint(const framework::PodInfo& pod,
     case EventResource::kUnscheduledPod: {
       const api::Pod& other = *PodSubject(subject);
       if (event.action == ActionType::kDelete) return PodDeletedHint(pod, other);
-      // kube only sees scale-down updates here, and Corral never resizes pods. Conservatively: the
-      // pod itself, or a bound pod, may have freed something.
+      // An in-place resize (kube registers only its scale-downs). Conservatively: the pod itself,
+      // or a bound pod, may have freed something.
       if (SamePod(other, *pod.pod) || other.IsBound()) return QueueingHint::kQueue;
       return QueueingHint::kQueueSkip;
     }

@@ -94,8 +94,8 @@ class NodeResourcesFit final : public framework::PreFilterPlugin,
                           const framework::PodInfo& pod, const framework::NodeInfo& node,
                           int64_t* score) const override;
 
-  // Pod/Delete (freed resources) and Node/Add|Update (new or grown allocatable). kube also
-  // registers Pod/UpdatePodScaleDown for in-place resize, which Corral does not model.
+  // Pod/Delete (freed resources), Pod/Update (kube's Pod/UpdatePodScaleDown: an in-place resize,
+  // the only pod update Corral fires) and Node/Add|Update (new or grown allocatable).
   std::vector<framework::ClusterEvent> EventsToRegister() const override;
   // `subject` is what the scheduler passes (common/plugin_util.h): `const api::Pod*` for pod
   // events, `const api::Node*` (the new node) for node events. Without the old node an update is
@@ -132,6 +132,9 @@ class NodeResourcesFit final : public framework::PreFilterPlugin,
   absl::flat_hash_set<std::string> ignored_resource_groups_;
   bool enable_sidecar_containers_ = true;
   bool enable_dra_extended_resource_ = true;
+  // InPlacePodVerticalScalingSchedulerPreemption: a pod filtered against the node it is bound to
+  // (a deferred resize) is already counted in that node's requested resources.
+  bool enable_resize_preemption_ = false;
   mutable dra::ClassDeviceCounter dra_devices_;  // thread-safe cache of class devices per node
   Strategy strategy_ = Strategy::kLeast;
   std::vector<noderesources::ScoredResource> resources_;

@@ -629,8 +629,11 @@ TEST(FitTest, EventsToRegister) {
   testing::FakeHandle h(w);
   auto events = NewFit(h)->EventsToRegister();
   ASSERT_EQ(events.size(), 2u);
+  // kube: Pod/Delete|UpdatePodScaleDown (an in-place resize); Corral's pod Update is a resize.
   EXPECT_EQ(events[0].resource, framework::EventResource::kPod);
-  EXPECT_EQ(events[0].action, framework::ActionType::kDelete);
+  EXPECT_EQ(static_cast<int>(events[0].action),
+            static_cast<int>(framework::ActionType::kDelete) |
+                static_cast<int>(framework::ActionType::kUpdate));
   EXPECT_EQ(events[1].resource, framework::EventResource::kNode);
   EXPECT_EQ(static_cast<int>(events[1].action),
             static_cast<int>(framework::ActionType::kAdd) |

@@ -161,10 +161,6 @@ std::string_view KubeGateNotModelled(std::string_view name) {
       {"DRAListTypeAttributes", "DRA list-typed device attributes are not modelled"},
       {"DRADeviceCompatibilityGroups", "DRA device compatibility groups are not modelled"},
       {"DRAWorkloadResourceClaims", "ResourceClaims of a Workload or PodGroup are not modelled"},
-      {"InPlacePodVerticalScaling",
-       "in-place pod resize (the resize subresource and resize status) is not modelled"},
-      {"InPlacePodVerticalScalingSchedulerPreemption",
-       "preemption for deferred in-place resizes is not modelled"},
   };
   for (const auto& [gate, what] : kGates) {
     if (gate == name) return what;

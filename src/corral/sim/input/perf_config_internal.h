@@ -212,6 +212,8 @@ class OpCompiler {
   bool CreateAny(const Node& op, size_t idx);
   // updateAny of Nodes: each rendered node replaces the live node of its name, at updatePerSecond.
   bool UpdateNodes(const Node& op);
+  // updateAny with subresources [resize] of Pods (perf_resize_ops.cc).
+  bool UpdatePods(const Node& op);
   bool Churn(const Node& op, size_t idx);
   // Renders and loads a pod template; returns its index in spec.pod_templates (kNone after an
   // error). `signature_batch` > 0 labels pod i signature=SignatureLabelValue(i, signature_batch).

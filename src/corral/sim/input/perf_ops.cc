@@ -815,12 +815,25 @@ bool OpCompiler::Refuse(const Node& op, const std::string& code, bool& ok) {
         return true;
       }
     }
-    if (op.Find("subresources") != nullptr) {
-      // kube updates the named subresources too (a pod's "resize": in-place pod resize).
-      unsupported =
-          "op \"updateAny\" with subresources (in-place pod resize, InPlacePodVerticalScaling, "
-          "is not modelled by Corral)";
-      return true;
+    // kube updates through the named subresources: a pod's "resize" (in-place pod resize) is
+    // modelled; any other subresource is not.
+    bool resize = false;
+    if (const Node* n = op.Find("subresources"); n != nullptr) {
+      auto sub = d_.Field("subresources");
+      std::vector<Symbol> subs;
+      if (!d_.ReadSymbolList(*n, subs)) {
+        ok = false;
+        return true;
+      }
+      for (Symbol sym : subs) {
+        if (in_.Str(sym) != "resize") {
+          unsupported = fmt::format(
+              "op \"updateAny\" with subresource {:?} (only pods' \"resize\" is modelled)",
+              in_.Str(sym));
+          return true;
+        }
+        resize = true;
+      }
     }
     auto count = Count(op, "count", "countParam", false);
     if (diags_.has_errors()) {
@@ -846,10 +859,19 @@ bool OpCompiler::Refuse(const Node& op, const std::string& code, bool& ok) {
       ok = false;
       return true;
     }
+    if (resize) {
+      if (!obj->objects.pods.empty()) return false;  // compiled by UpdatePods
+      diags_.Error((*t)->path, 0, "",
+                   fmt::format("updateAny: subresource \"resize\" of a {}: the server could not "
+                               "find the requested resource (only a Pod has it)",
+                               obj->kind));
+      ok = false;
+      return true;
+    }
     if (!obj->objects.nodes.empty()) return false;  // compiled by UpdateNodes
     unsupported = fmt::format(
         "op \"updateAny\" of a {} (an existing {} replaced mid-run: Corral's simulator updates "
-        "only the nodes it holds)",
+        "the nodes it holds and resizes pods in place, with subresources [resize], only)",
         obj->kind, obj->kind);
     return true;
   }
@@ -908,7 +930,7 @@ bool OpCompiler::Run() {
     } else if (code == "createAny") {
       ok = CreateAny(op, i) && ok;
     } else if (code == "updateAny") {
-      ok = UpdateNodes(op) && ok;
+      ok = (op.Find("subresources") != nullptr ? UpdatePods(op) : UpdateNodes(op)) && ok;
     } else if (code == "churn") {
       ok = Churn(op, i) && ok;
     } else if (code == "barrier") {

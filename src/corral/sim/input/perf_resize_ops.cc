@@ -1,0 +1,130 @@
+// scheduler_perf's updateAny of Pods through the resize subresource (in-place pod resize,
+// KEP-1287): each rendered object names a live pod and carries the new resources of its
+// containers. The op compiles to Op::Kind::kResizePods; the simulator's ResizeAgent applies it.
+
+#include <fmt/format.h>
+
+#include "corral/doc/parse.h"
+#include "corral/sim/input/perf_config_internal.h"
+#include "corral/sim/input/scenario.h"
+
+namespace corral::sim::perf_detail {
+
+namespace {
+
+// kube's pods/resize takes only containers' resources (and resizePolicy) from the object it is
+// given. A template that changes anything else would have the change silently dropped by kube;
+// Corral refuses it with its position, so that no input is quietly ignored. Returns "" when the
+// object is a plain resize, else "file:line: field.path: message".
+std::string CheckResizeObject(const std::string& text, const std::string& file) {
+  Diagnostics diags;
+  doc::Stream st = doc::ParseYaml(text, file, diags);
+  if (diags.has_errors()) return DiagnosticsMessage(diags);
+  if (st.documents().empty() || !st.documents()[0].is_map()) {
+    return fmt::format("{}: want one Kubernetes object", file);
+  }
+  const Node& root = st.documents()[0];
+  auto refuse = [&](const Node& at, std::string_view path) {
+    return fmt::format(
+        "{}:{}: {}: not a resize (pods/resize changes only spec.containers[*].resources and "
+        "resizePolicy)",
+        file, at.line(), path);
+  };
+  for (size_t i = 0; i < root.size(); ++i) {
+    const std::string_view key = root.key(i).text();
+    const Node& v = root.value(i);
+    if (key == "apiVersion" || key == "kind") continue;
+    if (key == "metadata" && v.is_map()) {
+      for (size_t k = 0; k < v.size(); ++k) {
+        const std::string_view mk = v.key(k).text();
+        if (mk != "name" && mk != "namespace") {
+          return refuse(v.key(k), fmt::format("metadata.{}", mk));
+        }
+      }
+      continue;
+    }
+    if (key == "spec" && v.is_map()) {
+      for (size_t k = 0; k < v.size(); ++k) {
+        const std::string_view sk = v.key(k).text();
+        const Node& sv = v.value(k);
+        if (sk != "containers" || !sv.is_sequence()) {
+          return refuse(v.key(k), fmt::format("spec.{}", sk));
+        }
+        for (size_t c = 0; c < sv.items().size(); ++c) {
+          const Node& ctr = sv.items()[c];
+          if (!ctr.is_map()) return refuse(ctr, fmt::format("spec.containers[{}]", c));
+          for (size_t f = 0; f < ctr.size(); ++f) {
+            const std::string_view ck = ctr.key(f).text();
+            if (ck != "name" && ck != "resources" && ck != "resizePolicy") {
+              return refuse(ctr.key(f), fmt::format("spec.containers[{}].{}", c, ck));
+            }
+          }
+        }
+      }
+      continue;
+    }
+    return refuse(root.key(i), key);
+  }
+  return {};
+}
+
+}  // namespace
+
+bool OpCompiler::UpdatePods(const Node& op) {
+  // Refuse() let through only an updateAny with subresources [resize] whose template renders a
+  // Pod, with valid fields.
+  auto path = String(op, "templatePath");
+  int64_t count = Count(op, "count", "countParam", false).value_or(1);
+  if (count == 0) return true;
+  auto ns = String(op, "namespace");
+  if (!ns || ns->empty()) {
+    d_.FieldError(
+        op, "namespace",
+        fmt::format("namespace not set for {:?}, but a Pod has scope \"namespace\"", *path));
+    return false;
+  }
+  auto scope = d_.Field("templatePath");
+  auto t = Template(*path, *op.Find("templatePath"));
+  if (!t.ok()) return false;
+  auto env = std::make_shared<TemplateData>(Env(op, 0, count));
+  std::shared_ptr<TemplateFile> tf = *t;
+  Interner* in = &in_;
+  Op o;
+  o.kind = Op::Kind::kResizePods;
+  o.count = count;
+  o.pod_namespace = in_.Intern(*ns);
+  o.rate_per_s =
+      static_cast<double>(Count(op, "updatePerSecond", "updatePerSecondParam", false).value_or(0));
+  o.render_pod = [tf, env, count, in](int64_t index) -> Result<api::Pod> {
+    (*env)["Index"] = index;
+    (*env)["Count"] = count;
+    auto txt = tf->tmpl.Execute(*env);
+    if (!txt.ok()) {
+      return Error::Invalid(fmt::format("{}: template: {}", tf->path, txt.error().message));
+    }
+    if (std::string why = CheckResizeObject(*txt, tf->path); !why.empty()) {
+      return Error::Invalid(why);
+    }
+    auto obj = LoadRendered(*txt, tf->path, *in);
+    if (!obj.ok()) return obj.error();
+    if (obj->objects.pods.empty()) {
+      return Error::Invalid(fmt::format("{}: updateAny pods/resize: rendered no Pod", tf->path));
+    }
+    if (!obj->has_name) {
+      return Error::Invalid(
+          fmt::format("{}: updateAny: object {} has no metadata.name", tf->path, index));
+    }
+    return std::move(obj->objects.pods[0]);
+  };
+  // Object 0 is checked now, so that a template kube would reject fails before the run.
+  if (auto first = o.render_pod(0); !first.ok()) {
+    diags_.Error("", 0, "", first.error().message);
+    return false;
+  }
+  o.line = op.line();
+  o.describe = fmt::format("updateAny Pod pods/resize count={}", count);
+  spec_.program.push_back(std::move(o));
+  return true;
+}
+
+}  // namespace corral::sim::perf_detail
