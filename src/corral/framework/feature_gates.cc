@@ -29,6 +29,7 @@ constexpr std::array<FeatureSpec, static_cast<size_t>(Feature::kCount)> kSpecs =
     {"MatchLabelKeysInPodAffinity", true, true},
     {"CompositePodGroup", false, false},
     {"StorageCapacityScoring", true, false},
+    {"DRAListTypeAttributes", false, false},
     {"CorralBatchingExtensions", true, false},
     {"CorralBatchingRescoreHook", true, false},
     {"CorralIncrementalPreScore", true, false},

@@ -30,6 +30,7 @@ enum class Feature {
   kMatchLabelKeysInPodAffinity,
   kCompositePodGroup,
   kStorageCapacityScoring,
+  kDRAListTypeAttributes,  // alpha, off: matchAttribute over list attributes intersects their sets
   // Corral-only (docs/deviations.md): batching beyond kube — PodTopologySpread signs pods that its
   // system default constraints select nothing of (no Service/RS/SS/RC selects them).
   kCorralBatchingExtensions,
