@@ -30,8 +30,7 @@
 // does (`false && error` is false); `==` between values of different types is false while ordering
 // them is an error; int arithmetic errors on overflow and division by zero.
 //
-// Evaluation allocates nothing unless it fails (the error message is built then) or compares two
-// lists.
+// Evaluation allocates nothing unless it fails (the error message is built then) or compares lists.
 
 #include <cstdint>
 #include <memory>
@@ -57,9 +56,8 @@ bool ParseSemver(std::string_view s, Version* out);
 // <0, 0, >0 by semver precedence.
 int CompareVersions(const Version& a, const Version& b);
 
-// One device attribute value (resource.k8s.io DeviceAttribute: exactly one of int, bool,
-// string, version, or, with DRAListTypeAttributes, one of the lists ints, bools, strings,
-// versions).
+// One device attribute value (resource.k8s.io DeviceAttribute): exactly one of int, bool, string,
+// version or, with DRAListTypeAttributes, one of the lists ints, bools, strings and versions.
 struct AttributeValue {
   enum class Kind : uint8_t { kInt, kBool, kString, kVersion };
   Kind kind = Kind::kInt;
