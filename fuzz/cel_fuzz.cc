@@ -25,7 +25,7 @@ using corral::cel::DeviceAttribute;
 using corral::cel::DeviceCapacity;
 
 struct Devices {
-  DeviceAttribute attrs[4];
+  DeviceAttribute attrs[6];
   DeviceCapacity caps[2];
   Device gpu;
   Device empty;
@@ -41,6 +41,15 @@ struct Devices {
     AttributeValue v{.kind = AttributeValue::Kind::kVersion, .string_value = "1.2.3"};
     CORRAL_CHECK(corral::cel::ParseSemver("1.2.3", &v.version));
     attrs[3] = {"gpu.example.com", "driverVersion", v};
+    // List attributes (DRAListTypeAttributes), as kube's standard pcieRoot and a NUMA list.
+    AttributeValue roots{.kind = AttributeValue::Kind::kString};
+    roots.list = {{.kind = AttributeValue::Kind::kString, .string_value = "pci0000:00"},
+                  {.kind = AttributeValue::Kind::kString, .string_value = "pci0000:40"}};
+    attrs[4] = {"resource.kubernetes.io", "pcieRoot", roots};
+    AttributeValue numa{.kind = AttributeValue::Kind::kInt};
+    numa.list = {{.kind = AttributeValue::Kind::kInt, .int_value = 0},
+                 {.kind = AttributeValue::Kind::kInt, .int_value = 1}};
+    attrs[5] = {"gpu.example.com", "numa", numa};
     caps[0] = {"gpu.example.com", "memory", *corral::api::Quantity::Parse("40Gi")};
     caps[1] = {"dra.example.com", "counters", *corral::api::Quantity::Parse("2")};
     gpu = Device{.driver = "gpu.example.com", .attributes = attrs, .capacity = caps};

@@ -29,7 +29,8 @@ enum class Ty : uint8_t {
   kAttrDomain,  // device.attributes["domain"]
   kCapDomain,   // device.capacity["domain"]
   kList,
-  kError,  // run time only
+  kAttrList,  // a list attribute's value (DRAListTypeAttributes); run time only
+  kError,     // run time only
 };
 
 // The type's name in CEL's messages ("int", "map(string, dyn)", ...).

@@ -51,6 +51,8 @@ std::string_view TyName(Ty t) {
       return "map(string, Quantity)";
     case Ty::kList:
       return "list";
+    case Ty::kAttrList:
+      return "list(dyn)";
     case Ty::kError:
       return "error";
   }

@@ -11,6 +11,11 @@
 //   - `==` `!=` `<` `<=` `>` `>=`, `&&` `||` `!`, `?:`, int `+` `-` `*` `/` `%` and unary `-`,
 //     `in` (map key or list membership), `has(device.attributes["domain"].id)`;
 //   - string methods `startsWith`, `endsWith`, `contains`, `size()` and `size(s)`;
+//   - list attributes (DRAListTypeAttributes): `x in attr`, `attr[i]`, `size(attr)` /
+//     `attr.size()`, `==` / `!=` between lists, and kube's `includes` (`attr.includes(x)`: list
+//     membership, or equality for a scalar attribute). kube's scheduler compiles selectors in its
+//     stored-expressions environment, which has `includes` and list values whatever the gate;
+//     Corral's subset does the same;
 //   - `quantity("…")` with `compareTo`, `isGreaterThan`, `isLessThan`, `sign`, `isInteger`,
 //     `asInteger`; `isQuantity("…")`;
 //   - `semver("…")` with `compareTo`, `isGreaterThan`, `isLessThan`, `major`, `minor`, `patch`;
@@ -25,7 +30,7 @@
 // does (`false && error` is false); `==` between values of different types is false while ordering
 // them is an error; int arithmetic errors on overflow and division by zero.
 //
-// Evaluation allocates nothing unless it fails (the error message is built then).
+// Evaluation allocates nothing unless it fails (the error message is built then) or compares lists.
 
 #include <cstdint>
 #include <memory>
@@ -51,8 +56,8 @@ bool ParseSemver(std::string_view s, Version* out);
 // <0, 0, >0 by semver precedence.
 int CompareVersions(const Version& a, const Version& b);
 
-// One device attribute value (resource.k8s.io DeviceAttribute: exactly one of int, bool,
-// string, version).
+// One device attribute value (resource.k8s.io DeviceAttribute): exactly one of int, bool, string,
+// version or, with DRAListTypeAttributes, one of the lists ints, bools, strings and versions.
 struct AttributeValue {
   enum class Kind : uint8_t { kInt, kBool, kString, kVersion };
   Kind kind = Kind::kInt;
@@ -60,6 +65,10 @@ struct AttributeValue {
   bool bool_value = false;
   std::string_view string_value;  // kString; for kVersion the original text
   Version version;
+  // A list attribute: its elements, each a scalar of `kind`, in the slice's order; the scalar
+  // fields above are unused then. The loader never makes an empty list (kube requires a value).
+  std::vector<AttributeValue> list;
+  bool is_list() const { return !list.empty(); }
 };
 
 // An attribute or capacity entry, its qualified name split into domain and id (an unqualified

@@ -112,6 +112,91 @@ TEST(CelTest, EvaluatesTheDraSubset) {
   }
 }
 
+// List attributes (DRAListTypeAttributes) and kube's `includes`: the cases of kube's
+// staging/src/k8s.io/dynamic-resource-allocation/cel/compile_test.go (TestCEL, named by its case
+// names; stored expressions, as the scheduler compiles them) with kube's expected results, and
+// the list operations of CEL that Corral's subset has.
+TEST(CelTest, ListAttributes) {
+  using Kind = AttributeValue::Kind;
+  auto scalar = [](Kind k, int64_t i, bool b, std::string_view s) {
+    AttributeValue v{.kind = k, .int_value = i, .bool_value = b, .string_value = s};
+    if (k == Kind::kVersion) {
+      EXPECT_TRUE(ParseSemver(s, &v.version));
+    }
+    return v;
+  };
+  auto list = [&](Kind k, std::vector<AttributeValue> elems) {
+    AttributeValue v{.kind = k};
+    v.list = std::move(elems);
+    return v;
+  };
+  std::vector<DeviceAttribute> attrs = {
+      {"dra.example.com", "bools",
+       list(Kind::kBool, {scalar(Kind::kBool, 0, true, ""), scalar(Kind::kBool, 0, false, "")})},
+      {"dra.example.com", "ints",
+       list(Kind::kInt, {scalar(Kind::kInt, 1, false, ""), scalar(Kind::kInt, 2, false, "")})},
+      {"dra.example.com", "names",
+       list(Kind::kString,
+            {scalar(Kind::kString, 0, false, "fish"), scalar(Kind::kString, 0, false, "bird")})},
+      {"dra.example.com", "versions",
+       list(Kind::kVersion, {scalar(Kind::kVersion, 0, false, "1.0.0"),
+                             scalar(Kind::kVersion, 0, false, "2.0.0")})},
+      {"dra.example.com", "name", scalar(Kind::kString, 0, false, "fish")},
+      {"dra.example.com", "flag", scalar(Kind::kBool, 0, true, "")},
+      {"dra.example.com", "one", scalar(Kind::kInt, 1, false, "")},
+  };
+  Device dev{.driver = "dra.example.com", .attributes = attrs};
+  const std::string a = "device.attributes['dra.example.com'].";
+  const EvalCase cases[] = {
+      // includes-function-on-{bool,int,string}-{scalar,list}-{positive,negative}
+      {a + "flag.includes(true)", true, true},
+      {a + "flag.includes(false)", true, false},
+      {a + "bools.includes(true)", true, true},
+      {a + "one.includes(1)", true, true},
+      {a + "one.includes(2)", true, false},
+      {a + "ints.includes(1)", true, true},
+      {a + "ints.includes(3)", true, false},
+      {a + "name.includes('fish')", true, true},
+      {a + "name.includes('bird')", true, false},
+      {a + "names.includes('bird')", true, true},
+      {a + "names.includes('cat')", true, false},
+      {a + "versions.includes(semver('2.0.0'))", true, true},
+      {a + "versions.includes('2.0.0')", true, false},  // a string is not a Semver
+      {a + "names.includes(1)", true, false},
+      // CEL's list operations on a list attribute.
+      {"'fish' in " + a + "names", true, true},
+      {"2 in " + a + "ints && !(3 in " + a + "ints)", true, true},
+      {a + "names[1] == 'bird' && " + a + "ints[0] == 1", true, true},
+      {"size(" + a + "names) == 2 && " + a + "ints.size() == 2", true, true},
+      {a + "ints == [1, 2] && " + a + "ints != [2, 1] && " + a + "names == " + a + "names", true,
+       true},
+      {a + "ints == 1", true, false},
+      {a + "ints[2] == 1", false, false, "index out of bounds: 2"},
+      {a + "ints < 1", false, false, "no such overload"},
+      {"'fish' in " + a + "name", false, false, "no such overload"},
+      {a + "names", false, false, "CEL result of type list(dyn) could not be converted to bool"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.expr);
+    CompileResult r = Compile(c.expr);
+    ASSERT_NE(r.program, nullptr) << r.error.ToString();
+    bool matched = false;
+    std::string err;
+    EXPECT_EQ(r.program->Matches(dev, &matched, &err), c.want_ok) << err;
+    if (c.want_ok) {
+      EXPECT_EQ(matched, c.want_match);
+    } else {
+      EXPECT_EQ(err, c.want_error);
+    }
+  }
+  // kube's list macros stay outside the subset ("macro-on-list-of-string").
+  EXPECT_EQ(Compile(a + "names.all(x, x != '')").error.ToString(),
+            "unsupported CEL macro 'all' (column 44)");
+  EXPECT_EQ(Compile(a + "names.includes()").error.ToString(),
+            "compilation failed: found no matching overload for 'includes' with 0 argument(s) "
+            "(column 44)");
+}
+
 struct CompileCase {
   std::string expr;
   std::string want;  // CompileError::ToString()

@@ -64,6 +64,8 @@ struct Checker {
         Ty key = Check(N(idx).b);
         Node& m = N(idx);
         if (base == Ty::kList) Fail(m.col, true, "list indexing");
+        // An attribute value may be a list (DRAListTypeAttributes): `attr[i]`, checked at run time.
+        if (base == Ty::kDyn && (key == Ty::kInt || key == Ty::kDyn)) return m.ty = Ty::kDyn;
         if (base != Ty::kAttrMap && base != Ty::kCapMap && base != Ty::kAttrDomain &&
             base != Ty::kCapDomain) {
           NoOverload(m, "_[_]", {base, key});
@@ -126,6 +128,11 @@ struct Checker {
           return t == Ty::kInt || t == Ty::kString || t == Ty::kBool || t == Ty::kDyn ||
                  t == Ty::kQuantity || t == Ty::kVersion;
         };
+        const bool equality = m.op == Op::kEq || m.op == Op::kNe;
+        // A list literal against an attribute value, which may be a list (DRAListTypeAttributes).
+        if (equality && ((a == Ty::kList && b == Ty::kDyn) || (a == Ty::kDyn && b == Ty::kList))) {
+          return m.ty = Ty::kBool;
+        }
         if (!scalar(a) || !scalar(b)) {
           if (a == Ty::kList || b == Ty::kList || a == Ty::kAttrDomain || b == Ty::kAttrDomain ||
               a == Ty::kCapDomain || b == Ty::kCapDomain || a == Ty::kAttrMap || a == Ty::kCapMap ||
@@ -165,7 +172,12 @@ struct Checker {
             if (a != Ty::kString && a != Ty::kDyn) NoOverload(m, "@in", {a, b});
             break;
           case Ty::kDyn:
-            Fail(m.col, true, "'in' on an attribute value");
+            // A list attribute (DRAListTypeAttributes); any other value fails at run time.
+            if (a == Ty::kList || a == Ty::kDevice || a == Ty::kAttrMap || a == Ty::kCapMap ||
+                a == Ty::kAttrDomain || a == Ty::kCapDomain) {
+              NoOverload(m, "@in", {a, b});
+            }
+            break;
           default:
             NoOverload(m, "@in", {a, b});
         }
@@ -324,6 +336,15 @@ struct Checker {
       if (!IsStringLike(recv)) NoOverload(n, name, {recv});
       Arity(n, 1);
       if (!IsStringLike(arg_ty(0))) NoOverload(n, name, {recv, arg_ty(0)});
+      return Ty::kBool;
+    }
+    if (name == "includes") {
+      // kube's DRAListTypeAttributes function (dyn, dyn) -> bool: list membership, or equality of
+      // a scalar.
+      Arity(n, 1);
+      if (recv == Ty::kList || arg_ty(0) == Ty::kList) {
+        Fail(n.col, true, "'includes' of a list literal");
+      }
       return Ty::kBool;
     }
     if (name == "size") {

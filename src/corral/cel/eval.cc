@@ -23,7 +23,8 @@ struct Value {
   std::string_view s;
   api::Quantity q;
   Version v;
-  int list = -1;  // kList: node index
+  int list = -1;                         // kList: node index
+  const AttributeValue* attr = nullptr;  // kAttrList: the list attribute
 };
 
 struct Evaluator {
@@ -50,6 +51,11 @@ struct Evaluator {
 
   Value FromAttribute(const AttributeValue& a) {
     Value v;
+    if (a.is_list()) {
+      v.ty = Ty::kAttrList;
+      v.attr = &a;
+      return v;
+    }
     switch (a.kind) {
       case AttributeValue::Kind::kInt:
         v.ty = Ty::kInt;
@@ -137,7 +143,45 @@ struct Evaluator {
     }
   }
 
-  // CEL equality; values of different types are unequal.
+  // The elements of a list value (a literal's or a list attribute's), evaluated. False on an
+  // error in a literal's element.
+  bool Elements(const Value& l, std::vector<Value>* out) {
+    out->clear();
+    if (l.ty == Ty::kAttrList) {
+      for (const AttributeValue& e : l.attr->list) out->push_back(FromAttribute(e));
+      return true;
+    }
+    for (int e : nodes[l.list].args) {
+      Value x = Eval(e);
+      if (x.ty == Ty::kError) return false;
+      out->push_back(x);
+    }
+    return true;
+  }
+
+  // CEL equality; values of different types are unequal. Lists are equal when their elements
+  // are, pairwise. An error in a list literal's element makes the result an error.
+  Value EqualValue(const Value& a, const Value& b) {
+    const bool la = a.ty == Ty::kList || a.ty == Ty::kAttrList;
+    const bool lb = b.ty == Ty::kList || b.ty == Ty::kAttrList;
+    if (!la || !lb) return Bool(Equal(a, b));
+    std::vector<Value> xa, xb;
+    if (!Elements(a, &xa) || !Elements(b, &xb)) return Value{};
+    if (xa.size() != xb.size()) return Bool(false);
+    for (size_t i = 0; i < xa.size(); ++i) {
+      if (!Equal(xa[i], xb[i])) return Bool(false);
+    }
+    return Bool(true);
+  }
+
+  // Membership of `x` in the list attribute `l` (CEL's `in`, kube's `includes`).
+  Value ListContains(const Value& l, const Value& x) {
+    for (const AttributeValue& e : l.attr->list) {
+      if (Equal(FromAttribute(e), x)) return Bool(true);
+    }
+    return Bool(false);
+  }
+
   static bool Equal(const Value& a, const Value& b) {
     if (a.ty != b.ty) return false;
     switch (a.ty) {
@@ -157,8 +201,11 @@ struct Evaluator {
   }
 
   Value Compare(Op op, const Value& a, const Value& b) {
-    if (op == Op::kEq) return Bool(Equal(a, b));
-    if (op == Op::kNe) return Bool(!Equal(a, b));
+    if (op == Op::kEq || op == Op::kNe) {
+      Value eq = EqualValue(a, b);
+      if (eq.ty == Ty::kError || op == Op::kEq) return eq;
+      return Bool(!eq.b);
+    }
     if (a.ty != b.ty || a.ty == Ty::kQuantity || a.ty == Ty::kVersion) {
       return Err("no such overload");
     }
@@ -230,8 +277,15 @@ struct Evaluator {
   Value Method(const Node& n, const Value& r) {
     std::string_view name = n.s;
     if (name == "size") {
+      if (r.ty == Ty::kAttrList) return Int(static_cast<int64_t>(r.attr->list.size()));
       if (r.ty != Ty::kString) return Err("no such overload");
       return Int(CodePoints(r.s));
+    }
+    if (name == "includes") {
+      Value a = Eval(n.args[0]);
+      if (a.ty == Ty::kError) return a;
+      if (r.ty == Ty::kAttrList) return ListContains(r, a);
+      return EqualValue(r, a);
     }
     if (name == "sign") return Int(r.q.Sign());
     if (name == "isInteger") return Bool(r.q == api::Quantity::FromInt(r.q.Value()));
@@ -334,6 +388,12 @@ struct Evaluator {
         if (base.ty == Ty::kError) return base;
         Value key = Eval(n.b);
         if (key.ty == Ty::kError) return key;
+        if (base.ty == Ty::kAttrList && key.ty == Ty::kInt) {
+          if (key.i < 0 || key.i >= static_cast<int64_t>(base.attr->list.size())) {
+            return Err(fmt::format("index out of bounds: {}", key.i));
+          }
+          return FromAttribute(base.attr->list[static_cast<size_t>(key.i)]);
+        }
         if (key.ty != Ty::kString) return Err("no such overload");
         return Lookup(base, key.s);
       }
@@ -357,6 +417,7 @@ struct Evaluator {
           }
           return Bool(false);
         }
+        if (b.ty == Ty::kAttrList) return ListContains(b, a);
         if (a.ty != Ty::kString) return Err("no such overload");
         return ContainsKey(b, a.s);
       }
@@ -426,6 +487,7 @@ struct Evaluator {
         // size(s) is the only global function left after checking.
         Value a = Eval(n.args[0]);
         if (a.ty == Ty::kError) return a;
+        if (a.ty == Ty::kAttrList) return Int(static_cast<int64_t>(a.attr->list.size()));
         if (a.ty != Ty::kString) return Err("no such overload");
         return Int(CodePoints(a.s));
       }

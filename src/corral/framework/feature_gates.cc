@@ -31,6 +31,7 @@ constexpr std::array<FeatureSpec, static_cast<size_t>(Feature::kCount)> kSpecs =
     {"StorageCapacityScoring", true, false},
     {"InPlacePodVerticalScaling", true, true},
     {"InPlacePodVerticalScalingSchedulerPreemption", false, false},
+    {"DRAListTypeAttributes", false, false},
     {"CorralBatchingExtensions", true, false},
     {"CorralBatchingRescoreHook", true, false},
     {"CorralIncrementalPreScore", true, false},

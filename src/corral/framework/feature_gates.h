@@ -34,6 +34,7 @@ enum class Feature {
   // deferred resizes (KEP-5836, alpha in v1.37).
   kInPlacePodVerticalScaling,
   kInPlacePodVerticalScalingSchedulerPreemption,
+  kDRAListTypeAttributes,  // alpha, off: matchAttribute over list attributes intersects their sets
   // Corral-only (docs/deviations.md): batching beyond kube — PodTopologySpread signs pods that its
   // system default constraints select nothing of (no Service/RS/SS/RC selects them).
   kCorralBatchingExtensions,

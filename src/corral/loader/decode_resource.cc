@@ -18,6 +18,7 @@
 #include "corral/cel/cel.h"
 #include "corral/loader/internal/decode.h"
 #include "corral/loader/internal/decode_device_taints.h"
+#include "corral/loader/internal/decode_list_attributes.h"
 #include "corral/loader/internal/decode_resource_capacity.h"
 #include "corral/loader/validation.h"
 
@@ -208,11 +209,13 @@ void DecodeAttribute(Decoder& d, const Node& n, cel::AttributeValue& out) {
                                  s));
         }
       }
-    } else if (key == "list") {
-      NotModelled(d, n, "list", "list attributes (DRAListTypeAttributes)");
+    } else if (IsListAttributeField(key)) {
+      ++set;
+      DecodeListAttribute(d, key, v, out);
     } else {
-      d.UnknownField(n.key(i),
-                     std::initializer_list<std::string_view>{"int", "bool", "string", "version"});
+      d.UnknownField(n.key(i), std::initializer_list<std::string_view>{"int", "bool", "string",
+                                                                       "version", "ints", "bools",
+                                                                       "strings", "versions"});
     }
   }
   if (set != 1) d.Error(n, "exactly one value must be specified");
@@ -407,6 +410,12 @@ const doc::Field<res::ResourceSlice> kSliceSpecFields[] = {
          } else if (std::string err = CheckDns1123Label(Str(d, dev.name)); !err.empty()) {
            d.FieldError(item, "name",
                         fmt::format("Invalid value: {:?}: {}", Str(d, dev.name), err));
+         }
+         size_t values = 0;
+         for (const auto& a : dev.attributes) values += AttributeValueCount(a.value);
+         if (values > kResourceSliceMaxAttributeValuesPerDevice) {
+           d.Error(item, fmt::format("Too many: {}: must have at most {} attribute values", values,
+                                     kResourceSliceMaxAttributeValuesPerDevice));
          }
          if (dev.attributes.size() + dev.capacity.size() >
              kResourceSliceMaxAttributesAndCapacities) {

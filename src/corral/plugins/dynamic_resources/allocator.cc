@@ -10,6 +10,7 @@
 #include "corral/api/well_known.h"
 #include "corral/plugins/dynamic_resources/capacity.h"
 #include "corral/plugins/dynamic_resources/device_taints.h"
+#include "corral/plugins/dynamic_resources/list_attributes.h"
 
 namespace corral::plugins::dra {
 
@@ -61,23 +62,15 @@ struct RequestData {
 struct Constraint {
   size_t claim = 0;
   const res::DeviceConstraint* spec = nullptr;
-  std::optional<cel::AttributeValue> value;
+  const cel::AttributeValue* value = nullptr;  // the first device's (DRAListTypeAttributes off)
+  AttributeIntersection set;                   // DRAListTypeAttributes on
   int refs = 0;
 };
 
-// kube compares versions as strings (semver's minimal form makes that exact).
+// The scalar comparison of kube's matchAttribute with DRAListTypeAttributes off: a list attribute
+// (stored while the gate was on) matches nothing after the first device.
 bool SameAttribute(const cel::AttributeValue& a, const cel::AttributeValue& b) {
-  if (a.kind != b.kind) return false;
-  switch (a.kind) {
-    case cel::AttributeValue::Kind::kInt:
-      return a.int_value == b.int_value;
-    case cel::AttributeValue::Kind::kBool:
-      return a.bool_value == b.bool_value;
-    case cel::AttributeValue::Kind::kString:
-    case cel::AttributeValue::Kind::kVersion:
-      return a.string_value == b.string_value;
-  }
-  return false;
+  return !a.is_list() && !b.is_list() && SameScalar(a, b);
 }
 
 constexpr size_t kAllocationResultsMaxSize = 32;
@@ -336,7 +329,7 @@ class AllocationSearch {
         return false;
       }
       for (const auto& con : claim.spec.constraints) {
-        if (!con.match_attribute.empty()) constraints_[c].push_back({c, &con, std::nullopt, 0});
+        if (!con.match_attribute.empty()) constraints_[c].push_back({c, &con, nullptr, {}, 0});
       }
     }
     return true;
@@ -523,12 +516,17 @@ class AllocationSearch {
     if (!Covers(con, r)) return true;
     const cel::AttributeValue* v = FindAttribute(d, con.spec->match_domain, con.spec->match_id);
     if (v == nullptr) return false;
+    const bool sets = a_.features_.list_type_attributes;
     if (con.refs == 0) {
-      con.value = *v;
+      if (sets) {
+        con.set.Reset(*v);
+      } else {
+        con.value = v;
+      }
       con.refs = 1;
       return true;
     }
-    if (!SameAttribute(*con.value, *v)) return false;
+    if (sets ? !con.set.Intersect(*v) : !SameAttribute(*con.value, *v)) return false;
     ++con.refs;
     return true;
   }

@@ -49,6 +49,9 @@ class Allocator {
     bool device_taint_rules = true;     // DRADeviceTaintRules: DeviceTaintRules add taints
     bool partitionable_devices = true;  // DRAPartitionableDevices
     bool consumable_capacity = true;    // DRAConsumableCapacity
+    // DRAListTypeAttributes (alpha, off): matchAttribute intersects the attributes' value sets
+    // (list_attributes.h); off, it compares scalars and a list attribute never matches another.
+    bool list_type_attributes = false;
   };
 
   // Indexes the manager's slices and the counters consumed by allocated devices. The manager's

@@ -217,7 +217,8 @@ Status DynamicResources::PreFilter(framework::CycleState& cs, size_t slot,
         *dra, in,
         dra::Allocator::Features{
             .device_taints = gates.Enabled(framework::Feature::kDRADeviceTaints),
-            .device_taint_rules = gates.Enabled(framework::Feature::kDRADeviceTaintRules)},
+            .device_taint_rules = gates.Enabled(framework::Feature::kDRADeviceTaintRules),
+            .list_type_attributes = gates.Enabled(framework::Feature::kDRAListTypeAttributes)},
         std::move(index));
     s->reserved.resize(s->to_allocate.size());
   }

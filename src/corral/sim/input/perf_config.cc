@@ -158,7 +158,6 @@ std::string_view KubeGateNotModelled(std::string_view name) {
   static constexpr std::pair<std::string_view, std::string_view> kGates[] = {
       {"DRAResourceClaimDeviceStatus", "DRA device status and binding conditions are not modelled"},
       {"DRADeviceBindingConditions", "DRA binding conditions are not modelled"},
-      {"DRAListTypeAttributes", "DRA list-typed device attributes are not modelled"},
       {"DRADeviceCompatibilityGroups", "DRA device compatibility groups are not modelled"},
       {"DRAWorkloadResourceClaims", "ResourceClaims of a Workload or PodGroup are not modelled"},
   };
