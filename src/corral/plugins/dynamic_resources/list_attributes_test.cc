@@ -20,6 +20,7 @@
 #include "corral/api/well_known.h"
 #include "corral/loader/loader.h"
 #include "corral/plugins/dynamic_resources/allocator.h"
+#include "corral/plugins/dynamic_resources/test_util.h"
 
 namespace corral::plugins::dra {
 namespace {
@@ -136,37 +137,6 @@ spec:
                      reqs, attr);
 }
 
-class FakeDra final : public framework::DraManager {
- public:
-  explicit FakeDra(const res::ResourceObjects& o) {
-    for (const auto& c : o.device_classes) classes_.push_back(&c);
-    for (const auto& s : o.resource_slices) slices_.push_back(&s);
-  }
-  const res::DeviceClass* GetDeviceClass(Symbol name) const override {
-    for (const auto* c : classes_) {
-      if (c->meta.name == name) return c;
-    }
-    return nullptr;
-  }
-  std::span<const res::DeviceClass* const> DeviceClasses() const override { return classes_; }
-  std::span<const res::ResourceSlice* const> ResourceSlices() const override { return slices_; }
-  const res::ResourceClaim* GetClaim(Symbol, Symbol) const override { return nullptr; }
-  const absl::flat_hash_set<framework::DeviceId>& AllocatedDevices() const override {
-    return allocated_;
-  }
-  bool ClaimHasPendingAllocation(const res::ResourceClaim&) const override { return false; }
-  void SignalClaimPendingAllocation(const res::ResourceClaim&, res::AllocationResult) override {}
-  bool RemoveClaimPendingAllocation(const res::ResourceClaim&) override { return false; }
-  std::string BindClaim(const res::ResourceClaim&, Symbol, Symbol) override { return ""; }
-  void UnreserveClaim(const res::ResourceClaim&, Symbol) override {}
-  void DeallocateClaim(const res::ResourceClaim&) override {}
-
- private:
-  std::vector<const res::DeviceClass*> classes_;
-  std::vector<const res::ResourceSlice*> slices_;
-  absl::flat_hash_set<framework::DeviceId> allocated_;
-};
-
 struct Case {
   std::string name;  // kube's test case name
   bool list_type_attributes = true;
@@ -184,7 +154,7 @@ void RunCase(const Case& c) {
   ASSERT_TRUE(r.ok());
   ASSERT_TRUE(r.objects.resources != nullptr);
   const res::ResourceObjects& objs = *r.objects.resources;
-  FakeDra dra(objs);
+  dra_test::FakeDraManager dra(objs, {});
   Allocator alloc(dra, in, Allocator::Features{.list_type_attributes = c.list_type_attributes});
   ASSERT_EQ(r.objects.nodes.size(), 1u);
   std::vector<const res::ResourceClaim*> claims{&objs.resource_claims[0]};
