@@ -59,19 +59,6 @@ struct Scheduler::CompositeRun {
 
 namespace {
 
-// kube's PlacementBinPacking score of a placement's nodes with the members placed in it assumed
-// (as workload_cycle.cc scores a PodGroup's domains).
-int64_t ScoreNodes(const std::vector<const framework::NodeInfo*>& nodes) {
-  PlacementResources r;
-  for (const framework::NodeInfo* n : nodes) {
-    r.requested_milli_cpu += n->non_zero_requested().milli_cpu;
-    r.allocatable_milli_cpu += n->allocatable().milli_cpu;
-    r.requested_memory += n->non_zero_requested().memory;
-    r.allocatable_memory += n->allocatable().memory;
-  }
-  return PlacementBinPackingScore(r);
-}
-
 // The part of placement `d` inside `within`, in snapshot order: `&d` itself when `within` is null
 // or holds all of it (no copy: nested topology levels usually nest), null when they share no node,
 // else a copy of the common part kept in `local`.
@@ -169,7 +156,8 @@ bool Scheduler::EvalLeaf(CompositeRun& run, LeafRun& leaf, const PlacementDomain
       if (use == nullptr) continue;
       int32_t n = PlaceMembers(leaf.members, *group, leaf.resolved, use, leaf.results);
       best_fit = std::max(best_fit, n);
-      if (feasible(n)) feasible_domains.emplace_back(use, ScoreNodes(use->nodes));
+      if (feasible(n))
+        feasible_domains.emplace_back(use, PlacementBinPackingScoreOfNodes(use->nodes));
       RollBack(leaf.results);
     }
     const size_t chosen = pipeline::SelectBest(
@@ -266,7 +254,7 @@ bool Scheduler::EvalCompositeNode(CompositeRun& run, const api::CompositePodGrou
   for (const PlacementDomain* d : candidates) {
     std::string f;
     if (EvalCompositeChildren(run, cpg, d, &f)) {
-      feasible.emplace_back(d, ScoreNodes(d->nodes));
+      feasible.emplace_back(d, PlacementBinPackingScoreOfNodes(d->nodes));
       RollBackSubtree(run, cpg);
     } else if (first_failure.empty()) {
       first_failure = std::move(f);

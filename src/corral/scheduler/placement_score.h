@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
+
+#include "corral/framework/node_info.h"
 
 namespace corral::scheduler {
 
@@ -38,6 +41,21 @@ inline int64_t PlacementBinPackingScore(const PlacementResources& r) {
     ++weights;
   }
   return weights == 0 ? 0 : score / weights;
+}
+
+// PlacementBinPackingScore of a placement's nodes: their committed non-zero requests (with the
+// members of the candidate placement assumed in the snapshot, as kube adds them to the nodes'
+// allocated amounts) against their allocatable capacity.
+inline int64_t PlacementBinPackingScoreOfNodes(
+    const std::vector<const framework::NodeInfo*>& nodes) {
+  PlacementResources r;
+  for (const framework::NodeInfo* n : nodes) {
+    r.requested_milli_cpu += n->non_zero_requested().milli_cpu;
+    r.allocatable_milli_cpu += n->allocatable().milli_cpu;
+    r.requested_memory += n->non_zero_requested().memory;
+    r.allocatable_memory += n->allocatable().memory;
+  }
+  return PlacementBinPackingScore(r);
 }
 
 }  // namespace corral::scheduler

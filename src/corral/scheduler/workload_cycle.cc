@@ -35,24 +35,6 @@ using framework::Code;
 using framework::PodInfo;
 using framework::Status;
 
-namespace {
-
-// kube's PlacementBinPacking score of a domain (placement_score.h): the domain's committed non-zero
-// requests, with the members of this candidate placement assumed in the snapshot (kube adds their
-// requests to the nodes' allocated amounts: the same sum), against its allocatable capacity.
-int64_t ScoreDomain(const std::vector<const framework::NodeInfo*>& nodes) {
-  PlacementResources r;
-  for (const framework::NodeInfo* n : nodes) {
-    r.requested_milli_cpu += n->non_zero_requested().milli_cpu;
-    r.allocatable_milli_cpu += n->allocatable().milli_cpu;
-    r.requested_memory += n->non_zero_requested().memory;
-    r.allocatable_memory += n->allocatable().memory;
-  }
-  return PlacementBinPackingScore(r);
-}
-
-}  // namespace
-
 const std::vector<Scheduler::PlacementDomain>& Scheduler::TopologyDomains(Symbol key) {
   auto [it, inserted] = topology_domains_.try_emplace(key);
   if (!inserted) return it->second;
@@ -239,7 +221,7 @@ void Scheduler::ScheduleGroup(QueuedPod* qp, framework::PodGroupState& group,
       if (!group.domain.empty() && d.value != kept) continue;
       int32_t n = PlaceMembers(members, group, resolved, &d, results);
       best_fit = std::max(best_fit, n);
-      if (feasible(n)) feasible_domains.emplace_back(&d, ScoreDomain(d.nodes));
+      if (feasible(n)) feasible_domains.emplace_back(&d, PlacementBinPackingScoreOfNodes(d.nodes));
       RollBack(results);
     }
     const size_t chosen = pipeline::SelectBest(

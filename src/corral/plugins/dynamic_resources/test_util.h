@@ -78,8 +78,7 @@ class DraHandle : public ::corral::testing::FakeHandle {
   state::DraStore store;
 };
 
-// A resource.k8s.io/v1 DeviceClass manifest selecting the devices of `driver` (kube's class
-// generator).
+// A resource.k8s.io/v1 DeviceClass manifest selecting the devices of `driver` (kube's generator).
 inline std::string DriverClass(std::string_view name, std::string_view driver) {
   return fmt::format(R"(---
 apiVersion: resource.k8s.io/v1

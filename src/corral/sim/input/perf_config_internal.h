@@ -3,6 +3,7 @@
 // perf_config.cc decodes the file and selects workloads, perf_templates.cc renders and loads object
 // templates, perf_ops.cc gives each op its meaning in a SimSpec. Not for other users.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -223,6 +224,12 @@ class OpCompiler {
   // Adds namespace `ns` once; `labels`, when given and not empty, replace its labels.
   void AddNamespace(const std::string& ns, const api::LabelSet* labels = nullptr);
   bool CreateNamespaces(const Node& op);
+  // Renders the op's templatePath once per index 0..count-1 (with {Index, Count} and
+  // templateParams) in the op's namespace, and hands each loaded object, which must be one object
+  // of `kind`, to `take` with the namespace; `take` returns false when the object is not one
+  // `kind` it can keep. False after reporting the first error.
+  bool RenderEach(const Node& op, std::string_view kind,
+                  const std::function<bool(LoadedObject&, Symbol)>& take);
   bool CreatePodGroups(const Node& op);
   bool CreateCompositePodGroups(const Node& op);
   bool WaitForPodGroups(const Node& op);

@@ -606,7 +606,8 @@ bool OpCompiler::UpdateNodes(const Node& op) {
   return true;
 }
 
-bool OpCompiler::CreatePodGroups(const Node& op) {
+bool OpCompiler::RenderEach(const Node& op, std::string_view kind,
+                            const std::function<bool(LoadedObject&, Symbol)>& take) {
   CheckKeys(op, {"count", "countParam", "namespace", "templatePath", "templateParams"});
   auto count = Count(op, "count", "countParam", true);
   auto path = String(op, "templatePath");
@@ -619,8 +620,6 @@ bool OpCompiler::CreatePodGroups(const Node& op) {
   auto t = Template(*path, *op.Find("templatePath"));
   if (!t.ok()) return false;
   const Symbol ns_sym = in_.Intern(*ns);
-  // One PodGroup per index, rendered with {Index, Count} and templateParams, in the op's namespace
-  // (kube creates them before the pods that name them, so they exist from the start here).
   for (int64_t i = 0; i < *count; ++i) {
     auto text = (*t)->tmpl.Execute(Env(op, i, *count));
     if (!text.ok()) {
@@ -632,56 +631,38 @@ bool OpCompiler::CreatePodGroups(const Node& op) {
       diags_.Error("", 0, "", obj.error().message);
       return false;
     }
-    if (obj->kind != "PodGroup" || obj->objects.pod_groups.size() != 1) {
+    if (obj->kind != kind || !take(*obj, ns_sym)) {
       d_.Error(*op.Find("templatePath"),
-               fmt::format("template {} is a {:?}, want a PodGroup", (*t)->path, obj->kind));
+               fmt::format("template {} is a {:?}, want a {}", (*t)->path, obj->kind, kind));
       return false;
     }
-    api::PodGroup& g = obj->objects.pod_groups[0];
-    g.meta.namespace_ = ns_sym;
-    if (obj->priority) g.priority = *obj->priority;
-    spec_.objects.pod_groups.push_back(std::move(g));
   }
   return true;
 }
 
+// One PodGroup per index, rendered with {Index, Count} and templateParams, in the op's namespace
+// (kube creates them before the pods that name them, so they exist from the start here).
+bool OpCompiler::CreatePodGroups(const Node& op) {
+  return RenderEach(op, "PodGroup", [&](LoadedObject& obj, Symbol ns) {
+    if (obj.objects.pod_groups.size() != 1) return false;
+    api::PodGroup& g = obj.objects.pod_groups[0];
+    g.meta.namespace_ = ns;
+    if (obj.priority) g.priority = *obj.priority;
+    spec_.objects.pod_groups.push_back(std::move(g));
+    return true;
+  });
+}
+
+// One CompositePodGroup per index, as createPodGroups renders PodGroups; they exist from the
+// start (kube's op creates them before the PodGroups and pods that name them).
 bool OpCompiler::CreateCompositePodGroups(const Node& op) {
-  CheckKeys(op, {"count", "countParam", "namespace", "templatePath", "templateParams"});
-  auto count = Count(op, "count", "countParam", true);
-  auto path = String(op, "templatePath");
-  auto ns = String(op, "namespace");
-  if (!path) d_.Required(op, "templatePath");
-  if (!ns) d_.Required(op, "namespace");
-  if (!count || !path || !ns) return false;
-  AddNamespace(*ns);
-  auto scope = d_.Field("templatePath");
-  auto t = Template(*path, *op.Find("templatePath"));
-  if (!t.ok()) return false;
-  const Symbol ns_sym = in_.Intern(*ns);
-  // One CompositePodGroup per index, as createPodGroups renders PodGroups; they exist from the
-  // start (kube's op creates them before the PodGroups and pods that name them).
-  for (int64_t i = 0; i < *count; ++i) {
-    auto text = (*t)->tmpl.Execute(Env(op, i, *count));
-    if (!text.ok()) {
-      diags_.Error((*t)->path, 0, "", fmt::format("template: {}", text.error().message));
-      return false;
-    }
-    auto obj = LoadRendered(*text, (*t)->path, in_);
-    if (!obj.ok()) {
-      diags_.Error("", 0, "", obj.error().message);
-      return false;
-    }
-    if (obj->kind != "CompositePodGroup" || obj->objects.composite_pod_groups.size() != 1) {
-      d_.Error(
-          *op.Find("templatePath"),
-          fmt::format("template {} is a {:?}, want a CompositePodGroup", (*t)->path, obj->kind));
-      return false;
-    }
-    api::CompositePodGroup& g = obj->objects.composite_pod_groups[0];
-    g.meta.namespace_ = ns_sym;
+  return RenderEach(op, "CompositePodGroup", [&](LoadedObject& obj, Symbol ns) {
+    if (obj.objects.composite_pod_groups.size() != 1) return false;
+    api::CompositePodGroup& g = obj.objects.composite_pod_groups[0];
+    g.meta.namespace_ = ns;
     spec_.objects.composite_pod_groups.push_back(std::move(g));
-  }
-  return true;
+    return true;
+  });
 }
 
 bool OpCompiler::WaitForPodGroups(const Node& op) {
