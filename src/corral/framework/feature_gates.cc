@@ -32,6 +32,13 @@ constexpr std::array<FeatureSpec, static_cast<size_t>(Feature::kCount)> kSpecs =
     {"InPlacePodVerticalScaling", true, true},
     {"InPlacePodVerticalScalingSchedulerPreemption", false, false},
     {"DRAListTypeAttributes", false, false},
+    {"DRAResourceClaimDeviceStatus", true, true,
+     "DRA device status and binding conditions are not modelled"},
+    {"DRADeviceBindingConditions", true, false, "DRA binding conditions are not modelled"},
+    {"DRADeviceCompatibilityGroups", false, false,
+     "DRA device compatibility groups are not modelled"},
+    {"DRAWorkloadResourceClaims", false, false,
+     "ResourceClaims of a Workload or PodGroup are not modelled"},
     {"CorralBatchingExtensions", true, false},
     {"CorralBatchingRescoreHook", true, false},
     {"CorralIncrementalPreScore", true, false},
@@ -42,6 +49,13 @@ constexpr std::array<FeatureSpec, static_cast<size_t>(Feature::kCount)> kSpecs =
 
 const FeatureSpec& SpecOf(Feature f) {
   return kSpecs[static_cast<size_t>(f)];
+}
+
+const FeatureSpec* FindFeature(std::string_view name) {
+  for (const auto& s : kSpecs) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
 }
 
 FeatureGates::FeatureGates() {
@@ -55,6 +69,10 @@ Result<void> FeatureGates::Set(std::string_view name, bool value) {
     if (kSpecs[i].locked && value != kSpecs[i].default_value) {
       return Error::Invalid(fmt::format("cannot set feature gate {} to {}, feature is locked to {}",
                                         name, value, kSpecs[i].default_value));
+    }
+    if (!kSpecs[i].unmodelled.empty() && value != kSpecs[i].default_value) {
+      return Error::Invalid(fmt::format("feature gate {}={} is not modelled by Corral: {}", name,
+                                        value, kSpecs[i].unmodelled));
     }
     values_[i] = value;
     return {};

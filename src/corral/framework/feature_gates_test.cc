@@ -24,5 +24,21 @@ TEST(FeatureGatesTest, DefaultsParseAndErrors) {
   EXPECT_FALSE(g.ParseFlag("OpportunisticBatching=maybe").ok());
 }
 
+// A gate Corral does not model accepts its default and refuses the other value, naming what is
+// missing: a policy must not change behind the user's back.
+TEST(FeatureGatesTest, UnmodelledGateRefusesItsOtherValue) {
+  FeatureGates g;
+  EXPECT_TRUE(g.ParseFlag("DRADeviceCompatibilityGroups=false").ok());
+  Result<void> on = g.ParseFlag("DRADeviceCompatibilityGroups=true");
+  ASSERT_FALSE(on.ok());
+  EXPECT_EQ(on.error().message,
+            "feature gate DRADeviceCompatibilityGroups=true is not modelled by Corral: DRA device "
+            "compatibility groups are not modelled");
+  EXPECT_FALSE(g.Enabled(Feature::kDRADeviceCompatibilityGroups));
+  ASSERT_NE(FindFeature("DRAWorkloadResourceClaims"), nullptr);
+  EXPECT_FALSE(FindFeature("DRAWorkloadResourceClaims")->unmodelled.empty());
+  EXPECT_EQ(FindFeature("NoSuchGate"), nullptr);
+}
+
 }  // namespace
 }  // namespace corral::framework

@@ -151,22 +151,6 @@ constexpr std::string_view kTestCaseIgnored[] = {"metricsCollectorConfig"};
 
 }  // namespace
 
-std::string_view KubeGateNotModelled(std::string_view name) {
-  // Gates of kube v1.37 that scheduler_perf configs set and Corral's scheduler does not have,
-  // each with what Corral lacks. A workload that sets one is not run (the gate is recognised,
-  // never dropped).
-  static constexpr std::pair<std::string_view, std::string_view> kGates[] = {
-      {"DRAResourceClaimDeviceStatus", "DRA device status and binding conditions are not modelled"},
-      {"DRADeviceBindingConditions", "DRA binding conditions are not modelled"},
-      {"DRADeviceCompatibilityGroups", "DRA device compatibility groups are not modelled"},
-      {"DRAWorkloadResourceClaims", "ResourceClaims of a Workload or PodGroup are not modelled"},
-  };
-  for (const auto& [gate, what] : kGates) {
-    if (gate == name) return what;
-  }
-  return {};
-}
-
 const PerfOnlyGate* FindPerfOnlyGate(std::string_view name) {
   static const PerfOnlyGate kGates[] = {
       {"SchedulerAsyncAPICalls", PerfOnlyGate::kAny,
@@ -390,11 +374,17 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
         }
         continue;
       }
+      if (const framework::FeatureSpec* f = framework::FindFeature(name);
+          f != nullptr && !f->unmodelled.empty()) {
+        // The workload names a gate whose feature Corral lacks: it is not run, whatever the value
+        // (kube's configs set them to their defaults to say the workload needs the feature).
+        unsupported = fmt::format("feature gate {}={} is not modelled by Corral: {}", name, value,
+                                  f->unmodelled);
+        continue;
+      }
       if (auto st = spec.gates.Set(name, value); !st.ok()) {
         if (st.error().message.starts_with("unrecognized")) {
-          const std::string_view what = perf_detail::KubeGateNotModelled(name);
-          unsupported = fmt::format("feature gate {}={} is not modelled by Corral{}{}", name, value,
-                                    what.empty() ? "" : ": ", what);
+          unsupported = fmt::format("feature gate {}={} is not modelled by Corral", name, value);
         } else {
           // A locked gate set to the other value: kube's test fails the same way.
           diags.Error(im.path, v.line(), fmt::format("featureGates.{}", name), st.error().message);

@@ -98,9 +98,6 @@ struct PerfOnlyGate {
   }
 };
 const PerfOnlyGate* FindPerfOnlyGate(std::string_view name);
-// What Corral lacks for a kube feature gate it does not model (empty for a name kube's v1.37
-// gate list, as far as scheduler_perf uses it, does not hold).
-std::string_view KubeGateNotModelled(std::string_view name);
 
 // The default objects of scheduler_perf (util.go makeBaseNode / makeBasePod with
 // testutils.MakePodSpec), as YAML.
