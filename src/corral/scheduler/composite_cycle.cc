@@ -236,16 +236,38 @@ bool Scheduler::EvalCompositeNode(CompositeRun& run, const api::CompositePodGrou
     return EvalCompositeChildren(run, cpg, within, failure);
   }
   const Symbol tkey = cpg.topology_keys.front();
+  // The nodes of the pods already bound below this group: a tree that runs again for its pending
+  // members (after its root committed) stays in the domain that holds them, as a running PodGroup
+  // keeps its domain.
+  std::vector<Symbol> pinned;
+  auto collect_bound = [&](auto& self, const api::CompositePodGroup& c) -> void {
+    for (const WorkloadManager::CompositeChild& child : wm_.ChildrenOf(c)) {
+      if (child.composite != nullptr) {
+        self(self, *child.composite);
+        continue;
+      }
+      const framework::PodGroupState* g = wm_.Get(framework::PodGroupKey{
+          child.pod_group->meta.namespace_, Symbol(), child.pod_group->meta.name, Symbol(), false});
+      if (g == nullptr) continue;
+      for (const PodInfo* p : g->assigned) pinned.push_back(cache_.NodeOf(p));
+    }
+  };
+  collect_bound(collect_bound, cpg);
   std::deque<PlacementDomain> local;
   std::vector<const PlacementDomain*> candidates;
   for (const PlacementDomain& d : TopologyDomains(tkey)) {
+    const bool holds_bound =
+        std::all_of(pinned.begin(), pinned.end(), [&](Symbol n) { return d.names.contains(n); });
+    if (!holds_bound) continue;
     if (const PlacementDomain* use = Intersect(d, within, local)) candidates.push_back(use);
   }
   const std::string name =
       fmt::format("{}/{}", interner_.Str(cpg.meta.namespace_), interner_.Str(cpg.meta.name));
   if (candidates.empty()) {
-    *failure = fmt::format("composite group {}: no node has the topology key {}", name,
-                           interner_.Str(tkey));
+    *failure = pinned.empty() ? fmt::format("composite group {}: no node has the topology key {}",
+                                            name, interner_.Str(tkey))
+                              : fmt::format("composite group {}: no {} domain holds its bound pods",
+                                            name, interner_.Str(tkey));
     return false;
   }
   if (candidates.size() == 1) return EvalCompositeChildren(run, cpg, candidates[0], failure);
