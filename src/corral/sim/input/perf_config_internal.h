@@ -45,8 +45,13 @@ struct ParamValue {
   const Node* complex = nullptr;  // a list or map value (is_int false, s empty)
 };
 
-// A scalar parameter as a template sees it: Go's int, string or bool. REQUIRES: !p.complex.
+// A YAML value as a template sees kube's JSON-decoded value: int, float64, string, bool, nil, a
+// list or a map (perf_templates.cc).
+TemplateValue NodeToTemplateValue(const doc::Node& n);
+
+// A parameter as a template sees it: Go's int, string or bool, or a list or map.
 inline TemplateValue ToTemplateValue(const ParamValue& p) {
+  if (p.complex != nullptr) return NodeToTemplateValue(*p.complex);
   if (p.is_int) return TemplateValue{p.i};
   if (p.is_bool) return TemplateValue{p.s == "true"};
   return TemplateValue{p.s};

@@ -432,11 +432,7 @@ bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_ov
   uint32_t tmpl = kNone;
   TemplateData base = Env(op, 0, *count);
   for (const auto& [k, v] : w_.params) {
-    // A list or map parameter is left out: a template that reads it fails with "map has no
-    // entry" (Corral's templates render scalars only) rather than render it wrongly.
-    if (!base.contains(k) && v.complex == nullptr) {
-      base[k] = ToTemplateValue(v);
-    }
+    if (!base.contains(k)) base[k] = ToTemplateValue(v);
   }
   if (tpath.empty()) {
     auto obj = LoadRendered(std::string(kDefaultPod), "<scheduler_perf default pod>", in_);
