@@ -217,6 +217,17 @@ class OpCompiler {
   bool UpdateNodes(const Node& op);
   // updateAny with subresources [resize] of Pods (perf_resize_ops.cc).
   bool UpdatePods(const Node& op);
+  // The start both updateAny paths share: the op's count, then `check_scope` (the namespace rule
+  // of the kind), its template and environment, and an Op of `kind` with count and rate. nullopt
+  // with `ok` true when the count is 0 (nothing to update), with `ok` false on an error (reported).
+  struct UpdateStart {
+    std::shared_ptr<TemplateFile> file;
+    std::shared_ptr<TemplateData> env;
+    Op op;
+  };
+  std::optional<UpdateStart> StartUpdate(const Node& op, Op::Kind kind,
+                                         const std::function<bool(const std::string&)>& check_scope,
+                                         bool& ok);
   bool Churn(const Node& op, size_t idx);
   // Renders and loads a pod template; returns its index in spec.pod_templates (kNone after an
   // error). `signature_batch` > 0 labels pod i signature=SignatureLabelValue(i, signature_batch).
