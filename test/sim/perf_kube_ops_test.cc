@@ -4,6 +4,9 @@
 // case-insensitive template decoding. Configs are parsed as if they lived next to the copies of
 // kube's configs under examples/scheduler_perf/kube, so their template paths are kube's.
 
+#include <fstream>
+#include <sstream>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -296,6 +299,85 @@ spec:
     EXPECT_EQ(obj->objects.pod_groups[0].disruption_mode, c.mode);
     EXPECT_EQ(obj->objects.pod_groups[0].policy.min_count, 2);
   }
+}
+
+}  // namespace
+}  // namespace corral::sim
+
+namespace corral::sim {
+namespace {
+
+std::string ReadExample(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// kube's listattributes templates (dra/templates/resourceslice-list-attributes-devices.yaml
+// d1a2be3d and resourceclaimtemplate.yaml 958ef682) render with template variables, `range` over
+// `Int` and `JSON`: the slice holds a block of devices without the shared value before the ones
+// with it, and the claim template asks for numRequests devices that share the attribute's value.
+TEST(PerfKubeOpsTest, ListAttributeTemplatesRenderKubesObjects) {
+  Interner in = api::NewInterner();
+  auto slice_t =
+      GoTemplate::Parse(ReadExample("examples/scheduler_perf/kube/dra/templates/"
+                                    "resourceslice-list-attributes-devices.yaml"));
+  ASSERT_TRUE(slice_t.ok()) << slice_t.error().message;
+  auto text = slice_t->Execute({{"Index", int64_t{3}},
+                                {"Count", int64_t{4}},
+                                {"numDevices", int64_t{4}},
+                                {"numNonMatchingDevices", int64_t{2}},
+                                {"numListValues", int64_t{2}}});
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  auto slice = perf_detail::LoadRendered(*text, "slice.yaml", in);
+  ASSERT_TRUE(slice.ok()) << slice.error().message;
+  ASSERT_NE(slice->objects.resources, nullptr);
+  ASSERT_EQ(slice->objects.resources->resource_slices.size(), 1U);
+  const auto& s = slice->objects.resources->resource_slices[0];
+  EXPECT_EQ(in.Str(s.node_name), "scheduler-perf-dra-3");
+  ASSERT_EQ(s.devices.size(), 4U);
+  auto values = [&](size_t d) {
+    std::vector<std::string> out;
+    for (const auto& a : s.devices[d].attributes) {
+      if (a.id != "match") continue;
+      for (const auto& v : a.value.list) out.emplace_back(v.string_value);
+    }
+    return out;
+  };
+  EXPECT_EQ(in.Str(s.devices[1].name), "device-1");
+  EXPECT_THAT(values(1), ::testing::ElementsAre("device-1-value-0", "device-1-value-1"));
+  EXPECT_THAT(values(2),
+              ::testing::ElementsAre("shared-value", "device-2-value-0", "device-2-value-1"));
+
+  auto claim_t = GoTemplate::Parse(
+      ReadExample("examples/scheduler_perf/kube/dra/templates/resourceclaimtemplate.yaml"));
+  ASSERT_TRUE(claim_t.ok()) << claim_t.error().message;
+  TemplateList constraints;
+  constraints.items.push_back(std::make_shared<const TemplateMap>(
+      TemplateMap{{{"matchAttribute", std::string("dra.example.com/match")}}}));
+  auto claim_text = claim_t->Execute(
+      {{"Index", int64_t{0}},
+       {"Count", int64_t{1}},
+       {"numRequests", int64_t{3}},
+       {"constraints", std::make_shared<const TemplateList>(std::move(constraints))}});
+  ASSERT_TRUE(claim_text.ok()) << claim_text.error().message;
+  auto claim = perf_detail::LoadRendered(*claim_text, "claim.yaml", in);
+  ASSERT_TRUE(claim.ok()) << claim.error().message;
+  ASSERT_EQ(claim->objects.resources->resource_claim_templates.size(), 1U);
+  const auto& spec = claim->objects.resources->resource_claim_templates[0].spec;
+  ASSERT_EQ(spec.requests.size(), 3U);
+  EXPECT_EQ(in.Str(spec.requests[2].name), "req-2");
+  ASSERT_EQ(spec.constraints.size(), 1U);
+  EXPECT_EQ(in.Str(spec.constraints[0].match_attribute), "dra.example.com/match");
+  // Without parameters: kube's one request, no constraint.
+  auto plain = claim_t->Execute({{"Index", int64_t{0}}, {"Count", int64_t{1}}});
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  auto plain_claim = perf_detail::LoadRendered(*plain, "claim.yaml", in);
+  ASSERT_TRUE(plain_claim.ok()) << plain_claim.error().message;
+  const auto& plain_spec = plain_claim->objects.resources->resource_claim_templates[0].spec;
+  EXPECT_EQ(plain_spec.requests.size(), 1U);
+  EXPECT_TRUE(plain_spec.constraints.empty());
 }
 
 }  // namespace

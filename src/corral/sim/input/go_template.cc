@@ -3,725 +3,953 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cmath>
-#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
 
+#include "corral/sim/input/go_template_funcs.h"
+
 namespace corral::sim {
 
-struct GoTemplate::Node {
-  enum class Kind : uint8_t { kField, kData, kBool, kInt, kFloat, kString, kCall, kPipe };
+namespace gt = go_template_detail;
+
+namespace {
+
+// An expression: an operand, a command (function call) or a pipeline.
+struct Expr {
+  enum class Kind : uint8_t {
+    kDot,     // .
+    kField,   // .a.b on dot
+    kVar,     // $x, then `fields`
+    kChain,   // (pipeline).a.b: args[0], then `fields`
+    kNil,     // nil
+    kBool,    // true / false (i)
+    kInt,     // i
+    kFloat,   // f
+    kString,  // s
+    kCall,    // name args...
+    kPipe,    // commands in args; declared variables in `decl`
+  };
   Kind kind = Kind::kInt;
-  std::string name;  // field or function
+  std::string name;
+  std::vector<std::string> fields;
   int64_t i = 0;
   double f = 0;
   std::string s;
-  std::vector<std::shared_ptr<Node>> args;  // kCall: arguments; kPipe: commands
+  std::vector<std::shared_ptr<const Expr>> args;
+  std::vector<std::string> decl;  // kPipe: `$x :=` / `$i, $v :=`
+  bool is_assign = false;         // kPipe: `=` rather than `:=`
+};
+using ExprPtr = std::shared_ptr<const Expr>;
+
+}  // namespace
+
+// A list of statements.
+struct GoTemplate::Node {
+  struct Stmt {
+    enum class Kind : uint8_t { kText, kAction, kIf, kWith, kRange, kBreak, kContinue };
+    Kind kind = Kind::kText;
+    std::string text;  // kText
+    ExprPtr pipe;      // kAction, kIf, kWith, kRange
+    uint32_t line = 0;
+    std::shared_ptr<const Node> list, else_list;  // kIf, kWith, kRange
+  };
+  std::vector<Stmt> stmts;
 };
 
 namespace {
 
-using NodePtr = std::shared_ptr<GoTemplate::Node>;
-using Kind = GoTemplate::Node::Kind;
+using Node = GoTemplate::Node;
+using Stmt = Node::Stmt;
+using gt::Missing;
+using gt::Val;
+
+// ---- Lexing --------------------------------------------------------------------------------
 
 struct Token {
   enum class T : uint8_t {
-    kField,
-    kDollar,
+    kField,     // .name (text: name)
+    kDot,       // .
+    kVariable,  // $ or $name (text includes the $)
     kIdent,
     kNumber,
     kString,
     kLParen,
     kRParen,
     kPipe,
+    kDeclare,  // :=
+    kAssign,   // =
+    kComma,
     kEnd
   };
   T t = T::kEnd;
   std::string text;
+  bool spaced = true;  // whitespace (or the action's start) precedes the token
 };
 
-class Lexer {
- public:
-  explicit Lexer(std::string_view s) : s_(s) {}
-  Result<std::vector<Token>> Run() {
-    std::vector<Token> out;
-    while (true) {
-      while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-      if (pos_ >= s_.size()) break;
-      char c = s_[pos_];
-      if (c == '(') {
-        out.push_back({Token::T::kLParen, "("});
-        ++pos_;
-      } else if (c == ')') {
-        out.push_back({Token::T::kRParen, ")"});
-        ++pos_;
-      } else if (c == '|') {
-        out.push_back({Token::T::kPipe, "|"});
-        ++pos_;
-      } else if (c == '$') {
-        out.push_back({Token::T::kDollar, "$"});
-        ++pos_;
-      } else if (c == '.') {
-        size_t j = pos_ + 1;
-        while (j < s_.size() &&
-               (std::isalnum(static_cast<unsigned char>(s_[j])) || s_[j] == '_' || s_[j] == '.'))
-          ++j;
-        if (j == pos_ + 1) return Error::Invalid("bad character '.': a field name must follow");
-        out.push_back({Token::T::kField, std::string(s_.substr(pos_ + 1, j - pos_ - 1))});
-        pos_ = j;
-      } else if (c == '"' || c == '`') {
-        char q = c;
-        std::string v;
-        size_t j = pos_ + 1;
-        bool closed = false;
-        while (j < s_.size()) {
-          if (s_[j] == q) {
-            closed = true;
-            ++j;
-            break;
-          }
-          if (q == '"' && s_[j] == '\\' && j + 1 < s_.size()) {
-            char e = s_[j + 1];
-            v += e == 'n' ? '\n' : e == 't' ? '\t' : e;
-            j += 2;
-            continue;
-          }
-          v += s_[j++];
-        }
-        if (!closed) return Error::Invalid("unterminated quoted string");
-        out.push_back({Token::T::kString, std::move(v)});
-        pos_ = j;
-      } else if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+') {
-        size_t j = pos_ + 1;
-        while (j < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[j])) || s_[j] == '.'))
-          ++j;
-        out.push_back({Token::T::kNumber, std::string(s_.substr(pos_, j - pos_))});
-        pos_ = j;
-      } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-        size_t j = pos_ + 1;
-        while (j < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[j])) || s_[j] == '_'))
-          ++j;
-        out.push_back({Token::T::kIdent, std::string(s_.substr(pos_, j - pos_))});
-        pos_ = j;
+bool IsAlnum(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+Result<std::vector<Token>> Lex(std::string_view s) {
+  std::vector<Token> out;
+  size_t pos = 0;
+  bool spaced = true;
+  auto push = [&](Token::T t, std::string text) {
+    out.push_back({t, std::move(text), spaced});
+    spaced = false;
+  };
+  while (true) {
+    const size_t before = pos;
+    while (pos < s.size() && std::isspace(static_cast<unsigned char>(s[pos]))) ++pos;
+    if (pos != before) spaced = true;
+    if (pos >= s.size()) break;
+    const char c = s[pos];
+    if (c == '(' || c == ')' || c == '|' || c == ',' || c == '=') {
+      push(c == '('   ? Token::T::kLParen
+           : c == ')' ? Token::T::kRParen
+           : c == '|' ? Token::T::kPipe
+           : c == ',' ? Token::T::kComma
+                      : Token::T::kAssign,
+           std::string(1, c));
+      ++pos;
+    } else if (c == ':') {
+      if (pos + 1 >= s.size() || s[pos + 1] != '=') return Error::Invalid("expected :=");
+      push(Token::T::kDeclare, ":=");
+      pos += 2;
+    } else if (c == '$') {
+      size_t j = pos + 1;
+      while (j < s.size() && IsAlnum(s[j])) ++j;
+      push(Token::T::kVariable, std::string(s.substr(pos, j - pos)));
+      pos = j;
+    } else if (c == '.' &&
+               (pos + 1 >= s.size() || !std::isdigit(static_cast<unsigned char>(s[pos + 1])))) {
+      size_t j = pos + 1;
+      while (j < s.size() && IsAlnum(s[j])) ++j;
+      if (j == pos + 1) {
+        push(Token::T::kDot, ".");
       } else {
-        return Error::Invalid(fmt::format("unexpected {:?} in action", std::string(1, c)));
+        push(Token::T::kField, std::string(s.substr(pos + 1, j - pos - 1)));
+      }
+      pos = j;
+    } else if (c == '"' || c == '`') {
+      const char q = c;
+      std::string v;
+      size_t j = pos + 1;
+      bool closed = false;
+      while (j < s.size()) {
+        if (s[j] == q) {
+          closed = true;
+          ++j;
+          break;
+        }
+        if (q == '"' && s[j] == '\\' && j + 1 < s.size()) {
+          const char e = s[j + 1];
+          v += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+          j += 2;
+          continue;
+        }
+        v += s[j++];
+      }
+      if (!closed) return Error::Invalid("unterminated quoted string");
+      push(Token::T::kString, std::move(v));
+      pos = j;
+    } else if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.') {
+      size_t j = pos + 1;
+      while (j < s.size() &&
+             (IsAlnum(s[j]) || s[j] == '.' ||
+              ((s[j] == '-' || s[j] == '+') && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
+        ++j;
+      push(Token::T::kNumber, std::string(s.substr(pos, j - pos)));
+      pos = j;
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t j = pos + 1;
+      while (j < s.size() && IsAlnum(s[j])) ++j;
+      push(Token::T::kIdent, std::string(s.substr(pos, j - pos)));
+      pos = j;
+    } else {
+      return Error::Invalid(fmt::format("unexpected {:?} in action", std::string(1, c)));
+    }
+  }
+  out.push_back({Token::T::kEnd, "", true});
+  return out;
+}
+
+bool IsKeyword(std::string_view s) {
+  static constexpr std::string_view kWords[] = {"if",    "else",     "end",   "range",
+                                                "with",  "define",   "block", "template",
+                                                "break", "continue", "nil"};
+  return std::find(std::begin(kWords), std::end(kWords), s) != std::end(kWords);
+}
+
+std::string Describe(const Token& t) {
+  return t.t == Token::T::kEnd ? "end of action" : t.text;
+}
+
+// ---- Parsing of one action's tokens ----------------------------------------------------------
+
+// Parses pipelines of one action. `vars` is the parser's stack of declared variable names: a
+// declaration pushes onto it; a use of an undeclared variable is an error.
+class ActionParser {
+ public:
+  ActionParser(const std::vector<Token>& toks, size_t start, std::vector<std::string>& vars)
+      : t_(toks), p_(start), vars_(vars) {}
+
+  // `context`: "command", "if", "with" or "range" (only range may declare two variables).
+  Result<ExprPtr> Pipeline(std::string_view context) {
+    auto pipe = std::make_shared<Expr>();
+    pipe->kind = Expr::Kind::kPipe;
+    if (Peek().t == Token::T::kVariable) {
+      const Token::T after = t_[p_ + 1].t;
+      if (after == Token::T::kDeclare || after == Token::T::kAssign) {
+        if (auto d = Declare(*pipe, after == Token::T::kAssign); !d.ok()) return d.error();
+      } else if (after == Token::T::kComma) {
+        if (context != "range") {
+          return Error::Invalid(fmt::format("too many declarations in {}", context));
+        }
+        const std::string first = t_[p_].text;
+        p_ += 2;
+        if (Peek().t == Token::T::kVariable && t_[p_ + 1].t == Token::T::kComma) {
+          return Error::Invalid("too many declarations in range");
+        }
+        if (Peek().t != Token::T::kVariable ||
+            (t_[p_ + 1].t != Token::T::kDeclare && t_[p_ + 1].t != Token::T::kAssign)) {
+          return Error::Invalid("range can only initialize variables");
+        }
+        // An assignment to an undeclared variable fails when it runs, as in Go.
+        const bool assign = t_[p_ + 1].t == Token::T::kAssign;
+        if (!assign) vars_.push_back(first);
+        pipe->decl.push_back(first);
+        if (auto d = Declare(*pipe, assign); !d.ok()) return d.error();
       }
     }
-    out.push_back({Token::T::kEnd, ""});
-    return out;
-  }
-
- private:
-  std::string_view s_;
-  size_t pos_ = 0;
-};
-
-class Parser {
- public:
-  // Parses the tokens from `start` on (past an `if` or `else if` keyword).
-  explicit Parser(std::vector<Token> toks, size_t start = 0) : t_(std::move(toks)), p_(start) {}
-  Result<NodePtr> Pipeline() {
-    auto pipe = std::make_shared<GoTemplate::Node>();
-    pipe->kind = Kind::kPipe;
+    if (AtPipeEnd()) return Error::Invalid(fmt::format("missing value for {}", context));
     while (true) {
       auto cmd = Command();
       if (!cmd.ok()) return cmd.error();
+      if (!pipe->args.empty() && (*cmd)->kind != Expr::Kind::kCall) {
+        return Error::Invalid(
+            fmt::format("non executable command in pipeline stage {}", pipe->args.size() + 1));
+      }
       pipe->args.push_back(*cmd);
       if (Peek().t != Token::T::kPipe) break;
       ++p_;
     }
-    return pipe;
+    return ExprPtr(pipe);
   }
   bool AtEnd() const { return t_[p_].t == Token::T::kEnd; }
   const Token& Peek() const { return t_[p_]; }
 
  private:
-  Result<NodePtr> Operand() {
+  bool AtPipeEnd() const { return t_[p_].t == Token::T::kEnd || t_[p_].t == Token::T::kRParen; }
+
+  Result<void> Use(const std::string& name) {
+    if (std::find(vars_.rbegin(), vars_.rend(), name) == vars_.rend()) {
+      return Error::Invalid(fmt::format("undefined variable {:?}", name));
+    }
+    return {};
+  }
+
+  // `$x :=` or `$x =` at p_ (an assignment to an undeclared variable fails when it runs).
+  Result<void> Declare(Expr& pipe, bool assign) {
+    const std::string name = t_[p_].text;
+    if (!assign) vars_.push_back(name);
+    pipe.decl.push_back(name);
+    pipe.is_assign = assign;
+    p_ += 2;
+    return {};
+  }
+
+  // Field names written right after an operand (`$x.a.b`, `(pipeline).a`).
+  std::vector<std::string> Fields() {
+    std::vector<std::string> f;
+    while (t_[p_].t == Token::T::kField && !t_[p_].spaced) f.push_back(t_[p_++].text);
+    return f;
+  }
+
+  Result<ExprPtr> Operand() {
     const Token& tok = t_[p_];
-    auto n = std::make_shared<GoTemplate::Node>();
+    auto n = std::make_shared<Expr>();
     switch (tok.t) {
       case Token::T::kField:
-        n->kind = Kind::kField;
+        n->kind = Expr::Kind::kField;
+        n->fields.push_back(tok.text);
+        ++p_;
+        for (auto& f : Fields()) n->fields.push_back(std::move(f));
+        return ExprPtr(n);
+      case Token::T::kDot:
+        n->kind = Expr::Kind::kDot;
+        ++p_;
+        return ExprPtr(n);
+      case Token::T::kVariable: {
+        if (auto u = Use(tok.text); !u.ok()) return u.error();
+        n->kind = Expr::Kind::kVar;
         n->name = tok.text;
         ++p_;
-        return n;
+        n->fields = Fields();
+        return ExprPtr(n);
+      }
       case Token::T::kIdent:
-        if (tok.text != "true" && tok.text != "false") break;
-        n->kind = Kind::kBool;
-        n->i = tok.text == "true" ? 1 : 0;
+        if (tok.text == "true" || tok.text == "false") {
+          n->kind = Expr::Kind::kBool;
+          n->i = tok.text == "true" ? 1 : 0;
+          ++p_;
+          return ExprPtr(n);
+        }
+        if (tok.text == "nil") {
+          n->kind = Expr::Kind::kNil;
+          ++p_;
+          return ExprPtr(n);
+        }
+        if (IsKeyword(tok.text)) break;
+        // A function name as an argument: a call without arguments.
+        n->kind = Expr::Kind::kCall;
+        n->name = tok.text;
         ++p_;
-        return n;
-      case Token::T::kDollar:
-        n->kind = Kind::kData;
-        ++p_;
-        return n;
+        return ExprPtr(n);
       case Token::T::kString:
-        n->kind = Kind::kString;
+        n->kind = Expr::Kind::kString;
         n->s = tok.text;
         ++p_;
-        return n;
+        return ExprPtr(n);
       case Token::T::kNumber: {
         const std::string& s = tok.text;
+        const char* b = s.data() + (s[0] == '+' ? 1 : 0);
         int64_t iv = 0;
-        auto [ip, iec] = std::from_chars(s.data(), s.data() + s.size(), iv);
+        auto [ip, iec] = std::from_chars(b, s.data() + s.size(), iv);
         if (iec == std::errc() && ip == s.data() + s.size()) {
-          n->kind = Kind::kInt;
+          n->kind = Expr::Kind::kInt;
           n->i = iv;
         } else {
           double fv = 0;
-          auto [fp, fec] = std::from_chars(s.data(), s.data() + s.size(), fv);
+          auto [fp, fec] = std::from_chars(b, s.data() + s.size(), fv);
           if (fec != std::errc() || fp != s.data() + s.size())
             return Error::Invalid(fmt::format("bad number syntax: {:?}", s));
-          n->kind = Kind::kFloat;
+          n->kind = Expr::Kind::kFloat;
           n->f = fv;
         }
         ++p_;
-        return n;
+        return ExprPtr(n);
       }
       case Token::T::kLParen: {
         ++p_;
-        auto inner = Pipeline();
+        auto inner = Pipeline("parenthesized pipeline");
         if (!inner.ok()) return inner;
         if (t_[p_].t != Token::T::kRParen) return Error::Invalid("unclosed left paren");
         ++p_;
-        return inner;
+        auto fields = Fields();
+        if (fields.empty()) return inner;
+        n->kind = Expr::Kind::kChain;
+        n->args.push_back(*inner);
+        n->fields = std::move(fields);
+        return ExprPtr(n);
       }
       default:
         break;
     }
-    return Error::Invalid(
-        fmt::format("unexpected {:?} in operand", tok.text.empty() ? "end of action" : tok.text));
+    return Error::Invalid(fmt::format("unexpected {:?} in operand", Describe(tok)));
   }
 
-  Result<NodePtr> Command() {
+  Result<ExprPtr> Command() {
     const Token& tok = t_[p_];
     if (tok.t == Token::T::kIdent && tok.text != "true" && tok.text != "false") {
-      // if/else/end open an action (see Parse); anywhere else they, and the other keywords, fail.
-      static constexpr std::string_view kControl[] = {
-          "if", "else", "end", "range", "with", "define", "template", "block", "break", "continue"};
-      if (std::find(std::begin(kControl), std::end(kControl), tok.text) != std::end(kControl)) {
+      if (tok.text == "nil") return Error::Invalid("nil is not a command");
+      if (IsKeyword(tok.text)) {
         return Error::Invalid(
             fmt::format("{:?} actions are not supported by corral's template subset", tok.text));
       }
-      auto call = std::make_shared<GoTemplate::Node>();
-      call->kind = Kind::kCall;
+      auto call = std::make_shared<Expr>();
+      call->kind = Expr::Kind::kCall;
       call->name = tok.text;
       ++p_;
-      while (t_[p_].t != Token::T::kPipe && t_[p_].t != Token::T::kRParen &&
-             t_[p_].t != Token::T::kEnd) {
+      while (t_[p_].t != Token::T::kPipe && !AtPipeEnd()) {
         auto a = Operand();
         if (!a.ok()) return a;
         call->args.push_back(*a);
       }
-      return call;
+      return ExprPtr(call);
     }
     auto op = Operand();
     if (!op.ok()) return op;
-    if (t_[p_].t != Token::T::kPipe && t_[p_].t != Token::T::kRParen &&
-        t_[p_].t != Token::T::kEnd) {
+    if (t_[p_].t != Token::T::kPipe && !AtPipeEnd()) {
       return Error::Invalid(fmt::format("can't give argument to non-function {:?}", t_[p_].text));
     }
     return op;
   }
 
-  std::vector<Token> t_;
+  const std::vector<Token>& t_;
   size_t p_;
+  std::vector<std::string>& vars_;
 };
 
-std::string TypeName(const TemplateValue& v) {
-  return std::holds_alternative<int64_t>(v)  ? "int"
-         : std::holds_alternative<double>(v) ? "float64"
-         : std::holds_alternative<bool>(v)   ? "bool"
-                                             : "string";
+// ---- Parsing of the statement tree ----------------------------------------------------------
+
+// One piece of the source before tree building: text, or an action's tokens.
+struct Item {
+  bool is_text = false;
+  std::string text;
+  std::vector<Token> toks;
+  size_t start = 0;  // the first token of the action still to parse
+  uint32_t line = 0;
+};
+
+bool IsWord(const Item& it, size_t k, std::string_view w) {
+  return !it.is_text && k < it.toks.size() && it.toks[k].t == Token::T::kIdent &&
+         it.toks[k].text == w;
 }
 
-std::string Print(const TemplateValue& v) {
-  if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
-  if (const auto* d = std::get_if<double>(&v)) {
-    if (std::isfinite(*d) && *d == std::floor(*d) && std::fabs(*d) < 1e21)
-      return fmt::format("{}", static_cast<int64_t>(*d));
-    return fmt::format("{}", *d);
-  }
-  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
-  return std::get<std::string>(v);
-}
+class TreeParser {
+ public:
+  explicit TreeParser(std::vector<Item> items) : items_(std::move(items)) {}
 
-Result<std::string> Printf(const std::vector<TemplateValue>& args) {
-  if (args.empty() || !std::holds_alternative<std::string>(args[0])) {
-    return Error::Invalid("printf: the first argument must be a format string");
+  Result<std::shared_ptr<const Node>> Run() {
+    Stop stop;
+    auto list = ItemList(stop);
+    if (!list.ok()) return list;
+    if (stop.kind != Stop::kEof) {
+      return Error::Invalid(fmt::format("line {}: unexpected {{{{{}}}}}", stop.line,
+                                        stop.kind == Stop::kEnd ? "end" : "else"));
+    }
+    return list;
   }
-  const std::string& f = std::get<std::string>(args[0]);
-  std::string out;
-  size_t ai = 1;
-  for (size_t k = 0; k < f.size(); ++k) {
-    if (f[k] != '%') {
-      out += f[k];
-      continue;
-    }
-    if (++k >= f.size()) {
-      out += "%!(NOVERB)";
-      break;
-    }
-    if (f[k] == '%') {
-      out += '%';
-      continue;
-    }
-    bool left = false, zero = false;
-    while (k < f.size() && (f[k] == '-' || f[k] == '0')) {
-      (f[k] == '-' ? left : zero) = true;
-      ++k;
-    }
-    int width = 0;
-    while (k < f.size() && std::isdigit(static_cast<unsigned char>(f[k])))
-      width = width * 10 + (f[k++] - '0');
-    int prec = -1;
-    if (k < f.size() && f[k] == '.') {
-      prec = 0;
-      ++k;
-      while (k < f.size() && std::isdigit(static_cast<unsigned char>(f[k])))
-        prec = prec * 10 + (f[k++] - '0');
-    }
-    if (k >= f.size()) break;
-    char verb = f[k];
-    if (ai >= args.size()) {
-      out += fmt::format("%!{}(MISSING)", verb);
-      continue;
-    }
-    const TemplateValue& a = args[ai++];
-    std::string body;
-    switch (verb) {
-      case 'd':
-        if (!std::holds_alternative<int64_t>(a))
-          return Error::Invalid(fmt::format("printf: %d of {}", TypeName(a)));
-        body = std::to_string(std::get<int64_t>(a));
-        break;
-      case 'x':
-        if (!std::holds_alternative<int64_t>(a))
-          return Error::Invalid(fmt::format("printf: %x of {}", TypeName(a)));
-        body = fmt::format("{:x}", std::get<int64_t>(a));
-        break;
-      case 'f':
-      case 'g': {
-        if (!std::holds_alternative<int64_t>(a) && !std::holds_alternative<double>(a)) {
-          return Error::Invalid(fmt::format("printf: %{} of {}", verb, TypeName(a)));
+
+ private:
+  // What ended a list: the end of the text, {{end}} or {{else ...}} (the item at `else_at`).
+  struct Stop {
+    enum Kind : uint8_t { kEof, kEnd, kElse } kind = kEof;
+    uint32_t line = 0;
+    size_t else_at = 0;
+  };
+
+  Error At(uint32_t line, const Error& e) {
+    return Error::Invalid(fmt::format("line {}: {}", line, e.message));
+  }
+
+  Result<std::shared_ptr<const Node>> ItemList(Stop& stop) {
+    auto list = std::make_shared<Node>();
+    while (pos_ < items_.size()) {
+      Item& it = items_[pos_++];
+      if (it.is_text) {
+        list->stmts.push_back(
+            Stmt{Stmt::Kind::kText, std::move(it.text), nullptr, it.line, {}, {}});
+        continue;
+      }
+      const size_t k = it.start;
+      if (IsWord(it, k, "end") || IsWord(it, k, "else")) {
+        const bool end = IsWord(it, k, "end");
+        const bool chained = !end && (IsWord(it, k + 1, "if") || IsWord(it, k + 1, "with"));
+        if (!chained && it.toks[k + 1].t != Token::T::kEnd) {
+          return Error::Invalid(fmt::format("line {}: unexpected {:?} in {}", it.line,
+                                            it.toks[k + 1].text, end ? "end" : "else"));
         }
-        double d = std::holds_alternative<int64_t>(a) ? static_cast<double>(std::get<int64_t>(a))
-                                                      : std::get<double>(a);
-        body = verb == 'f' ? fmt::format("{:.{}f}", d, prec < 0 ? 6 : prec) : fmt::format("{}", d);
-        break;
+        stop = Stop{end ? Stop::kEnd : Stop::kElse, it.line, pos_ - 1};
+        return std::shared_ptr<const Node>(list);
       }
-      case 's':
-      case 'v':
-        // Go prints a bool with %v only (%s gives "%!s(bool=true)"): %s of a bool is an error.
-        if (verb == 's' && std::holds_alternative<bool>(a))
-          return Error::Invalid("printf: %s of bool");
-        body = Print(a);
-        if (prec >= 0 && verb == 's' && static_cast<size_t>(prec) < body.size())
-          body.resize(static_cast<size_t>(prec));
-        break;
-      case 'q':
-        if (std::holds_alternative<bool>(a)) return Error::Invalid("printf: %q of bool");
-        body = fmt::format("{:?}", Print(a));
-        break;
-      default:
-        return Error::Invalid(fmt::format("printf: unsupported verb %{}", verb));
-    }
-    if (static_cast<int>(body.size()) < width) {
-      size_t pad = static_cast<size_t>(width) - body.size();
-      if (left) {
-        body += std::string(pad, ' ');
-      } else if (zero && (verb == 'd' || verb == 'x' || verb == 'f')) {
-        size_t sign = !body.empty() && body[0] == '-' ? 1 : 0;
-        body.insert(sign, std::string(pad, '0'));
+      Stmt st;
+      st.line = it.line;
+      if (IsWord(it, k, "if") || IsWord(it, k, "with") || IsWord(it, k, "range")) {
+        auto c = Control(it.toks[k].text, pos_ - 1, k + 1, st);
+        if (!c.ok()) return c.error();
+      } else if (IsWord(it, k, "break") || IsWord(it, k, "continue")) {
+        const std::string& w = it.toks[k].text;
+        if (range_depth_ == 0) {
+          return Error::Invalid(
+              fmt::format("line {}: {{{{{}}}}} outside {{{{range}}}}", it.line, w));
+        }
+        if (it.toks[k + 1].t != Token::T::kEnd) {
+          return Error::Invalid(fmt::format("line {}: unexpected {:?} in {{{{{}}}}}", it.line,
+                                            it.toks[k + 1].text, w));
+        }
+        st.kind = w == "break" ? Stmt::Kind::kBreak : Stmt::Kind::kContinue;
       } else {
-        body.insert(0, std::string(pad, ' '));
+        ActionParser p(it.toks, k, vars_);
+        auto pipe = p.Pipeline("command");
+        if (!pipe.ok()) return At(it.line, pipe.error());
+        if (!p.AtEnd()) {
+          return Error::Invalid(
+              fmt::format("line {}: unexpected {:?} in action", it.line, p.Peek().text));
+        }
+        st.kind = Stmt::Kind::kAction;
+        st.pipe = *pipe;
       }
+      list->stmts.push_back(std::move(st));
     }
-    out += body;
+    stop = Stop{};
+    return std::shared_ptr<const Node>(list);
   }
-  return out;
-}
 
-Result<TemplateValue> Call(const std::string& name, const std::vector<TemplateValue>& args) {
-  auto ints = [&](size_t n) -> Result<std::vector<int64_t>> {
-    if (args.size() != n) {
+  // Parses `if`/`with`/`range` from the item at `item`, its pipeline from token `start`, up to and
+  // including its {{end}}. Variables declared inside last to that end (Go's parseControl).
+  Result<void> Control(const std::string& word, size_t item, size_t start, Stmt& st) {
+    const uint32_t line = items_[item].line;
+    const size_t mark = vars_.size();
+    st.kind = word == "if"     ? Stmt::Kind::kIf
+              : word == "with" ? Stmt::Kind::kWith
+                               : Stmt::Kind::kRange;
+    ActionParser p(items_[item].toks, start, vars_);
+    auto pipe = p.Pipeline(word);
+    if (!pipe.ok()) return At(line, pipe.error());
+    if (!p.AtEnd()) {
       return Error::Invalid(
-          fmt::format("wrong number of args for {}: want {} got {}", name, n, args.size()));
+          fmt::format("line {}: unexpected {:?} in {}", line, p.Peek().text, word));
     }
-    std::vector<int64_t> v;
-    for (const auto& a : args) {
-      if (!std::holds_alternative<int64_t>(a)) {
-        return Error::Invalid(
-            fmt::format("{}: wrong type for value; expected int; got {}", name, TypeName(a)));
+    st.pipe = *pipe;
+    Stop stop;
+    if (word == "range") ++range_depth_;
+    auto list = ItemList(stop);
+    if (word == "range") --range_depth_;
+    if (!list.ok()) return list.error();
+    st.list = *list;
+    if (stop.kind == Stop::kEof)
+      return Error::Invalid(fmt::format("line {}: unexpected EOF", line));
+    if (stop.kind == Stop::kElse) {
+      Item& el = items_[stop.else_at];
+      const size_t k = el.start;
+      if (word != "range" && IsWord(el, k + 1, word)) {
+        // `{{else if}}` / `{{else with}}`: a nested control that shares this one's {{end}}.
+        Stmt nested;
+        nested.line = el.line;
+        auto c = Control(word, stop.else_at, k + 2, nested);
+        if (!c.ok()) return c;
+        auto else_list = std::make_shared<Node>();
+        else_list->stmts.push_back(std::move(nested));
+        st.else_list = else_list;
+      } else {
+        if (IsWord(el, k + 1, "if") || IsWord(el, k + 1, "with")) {
+          // Go reads `{{else if x}}` of another control as {{else}}{{if x}}.
+          el.start = k + 1;
+          pos_ = stop.else_at;
+        }
+        Stop stop2;
+        auto else_list = ItemList(stop2);
+        if (!else_list.ok()) return else_list.error();
+        if (stop2.kind == Stop::kEof) {
+          return Error::Invalid(fmt::format("line {}: unexpected EOF", line));
+        }
+        if (stop2.kind != Stop::kEnd) {
+          return Error::Invalid(
+              fmt::format("line {}: expected end; found {{{{else}}}}", stop2.line));
+        }
+        st.else_list = *else_list;
       }
-      v.push_back(std::get<int64_t>(a));
+    }
+    vars_.resize(mark);
+    return {};
+  }
+
+  std::vector<Item> items_;
+  size_t pos_ = 0;
+  std::vector<std::string> vars_{"$"};
+  int range_depth_ = 0;
+};
+
+// ---- Execution -------------------------------------------------------------------------------
+
+enum class Flow : uint8_t { kNormal, kBreak, kContinue };
+
+class Executor {
+ public:
+  Executor(const TemplateData& data, std::string& out) : out_(out) {
+    vars_.emplace_back("$", Val{&data});
+  }
+
+  Result<Flow> Walk(const Val& dot, const Node& list) {
+    for (const Stmt& st : list.stmts) {
+      switch (st.kind) {
+        case Stmt::Kind::kText:
+          out_ += st.text;
+          break;
+        case Stmt::Kind::kAction: {
+          auto v = EvalPipe(dot, *st.pipe, /*allow_missing=*/!st.pipe->decl.empty());
+          if (!v.ok()) return At(st, v.error());
+          if (st.pipe->decl.empty()) {
+            auto p = gt::Print(*v);
+            if (!p.ok()) return At(st, p.error());
+            out_ += *p;
+          }
+          break;
+        }
+        case Stmt::Kind::kIf:
+        case Stmt::Kind::kWith: {
+          const size_t mark = vars_.size();
+          auto v = EvalPipe(dot, *st.pipe, /*allow_missing=*/true);
+          if (!v.ok()) return At(st, v.error());
+          Result<Flow> r = Flow::kNormal;
+          if (gt::Truth(*v)) {
+            r = Walk(st.kind == Stmt::Kind::kWith ? *v : dot, *st.list);
+          } else if (st.else_list) {
+            r = Walk(dot, *st.else_list);
+          }
+          vars_.resize(mark);
+          if (!r.ok() || *r != Flow::kNormal) return r;
+          break;
+        }
+        case Stmt::Kind::kRange: {
+          auto r = Range(dot, st);
+          if (!r.ok() || *r != Flow::kNormal) return r;
+          break;
+        }
+        case Stmt::Kind::kBreak:
+          return Flow::kBreak;
+        case Stmt::Kind::kContinue:
+          return Flow::kContinue;
+      }
+    }
+    return Flow::kNormal;
+  }
+
+ private:
+  static Error At(const Stmt& st, const Error& e) {
+    return Error::Invalid(fmt::format("line {}: {}", st.line, e.message));
+  }
+
+  // Go's walkRange: the declared variables get each element (and index or key), the body runs
+  // with dot at the element, and an empty or nil value runs the else list.
+  Result<Flow> Range(const Val& dot, const Stmt& st) {
+    const size_t mark0 = vars_.size();
+    auto v = EvalPipe(dot, *st.pipe, /*allow_missing=*/true);
+    if (!v.ok()) return At(st, v.error());
+    const Val val = std::move(v).value();
+    const Expr& pipe = *st.pipe;
+    const size_t mark = vars_.size();
+    bool ran = false;
+    std::optional<Error> err;
+    // Runs one iteration; false stops the loop (break or error).
+    auto one = [&](const Val& index, const Val& elem) -> bool {
+      ran = true;
+      Result<void> set;
+      if (pipe.decl.size() == 1) {
+        set = Set(pipe, 0, elem, mark);
+      } else if (pipe.decl.size() == 2) {
+        set = Set(pipe, 0, index, mark);
+        if (set.ok()) set = Set(pipe, 1, elem, mark);
+      }
+      if (!set.ok()) {
+        err = At(st, set.error());
+        return false;
+      }
+      auto r = Walk(elem, *st.list);
+      vars_.resize(mark);
+      if (!r.ok()) {
+        err = r.error();
+        return false;
+      }
+      return *r != Flow::kBreak;
+    };
+    if (const auto* n = std::get_if<int64_t>(&val)) {
+      if (pipe.decl.size() > 1) {
+        return At(st, Error::Invalid(
+                          fmt::format("can't use {} to iterate over more than one variable", *n)));
+      }
+      for (int64_t k = 0; k < *n; ++k) {
+        if (!one(Val{k}, Val{k})) break;
+      }
+    } else if (const auto* l = std::get_if<const TemplateList*>(&val)) {
+      for (size_t k = 0; k < (*l)->items.size(); ++k) {
+        if (!one(Val{static_cast<int64_t>(k)}, gt::FromData((*l)->items[k]))) break;
+      }
+    } else if (const auto* m = std::get_if<const TemplateData*>(&val)) {
+      for (const auto& [key, e] : **m) {
+        if (!one(Val{key}, gt::FromData(e))) break;
+      }
+    } else if (!std::holds_alternative<Missing>(val) &&
+               !std::holds_alternative<std::nullptr_t>(val)) {
+      auto p = gt::Print(val);
+      return At(st, Error::Invalid(fmt::format("range can't iterate over {}", p.ok() ? *p : "")));
+    }
+    if (err) return *err;
+    Result<Flow> r = Flow::kNormal;
+    if (!ran && st.else_list) r = Walk(dot, *st.else_list);
+    vars_.resize(mark0);
+    if (!r.ok()) return r;
+    return Flow::kNormal;
+  }
+
+  // Sets the k-th declared variable of a range pipeline for one iteration: `:=` declared them on
+  // top of the stack (below `mark`), `=` names variables declared earlier.
+  Result<void> Set(const Expr& pipe, size_t k, const Val& v, size_t mark) {
+    if (pipe.is_assign) return Assign(pipe.decl[k], v);
+    vars_[mark - pipe.decl.size() + k].second = v;
+    return {};
+  }
+
+  Result<void> Assign(const std::string& name, const Val& v) {
+    for (auto it = vars_.rbegin(); it != vars_.rend(); ++it) {
+      if (it->first == name) {
+        it->second = v;
+        return {};
+      }
+    }
+    return Error::Invalid(fmt::format("undefined variable: {}", name));
+  }
+
+  Result<Val> EvalPipe(const Val& dot, const Expr& pipe, bool allow_missing) {
+    std::optional<Val> cur;
+    for (size_t k = 0; k < pipe.args.size(); ++k) {
+      auto v =
+          Eval(dot, *pipe.args[k], cur ? &*cur : nullptr, allow_missing && pipe.args.size() == 1);
+      if (!v.ok()) return v;
+      cur = std::move(v).value();
+    }
+    if (!cur) return Error::Invalid("empty pipeline");
+    for (const std::string& name : pipe.decl) {
+      if (pipe.is_assign) {
+        if (auto a = Assign(name, *cur); !a.ok()) return a.error();
+      } else {
+        vars_.emplace_back(name, *cur);
+      }
+    }
+    return *cur;
+  }
+
+  // Looks `fields` up from `v` on: each step needs a map.
+  static Result<Val> Fields(Val v, const std::vector<std::string>& fields, bool allow_missing) {
+    for (size_t k = 0; k < fields.size(); ++k) {
+      const std::string& f = fields[k];
+      if (const auto* m = std::get_if<const TemplateData*>(&v)) {
+        auto it = (*m)->find(f);
+        if (it == (*m)->end()) {
+          if (allow_missing && k + 1 == fields.size()) return Val{Missing{f}};
+          return Error::Invalid(fmt::format("map has no entry for key {:?}", f));
+        }
+        v = gt::FromData(it->second);
+      } else if (const auto* miss = std::get_if<Missing>(&v)) {
+        return Error::Invalid(fmt::format("map has no entry for key {:?}", miss->key));
+      } else if (std::holds_alternative<std::nullptr_t>(v)) {
+        return Error::Invalid(fmt::format("nil data; no entry for key {:?}", f));
+      } else {
+        // Go names the static type: a value looked up in a map is an interface {}.
+        return Error::Invalid(fmt::format("can't evaluate field {} in type {}", f,
+                                          k > 0 ? "interface {}" : gt::TypeName(v)));
+      }
     }
     return v;
-  };
-  auto floats = [&](size_t n) -> Result<std::vector<double>> {
-    if (args.size() != n) {
-      return Error::Invalid(
-          fmt::format("wrong number of args for {}: want {} got {}", name, n, args.size()));
+  }
+
+  Result<Val> Var(const std::string& name) const {
+    for (auto it = vars_.rbegin(); it != vars_.rend(); ++it) {
+      if (it->first == name) return it->second;
     }
-    std::vector<double> v;
-    for (const auto& a : args) {
-      if (std::holds_alternative<std::string>(a) || std::holds_alternative<bool>(a)) {
-        return Error::Invalid(
-            fmt::format("{}: wrong type for value; expected float64; got {}", name, TypeName(a)));
+    return Error::Invalid(fmt::format("undefined variable: {}", name));
+  }
+
+  Result<Val> Eval(const Val& dot, const Expr& e, const Val* piped, bool allow_missing) {
+    switch (e.kind) {
+      case Expr::Kind::kDot:
+        return dot;
+      case Expr::Kind::kField:
+        return Fields(dot, e.fields, allow_missing);
+      case Expr::Kind::kVar: {
+        auto v = Var(e.name);
+        if (!v.ok() || e.fields.empty()) return v;
+        return Fields(std::move(v).value(), e.fields, allow_missing);
       }
-      v.push_back(std::holds_alternative<int64_t>(a) ? static_cast<double>(std::get<int64_t>(a))
-                                                     : std::get<double>(a));
-    }
-    return v;
-  };
-  if (name == "AddInt" || name == "SubtractInt" || name == "MultiplyInt" || name == "DivideInt" ||
-      name == "Mod" || name == "mod" || name == "div" || name == "MaxInt" || name == "MinInt") {
-    auto v = ints(2);
-    if (!v.ok()) return v.error();
-    int64_t a = (*v)[0], b = (*v)[1];
-    if ((name == "DivideInt" || name == "div" || name == "Mod" || name == "mod") && b == 0) {
-      return Error::Invalid(fmt::format("{}: integer divide by zero", name));
-    }
-    // Go's int arithmetic wraps around (two's complement); MinInt64 / -1 is MinInt64 and its
-    // remainder 0. Computed on uint64 so that no input overflows a signed type.
-    const auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
-    if (name == "AddInt") return TemplateValue{static_cast<int64_t>(ua + ub)};
-    if (name == "SubtractInt") return TemplateValue{static_cast<int64_t>(ua - ub)};
-    if (name == "MultiplyInt") return TemplateValue{static_cast<int64_t>(ua * ub)};
-    const bool min_by_minus_one = a == std::numeric_limits<int64_t>::min() && b == -1;
-    if (name == "DivideInt" || name == "div") return TemplateValue{min_by_minus_one ? a : a / b};
-    if (name == "Mod" || name == "mod") return TemplateValue{min_by_minus_one ? 0 : a % b};
-    if (name == "MaxInt") return TemplateValue{std::max(a, b)};
-    return TemplateValue{std::min(a, b)};
-  }
-  if (name == "AddFloat" || name == "SubtractFloat" || name == "MultiplyFloat" ||
-      name == "DivideFloat") {
-    auto v = floats(2);
-    if (!v.ok()) return v.error();
-    double a = (*v)[0], b = (*v)[1];
-    if (name == "AddFloat") return TemplateValue{a + b};
-    if (name == "SubtractFloat") return TemplateValue{a - b};
-    if (name == "MultiplyFloat") return TemplateValue{a * b};
-    return TemplateValue{a / b};
-  }
-  if (name == "Lowercase") {
-    if (args.size() != 1 || !std::holds_alternative<std::string>(args[0])) {
-      return Error::Invalid("Lowercase: want one string argument");
-    }
-    std::string s = std::get<std::string>(args[0]);
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return TemplateValue{s};
-  }
-  if (name == "printf") {
-    auto s = Printf(args);
-    if (!s.ok()) return s.error();
-    return TemplateValue{*s};
-  }
-  if (name == "print") {
-    std::string s;
-    for (size_t k = 0; k < args.size(); ++k) {
-      // Go's Sprint adds spaces between operands when neither is a string.
-      if (k > 0 && !std::holds_alternative<std::string>(args[k]) &&
-          !std::holds_alternative<std::string>(args[k - 1])) {
-        s += ' ';
+      case Expr::Kind::kChain: {
+        auto v = Eval(dot, *e.args[0], nullptr, false);
+        if (!v.ok()) return v;
+        return Fields(std::move(v).value(), e.fields, allow_missing);
       }
-      s += Print(args[k]);
+      case Expr::Kind::kNil:
+        return Val{nullptr};
+      case Expr::Kind::kBool:
+        return Val{e.i != 0};
+      case Expr::Kind::kInt:
+        return Val{e.i};
+      case Expr::Kind::kFloat:
+        return Val{e.f};
+      case Expr::Kind::kString:
+        return Val{e.s};
+      case Expr::Kind::kCall:
+        return Call(dot, e, piped);
+      case Expr::Kind::kPipe:
+        return EvalPipe(dot, e, allow_missing);
     }
-    return TemplateValue{s};
+    return Error::Invalid("bad expression");
   }
-  if (name == "len") {
-    if (args.size() != 1 || !std::holds_alternative<std::string>(args[0]))
-      return Error::Invalid("len: want a string");
-    return TemplateValue{static_cast<int64_t>(std::get<std::string>(args[0]).size())};
+
+  // A value handed to a function other than a builtin: a missing key is an error here.
+  static Result<void> Present(const Val& v) {
+    if (const auto* m = std::get_if<Missing>(&v)) {
+      return Error::Invalid(fmt::format("map has no entry for key {:?}", m->key));
+    }
+    return {};
   }
-  return Error::Invalid(fmt::format("function {:?} not defined", name));
-}
 
-// A value during evaluation: a template value, a bool (the builtins' results) or a missing map key
-// (monostate), which only an if condition and the builtins' arguments can hold (see the header).
-using Val = std::variant<std::monostate, bool, int64_t, double, std::string>;
+  Result<Val> Call(const Val& dot, const Expr& e, const Val* piped) {
+    if (IsBuiltin(e.name)) return CallBuiltin(dot, e, piped);
+    std::vector<Val> args;
+    for (const auto& a : e.args) {
+      auto v = Eval(dot, *a, nullptr, /*allow_missing=*/false);
+      if (!v.ok()) return v;
+      if (auto p = Present(*v); !p.ok()) return p.error();
+      args.push_back(std::move(v).value());
+    }
+    if (piped != nullptr) {
+      if (auto p = Present(*piped); !p.ok()) return p.error();
+      args.push_back(*piped);
+    }
+    return gt::CallFunction(e.name, args);
+  }
 
-bool IsMissing(const Val& v) {
-  return std::holds_alternative<std::monostate>(v);
-}
+  static bool IsBuiltin(std::string_view name) {
+    static constexpr std::string_view kNames[] = {"and", "or", "not", "eq", "ne",
+                                                  "lt",  "le", "gt",  "ge"};
+    return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+  }
 
-// Go's truth: false, 0, 0.0, "" and a missing value are false.
-bool Truth(const Val& v) {
-  if (IsMissing(v)) return false;
-  if (const auto* b = std::get_if<bool>(&v)) return *b;
-  if (const auto* i = std::get_if<int64_t>(&v)) return *i != 0;
-  if (const auto* d = std::get_if<double>(&v)) return *d != 0;
-  return !std::get<std::string>(v).empty();
-}
+  // Go's basic kinds of comparison: 1 bool, 2 int, 3 float, 4 string; 0 for the others.
+  static int ComparisonKind(const Val& v) {
+    switch (v.index()) {
+      case 2:
+        return 1;
+      case 3:
+        return 2;
+      case 4:
+        return 3;
+      case 5:
+        return 4;
+      default:
+        return 0;
+    }
+  }
+  // Compares two values of the same basic kind (ComparisonKind 1 to 4): -1, 0 or 1.
+  static int CompareBasic(const Val& a, const Val& b) {
+    auto cmp = [](const auto& x, const auto& y) { return x < y ? -1 : y < x ? 1 : 0; };
+    switch (a.index()) {
+      case 2:
+        return cmp(std::get<bool>(a), std::get<bool>(b));
+      case 3:
+        return cmp(std::get<int64_t>(a), std::get<int64_t>(b));
+      case 4:
+        return cmp(std::get<double>(a), std::get<double>(b));
+      default:
+        return cmp(std::get<std::string>(a), std::get<std::string>(b));
+    }
+  }
+  static bool IsNone(const Val& v) {
+    return std::holds_alternative<Missing>(v) || std::holds_alternative<std::nullptr_t>(v);
+  }
 
-Val FromTemplate(TemplateValue v) {
-  return std::visit([](auto&& x) -> Val { return std::forward<decltype(x)>(x); }, std::move(v));
-}
-
-bool IsBuiltin(std::string_view name) {
-  static constexpr std::string_view kNames[] = {"and", "or", "not", "eq", "ne",
-                                                "lt",  "le", "gt",  "ge"};
-  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
-}
-
-// Go's basic kinds of comparison: 0 missing, 1 bool, 2 int, 3 float, 4 string.
-int ComparisonKind(const Val& v) {
-  return static_cast<int>(v.index());
-}
-
-Result<bool> Equal(const std::string& name, const Val& a, const Val& b) {
-  if (a.index() != b.index()) {
-    if (!IsMissing(a) && !IsMissing(b)) {
+  static Result<bool> Equal(const std::string& name, const Val& a, const Val& b) {
+    const int ka = ComparisonKind(a), kb = ComparisonKind(b);
+    if (IsNone(a) || IsNone(b)) {
+      if (IsNone(a) && IsNone(b)) {
+        return Error::Invalid(fmt::format("error calling {}: invalid type for comparison", name));
+      }
+      return false;
+    }
+    if (ka == 0 || kb == 0) {
+      return Error::Invalid(fmt::format("error calling {}: invalid type for comparison", name));
+    }
+    if (ka != kb) {
       return Error::Invalid(
           fmt::format("error calling {}: incompatible types for comparison", name));
     }
-    return false;
+    return CompareBasic(a, b) == 0;
   }
-  if (IsMissing(a)) {
-    return Error::Invalid(fmt::format("error calling {}: invalid type for comparison", name));
-  }
-  return a == b;
-}
 
-Result<bool> Less(const std::string& name, const Val& a, const Val& b) {
-  const int ka = ComparisonKind(a), kb = ComparisonKind(b);
-  if (ka == 0 || kb == 0 || ka == 1 || kb == 1) {
-    return Error::Invalid(fmt::format("error calling {}: invalid type for comparison", name));
-  }
-  if (ka != kb) {
-    return Error::Invalid(fmt::format("error calling {}: incompatible types for comparison", name));
-  }
-  return a < b;  // same alternative: compares the held values
-}
-
-Result<Val> Eval(const GoTemplate::Node& n, const TemplateData& data, const Val* piped,
-                 bool allow_missing);
-
-// The builtins take their arguments unconverted; and/or evaluate them lazily, left to right, and
-// return the first that decides the result (or the last).
-Result<Val> CallBuiltin(const GoTemplate::Node& n, const TemplateData& data, const Val* piped) {
-  const size_t argc = n.args.size() + (piped != nullptr ? 1 : 0);
-  auto arg = [&](size_t k) -> Result<Val> {
-    if (k < n.args.size()) return Eval(*n.args[k], data, nullptr, /*allow_missing=*/true);
-    return *piped;
-  };
-  if (n.name == "and" || n.name == "or") {
-    if (argc == 0) {
-      return Error::Invalid(
-          fmt::format("wrong number of args for {}: want at least 1 got 0", n.name));
+  static Result<bool> Less(const std::string& name, const Val& a, const Val& b) {
+    const int ka = ComparisonKind(a), kb = ComparisonKind(b);
+    if (ka == 0 || kb == 0 || ka == 1 || kb == 1) {
+      return Error::Invalid(fmt::format("error calling {}: invalid type for comparison", name));
     }
-    Val v;
+    if (ka != kb) {
+      return Error::Invalid(
+          fmt::format("error calling {}: incompatible types for comparison", name));
+    }
+    return CompareBasic(a, b) < 0;
+  }
+
+  // The builtins take their arguments unconverted; and/or evaluate them lazily, left to right, and
+  // return the first that decides the result (or the last).
+  Result<Val> CallBuiltin(const Val& dot, const Expr& e, const Val* piped) {
+    const size_t argc = e.args.size() + (piped != nullptr ? 1 : 0);
+    auto arg = [&](size_t k) -> Result<Val> {
+      if (k < e.args.size()) return Eval(dot, *e.args[k], nullptr, /*allow_missing=*/true);
+      return *piped;
+    };
+    if (e.name == "and" || e.name == "or") {
+      if (argc == 0) {
+        return Error::Invalid(
+            fmt::format("wrong number of args for {}: want at least 1 got 0", e.name));
+      }
+      Val v;
+      for (size_t k = 0; k < argc; ++k) {
+        auto a = arg(k);
+        if (!a.ok()) return a;
+        v = std::move(a).value();
+        if (gt::Truth(v) == (e.name == "or")) return v;
+      }
+      return v;
+    }
+    std::vector<Val> args;
     for (size_t k = 0; k < argc; ++k) {
       auto a = arg(k);
       if (!a.ok()) return a;
-      v = std::move(a).value();
-      if (Truth(v) == (n.name == "or")) return v;
+      args.push_back(std::move(a).value());
     }
-    return v;
-  }
-  std::vector<Val> args;
-  for (size_t k = 0; k < argc; ++k) {
-    auto a = arg(k);
-    if (!a.ok()) return a;
-    args.push_back(std::move(a).value());
-  }
-  if (n.name == "not") {
-    if (argc != 1) {
-      return Error::Invalid(fmt::format("wrong number of args for not: want 1 got {}", argc));
+    if (e.name == "not") {
+      if (argc != 1) {
+        return Error::Invalid(fmt::format("wrong number of args for not: want 1 got {}", argc));
+      }
+      return Val{!gt::Truth(args[0])};
     }
-    return Val{!Truth(args[0])};
-  }
-  if (n.name == "eq" || n.name == "ne") {
-    if (n.name == "ne" && argc != 2) {
-      return Error::Invalid(fmt::format("wrong number of args for ne: want 2 got {}", argc));
+    if (e.name == "eq" || e.name == "ne") {
+      if (e.name == "ne" && argc != 2) {
+        return Error::Invalid(fmt::format("wrong number of args for ne: want 2 got {}", argc));
+      }
+      if (argc < 2) return Error::Invalid("error calling eq: missing argument for comparison");
+      bool any = false;
+      for (size_t k = 1; k < argc && !any; ++k) {
+        auto eq = Equal(e.name, args[0], args[k]);
+        if (!eq.ok()) return eq.error();
+        any = *eq;
+      }
+      return Val{e.name == "ne" ? !any : any};
     }
-    if (argc < 2) return Error::Invalid("error calling eq: missing argument for comparison");
-    bool any = false;
-    for (size_t k = 1; k < argc && !any; ++k) {
-      auto e = Equal(n.name, args[0], args[k]);
-      if (!e.ok()) return e.error();
-      any = *e;
+    // lt, le, gt, ge
+    if (argc != 2) {
+      return Error::Invalid(
+          fmt::format("wrong number of args for {}: want 2 got {}", e.name, argc));
     }
-    return Val{n.name == "ne" ? !any : any};
+    auto lt = Less(e.name, args[0], args[1]);
+    if (!lt.ok()) return lt.error();
+    const bool eq = CompareBasic(args[0], args[1]) == 0;
+    if (e.name == "lt") return Val{*lt};
+    if (e.name == "le") return Val{*lt || eq};
+    if (e.name == "gt") return Val{!*lt && !eq};
+    return Val{!*lt};
   }
-  // lt, le, gt, ge
-  if (argc != 2) {
-    return Error::Invalid(fmt::format("wrong number of args for {}: want 2 got {}", n.name, argc));
-  }
-  const std::string& op = n.name;
-  auto lt = Less(op, args[0], args[1]);
-  if (!lt.ok()) return lt.error();
-  const bool eq = args[0] == args[1];
-  if (op == "lt") return Val{*lt};
-  if (op == "le") return Val{*lt || eq};
-  if (op == "gt") return Val{!*lt && !eq};
-  return Val{!*lt};
-}
 
-// A value handed to a function other than a builtin, or printed: a missing key is an error here;
-// each function checks the types of its arguments.
-Result<TemplateValue> ToTemplate(const Val& v, std::string_view what) {
-  if (const auto* i = std::get_if<int64_t>(&v)) return TemplateValue{*i};
-  if (const auto* d = std::get_if<double>(&v)) return TemplateValue{*d};
-  if (const auto* s = std::get_if<std::string>(&v)) return TemplateValue{*s};
-  if (const auto* b = std::get_if<bool>(&v)) return TemplateValue{*b};
-  return Error::Invalid(fmt::format("{}: invalid value (a missing key)", what));
-}
-
-Result<Val> Eval(const GoTemplate::Node& n, const TemplateData& data, const Val* piped,
-                 bool allow_missing) {
-  switch (n.kind) {
-    case Kind::kField: {
-      auto it = data.find(n.name);
-      if (it == data.end()) {
-        if (allow_missing) return Val{};
-        return Error::Invalid(fmt::format("map has no entry for key {:?}", n.name));
-      }
-      return FromTemplate(it->second);
-    }
-    case Kind::kData:
-      return Val{std::string("map[...]")};
-    case Kind::kBool:
-      return Val{n.i != 0};
-    case Kind::kInt:
-      return Val{n.i};
-    case Kind::kFloat:
-      return Val{n.f};
-    case Kind::kString:
-      return Val{n.s};
-    case Kind::kCall: {
-      if (IsBuiltin(n.name)) return CallBuiltin(n, data, piped);
-      std::vector<TemplateValue> args;
-      for (const auto& a : n.args) {
-        auto v = Eval(*a, data, nullptr, /*allow_missing=*/false);
-        if (!v.ok()) return v;
-        auto tv = ToTemplate(*v, n.name);
-        if (!tv.ok()) return tv.error();
-        args.push_back(std::move(tv).value());
-      }
-      if (piped != nullptr) {
-        auto tv = ToTemplate(*piped, n.name);
-        if (!tv.ok()) return tv.error();
-        args.push_back(std::move(tv).value());
-      }
-      auto r = Call(n.name, args);
-      if (!r.ok()) return r.error();
-      return FromTemplate(std::move(r).value());
-    }
-    case Kind::kPipe: {
-      std::optional<Val> cur;
-      for (size_t k = 0; k < n.args.size(); ++k) {
-        const auto& cmd = *n.args[k];
-        if (k > 0 && cmd.kind != Kind::kCall)
-          return Error::Invalid("can't pipe into a non-function");
-        auto v = Eval(cmd, data, cur ? &*cur : nullptr, allow_missing && n.args.size() == 1);
-        if (!v.ok()) return v;
-        cur = std::move(v).value();
-      }
-      if (!cur) return Error::Invalid("empty pipeline");
-      return *cur;
-    }
-  }
-  return Error::Invalid("bad node");
-}
-
-// One action of the text before tree building: a piece, or a control keyword with its line.
-struct Item {
-  enum class K : uint8_t { kPiece, kElse, kElseIf, kEnd };
-  K k = K::kPiece;
-  GoTemplate::Piece piece;  // kPiece; kElseIf: its condition as an if piece
+  std::string& out_;
+  std::vector<std::pair<std::string, Val>> vars_;
 };
-
-std::string PrintVal(const Val& v) {
-  return Print(ToTemplate(v, "print").value());
-}
-
-}  // namespace
-
-Result<void> GoTemplate::Run(const std::vector<Piece>& pieces, const TemplateData& data,
-                             std::string& out) {
-  for (const auto& p : pieces) {
-    if (p.kind == Piece::Kind::kText) {
-      out += p.text;
-      continue;
-    }
-    const bool cond = p.kind == Piece::Kind::kIf;
-    auto v = Eval(*p.action, data, nullptr, /*allow_missing=*/cond);
-    if (!v.ok()) return Error::Invalid(fmt::format("line {}: {}", p.line, v.error().message));
-    if (cond) {
-      auto r = Run(Truth(*v) ? p.then_branch : p.else_branch, data, out);
-      if (!r.ok()) return r;
-    } else {
-      out += PrintVal(*v);
-    }
-  }
-  return {};
-}
-
-namespace {
-
-// Builds the tree from the items: a list ends at else/else-if/end (left at `pos`) or at the end.
-Result<void> BuildList(std::vector<Item>& items, size_t& pos, std::vector<GoTemplate::Piece>& out);
-
-Result<void> BuildIf(std::vector<Item>& items, size_t& pos, GoTemplate::Piece& if_piece) {
-  const uint32_t line = if_piece.line;
-  auto r = BuildList(items, pos, if_piece.then_branch);
-  if (!r.ok()) return r;
-  if (pos == items.size()) return Error::Invalid(fmt::format("line {}: unexpected EOF", line));
-  Item& stop = items[pos++];
-  if (stop.k == Item::K::kEnd) return {};
-  if (stop.k == Item::K::kElseIf) {
-    // `else if` shares the `end` of its if: the nested if consumes it.
-    GoTemplate::Piece nested = std::move(stop.piece);
-    auto n = BuildIf(items, pos, nested);
-    if (!n.ok()) return n;
-    if_piece.else_branch.push_back(std::move(nested));
-    return {};
-  }
-  r = BuildList(items, pos, if_piece.else_branch);
-  if (!r.ok()) return r;
-  if (pos == items.size()) return Error::Invalid(fmt::format("line {}: unexpected EOF", line));
-  Item& end = items[pos++];
-  if (end.k != Item::K::kEnd) {
-    return Error::Invalid(fmt::format("line {}: expected end; found {{{{else}}}}", end.piece.line));
-  }
-  return {};
-}
-
-Result<void> BuildList(std::vector<Item>& items, size_t& pos, std::vector<GoTemplate::Piece>& out) {
-  while (pos < items.size() && items[pos].k == Item::K::kPiece) {
-    GoTemplate::Piece p = std::move(items[pos++].piece);
-    if (p.kind == GoTemplate::Piece::Kind::kIf) {
-      auto r = BuildIf(items, pos, p);
-      if (!r.ok()) return r;
-    }
-    out.push_back(std::move(p));
-  }
-  return {};
-}
 
 }  // namespace
 
 Result<GoTemplate> GoTemplate::Parse(std::string_view text) {
   GoTemplate t;
   std::vector<Item> items;
-  auto text_item = [&](std::string s) {
-    Item it;
-    it.piece.kind = Piece::Kind::kText;
-    it.piece.text = std::move(s);
-    items.push_back(std::move(it));
-  };
   size_t pos = 0;
   uint32_t line = 1;
   auto count_lines = [](std::string_view s) {
     return static_cast<uint32_t>(std::count(s.begin(), s.end(), '\n'));
   };
   std::string pending;
+  uint32_t pending_line = 1;
+  auto flush = [&] {
+    if (pending.empty()) return;
+    Item it;
+    it.is_text = true;
+    it.text = std::move(pending);
+    it.line = pending_line;
+    items.push_back(std::move(it));
+    pending.clear();
+  };
   while (pos < text.size()) {
     size_t open = text.find("{{", pos);
     if (open == std::string_view::npos) {
+      if (pending.empty()) pending_line = line;
       pending += text.substr(pos);
       break;
     }
@@ -744,6 +972,7 @@ Result<GoTemplate> GoTemplate::Parse(std::string_view text) {
         lit_s.pop_back();
     }
     const uint32_t action_line = line + count_lines(lit);
+    if (pending.empty()) pending_line = line;
     line = action_line + count_lines(text.substr(open, close + 2 - open));
     pending += lit_s;
     pos = close + 2;
@@ -763,68 +992,29 @@ Result<GoTemplate> GoTemplate::Parse(std::string_view text) {
         return Error::Invalid(fmt::format("line {}: unclosed comment", action_line));
       continue;
     }
-    if (!pending.empty()) text_item(std::move(pending));
-    pending.clear();
-    auto toks = Lexer(body).Run();
+    flush();
+    auto toks = Lex(body);
     if (!toks.ok())
       return Error::Invalid(fmt::format("line {}: {}", action_line, toks.error().message));
     if (toks->size() == 1)
       return Error::Invalid(fmt::format("line {}: missing value for command", action_line));
-    // Control keywords open the action: `if P`, `else`, `else if P`, `end`.
-    Item item;
-    item.piece.kind = Piece::Kind::kAction;
-    item.piece.line = action_line;
-    size_t start = 0;
-    const Token& first = (*toks)[0];
-    const bool second_if =
-        toks->size() > 2 && (*toks)[1].t == Token::T::kIdent && (*toks)[1].text == "if";
-    if (first.t == Token::T::kIdent && first.text == "if") {
-      item.piece.kind = Piece::Kind::kIf;
-      start = 1;
-    } else if (first.t == Token::T::kIdent && first.text == "else" && second_if) {
-      item.k = Item::K::kElseIf;
-      item.piece.kind = Piece::Kind::kIf;
-      start = 2;
-    } else if (first.t == Token::T::kIdent && (first.text == "else" || first.text == "end")) {
-      if (toks->size() != 2) {
-        return Error::Invalid(fmt::format("line {}: unexpected {:?} in {}", action_line,
-                                          (*toks)[1].text, first.text));
-      }
-      item.k = first.text == "end" ? Item::K::kEnd : Item::K::kElse;
-      items.push_back(std::move(item));
-      t.has_actions_ = true;
-      continue;
-    }
-    if (start > 0 && (*toks)[start].t == Token::T::kEnd) {
-      return Error::Invalid(fmt::format("line {}: missing value for if", action_line));
-    }
-    Parser p(std::move(toks).value(), start);
-    auto node = p.Pipeline();
-    if (!node.ok())
-      return Error::Invalid(fmt::format("line {}: {}", action_line, node.error().message));
-    if (!p.AtEnd()) {
-      return Error::Invalid(
-          fmt::format("line {}: unexpected {:?} in action", action_line, p.Peek().text));
-    }
-    item.piece.action = *node;
-    items.push_back(std::move(item));
+    Item it;
+    it.toks = std::move(toks).value();
+    it.line = action_line;
+    items.push_back(std::move(it));
     t.has_actions_ = true;
   }
-  if (!pending.empty()) text_item(std::move(pending));
-  size_t at = 0;
-  auto built = BuildList(items, at, t.pieces_);
-  if (!built.ok()) return built.error();
-  if (at < items.size()) {
-    const Item& stray = items[at];
-    return Error::Invalid(fmt::format("line {}: unexpected {{{{{}}}}}", stray.piece.line,
-                                      stray.k == Item::K::kEnd ? "end" : "else"));
-  }
+  flush();
+  auto root = TreeParser(std::move(items)).Run();
+  if (!root.ok()) return root.error();
+  t.root_ = std::move(root).value();
   return t;
 }
 
 Result<std::string> GoTemplate::Execute(const TemplateData& data) const {
   std::string out;
-  auto r = Run(pieces_, data, out);
+  Executor ex(data, out);
+  auto r = ex.Walk(Val{&data}, *root_);
   if (!r.ok()) return r.error();
   return out;
 }

@@ -45,8 +45,13 @@ struct ParamValue {
   const Node* complex = nullptr;  // a list or map value (is_int false, s empty)
 };
 
-// A scalar parameter as a template sees it: Go's int, string or bool. REQUIRES: !p.complex.
+// A YAML value as a template sees kube's JSON-decoded value: int, float64, string, bool, nil, a
+// list or a map (perf_templates.cc).
+TemplateValue NodeToTemplateValue(const doc::Node& n);
+
+// A parameter as a template sees it: Go's int, string or bool, or a list or map.
 inline TemplateValue ToTemplateValue(const ParamValue& p) {
+  if (p.complex != nullptr) return NodeToTemplateValue(*p.complex);
   if (p.is_int) return TemplateValue{p.i};
   if (p.is_bool) return TemplateValue{p.s == "true"};
   return TemplateValue{p.s};
@@ -212,6 +217,17 @@ class OpCompiler {
   bool UpdateNodes(const Node& op);
   // updateAny with subresources [resize] of Pods (perf_resize_ops.cc).
   bool UpdatePods(const Node& op);
+  // The start both updateAny paths share: the op's count, then `check_scope` (the namespace rule
+  // of the kind), its template and environment, and an Op of `kind` with count and rate. nullopt
+  // with `ok` true when the count is 0 (nothing to update), with `ok` false on an error (reported).
+  struct UpdateStart {
+    std::shared_ptr<TemplateFile> file;
+    std::shared_ptr<TemplateData> env;
+    Op op;
+  };
+  std::optional<UpdateStart> StartUpdate(const Node& op, Op::Kind kind,
+                                         const std::function<bool(const std::string&)>& check_scope,
+                                         bool& ok);
   bool Churn(const Node& op, size_t idx);
   // Renders and loads a pod template; returns its index in spec.pod_templates (kNone after an
   // error). `signature_batch` > 0 labels pod i signature=SignatureLabelValue(i, signature_batch).

@@ -432,11 +432,7 @@ bool OpCompiler::CreatePods(const Node& op, size_t idx, const std::string& ns_ov
   uint32_t tmpl = kNone;
   TemplateData base = Env(op, 0, *count);
   for (const auto& [k, v] : w_.params) {
-    // A list or map parameter is left out: a template that reads it fails with "map has no
-    // entry" (Corral's templates render scalars only) rather than render it wrongly.
-    if (!base.contains(k) && v.complex == nullptr) {
-      base[k] = ToTemplateValue(v);
-    }
+    if (!base.contains(k)) base[k] = ToTemplateValue(v);
   }
   if (tpath.empty()) {
     auto obj = LoadRendered(std::string(kDefaultPod), "<scheduler_perf default pod>", in_);
@@ -570,28 +566,55 @@ bool OpCompiler::CreateAny(const Node& op, size_t idx) {
   return true;
 }
 
-bool OpCompiler::UpdateNodes(const Node& op) {
-  // Refuse() let through only an updateAny whose template renders a Node, with valid fields.
+std::optional<OpCompiler::UpdateStart> OpCompiler::StartUpdate(
+    const Node& op, Op::Kind kind, const std::function<bool(const std::string&)>& check_scope,
+    bool& ok) {
+  ok = true;
   auto path = String(op, "templatePath");
   int64_t count = Count(op, "count", "countParam", false).value_or(1);
-  if (count == 0) return true;
-  if (auto ns = String(op, "namespace"); ns && !ns->empty()) {
-    d_.FieldError(
-        op, "namespace",
-        fmt::format("namespace {:?} set for {:?}, but a Node has scope \"root\"", *ns, *path));
-    return false;
+  if (count == 0) return std::nullopt;
+  if (!check_scope(*path)) {
+    ok = false;
+    return std::nullopt;
   }
   auto scope = d_.Field("templatePath");
   auto t = Template(*path, *op.Find("templatePath"));
-  if (!t.ok()) return false;
-  auto env = std::make_shared<TemplateData>(Env(op, 0, count));
-  std::shared_ptr<TemplateFile> tf = *t;
-  Interner* in = &in_;
-  Op o;
-  o.kind = Op::Kind::kUpdateNodes;
-  o.count = count;
-  o.rate_per_s =
+  if (!t.ok()) {
+    ok = false;
+    return std::nullopt;
+  }
+  UpdateStart u;
+  u.file = *t;
+  u.env = std::make_shared<TemplateData>(Env(op, 0, count));
+  u.op.kind = kind;
+  u.op.count = count;
+  u.op.rate_per_s =
       static_cast<double>(Count(op, "updatePerSecond", "updatePerSecondParam", false).value_or(0));
+  u.op.line = op.line();
+  return u;
+}
+
+bool OpCompiler::UpdateNodes(const Node& op) {
+  // Refuse() let through only an updateAny whose template renders a Node, with valid fields.
+  bool ok = true;
+  auto u = StartUpdate(
+      op, Op::Kind::kUpdateNodes,
+      [&](const std::string& path) {
+        if (auto ns = String(op, "namespace"); ns && !ns->empty()) {
+          d_.FieldError(
+              op, "namespace",
+              fmt::format("namespace {:?} set for {:?}, but a Node has scope \"root\"", *ns, path));
+          return false;
+        }
+        return true;
+      },
+      ok);
+  if (!u) return ok;
+  std::shared_ptr<TemplateFile> tf = u->file;
+  std::shared_ptr<TemplateData> env = u->env;
+  const int64_t count = u->op.count;
+  Interner* in = &in_;
+  Op& o = u->op;
   o.render_node = [tf, env, count, in](int64_t index) -> Result<api::Node> {
     auto n = RenderNode(*tf, *env, index, count, *in);
     if (n.ok() && n->meta.name.empty()) {
@@ -600,7 +623,6 @@ bool OpCompiler::UpdateNodes(const Node& op) {
     }
     return n;
   };
-  o.line = op.line();
   o.describe = fmt::format("updateAny Node count={}", count);
   spec_.program.push_back(std::move(o));
   return true;

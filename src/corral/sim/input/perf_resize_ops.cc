@@ -73,28 +73,27 @@ std::string CheckResizeObject(const std::string& text, const std::string& file) 
 bool OpCompiler::UpdatePods(const Node& op) {
   // Refuse() let through only an updateAny with subresources [resize] whose template renders a
   // Pod, with valid fields.
-  auto path = String(op, "templatePath");
-  int64_t count = Count(op, "count", "countParam", false).value_or(1);
-  if (count == 0) return true;
-  auto ns = String(op, "namespace");
-  if (!ns || ns->empty()) {
-    d_.FieldError(
-        op, "namespace",
-        fmt::format("namespace not set for {:?}, but a Pod has scope \"namespace\"", *path));
-    return false;
-  }
-  auto scope = d_.Field("templatePath");
-  auto t = Template(*path, *op.Find("templatePath"));
-  if (!t.ok()) return false;
-  auto env = std::make_shared<TemplateData>(Env(op, 0, count));
-  std::shared_ptr<TemplateFile> tf = *t;
+  bool ok = true;
+  auto u = StartUpdate(
+      op, Op::Kind::kResizePods,
+      [&](const std::string& path) {
+        auto ns = String(op, "namespace");
+        if (!ns || ns->empty()) {
+          d_.FieldError(
+              op, "namespace",
+              fmt::format("namespace not set for {:?}, but a Pod has scope \"namespace\"", path));
+          return false;
+        }
+        return true;
+      },
+      ok);
+  if (!u) return ok;
+  std::shared_ptr<TemplateFile> tf = u->file;
+  std::shared_ptr<TemplateData> env = u->env;
+  const int64_t count = u->op.count;
   Interner* in = &in_;
-  Op o;
-  o.kind = Op::Kind::kResizePods;
-  o.count = count;
-  o.pod_namespace = in_.Intern(*ns);
-  o.rate_per_s =
-      static_cast<double>(Count(op, "updatePerSecond", "updatePerSecondParam", false).value_or(0));
+  Op& o = u->op;
+  o.pod_namespace = in_.Intern(*String(op, "namespace"));
   o.render_pod = [tf, env, count, in](int64_t index) -> Result<api::Pod> {
     (*env)["Index"] = index;
     (*env)["Count"] = count;
@@ -121,7 +120,6 @@ bool OpCompiler::UpdatePods(const Node& op) {
     diags_.Error("", 0, "", first.error().message);
     return false;
   }
-  o.line = op.line();
   o.describe = fmt::format("updateAny Pod pods/resize count={}", count);
   spec_.program.push_back(std::move(o));
   return true;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <filesystem>
 #include <optional>
 #include <utility>
@@ -185,6 +186,48 @@ Result<std::shared_ptr<TemplateFile>> OpCompiler::Template(const std::string& re
   return tf;
 }
 
+TemplateValue NodeToTemplateValue(const doc::Node& n) {
+  switch (n.kind()) {
+    case doc::Kind::kNull:
+      return nullptr;
+    case doc::Kind::kBool:
+      return n.bool_value();
+    case doc::Kind::kInt:
+      return n.int_value();
+    case doc::Kind::kFloat:
+      return n.float_value();
+    case doc::Kind::kString:
+      return std::string(n.text());
+    case doc::Kind::kSequence: {
+      TemplateList list;
+      for (const doc::Node& item : n.items()) list.items.push_back(NodeToTemplateValue(item));
+      return std::make_shared<const TemplateList>(std::move(list));
+    }
+    case doc::Kind::kMap: {
+      TemplateMap map;
+      for (size_t k = 0; k < n.size(); ++k) {
+        map.items[std::string(n.key(k).text())] = NodeToTemplateValue(n.value(k));
+      }
+      return std::make_shared<const TemplateMap>(std::move(map));
+    }
+  }
+  return nullptr;
+}
+
+namespace {
+
+// The default of a `$name|default` template parameter as a YAML scalar would read it: an integer,
+// true or false, else the text as a string.
+TemplateValue DefaultParamValue(std::string_view text) {
+  int64_t i = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
+  if (!text.empty() && ec == std::errc() && p == text.data() + text.size()) return i;
+  if (text == "true" || text == "false") return text == "true";
+  return std::string(text);
+}
+
+}  // namespace
+
 TemplateData OpCompiler::Env(const Node& op, int64_t index, int64_t count) {
   TemplateData env;
   if (const Node* tp = op.Find("templateParams"); tp != nullptr && tp->is_map()) {
@@ -198,12 +241,18 @@ TemplateData OpCompiler::Env(const Node& op, int64_t index, int64_t count) {
       } else if (v.kind() == doc::Kind::kBool) {
         env[key] = v.bool_value();
       } else if (v.is_string() && v.text().starts_with("$")) {
-        auto it = w_.params.find(std::string(v.text().substr(1)));
-        if (it != w_.params.end()) {
-          // A list or map parameter is left out (see CreatePods): reading it is an error.
-          if (it->second.complex == nullptr) {
-            env[key] = ToTemplateValue(it->second);
-          }
+        // `$name` or `$name|default`: the workload parameter, else the default after `|` (an
+        // integer, true/false or a string; `$name|` is the empty string).
+        std::string_view ref = v.text().substr(1);
+        std::optional<std::string_view> fallback;
+        if (size_t bar = ref.find('|'); bar != std::string_view::npos) {
+          fallback = ref.substr(bar + 1);
+          ref = ref.substr(0, bar);
+        }
+        if (auto it = w_.params.find(std::string(ref)); it != w_.params.end()) {
+          env[key] = ToTemplateValue(it->second);
+        } else if (fallback) {
+          env[key] = DefaultParamValue(*fallback);
         } else {
           env[key] = std::string(v.text());
         }
