@@ -5,6 +5,7 @@
 #include "corral/api/generated_names.h"
 #include "corral/api/resource/types.h"
 #include "corral/framework/handle.h"
+#include "corral/plugins/dynamic_resources/workload_claims.h"
 #include "corral/sim/controllers/names.h"
 #include "corral/sim/member.h"
 #include "corral/state/dra_store.h"
@@ -84,8 +85,20 @@ bool CreatePodClaims(World& w, uint16_t member, api::Pod& pod, Rng& rng) {
   if (pod.resource_claims.empty()) return true;
   const api::resource::ResourceObjects* objects = w.spec.objects.resources.get();
   state::DraStore* dra = DraOf(w, member);
+  // DRAWorkloadResourceClaims: a claim the pod shares with its PodGroup is the group's claim
+  // (kube's controller creates none for the pod and records the group's in the pod's status).
+  const api::resource::PodGroupClaims* group =
+      dra != nullptr && static_cast<framework::Handle&>(w.members[member]->sched())
+                            .features()
+                            .Enabled(framework::Feature::kDRAWorkloadResourceClaims)
+          ? plugins::dra::PodGroupClaimsOf(*dra, pod)
+          : nullptr;
   for (api::PodResourceClaim& pc : pod.resource_claims) {
     if (pc.resource_claim_template_name.empty()) continue;
+    if (const auto* gc = plugins::dra::MatchPodGroupClaim(group, pc)) {
+      pc.generated_claim_name = gc->generated_claim_name;
+      continue;
+    }
     const api::resource::ResourceClaimTemplate* tmpl = nullptr;
     if (objects != nullptr) {
       for (const auto& t : objects->resource_claim_templates) {
