@@ -1,11 +1,11 @@
 // ResourceClaims of PodGroups (DRAWorkloadResourceClaims). The helper tables translate kube's
 // k8s.io/dynamic-resource-allocation/resourceclaim tests (resourceclaim_test.go: TestBindTo,
 // TestNameFromPodGroup, TestResourceClaimIsFor/PodGroup, TestIsReservedForPod) with kube's
-// expected values; the plugin cases run the DynamicResources extension points over loaded objects
-// as kube's resourceclaim controller (controller_test.go TestSyncHandler: "create for PodGroup",
-// "update Pod status with PodGroup claim", "add-reserved-podgroup", "clear-reserved-podgroup")
-// and plugin leave them: one claim, allocated once, reserved for the PodGroup, shared by its
-// members.
+// expected values. The plugin cases run the DynamicResources extension points over loaded objects
+// and check the claims as kube's resourceclaim controller tests expect them (controller_test.go
+// TestSyncHandler: "create for PodGroup", "update Pod status with PodGroup claim",
+// "add-reserved-podgroup", "clear-reserved-podgroup"): one claim, allocated once, reserved for
+// the PodGroup and shared by its members.
 
 #include "corral/plugins/dynamic_resources/workload_claims.h"
 
@@ -30,7 +30,7 @@ namespace res = api::resource;
 using dra_test::DraHandle;
 using dra_test::ShowStatus;
 
-// ---- helpers, from kube's resourceclaim_test.go -------------------------------------------------
+// ---- helpers, from kube's resourceclaim_test.go ------------------------------------------------
 
 struct BindToCase {
   std::string name;  // kube's case name
@@ -109,8 +109,8 @@ TEST(WorkloadClaimsTest, KubeNameFromPodGroup) {
        {w.S("template-claim"), {}, w.S("template-claim-template"), {}},
        "",
        "PodGroup default/test-podgroup: ResourceClaim not created yet"},
-      // kube's "neither-resource-claim-name-nor-template-name-set" is refused by the loader
-      // (LoaderValidatesPodGroupClaims).
+      // kube's "neither-resource-claim-name-nor-template-name-set" is the loader's error here
+      // (see the LoaderValidatesPodGroupClaims test).
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -165,8 +165,7 @@ TEST(WorkloadClaimsTest, KubeIsForPodGroupAndIsReservedForPod) {
   EXPECT_FALSE(dra::IsReservedForPodGroup(pod_reserved, owner, podgroups));
 }
 
-// ---- the plugin over loaded objects
-// --------------------------------------------------------------
+// ---- the plugin over loaded objects ------------------------------------------------------------
 
 constexpr std::string_view kObjects = R"(---
 apiVersion: v1
