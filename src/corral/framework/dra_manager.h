@@ -84,6 +84,30 @@ class DraManager {
   // PostFilter: clears the claim's allocation and reservedFor.
   virtual void DeallocateClaim(const api::resource::ResourceClaim& claim) = 0;
 
+  // ---- ResourceClaims of PodGroups (DRAWorkloadResourceClaims) ----
+  // The defaults (no PodGroup has claims) serve test fakes; state::DraStore implements them all.
+  // The spec.resourceClaims of PodGroup ns/name with their generated claims, or null.
+  virtual const api::resource::PodGroupClaims* GetPodGroupClaims(Symbol ns, Symbol name) const {
+    (void)ns;
+    (void)name;
+    return nullptr;
+  }
+  // The allocation in flight for `claim` (Reserve done, PreBind not yet), or null.
+  virtual const api::resource::AllocationResult* PendingAllocation(
+      const api::resource::ResourceClaim& claim) const {
+    (void)claim;
+    return nullptr;
+  }
+  // PreBind of a PodGroup's claim: as BindClaim, but reserves the claim for the PodGroup (resource
+  // "podgroups") rather than for the pod.
+  virtual std::string BindClaimToPodGroup(const api::resource::ResourceClaim& claim,
+                                          Symbol group_name, Symbol group_uid) {
+    (void)claim;
+    (void)group_name;
+    (void)group_uid;
+    return "PodGroup claims are not supported by this DRA manager";
+  }
+
   // ---- Extended resources backed by DRA (DRAExtendedResource) ----
   // The defaults (no class backs any resource) serve managers that hold no DeviceClass with an
   // extended resource, such as test fakes; state::DraStore implements them all.

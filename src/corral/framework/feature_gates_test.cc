@@ -36,7 +36,7 @@ TEST(FeatureGatesTest, UnmodelledGateRefusesItsOtherValue) {
             "compatibility groups are not modelled");
   EXPECT_FALSE(g.Enabled(Feature::kDRADeviceCompatibilityGroups));
   ASSERT_NE(FindFeature("DRAWorkloadResourceClaims"), nullptr);
-  EXPECT_FALSE(FindFeature("DRAWorkloadResourceClaims")->unmodelled.empty());
+  EXPECT_TRUE(FindFeature("DRAWorkloadResourceClaims")->unmodelled.empty());  // modelled
   EXPECT_EQ(FindFeature("NoSuchGate"), nullptr);
 }
 

@@ -270,7 +270,63 @@ const doc::Field<DisruptionIn> kDisruptionFields[] = {
      }},
 };
 
+// spec.resourceClaims[] (DRAWorkloadResourceClaims): kube's declarative validation of
+// PodGroupResourceClaim: a DNS-label name, unique in the list, exactly one of the two sources,
+// each a DNS subdomain; at most 4 entries.
+constexpr size_t kMaxPodGroupClaims = 4;
+
+const doc::Field<api::resource::PodGroupResourceClaim> kPodGroupClaimFields[] = {
+    {"name", [](Decoder& d, const Node& n,
+                api::resource::PodGroupResourceClaim& c) { d.ReadSymbol(n, c.name); }},
+    {"resourceClaimName",
+     [](Decoder& d, const Node& n, api::resource::PodGroupResourceClaim& c) {
+       d.ReadSymbol(n, c.resource_claim_name);
+     }},
+    {"resourceClaimTemplateName",
+     [](Decoder& d, const Node& n, api::resource::PodGroupResourceClaim& c) {
+       d.ReadSymbol(n, c.resource_claim_template_name);
+     }},
+};
+
+void DecodePodGroupClaims(Decoder& d, const Node& n, PodGroupInput& in) {
+  if (!d.ExpectSequence(n)) return;
+  if (n.size() > kMaxPodGroupClaims) {
+    d.Error(n, fmt::format("must have at most {} items, got {}", kMaxPodGroupClaims, n.size()));
+  }
+  d.ForEachItem(n, [&](const Node& item) {
+    api::resource::PodGroupResourceClaim c;
+    d.Struct(item, c, kPodGroupClaimFields);
+    if (!item.is_map()) return;
+    if (c.name.empty()) {
+      d.Required(item, "name");
+    } else if (std::string err = CheckDns1123Label(In(d).Str(c.name)); !err.empty()) {
+      d.FieldError(item, "name", fmt::format("Invalid value: {:?}: {}", In(d).Str(c.name), err));
+    } else {
+      for (const auto& o : in.claims) {
+        if (o.name == c.name) {
+          d.FieldError(item, "name", fmt::format("Duplicate value: {:?}", In(d).Str(c.name)));
+          break;
+        }
+      }
+    }
+    if (c.resource_claim_name.empty() == c.resource_claim_template_name.empty()) {
+      d.Error(item,
+              "must specify exactly one of: `resourceClaimName`, `resourceClaimTemplateName`");
+    }
+    for (auto [field, v] :
+         {std::pair{"resourceClaimName", c.resource_claim_name},
+          std::pair{"resourceClaimTemplateName", c.resource_claim_template_name}}) {
+      if (v.empty()) continue;
+      if (std::string err = CheckDns1123Subdomain(In(d).Str(v)); !err.empty()) {
+        d.FieldError(item, field, fmt::format("Invalid value: {:?}: {}", In(d).Str(v), err));
+      }
+    }
+    in.claims.push_back(c);
+  });
+}
+
 const doc::Field<PodGroupInput> kPodGroupSpecFields[] = {
+    {"resourceClaims", DecodePodGroupClaims},
     {"podGroupTemplateRef", [](Decoder& d, const Node& n,
                                PodGroupInput& in) { d.Struct(n, in.group, kTemplateRefFields); }},
     {"workloadRef",
@@ -309,7 +365,7 @@ const doc::Field<PodGroupInput> kPodGroupSpecFields[] = {
        }
      }},
 };
-constexpr std::string_view kPodGroupSpecIgnored[] = {"preemptionPolicy", "resourceClaims"};
+constexpr std::string_view kPodGroupSpecIgnored[] = {"preemptionPolicy"};
 
 const doc::Field<PodGroupInput> kPodGroupFields[] = {
     {"apiVersion", [](Decoder&, const Node&, PodGroupInput&) {}},
@@ -337,6 +393,49 @@ const doc::Field<PodGroupInput> kPodGroupFields[] = {
      }},
 };
 constexpr std::string_view kPodGroupIgnored[] = {"status"};
+
+// status.resourceClaimStatuses[] = {name, resourceClaimName}: the claims kube's resourceclaim
+// controller made from the group's templates (a dump has them). Each name must be one of
+// spec.resourceClaims (kube's validatePodGroupResourceClaimStatuses); the rest of the status does
+// not affect scheduling.
+struct ClaimStatusIn {
+  Symbol name;
+  Symbol claim_name;
+};
+const doc::Field<ClaimStatusIn> kClaimStatusFields[] = {
+    {"name", [](Decoder& d, const Node& n, ClaimStatusIn& c) { d.ReadSymbol(n, c.name); }},
+    {"resourceClaimName",
+     [](Decoder& d, const Node& n, ClaimStatusIn& c) { d.ReadSymbol(n, c.claim_name); }},
+};
+
+void DecodePodGroupClaimStatuses(Decoder& d, const Node& root, PodGroupInput& in) {
+  const Node* status = root.Find("status");
+  if (status == nullptr || !status->is_map()) return;
+  const Node* list = status->Find("resourceClaimStatuses");
+  if (list == nullptr || list->is_null()) return;
+  auto st = d.Field("status");
+  auto ls = d.Field("resourceClaimStatuses");
+  if (!d.ExpectSequence(*list)) return;
+  d.ForEachItem(*list, [&](const Node& item) {
+    ClaimStatusIn c;
+    d.Struct(item, c, kClaimStatusFields);
+    if (!item.is_map()) return;
+    if (c.name.empty()) {
+      d.Required(item, "name");
+      return;
+    }
+    for (auto& claim : in.claims) {
+      if (claim.name == c.name) {
+        claim.generated_claim_name = c.claim_name;
+        return;
+      }
+    }
+    d.FieldError(item, "name",
+                 fmt::format("Invalid value: {:?}: must match the name of an entry in "
+                             "`spec.resourceClaims`",
+                             In(d).Str(c.name)));
+  });
+}
 
 }  // namespace
 
@@ -379,6 +478,7 @@ void DecodePodGroup(Decoder& d, const Node& root, PodGroupInput& out) {
                    "unknown field in scheduling.k8s.io/v1alpha3 (its form is topology[].key)");
     }
   }
+  DecodePodGroupClaimStatuses(d, root, out);
   if (out.prio.class_name_line == 0) out.prio.class_name_line = root.line();
 }
 

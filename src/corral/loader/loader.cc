@@ -292,6 +292,7 @@ class Loader::Impl {
     AdmitControllers();
     CreateEphemeralClaims();
     internal::GenerateTemplateClaims(in_, result_.objects.pods, dra_);
+    internal::GenerateGroupTemplateClaims(in_, dra_);
     if (!dra_.empty()) {
       result_.objects.resources =
           std::make_shared<const api::resource::ResourceObjects>(std::move(dra_));
@@ -511,6 +512,10 @@ class Loader::Impl {
         if (Add(d, decoded, in.group.meta, "PodGroup", true, origin, result_.objects.pod_groups,
                 std::move(in.group))) {
           group_prio_.push_back({in.prio, std::move(origin)});
+          if (!in.claims.empty()) {
+            const api::ObjectMeta& m = result_.objects.pod_groups.back().meta;
+            dra_.pod_group_claims.push_back({m.namespace_, m.name, m.uid, std::move(in.claims)});
+          }
         } else if (!decoded) {
           rejected_.push_back({{in.prio, std::move(origin)}, class_name, "PodGroup", ns, name});
         }

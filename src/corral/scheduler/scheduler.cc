@@ -88,6 +88,7 @@ void Scheduler::SetClusterObjects(const api::ObjectSet* objects) {
   pdbs_.clear();
   wm_.SetObjects(objects);
   dra_.set_pods_resource(interner_.Intern("pods"));
+  dra_.set_pod_groups_resource(interner_.Intern("podgroups"));
   dra_.set_interner(&interner_);
   dra_.Reset(objects != nullptr ? objects->resources.get() : nullptr);
   if (objects == nullptr) return;

@@ -22,6 +22,7 @@ void DraStore::Reset(const res::ResourceObjects* objects) {
   class_by_resource_.clear();
   extended_claims_.clear();
   shared_.clear();
+  group_claims_.clear();
   if (objects == nullptr) return;
   class_by_resource_.clear();
   extended_claims_.clear();
@@ -36,6 +37,7 @@ void DraStore::Reset(const res::ResourceObjects* objects) {
   }
   for (const auto& s : objects->resource_slices) slices_.push_back(&s);
   for (const auto& r : objects->device_taint_rules) taint_rules_.push_back(&r);
+  for (const auto& g : objects->pod_group_claims) group_claims_[{g.namespace_, g.pod_group}] = &g;
   for (const auto& c : objects->resource_claims) {
     claims_.push_back(c);
     by_key_[{c.meta.namespace_, c.meta.name}] = &claims_.back();
@@ -142,6 +144,42 @@ std::string DraStore::BindClaim(const res::ResourceClaim& claim, Symbol pod_name
   }
   c->reserved_for.push_back({pods_resource_, pod_name, pod_uid});
   return "";
+}
+
+std::string DraStore::BindClaimToPodGroup(const res::ResourceClaim& claim, Symbol group_name,
+                                          Symbol group_uid) {
+  res::ResourceClaim* c = Mutable(claim);
+  if (c == nullptr) return "claim got deleted in the meantime";
+  auto it = pending_.find(c);
+  if (it != pending_.end()) {
+    if (c->allocation.has_value()) return "claim got allocated elsewhere in the meantime";
+    c->allocation = std::move(it->second);  // its devices stay held
+    pending_.erase(it);
+  } else if (!c->allocation.has_value()) {
+    // The member whose allocation this pod used was unreserved before writing it.
+    return "claim is not allocated";
+  }
+  for (const auto& r : c->reserved_for) {
+    if (r.resource == pod_groups_resource_ && r.name == group_name && r.uid == group_uid) {
+      return "";  // another member's PreBind reserved it for the group already
+    }
+  }
+  if (c->reserved_for.size() >= res::kReservedForMaxSize) {
+    return "claim reserved for too many consumers";
+  }
+  c->reserved_for.push_back({pod_groups_resource_, group_name, group_uid});
+  return "";
+}
+
+const res::PodGroupClaims* DraStore::GetPodGroupClaims(Symbol ns, Symbol name) const {
+  if (group_claims_.empty()) return nullptr;
+  auto it = group_claims_.find({ns, name});
+  return it == group_claims_.end() ? nullptr : it->second;
+}
+
+const res::AllocationResult* DraStore::PendingAllocation(const res::ResourceClaim& claim) const {
+  auto it = pending_.find(&claim);
+  return it == pending_.end() ? nullptr : &it->second;
 }
 
 void DraStore::UnreserveClaim(const res::ResourceClaim& claim, Symbol pod_uid) {

@@ -5,7 +5,9 @@
 //   - PreBind writes an allocation and adds the pod to reservedFor (kube's PreBind API calls);
 //   - ReleasePod, when a pod is deleted, removes it from reservedFor, deallocates a claim that is
 //     no longer reserved for anyone, and deletes the claims generated for the pod from its
-//     templates (kube's resourceclaim controller and garbage collector).
+//     templates (kube's resourceclaim controller and garbage collector). A claim reserved for a
+//     PodGroup (DRAWorkloadResourceClaims) stays reserved and allocated while the group exists, as
+//     kube's controller keeps a reservation whose PodGroup exists; Corral never deletes a PodGroup.
 // Allocations in flight (Reserve → PreBind) hold their devices, as kube's inFlightAllocations do.
 
 #include <deque>
@@ -69,6 +71,11 @@ class DraStore final : public framework::DraManager {
                         Symbol pod_uid) override;
   void UnreserveClaim(const api::resource::ResourceClaim& claim, Symbol pod_uid) override;
   void DeallocateClaim(const api::resource::ResourceClaim& claim) override;
+  const api::resource::PodGroupClaims* GetPodGroupClaims(Symbol ns, Symbol name) const override;
+  const api::resource::AllocationResult* PendingAllocation(
+      const api::resource::ResourceClaim& claim) const override;
+  std::string BindClaimToPodGroup(const api::resource::ResourceClaim& claim, Symbol group_name,
+                                  Symbol group_uid) override;
   const api::resource::DeviceClass* DeviceClassForResource(Symbol resource) const override;
   const api::resource::ResourceClaim* ExtendedResourceClaimOf(const api::Pod& pod) const override;
   const api::resource::ResourceClaim* CreateExtendedResourceClaim(
@@ -78,6 +85,8 @@ class DraStore final : public framework::DraManager {
 
   // Interned "pods" (consumer references' resource), set by the scheduler.
   void set_pods_resource(Symbol s) { pods_resource_ = s; }
+  // Interned "podgroups" (a PodGroup's reservation of its claims), set by the scheduler.
+  void set_pod_groups_resource(Symbol s) { pod_groups_resource_ = s; }
   // The interner of the objects' symbols, for the class-name tie-break of DeviceClassForResource
   // (without one, the class listed first wins a tie). Set before Reset.
   void set_interner(const Interner* in) { interner_ = in; }
@@ -101,6 +110,10 @@ class DraStore final : public framework::DraManager {
   absl::flat_hash_set<framework::DeviceId> allocated_;
   framework::SharedDeviceMap shared_;
   Symbol pods_resource_;
+  Symbol pod_groups_resource_;
+  // The PodGroups' resource claims of the objects, by (namespace, PodGroup name).
+  absl::flat_hash_map<std::pair<Symbol, Symbol>, const api::resource::PodGroupClaims*>
+      group_claims_;
   const Interner* interner_ = nullptr;
   uint64_t generation_ = 0;
   // Extended resource name (explicit or implicit) → backing class.

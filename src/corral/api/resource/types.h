@@ -195,7 +195,7 @@ struct AllocationResult {
 };
 
 struct ConsumerReference {
-  Symbol resource;  // "pods"
+  Symbol resource;  // "pods", or "podgroups" for a PodGroup's claim (DRAWorkloadResourceClaims)
   Symbol name;
   Symbol uid;
 };
@@ -221,17 +221,40 @@ struct ResourceClaimTemplate {
 // kube's ResourceClaimReservedForMaxSize: a claim is reserved for at most this many consumers.
 inline constexpr size_t kReservedForMaxSize = 256;
 
-// All resource.k8s.io objects of an input.
+// One entry of a scheduling.k8s.io PodGroup's spec.resourceClaims (DRAWorkloadResourceClaims):
+// exactly one of the two sources is set. A pod of the group shares the claim when its own
+// spec.resourceClaims has an entry with the same name and the same source.
+struct PodGroupResourceClaim {
+  Symbol name;
+  Symbol resource_claim_name;
+  Symbol resource_claim_template_name;
+  // status.resourceClaimStatuses: the claim made from the template for the group (empty until the
+  // resourceclaim controller made it).
+  Symbol generated_claim_name;
+};
+
+// The resource claims of one PodGroup. They are kept with the resource.k8s.io objects (not in
+// api::PodGroup) so that the DRA plugin and store find them by the group's namespace and name.
+struct PodGroupClaims {
+  Symbol namespace_;
+  Symbol pod_group;
+  Symbol uid;
+  std::vector<PodGroupResourceClaim> claims;  // at most 4, unique names
+};
+
+// All resource.k8s.io objects of an input, and the PodGroups' resource claims.
 struct ResourceObjects {
   std::vector<DeviceClass> device_classes;
   std::vector<ResourceSlice> resource_slices;
   std::vector<ResourceClaim> resource_claims;
   std::vector<ResourceClaimTemplate> resource_claim_templates;
   std::vector<DeviceTaintRule> device_taint_rules;
+  std::vector<PodGroupClaims> pod_group_claims;
 
   bool empty() const {
     return device_classes.empty() && resource_slices.empty() && resource_claims.empty() &&
-           resource_claim_templates.empty() && device_taint_rules.empty();
+           resource_claim_templates.empty() && device_taint_rules.empty() &&
+           pod_group_claims.empty();
   }
 };
 

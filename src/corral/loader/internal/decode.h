@@ -7,6 +7,7 @@
 #include <span>
 #include <string_view>
 
+#include "corral/api/resource/types.h"
 #include "corral/api/storage.h"
 #include "corral/api/types.h"
 #include "corral/doc/decoder.h"
@@ -93,6 +94,9 @@ void DecodeWorkload(Decoder& d, const Node& root, api::Workload& out);
 struct PodGroupInput {
   api::PodGroup group;
   PriorityInput prio;
+  // spec.resourceClaims (DRAWorkloadResourceClaims), validated as kube does; the loader keeps
+  // them with the resource.k8s.io objects (api::resource::PodGroupClaims).
+  std::vector<api::resource::PodGroupResourceClaim> claims;
 };
 void DecodePodGroup(Decoder& d, const Node& root, PodGroupInput& out);
 // scheduling.k8s.io/v1alpha3 CompositePodGroup (decode_composite.cc).

@@ -32,4 +32,20 @@ void DecodeResourceClaimTemplate(doc::Decoder& d, const doc::Node& root,
 void GenerateTemplateClaims(Interner& in, std::vector<api::Pod>& pods,
                             api::resource::ResourceObjects& objects);
 
+// The same for the PodGroups' claims (DRAWorkloadResourceClaims): each group claim that names a
+// ResourceClaimTemplate and has no generated claim (status.resourceClaimStatuses) gets one, named
+// "<podgroup>-<claim>-" plus a suffix derived from the namespace, group and claim names, owned by
+// the PodGroup; its name becomes the entry's generated_claim_name. Made whatever the gate: a
+// scheduler with DRAWorkloadResourceClaims off never reads it (each pod has its own claim then).
+void GenerateGroupTemplateClaims(Interner& in, api::resource::ResourceObjects& objects);
+
+// The claim kube's resourceclaim controller makes for PodGroup claim `gc` of `group` from template
+// `t` (see GenerateGroupTemplateClaims); `pod_claim_annotation` is the interned
+// "resource.kubernetes.io/pod-claim-name".
+api::resource::ResourceClaim MakePodGroupClaim(Interner& in,
+                                               const api::resource::PodGroupClaims& group,
+                                               const api::resource::PodGroupResourceClaim& gc,
+                                               const api::resource::ResourceClaimTemplate& t,
+                                               Symbol pod_claim_annotation);
+
 }  // namespace corral::loader::internal

@@ -1,5 +1,6 @@
 #include "corral/plugins/dynamic_resources/dynamic_resources.h"
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "corral/plugins/dynamic_resources/allocator.h"
 #include "corral/plugins/dynamic_resources/extended_resource.h"
 #include "corral/plugins/dynamic_resources/pool_index.h"
+#include "corral/plugins/dynamic_resources/workload_claims.h"
 
 namespace corral::plugins {
 
@@ -38,6 +40,10 @@ Status Unresolvable(std::string msg) {
 // The cycle's state (kube's stateData). Filter writes the per-node results under the mutex.
 struct DraState final : framework::StateData {
   std::vector<const res::ResourceClaim*> claims;  // the pod's claims, in spec order
+  // DRAWorkloadResourceClaims: the pod's PodGroup claims (null if none) and, parallel to claims,
+  // whether each is a claim of the group (reserved for the PodGroup, shared by its members).
+  const res::PodGroupClaims* group = nullptr;
+  std::vector<uint8_t> for_group;
   std::vector<std::optional<api::NodeSelector>> available_on_nodes;  // allocated claims only
   std::vector<size_t> to_allocate;                                   // indices into claims
   std::shared_ptr<const plugins::dra::Allocator> allocator;
@@ -61,6 +67,8 @@ struct DraState final : framework::StateData {
   std::unique_ptr<framework::StateData> Clone() const override {
     auto c = std::make_unique<DraState>();
     c->claims = claims;
+    c->group = group;
+    c->for_group = for_group;
     c->available_on_nodes = available_on_nodes;
     c->to_allocate = to_allocate;
     c->allocator = allocator;
@@ -83,13 +91,54 @@ bool IsReservedForPod(const res::ResourceClaim& claim, const api::Pod& pod, Symb
   return false;
 }
 
+// kube's IsReservedForPod with acceptPodGroup: reserved for the pod or for its PodGroup.
+bool IsReservedForPodOrGroup(const res::ResourceClaim& claim, const api::Pod& pod, Symbol pods,
+                             const res::PodGroupClaims* group, Symbol pod_groups) {
+  return IsReservedForPod(claim, pod, pods) ||
+         (group != nullptr && dra::IsReservedForPodGroup(claim, *group, pod_groups));
+}
+
+// The pod's PodGroup claims when DRAWorkloadResourceClaims is on, else null.
+const res::PodGroupClaims* GroupClaimsOf(const framework::Handle& h,
+                                         const framework::DraManager* dra, const api::Pod& pod) {
+  if (dra == nullptr || !pod.scheduling_group.has_value() ||
+      !h.features().Enabled(framework::Feature::kDRAWorkloadResourceClaims)) {
+    return nullptr;
+  }
+  return dra::PodGroupClaimsOf(*dra, pod);
+}
+
 // kube resourceclaim.Name + draManager lookup + IsForPod, as foreachPodResourceClaim does. Calls
-// `cb` for every claim found; returns kube's error text for the first problem, or "".
+// `cb(claim, for_group)` for every claim found; returns kube's error text for the first problem,
+// or "". A claim that matches one of `group`'s (DRAWorkloadResourceClaims) resolves through the
+// PodGroup (workload_claims.h).
 template <class Fn>
 std::string ForEachPodClaim(const framework::Handle& h, framework::DraManager* dra,
-                            const api::Pod& pod, Fn&& cb) {
+                            const api::Pod& pod, const res::PodGroupClaims* group, Fn&& cb) {
   const Interner& in = h.interner();
   for (const api::PodResourceClaim& pc : pod.resource_claims) {
+    if (const res::PodGroupResourceClaim* gc = dra::MatchPodGroupClaim(group, pc)) {
+      bool must_check_owner = false;
+      std::string err;
+      Symbol name = dra::PodGroupClaimName(in, *group, *gc, &must_check_owner, &err);
+      if (name.empty()) return err;
+      const res::ResourceClaim* claim = dra->GetClaim(pod.meta.namespace_, name);
+      if (claim == nullptr) {
+        return fmt::format("resourceclaim.resource.k8s.io \"{}\" not found", in.Str(name));
+      }
+      if (claim->meta.deletion_timestamp.has_value()) {
+        return fmt::format("resourceclaim \"{}\" is being deleted", in.Str(name));
+      }
+      if (must_check_owner && !dra::IsOwnedByPodGroup(*claim, *group)) {
+        return fmt::format(
+            "ResourceClaim {}/{} was not created for Pod {}/{} (neither Pod nor PodGroup {} is the "
+            "owner)",
+            in.Str(claim->meta.namespace_), in.Str(claim->meta.name), in.Str(pod.meta.namespace_),
+            in.Str(pod.meta.name), in.Str(group->pod_group));
+      }
+      cb(*claim, true);
+      continue;
+    }
     Symbol name = pc.resource_claim_name;
     bool must_check_owner = false;
     if (name.empty()) {
@@ -119,7 +168,7 @@ std::string ForEachPodClaim(const framework::Handle& h, framework::DraManager* d
                            in.Str(pod.meta.namespace_), in.Str(pod.meta.name));
       }
     }
-    cb(*claim);
+    cb(*claim, false);
   }
   return "";
 }
@@ -128,8 +177,9 @@ std::string ForEachPodClaim(const framework::Handle& h, framework::DraManager* d
 
 Status DynamicResources::PreEnqueue(const framework::PodInfo& pod) {
   if (pod.pod->resource_claims.empty()) return {};
-  std::string err = ForEachPodClaim(handle_, handle_.SharedDRAManager(), *pod.pod,
-                                    [](const res::ResourceClaim&) {});
+  framework::DraManager* dra = handle_.SharedDRAManager();
+  std::string err = ForEachPodClaim(handle_, dra, *pod.pod, GroupClaimsOf(handle_, dra, *pod.pod),
+                                    [](const res::ResourceClaim&, bool) {});
   return err.empty() ? Status() : Unresolvable(std::move(err));
 }
 
@@ -158,22 +208,36 @@ Status DynamicResources::PreFilter(framework::CycleState& cs, size_t slot,
   // As kube, the state keeps the claims only once PreFilter succeeds (PostFilter then has nothing
   // to deallocate after a PreFilter rejection).
   std::vector<const res::ResourceClaim*> claims;
+  std::vector<uint8_t> for_group;
+  const res::PodGroupClaims* group = GroupClaimsOf(handle_, dra, p);
   std::string err =
-      ForEachPodClaim(handle_, dra, p, [&](const res::ResourceClaim& c) { claims.push_back(&c); });
+      ForEachPodClaim(handle_, dra, p, group, [&](const res::ResourceClaim& c, bool g) {
+        claims.push_back(&c);
+        for_group.push_back(g ? 1 : 0);
+      });
   if (!err.empty()) return Unresolvable(std::move(err));
   if (claims.empty() && !ext.has_value()) return Status::Skip();
   const Symbol pods = in.Find("pods").value_or(Symbol());
+  const Symbol pod_groups = in.Find("podgroups").value_or(Symbol());
   std::vector<std::optional<api::NodeSelector>> available(claims.size());
   std::vector<size_t> to_allocate;
   for (size_t i = 0; i < claims.size(); ++i) {
     const res::ResourceClaim& c = *claims[i];
     if (c.allocation.has_value()) {
       const bool can_be_reserved = c.reserved_for.size() < res::kReservedForMaxSize;
-      if (!can_be_reserved && !IsReservedForPod(c, p, pods)) {
+      if (!can_be_reserved && !IsReservedForPodOrGroup(c, p, pods, group, pod_groups)) {
         return Status::Unresolvable("resourceclaim in use");
       }
       available[i] = c.allocation->node_selector;
       continue;
+    }
+    if (for_group[i] != 0) {
+      // Another member of the group allocated the shared claim and its PreBind has not written
+      // it yet: this pod uses that allocation, as if it were written.
+      if (const res::AllocationResult* a = dra->PendingAllocation(c)) {
+        available[i] = a->node_selector;
+        continue;
+      }
     }
     to_allocate.push_back(i);
     if (dra->ClaimHasPendingAllocation(c)) {
@@ -198,6 +262,8 @@ Status DynamicResources::PreFilter(framework::CycleState& cs, size_t slot,
     }
   }
   s->claims = std::move(claims);
+  s->group = group;
+  s->for_group = std::move(for_group);
   s->available_on_nodes = std::move(available);
   s->to_allocate = std::move(to_allocate);
   s->ext = std::move(ext);
@@ -358,7 +424,16 @@ void DynamicResources::Unreserve(framework::CycleState& cs, const framework::Pod
   if (s == nullptr || (s->claims.empty() && !s->ext.has_value())) return;
   framework::DraManager* dra = handle_.SharedDRAManager();
   const Symbol pods = handle_.interner().Find("pods").value_or(Symbol());
-  for (const res::ResourceClaim* c : s->claims) {
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    const res::ResourceClaim* c = s->claims[i];
+    if (s->for_group[i] != 0) {
+      // A PodGroup's claim: only the allocation this pod put in flight is dropped; the group's
+      // reservation stays for its other members.
+      if (std::find(s->to_allocate.begin(), s->to_allocate.end(), i) != s->to_allocate.end()) {
+        dra->RemoveClaimPendingAllocation(*c);
+      }
+      continue;
+    }
     dra->RemoveClaimPendingAllocation(*c);
     if (c->allocation.has_value() && IsReservedForPod(*c, *pod.pod, pods)) {
       dra->UnreserveClaim(*c, pod.pod->meta.uid);
@@ -379,9 +454,14 @@ Status DynamicResources::PreBind(framework::CycleState& cs, const framework::Pod
   framework::DraManager* dra = handle_.SharedDRAManager();
   const Symbol pods = handle_.interner().Find("pods").value_or(Symbol());
   const Interner& in = handle_.interner();
-  for (const res::ResourceClaim* c : s->claims) {
-    if (IsReservedForPod(*c, *pod.pod, pods)) continue;
-    std::string err = dra->BindClaim(*c, pod.pod->meta.name, pod.pod->meta.uid);
+  const Symbol pod_groups = in.Find("podgroups").value_or(Symbol());
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    const res::ResourceClaim* c = s->claims[i];
+    if (IsReservedForPodOrGroup(*c, *pod.pod, pods, s->group, pod_groups)) continue;
+    // kube's BindTo: a claim of the PodGroup is reserved for the group, any other for the pod.
+    std::string err = s->for_group[i] != 0
+                          ? dra->BindClaimToPodGroup(*c, s->group->pod_group, s->group->uid)
+                          : dra->BindClaim(*c, pod.pod->meta.name, pod.pod->meta.uid);
     if (!err.empty()) {
       return Status::Error(
           fmt::format("claim {}/{}: {}", in.Str(c->meta.namespace_), in.Str(c->meta.name), err));
@@ -427,10 +507,19 @@ framework::QueueingHint DynamicResources::Hint(const framework::PodInfo& pod,
   }
   if (other->resource_claims.empty()) return QueueingHint::kQueueSkip;
   // A claim status update matters to the pods that use the claim.
+  const framework::DraManager* dra = handle_.SharedDRAManager();
+  const res::PodGroupClaims* ga = GroupClaimsOf(handle_, dra, *pod.pod);
+  const res::PodGroupClaims* gb = GroupClaimsOf(handle_, dra, *other);
+  auto claim_name = [](const api::PodResourceClaim& pc, const res::PodGroupClaims* g) {
+    if (const res::PodGroupResourceClaim* gc = dra::MatchPodGroupClaim(g, pc)) {
+      return gc->resource_claim_name.empty() ? gc->generated_claim_name : gc->resource_claim_name;
+    }
+    return pc.resource_claim_name.empty() ? pc.generated_claim_name : pc.resource_claim_name;
+  };
   for (const auto& a : pod.pod->resource_claims) {
-    Symbol an = a.resource_claim_name.empty() ? a.generated_claim_name : a.resource_claim_name;
+    Symbol an = claim_name(a, ga);
     for (const auto& b : other->resource_claims) {
-      Symbol bn = b.resource_claim_name.empty() ? b.generated_claim_name : b.resource_claim_name;
+      Symbol bn = claim_name(b, gb);
       if (!an.empty() && an == bn && pod.pod->meta.namespace_ == other->meta.namespace_) {
         return QueueingHint::kQueue;
       }

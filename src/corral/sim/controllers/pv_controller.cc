@@ -48,6 +48,22 @@ bool AddClaim(World& w, uint16_t member, api::PersistentVolumeClaim claim) {
   return true;
 }
 
+// The PodGroup claim a pod's template claim shares: same name and template (the DynamicResources
+// plugin's MatchPodGroupClaim, plugins/dynamic_resources/workload_claims.h), or null.
+const api::resource::PodGroupResourceClaim* GroupClaimFor(
+    const api::resource::PodGroupClaims* group, const api::PodResourceClaim& pc) {
+  if (group == nullptr) return nullptr;
+  for (const auto& c : group->claims) {
+    if (c.name == pc.name) {
+      return c.resource_claim_template_name == pc.resource_claim_template_name &&
+                     c.resource_claim_name.empty()
+                 ? &c
+                 : nullptr;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 bool EnsureStatefulSetClaims(World& w, ControllerState& c, std::string_view pod_name) {
@@ -84,8 +100,21 @@ bool CreatePodClaims(World& w, uint16_t member, api::Pod& pod, Rng& rng) {
   if (pod.resource_claims.empty()) return true;
   const api::resource::ResourceObjects* objects = w.spec.objects.resources.get();
   state::DraStore* dra = DraOf(w, member);
+  // DRAWorkloadResourceClaims: a claim the pod shares with its PodGroup is the group's claim
+  // (kube's controller creates none for the pod and records the group's in the pod's status).
+  const api::resource::PodGroupClaims* group =
+      dra != nullptr && pod.scheduling_group.has_value() &&
+              static_cast<framework::Handle&>(w.members[member]->sched())
+                  .features()
+                  .Enabled(framework::Feature::kDRAWorkloadResourceClaims)
+          ? dra->GetPodGroupClaims(pod.meta.namespace_, pod.scheduling_group->pod_group_name)
+          : nullptr;
   for (api::PodResourceClaim& pc : pod.resource_claims) {
     if (pc.resource_claim_template_name.empty()) continue;
+    if (const auto* gc = GroupClaimFor(group, pc)) {
+      pc.generated_claim_name = gc->generated_claim_name;
+      continue;
+    }
     const api::resource::ResourceClaimTemplate* tmpl = nullptr;
     if (objects != nullptr) {
       for (const auto& t : objects->resource_claim_templates) {

@@ -244,6 +244,10 @@ class OpCompiler {
   bool RenderEach(const Node& op, std::string_view kind,
                   const std::function<bool(LoadedObject&, Symbol)>& take);
   bool CreatePodGroups(const Node& op);
+  // The spec.resourceClaims of a PodGroup rendered by createPodGroups, in namespace `ns`, join the
+  // run's DRA objects; a claim from a template gets its generated claim when the template exists,
+  // as kube's resourceclaim controller makes it (perf_workload_claims.cc).
+  void TakePodGroupClaims(const LoadedObject& obj, Symbol ns);
   bool CreateCompositePodGroups(const Node& op);
   bool WaitForPodGroups(const Node& op);
   // DRA ops (perf_dra_ops.cc).

@@ -205,8 +205,16 @@ bool OpCompiler::CreateResourceDriver(const Node& op) {
   CheckKeys(op, {"driverName", "maxClaimsPerNode", "maxClaimsPerNodeParam", "nodes"});
   auto driver = String(op, "driverName");
   auto nodes = String(op, "nodes");
-  // A count beyond a slice's 128 devices is the loader's error, as the API server's.
-  auto per_node = Count(op, "maxClaimsPerNode", "maxClaimsPerNodeParam", true);
+  // A count beyond a slice's 128 devices is the loader's error, as the API server's. Neither key
+  // set is kube's zero value, which its isValidCount accepts: slices without devices (the
+  // workloadresourceclaims configs publish their devices with createAny instead).
+  auto present = [&](std::string_view k) {
+    const Node* n = op.Find(k);
+    return n != nullptr && !n->is_null();
+  };
+  auto per_node = present("maxClaimsPerNode") || present("maxClaimsPerNodeParam")
+                      ? Count(op, "maxClaimsPerNode", "maxClaimsPerNodeParam", true)
+                      : std::optional<int64_t>(0);
   if (!driver || driver->empty()) d_.Required(op, "driverName");
   if (!nodes || nodes->empty()) d_.Required(op, "nodes");
   if (!driver || driver->empty() || !nodes || nodes->empty() || !per_node) return false;

@@ -670,6 +670,7 @@ bool OpCompiler::CreatePodGroups(const Node& op) {
     api::PodGroup& g = obj.objects.pod_groups[0];
     g.meta.namespace_ = ns;
     if (obj.priority) g.priority = *obj.priority;
+    TakePodGroupClaims(obj, ns);
     spec_.objects.pod_groups.push_back(std::move(g));
     return true;
   });
