@@ -37,6 +37,8 @@ constexpr size_t kResourceSliceMaxDevices = 128;
 constexpr size_t kResourceSliceMaxAttributesAndCapacities = 32;
 constexpr size_t kDeviceAttributeMaxValueLength = 64;
 constexpr size_t kAllocationResultsMaxSize = 32;
+// KEP-5963's limit on one consumesCounters entry (the allocator relies on it: compat_groups.h).
+constexpr size_t kMaxCompatibilityGroupsPerConsumption = 8;
 
 std::string_view Str(Decoder& d, Symbol s) {
   return d.interner()->Str(s);
@@ -245,11 +247,34 @@ void DecodeCounters(Decoder& d, const Node& n, std::vector<res::Counter>& out) {
   });
 }
 
+// consumesCounters[].compatibilityGroups (DRADeviceCompatibilityGroups, KEP-5963): DNS labels as
+// counter names are, no duplicates, at most kMaxCompatibilityGroupsPerConsumption. Read whatever
+// the gate, as stored objects are; the allocator applies the gate (docs/deviations.md).
+void DecodeCompatibilityGroups(Decoder& d, const Node& n, std::vector<Symbol>& out) {
+  if (n.is_null()) return;
+  d.ReadList(n, out, [&](const Node& item, Symbol& g) {
+    if (!d.ReadSymbol(item, g)) return;
+    if (std::string err = CheckDns1123Label(Str(d, g)); !err.empty()) {
+      d.Error(item, fmt::format("Invalid value: {:?}: {}", Str(d, g), err));
+    } else if (std::count(out.begin(), out.end(), g) > 0) {
+      d.Error(item, fmt::format("Duplicate value: {:?}", Str(d, g)));
+    }
+  });
+  if (out.size() > kMaxCompatibilityGroupsPerConsumption) {
+    d.Error(n, fmt::format("Too many: {}: must have at most {} items", out.size(),
+                           kMaxCompatibilityGroupsPerConsumption));
+  }
+}
+
 const doc::Field<res::DeviceCounterConsumption> kConsumptionFields[] = {
     {"counterSet", [](Decoder& d, const Node& n,
                       res::DeviceCounterConsumption& c) { d.ReadSymbol(n, c.counter_set); }},
     {"counters", [](Decoder& d, const Node& n,
                     res::DeviceCounterConsumption& c) { DecodeCounters(d, n, c.counters); }},
+    {"compatibilityGroups",
+     [](Decoder& d, const Node& n, res::DeviceCounterConsumption& c) {
+       DecodeCompatibilityGroups(d, n, c.compatibility_groups);
+     }},
 };
 
 const doc::Field<DeviceIn> kDeviceFields[] = {

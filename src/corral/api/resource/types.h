@@ -50,6 +50,9 @@ struct CounterSet {
 struct DeviceCounterConsumption {
   Symbol counter_set;
   std::vector<Counter> counters;
+  // compatibilityGroups (DRADeviceCompatibilityGroups): the groups under which the device may share
+  // the counter set with other devices; empty when unset (an empty list reads as unset).
+  std::vector<Symbol> compatibility_groups;
 };
 
 // A device taint (DRADeviceTaints). NoSchedule and NoExecute keep the device from being allocated

@@ -28,6 +28,7 @@ Allocator::Allocator(const framework::DraManager& dra, const Interner& interner,
     // kube IsDeviceAllocated: held by an allocation, or shared by some.
     const DeviceId id{s->driver, s->pool_name, d->name};
     if (!allocated.contains(id) && !shared.contains(id)) continue;
+    compat_.AddAllocated(s->driver, s->pool_name, *d, features_.compatibility_groups);
     for (const auto& cc : d->consumes_counters) {
       for (const auto& c : cc.counters) {
         api::Quantity& q = consumed_[{s->driver, s->pool_name, cc.counter_set, c.name}];
@@ -119,6 +120,7 @@ class AllocationSearch {
         node_(node),
         claims_(claims),
         error_(error),
+        compat_(a.compat_),
         taint_rules_(a.features_.device_taint_rules
                          ? a.dra_.DeviceTaintRules()
                          : std::span<const res::DeviceTaintRule* const>()) {}
@@ -160,11 +162,15 @@ class AllocationSearch {
   }
 
  private:
+  // No compatibility-group state to roll back (Chosen::compat_mark).
+  static constexpr size_t kNoCompatMark = static_cast<size_t>(-1);
+
   struct Chosen {
     const RequestData* req;
     DeviceRef dev;
     bool shared = false;  // a share of a device with allowMultipleAllocations
     std::vector<res::ConsumedCapacity> consumed;
+    size_t compat_mark = kNoCompatMark;  // where compat_ stood before the device was admitted
   };
 
   bool SliceOnNode(const res::ResourceSlice& s) const {
@@ -398,18 +404,34 @@ class AllocationSearch {
     const bool multi = Multi(*d.device);
     const DeviceId id = d.id();
     if (admin ? (!multi && claim_devices_[r.claim].contains(id)) : InUse(id)) return 0;
+    // The compatibility groups admitted for this device, undone when a later check rejects it (as
+    // kube's rollbackDevice does; its counters stay taken, as described above).
+    size_t compat_mark = kNoCompatMark;
+    auto reject = [&](int rc) {
+      if (compat_mark != kNoCompatMark) compat_.Rollback(compat_mark);
+      return rc;
+    };
     if (!d.device->consumes_counters.empty()) {
       if (!a_.features_.partitionable_devices) return 0;
-      // A shared device's counters are taken once, by its first share.
+      // A shared device's counters are taken once, by its first share; its compatibility groups
+      // are checked then too (kube skips both for a further share).
       if (!(multi && CapacityInUse(id))) {
-        if (!CountersAvailable(d)) return 0;
+        // Compatibility groups first: a device they reject takes no counters.
+        if (a_.features_.compatibility_groups) {
+          const size_t mark = compat_.Mark();
+          if (!compat_.Admit(d.pool->driver, d.pool->name, *d.device)) return 0;
+          compat_mark = mark;
+        } else if (SkipWhileDisabled(a_.compat_, d.pool->driver, d.pool->name, *d.device)) {
+          return 0;
+        }
+        if (!CountersAvailable(d)) return reject(0);
         Consume(d, true);
       }
     }
     // A taint the request does not tolerate (kube checks it here, before the constraints).
     if (a_.features_.device_taints &&
         TaintPreventsAllocation(*d.device, d.pool->driver, d.pool->name, taint_rules_, *r.spec)) {
-      return 0;
+      return reject(0);
     }
     auto& cons = constraints_[r.claim];
     for (size_t i = 0; i < cons.size(); ++i) {
@@ -420,18 +442,19 @@ class AllocationSearch {
             "satisfied",
             ClaimKey(r.claim), RequestName(r), DeviceIdString(d));
         for (size_t e = 0; e < i; ++e) Remove(cons[e], r);
-        return -1;
+        return reject(-1);
       }
       for (size_t e = 0; e < i; ++e) Remove(cons[e], r);
-      return 0;
+      return reject(0);
     }
     if (!multi) {
       ++allocating_[id];
       claim_devices_[r.claim].insert(id);
     }
     Chosen ch{&r, d};
+    ch.compat_mark = compat_mark;
     if (a_.features_.consumable_capacity) {
-      if (!CapacityFits(r, d)) return 0;  // kube: the device stays allocating, as here
+      if (!CapacityFits(r, d)) return reject(0);  // kube: the device stays allocating, as here
       if (multi) {
         ch.shared = true;
         ConsumedFor(*r.spec, *d.device, in_.Str(d.pool->driver), &ch.consumed);
@@ -448,6 +471,7 @@ class AllocationSearch {
     for (Constraint& con : constraints_[r.claim]) Remove(con, r);
     const DeviceId id = d.id();
     Chosen& ch = chosen_[r.claim].back();
+    if (ch.compat_mark != kNoCompatMark) compat_.Rollback(ch.compat_mark);
     if (ch.shared) {
       auto it = allocating_capacity_.find(id);
       if (it != allocating_capacity_.end()) {
@@ -650,6 +674,7 @@ class AllocationSearch {
   const api::Node& node_;
   std::span<const res::ResourceClaim* const> claims_;
   std::string* error_;
+  CompatSearch compat_;  // compatibility groups of the devices on each counter set
   std::span<const res::DeviceTaintRule* const> taint_rules_;
   std::span<const Pool> pools_;  // the index's, or own_pools_
   std::vector<Pool> own_pools_;

@@ -12,7 +12,8 @@
 //     available in its pool's shared counter sets (allocated devices, shared ones included, and
 //     the devices of the allocation being built count against them), the request tolerates its
 //     NoSchedule and NoExecute taints (its own and those of DeviceTaintRules; device_taints.h),
-//     and every matchAttribute constraint that covers the request agrees on the attribute;
+//     every matchAttribute constraint that covers the request agrees on the attribute, and the
+//     device's compatibility groups fit those of the devices on its counter sets (compat_groups.h);
 //   - a device with allowMultipleAllocations is never "in use": each allocation takes a share of
 //     its capacity (capacity.h), so it can serve several requests and claims while the shares fit;
 //     the result is marked shared and carries the consumed capacity;
@@ -32,6 +33,7 @@
 #include "corral/api/types.h"
 #include "corral/core/interner.h"
 #include "corral/framework/dra_manager.h"
+#include "corral/plugins/dynamic_resources/compat_groups.h"
 #include "corral/plugins/dynamic_resources/pool_index.h"
 
 namespace corral::plugins::dra {
@@ -52,6 +54,10 @@ class Allocator {
     // DRAListTypeAttributes (alpha, off): matchAttribute intersects the attributes' value sets
     // (list_attributes.h); off, it compares scalars and a list attribute never matches another.
     bool list_type_attributes = false;
+    // DRADeviceCompatibilityGroups (alpha, off): devices that draw on one counter set must share a
+    // compatibility group (compat_groups.h); off, a device that names groups, or draws on a
+    // counter set where an allocated device names groups, is not allocated.
+    bool compatibility_groups = false;
   };
 
   // Indexes the manager's slices and the counters consumed by allocated devices. The manager's
@@ -86,6 +92,8 @@ class Allocator {
     }
   };
   absl::flat_hash_map<CounterKey, api::Quantity> consumed_;
+  // The compatibility groups of allocated devices that consume counters.
+  CompatBaseline compat_;
 
   friend class AllocationSearch;
 };

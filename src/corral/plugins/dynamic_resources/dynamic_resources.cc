@@ -284,7 +284,9 @@ Status DynamicResources::PreFilter(framework::CycleState& cs, size_t slot,
         dra::Allocator::Features{
             .device_taints = gates.Enabled(framework::Feature::kDRADeviceTaints),
             .device_taint_rules = gates.Enabled(framework::Feature::kDRADeviceTaintRules),
-            .list_type_attributes = gates.Enabled(framework::Feature::kDRAListTypeAttributes)},
+            .list_type_attributes = gates.Enabled(framework::Feature::kDRAListTypeAttributes),
+            .compatibility_groups =
+                gates.Enabled(framework::Feature::kDRADeviceCompatibilityGroups)},
         std::move(index));
     s->reserved.resize(s->to_allocate.size());
   }

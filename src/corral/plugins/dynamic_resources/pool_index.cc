@@ -1,7 +1,9 @@
 #include "corral/plugins/dynamic_resources/pool_index.h"
 
 #include <algorithm>
+#include <utility>
 
+#include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
 
@@ -11,21 +13,22 @@ namespace res = api::resource;
 
 void GroupPools(std::span<const res::ResourceSlice* const> slices, const Interner& in,
                 std::vector<Pool>* pools) {
+  // Each slice's pool is found by (driver, pool name): a node that many node-selector slices apply
+  // to (one counter-set slice per node, all selecting by one label) has as many pools.
+  absl::flat_hash_map<std::pair<Symbol, Symbol>, size_t> index;
+  index.reserve(slices.size());
   for (const res::ResourceSlice* s : slices) {
-    bool found = false;
-    for (Pool& p : *pools) {
-      if (p.driver != s->driver || p.name != s->pool_name) continue;
-      if (s->pool_generation > p.generation) {
-        p.generation = s->pool_generation;
-        p.slices.clear();
-      }
-      if (s->pool_generation == p.generation) p.slices.push_back(s);
-      found = true;
-      break;
-    }
-    if (!found) {
+    auto [it, added] = index.try_emplace(std::make_pair(s->driver, s->pool_name), pools->size());
+    if (added) {
       pools->push_back({s->driver, s->pool_name, s->pool_generation, {s}, false, false, {}});
+      continue;
     }
+    Pool& p = (*pools)[it->second];
+    if (s->pool_generation > p.generation) {
+      p.generation = s->pool_generation;
+      p.slices.clear();
+    }
+    if (s->pool_generation == p.generation) p.slices.push_back(s);
   }
   std::sort(pools->begin(), pools->end(), [&](const Pool& x, const Pool& y) {
     if (x.driver != y.driver) return in.Str(x.driver) < in.Str(y.driver);

@@ -317,12 +317,19 @@ bool OpCompiler::AllocResourceClaims(const Node& op) {
   store.set_pods_resource(in_.Intern("pods"));
   store.Reset(dra_.get());
   std::mt19937_64 rng(spec_.seed);
+  // The allocator's features: the defaults, but for the test case's DRADeviceCompatibilityGroups
+  // gate. With it off, kube's allocator skips every device that names compatibility groups, so a
+  // config that enables the gate could not allocate its claims on grouped devices at all
+  // (docs/deviations.md: the index's version of kube's op predates the gate).
+  const plugins::dra::Allocator::Features features{
+      .compatibility_groups =
+          spec_.gates.Enabled(framework::Feature::kDRADeviceCompatibilityGroups)};
   std::vector<const api::Node*> nodes;
   for (const PlannedNode& pn : planned) nodes.push_back(&pn.node);
   for (size_t i = 0; i < claims.size(); ++i) {
     res::ResourceClaim& claim = *claims[i];
     const res::ResourceClaim* held = store.GetClaim(claim.meta.namespace_, claim.meta.name);
-    plugins::dra::Allocator allocator(store, in_);
+    plugins::dra::Allocator allocator(store, in_, features);
     std::shuffle(nodes.begin(), nodes.end(), rng);
     bool done = false;
     for (const api::Node* node : nodes) {
