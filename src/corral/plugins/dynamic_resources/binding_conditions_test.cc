@@ -122,8 +122,7 @@ spec:
 }
 
 // kube's allocationResultWithBindingConditions (or ...2), optionally with an allocationTimestamp,
-// and status.devices conditions for the device ("" for an entry without conditions, nullopt for
-// none).
+// and the device's status.devices entry: its conditions, "" for none, nullopt for no entry.
 std::string BoundStatus(std::string_view driver, std::string_view device, std::string_view request,
                         std::optional<std::string_view> conditions,
                         std::optional<TimePoint> allocated_at = std::nullopt) {
@@ -371,8 +370,7 @@ TEST(BindingConditionsTest, PreBindWaitsForTheDriver) {
        {"my-pod-my-resource"},
        /*attach_after_polls=*/2},
       // No driver: the wait ends at the binding timeout, 600 s after it began (120 polls of 5 s),
-      // with kube's "device binding timeout"; the claim stays allocated and reserved until
-      // Unreserve.
+      // with kube's "device binding timeout"; the claim stays allocated and reserved (Unreserve).
       {"never-attached",
        {worker, kPodWithClaimName, cls, fabric, claim},
        {.filter = "Success",
