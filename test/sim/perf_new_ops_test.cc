@@ -291,9 +291,9 @@ TEST(PerfNewOpsTest, OpsCorralCannotRunAreRefusedWithTheReason) {
        PerfResult::Status::kError},
       // kube's isValid of the DRA binding-condition ops.
       {"- opcode: updateDeviceConditions", "namespace must be set", PerfResult::Status::kError},
-      {"- opcode: updateDeviceConditions\n    namespace: n", "conditions must be set",
+      {"- opcode: updateDeviceConditions\n    namespace: test", "conditions must be set",
        PerfResult::Status::kError},
-      {"- opcode: updateDeviceConditions\n    namespace: n\n    ConditionTypeParam: $t",
+      {"- opcode: updateDeviceConditions\n    namespace: test\n    ConditionTypeParam: $t",
        "ConditionTypeParam must be set together with ConditionStatusParam",
        PerfResult::Status::kError},
       {"- opcode: checkPodScheduled", "namespace must be set", PerfResult::Status::kError},
