@@ -289,8 +289,14 @@ TEST(PerfNewOpsTest, OpsCorralCannotRunAreRefusedWithTheReason) {
        PerfResult::Status::kError},
       {"- opcode: updateAny\n    templatePath: x.yaml\n    bogus: 1", "bogus",
        PerfResult::Status::kError},
-      {"- opcode: updateDeviceConditions", "binding conditions", PerfResult::Status::kSkipped},
-      {"- opcode: checkPodScheduled", "binding conditions", PerfResult::Status::kSkipped},
+      // kube's isValid of the DRA binding-condition ops.
+      {"- opcode: updateDeviceConditions", "namespace must be set", PerfResult::Status::kError},
+      {"- opcode: updateDeviceConditions\n    namespace: test", "conditions must be set",
+       PerfResult::Status::kError},
+      {"- opcode: updateDeviceConditions\n    namespace: test\n    ConditionTypeParam: $t",
+       "ConditionTypeParam must be set together with ConditionStatusParam",
+       PerfResult::Status::kError},
+      {"- opcode: checkPodScheduled", "namespace must be set", PerfResult::Status::kError},
       {"- opcode: createPods\n    count: 1\n    nominatedNodeName: blocked\n    "
        "skipWaitToCompletion: true",
        "nominatedNodeName and skipWaitToCompletion cannot be used together",

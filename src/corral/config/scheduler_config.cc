@@ -17,6 +17,7 @@
 #include "corral/framework/framework.h"
 #include "corral/loader/fragments.h"
 #include "corral/plugins/default_preemption/default_preemption.h"
+#include "corral/plugins/dynamic_resources/binding_conditions.h"
 #include "corral/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "corral/plugins/node_affinity/node_affinity.h"
 #include "corral/plugins/node_resources/args.h"
@@ -373,6 +374,24 @@ std::shared_ptr<const framework::PluginArgs> DecodeVolumeBindingArgs(Decoder& d,
   return args;
 }
 
+std::shared_ptr<const framework::PluginArgs> DecodeDynamicResourcesArgs(Decoder& d, const Node& n) {
+  auto args = std::make_shared<plugins::DynamicResourcesArgs>();
+  static const doc::Field<plugins::DynamicResourcesArgs> kFields[] = {
+      {"bindingTimeout",
+       [](Decoder& x, const Node& y, plugins::DynamicResourcesArgs& o) {
+         if (y.is_null()) return;
+         Duration t{};
+         if (x.ReadDuration(y, t)) o.binding_timeout = t;
+       }},
+      {"filterTimeout",
+       [](Decoder&, const Node& y, plugins::DynamicResourcesArgs& o) {
+         o.has_filter_timeout = !y.is_null();
+       }},
+  };
+  d.Struct(n, *args, kFields);
+  return args;
+}
+
 std::shared_ptr<const framework::PluginArgs> DecodeDefaultPreemptionArgs(Decoder& d,
                                                                          const Node& n) {
   auto args = std::make_shared<plugins::DefaultPreemptionArgs>();
@@ -426,6 +445,11 @@ const ArgsType kArgsTypes[] = {
      [](const framework::PluginArgs& a, std::string_view p, const Interner& in) {
        return plugins::ValidatePodTopologySpreadArgs(
            static_cast<const plugins::PodTopologySpreadArgs&>(a), in, p);
+     }},
+    {"DynamicResources", &DecodeDynamicResourcesArgs,
+     [](const framework::PluginArgs& a, std::string_view p, const Interner&) {
+       // The gate is checked again by the plugin, which knows the profile's gates.
+       return static_cast<const plugins::DynamicResourcesArgs&>(a).Validate(p, true);
      }},
     {"VolumeBinding", &DecodeVolumeBindingArgs,
      [](const framework::PluginArgs& a, std::string_view p, const Interner&) {

@@ -19,6 +19,7 @@
 
 #include "corral/api/resource/types.h"
 #include "corral/api/types.h"
+#include "corral/core/clock.h"
 #include "corral/core/interner.h"
 
 namespace corral::framework {
@@ -81,7 +82,7 @@ class DraManager {
                                 Symbol pod_uid) = 0;
   // Unreserve after PreBind: removes the pod from reservedFor.
   virtual void UnreserveClaim(const api::resource::ResourceClaim& claim, Symbol pod_uid) = 0;
-  // PostFilter: clears the claim's allocation and reservedFor.
+  // PostFilter: clears the claim's allocation, reservedFor and status.devices.
   virtual void DeallocateClaim(const api::resource::ResourceClaim& claim) = 0;
 
   // ---- ResourceClaims of PodGroups (DRAWorkloadResourceClaims) ----
@@ -107,6 +108,16 @@ class DraManager {
     (void)group_uid;
     return "PodGroup claims are not supported by this DRA manager";
   }
+
+  // ---- Device binding conditions (DRADeviceBindingConditions, binding_conditions.h) ----
+  // PreBind: sets status.allocation.allocationTimestamp of the (allocated) claim when unset.
+  virtual void SetAllocationTimestamp(const api::resource::ResourceClaim& claim, TimePoint t) {
+    (void)claim, (void)t;
+  }
+  // Counts the claim status changes made outside a pod's binding (deallocations, drivers' device
+  // status updates): the scheduler compares it around a cycle, as kube's queue sees ResourceClaim
+  // update events that arrive while a pod is in flight.
+  virtual uint64_t ClaimStatusVersion() const { return 0; }
 
   // ---- Extended resources backed by DRA (DRAExtendedResource) ----
   // The defaults (no class backs any resource) serve managers that hold no DeviceClass with an

@@ -435,10 +435,16 @@ Status Framework::RunPermitPlugins(
   return {};
 }
 
-Status Framework::RunPreBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const {
-  for (const auto& e : pre_bind_) {
+Status Framework::RunPreBindPlugins(CycleState& state, const PodInfo& pod, Symbol node,
+                                    size_t* resume) const {
+  for (size_t i = resume != nullptr ? *resume : 0; i < pre_bind_.size(); ++i) {
+    const auto& e = pre_bind_[i];
     Status s = e.plugin->PreBind(state, pod, node);
     if (s.IsSkip()) continue;
+    if (s.code() == Code::kWait) {
+      if (resume != nullptr) *resume = i;
+      return s.WithPlugin(e.name);
+    }
     if (!s.ok()) {
       if (s.IsRejected()) return s.WithPlugin(e.name);
       return Status::Error(fmt::format("running PreBind plugin {:?}: {}", e.name, s.Message()))

@@ -98,7 +98,11 @@ class Framework {
   Status RunPermitPlugins(
       CycleState& state, const PodInfo& pod, Symbol node, Duration* timeout,
       std::vector<std::pair<std::string_view, Duration>>* waits = nullptr) const;
-  Status RunPreBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const;
+  // PreBind plugins in order. A plugin may return Wait (a PreBindWaitPlugin, prebind_wait.h): the
+  // run stops there and returns that Wait, with the plugin set, and `*resume` (when given) is that
+  // plugin's position; a later call with the same `*resume` starts again at that plugin.
+  Status RunPreBindPlugins(CycleState& state, const PodInfo& pod, Symbol node,
+                           size_t* resume = nullptr) const;
   Status RunBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const;
   void RunPostBindPlugins(CycleState& state, const PodInfo& pod, Symbol node) const;
 

@@ -266,6 +266,28 @@ void DecodeCompatibilityGroups(Decoder& d, const Node& n, std::vector<Symbol>& o
   }
 }
 
+// A device's bindingConditions or bindingFailureConditions: at most 4 distinct condition types,
+// each a qualified name (kube's validateDevice; BindingConditionsMaxSize and
+// BindingFailureConditionsMaxSize are 4).
+void DecodeBindingConditions(Decoder& d, const Node& n, std::vector<Symbol>& out) {
+  if (n.is_null()) return;
+  if (!d.ReadSymbolList(n, out)) return;
+  constexpr size_t kMax = 4;
+  if (out.size() > kMax) {
+    d.Error(n, fmt::format("Too many: {}: must have at most {} items", out.size(), kMax));
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    auto s = d.Index(i);
+    const Node& item = n.items()[i];
+    CheckQualifiedNameAt(d, item, "condition type", d.interner()->Str(out[i]));
+    for (size_t j = 0; j < i; ++j) {
+      if (out[j] == out[i]) {
+        d.Error(item, fmt::format("Duplicate value: {:?}", d.interner()->Str(out[i])));
+      }
+    }
+  }
+}
+
 const doc::Field<res::DeviceCounterConsumption> kConsumptionFields[] = {
     {"counterSet", [](Decoder& d, const Node& n,
                       res::DeviceCounterConsumption& c) { d.ReadSymbol(n, c.counter_set); }},
@@ -346,22 +368,16 @@ const doc::Field<DeviceIn> kDeviceFields[] = {
     {"taints",
      [](Decoder& d, const Node& n, DeviceIn& in) { DecodeDeviceTaints(d, n, in.dev->taints); }},
     {"bindsToNode",
-     [](Decoder& d, const Node& n, DeviceIn&) {
-       bool b = false;
-       if (d.ReadBool(n, b) && b) {
-         d.Error(n,
-                 "not modelled by Corral: device binding conditions (DRADeviceBindingConditions)");
-       }
+     [](Decoder& d, const Node& n, DeviceIn& in) {
+       if (!n.is_null()) d.ReadBool(n, in.dev->binds_to_node);
      }},
     {"bindingConditions",
-     [](Decoder& d, const Node& n, DeviceIn&) {
-       if (n.is_sequence() && n.size() == 0) return;
-       d.Error(n, "not modelled by Corral: device binding conditions (DRADeviceBindingConditions)");
+     [](Decoder& d, const Node& n, DeviceIn& in) {
+       DecodeBindingConditions(d, n, in.dev->binding_conditions);
      }},
     {"bindingFailureConditions",
-     [](Decoder& d, const Node& n, DeviceIn&) {
-       if (n.is_sequence() && n.size() == 0) return;
-       d.Error(n, "not modelled by Corral: device binding conditions (DRADeviceBindingConditions)");
+     [](Decoder& d, const Node& n, DeviceIn& in) {
+       DecodeBindingConditions(d, n, in.dev->binding_failure_conditions);
      }},
     {"allowMultipleAllocations",
      [](Decoder& d, const Node& n, DeviceIn& in) {
@@ -817,9 +833,16 @@ const doc::Field<res::DeviceRequestAllocationResult> kResultFields[] = {
      [](Decoder& d, const Node& n, res::DeviceRequestAllocationResult& r) {
        if (!n.is_null()) DecodeConsumedCapacity(d, n, r.consumed_capacity);
      }},
+    {"bindingConditions",
+     [](Decoder& d, const Node& n, res::DeviceRequestAllocationResult& r) {
+       DecodeBindingConditions(d, n, r.binding_conditions);
+     }},
+    {"bindingFailureConditions",
+     [](Decoder& d, const Node& n, res::DeviceRequestAllocationResult& r) {
+       DecodeBindingConditions(d, n, r.binding_failure_conditions);
+     }},
 };
-constexpr std::string_view kResultIgnored[] = {"tolerations", "bindingConditions",
-                                               "bindingFailureConditions"};
+constexpr std::string_view kResultIgnored[] = {"tolerations"};
 
 void DecodeAllocation(Decoder& d, const Node& n, res::AllocationResult& a) {
   if (!d.ExpectMap(n)) return;
@@ -858,8 +881,13 @@ void DecodeAllocation(Decoder& d, const Node& n, res::AllocationResult& a) {
       api::NodeSelector s;
       DecodeNodeSelector(d, v, s);
       a.node_selector = std::move(s);
-    } else if (k != "allocationTimestamp") {
-      d.UnknownField(n.key(i), std::initializer_list<std::string_view>{"devices", "nodeSelector"});
+    } else if (k == "allocationTimestamp") {
+      if (v.is_null()) continue;
+      TimePoint t;
+      if (d.ReadTime(v, t)) a.allocation_timestamp = t;
+    } else {
+      d.UnknownField(n.key(i), std::initializer_list<std::string_view>{"devices", "nodeSelector",
+                                                                       "allocationTimestamp"});
     }
   }
 }
@@ -871,6 +899,51 @@ const doc::Field<res::ConsumerReference> kConsumerFields[] = {
     {"uid", [](Decoder& d, const Node& n, res::ConsumerReference& c) { d.ReadSymbol(n, c.uid); }},
 };
 constexpr std::string_view kConsumerIgnored[] = {"apiGroup"};
+
+inline constexpr doc::EnumName<res::ConditionStatus> kConditionStatuses[] = {
+    {"True", res::ConditionStatus::kTrue},
+    {"False", res::ConditionStatus::kFalse},
+    {"Unknown", res::ConditionStatus::kUnknown},
+};
+
+const doc::Field<res::Condition> kConditionFields[] = {
+    {"type", [](Decoder& d, const Node& n, res::Condition& c) { d.ReadSymbol(n, c.type); }},
+    {"status",
+     [](Decoder& d, const Node& n, res::Condition& c) {
+       d.ReadEnum(n, kConditionStatuses, "condition status", c.status);
+     }},
+    {"reason",
+     [](Decoder& d, const Node& n, res::Condition& c) {
+       std::string_view s;
+       if (d.ReadString(n, s)) c.reason = std::string(s);
+     }},
+    {"message",
+     [](Decoder& d, const Node& n, res::Condition& c) {
+       std::string_view s;
+       if (d.ReadString(n, s)) c.message = std::string(s);
+     }},
+};
+constexpr std::string_view kConditionIgnored[] = {"lastTransitionTime", "observedGeneration"};
+
+const doc::Field<res::AllocatedDeviceStatus> kDeviceStatusFields[] = {
+    {"driver",
+     [](Decoder& d, const Node& n, res::AllocatedDeviceStatus& s) { d.ReadSymbol(n, s.driver); }},
+    {"pool",
+     [](Decoder& d, const Node& n, res::AllocatedDeviceStatus& s) { d.ReadSymbol(n, s.pool); }},
+    {"device",
+     [](Decoder& d, const Node& n, res::AllocatedDeviceStatus& s) { d.ReadSymbol(n, s.device); }},
+    {"conditions",
+     [](Decoder& d, const Node& n, res::AllocatedDeviceStatus& s) {
+       d.ReadList(n, s.conditions, [&](const Node& item, res::Condition& c) {
+         d.Struct(item, c, kConditionFields, kConditionIgnored);
+         if (item.is_map() && c.type.empty()) d.Required(item, "type");
+         if (item.is_map() && item.Find("status") == nullptr) d.Required(item, "status");
+       });
+     }},
+};
+// shareID only tells shares apart, which the scheduler's readiness check does not do; data and
+// networkData are the driver's own.
+constexpr std::string_view kDeviceStatusIgnored[] = {"shareID", "data", "networkData"};
 
 const doc::Field<res::ResourceClaim> kClaimStatusFields[] = {
     {"allocation",
@@ -893,8 +966,17 @@ const doc::Field<res::ResourceClaim> kClaimStatusFields[] = {
                                 res::kReservedForMaxSize));
        }
      }},
+    {"devices",
+     [](Decoder& d, const Node& n, res::ResourceClaim& c) {
+       d.ReadList(n, c.devices, [&](const Node& item, res::AllocatedDeviceStatus& s) {
+         d.Struct(item, s, kDeviceStatusFields, kDeviceStatusIgnored);
+         if (!item.is_map()) return;
+         if (s.driver.empty()) d.Required(item, "driver");
+         if (s.pool.empty()) d.Required(item, "pool");
+         if (s.device.empty()) d.Required(item, "device");
+       });
+     }},
 };
-constexpr std::string_view kClaimStatusIgnored[] = {"devices"};
 
 // A claim or template being decoded, with the schema of its apiVersion.
 template <typename T>
@@ -924,7 +1006,7 @@ const doc::Field<ClaimIn<res::ResourceClaim>> kClaimFields[] = {
     {"status",
      [](Decoder& d, const Node& n, ClaimIn<res::ResourceClaim>& in) {
        res::ResourceClaim& c = *in.obj;
-       d.Struct(n, c, kClaimStatusFields, kClaimStatusIgnored);
+       d.Struct(n, c, kClaimStatusFields, /*ignored=*/{});
        if (!c.reserved_for.empty() && !c.allocation.has_value()) {
          d.FieldError(n, "reservedFor",
                       "Forbidden: may not be specified when `allocated` is not set");

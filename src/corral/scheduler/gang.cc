@@ -43,7 +43,11 @@ bool Scheduler::IsWaitingOnPermit(const api::Pod* pod) const {
 }
 
 std::optional<TimePoint> Scheduler::NextTimerDeadline() const {
-  return waiting_.NextDeadline();
+  std::optional<TimePoint> permit = waiting_.NextDeadline();
+  std::optional<TimePoint> poll = NextPreBindPoll();
+  if (!permit.has_value()) return poll;
+  if (!poll.has_value()) return permit;
+  return std::min(*permit, *poll);
 }
 
 std::optional<Duration> Scheduler::PendingBackoff(const api::Pod* pod) const {
@@ -58,6 +62,7 @@ std::optional<Duration> Scheduler::PendingBackoff(const api::Pod* pod) const {
 void Scheduler::FireTimers() {
   waiting_.ExpireUntil(clock_.Now());
   ProcessWaitingOutcomes();
+  PollPreBindWaits();
 }
 
 void Scheduler::OnGroupMemberAdded(framework::PodGroupState& group) {
@@ -84,9 +89,17 @@ void Scheduler::OnGroupMemberAdded(framework::PodGroupState& group) {
 }
 
 bool Scheduler::BindAssumed(QueuedPod* qp, framework::Framework& fwk, framework::CycleState& state,
-                            Symbol node, TimePoint wall_start) {
+                            Symbol node, TimePoint wall_start, size_t pre_bind_from) {
   const PodInfo& pod = qp->info;
-  Status pb = fwk.RunPreBindPlugins(state, pod, node);
+  size_t resume = pre_bind_from;
+  Status pb = fwk.RunPreBindPlugins(state, pod, node, &resume);
+  if (pb.code() == Code::kWait) {
+    if (ParkPreBind(qp, fwk, state, node, wall_start, resume, pb.plugin())) return false;
+    pb = Status::Error(fmt::format("running PreBind plugin {:?}: plugin returned Wait without "
+                                   "being a PreBindWaitPlugin",
+                                   pb.plugin()))
+             .WithPlugin(pb.plugin());
+  }
   if (pb.ok()) pb = fwk.RunBindPlugins(state, pod, node);
   if (!pb.ok() && !pb.IsSkip()) {
     ForgetAndRequeue(qp, fwk, state, node, Code::kError, pb.Message(), pb.plugin());

@@ -130,6 +130,7 @@ bool Scheduler::ScheduleCycle(QueuedPod* qp) {
   StartAttempt(c, qp);
   in_cycle_ = true;
   event_during_cycle_ = false;
+  claim_status_version_at_cycle_ = dra_.ClaimStatusVersion();
 
   const NodeInfo* selected = nullptr;
   bool hinted = false;
@@ -336,6 +337,14 @@ bool Scheduler::HandleFailure(CycleContext& c, Code code, std::string message) {
   last_failure_[&pod] = message;
   if (c.explain && observer_ != nullptr) observer_->OnExplain(pod, c.ex);
   if (observer_ != nullptr) observer_->OnUnschedulable(pod, message);
+  if (dra_.ClaimStatusVersion() != claim_status_version_at_cycle_) {
+    // A claim's status changed during the cycle (DynamicResources' PostFilter deallocated it):
+    // kube's queue sees that ResourceClaim update while the pod is in flight, its hint queues
+    // the pod, and the other pending pods get the event too.
+    claim_status_version_at_cycle_ = dra_.ClaimStatusVersion();
+    event_during_cycle_ = true;
+    FireEvent({framework::EventResource::kAssignedPod, framework::ActionType::kDelete}, nullptr);
+  }
   queue_->Requeue(c.qp, code, event_during_cycle_);
   return false;
 }

@@ -239,6 +239,7 @@ void Scheduler::DeletePod(const api::Pod* pod) {
   if (std::unique_ptr<WaitingPod> wp = waiting_.Take(&qp->info)) {
     wp->fwk->RunReservePluginsUnreserve(wp->state, qp->info, wp->node);
   }
+  DropPreBindWait(&qp->info);
   wm_.DeletePod(&qp->info);
   // Queueing hints see the deleted pod as kube's informer last saw it: on the node the scheduler
   // bound it to (the input object of a pod bound during this run has no nodeName).

@@ -157,15 +157,25 @@ class Scheduler final : public framework::Handle {
   bool ScheduleOne();
   // Schedules until no pod can make progress.
   void RunUntilIdle();
-  // Permit timers (gangs waiting for their quorum) run on the injected clock. The earliest deadline
-  // of a pod waiting at Permit, if any; drivers with virtual time advance their clock to it when
-  // nothing else can progress, then call FireTimers, which rejects every waiting pod whose timeout
-  // has passed (unreserved, forgotten, requeued with kube's timeout message).
+  // Permit timers (gangs waiting for their quorum) and PreBind polls (pods held in their binding
+  // cycle) run on the injected clock. The earliest deadline of a pod waiting at Permit or poll of a
+  // pod held in PreBind, if any; drivers with virtual time advance their clock to it when nothing
+  // else can progress, then call FireTimers, which rejects every waiting pod whose timeout has
+  // passed (unreserved, forgotten, requeued with kube's timeout message) and polls the held pods.
   std::optional<TimePoint> NextTimerDeadline() const;
   void FireTimers();
   // Pod groups known to the scheduler (gang instances), and whether a pod is held at Permit.
   const WorkloadManager& workloads() const { return wm_; }
   bool IsWaitingOnPermit(const api::Pod* pod) const;
+  // Pods held in their binding cycle by a PreBind plugin (DRA device binding conditions).
+  size_t NumWaitingInPreBind() const { return prebind_waits_.size(); }
+  // A driver's update of ResourceClaim ns/name's status.devices (DRAResourceClaimDeviceStatus), as
+  // a live cluster's claim informer would report it; pods waiting in PreBind see it at their next
+  // poll. False when the scheduler holds no such claim.
+  bool UpdateClaimDeviceStatus(Symbol ns, Symbol name,
+                               std::vector<api::resource::AllocatedDeviceStatus> devices);
+  // The resource.k8s.io state (claims with their current status).
+  const state::DraStore& dra_state() const { return dra_; }
   size_t NumWaitingOnPermit() const { return waiting_.size(); }
   // kube's periodic queue maintenance, to be called by the driver on its clock: pods unschedulable
   // for longer than 5 minutes are retried (kube runs this every 30 s).
@@ -272,9 +282,33 @@ class Scheduler final : public framework::Handle {
   bool AssumeAndBind(CycleContext& c, Symbol node);
   // ---- gangs (waiting_pods.cc) ----
   // Binds a pod that is assumed in the cache (PreBind, Bind, confirm, PostBind, report). False (and
-  // the pod requeued) if binding failed.
+  // the pod requeued) if binding failed, or when a PreBind plugin holds the pod (prebind_wait.cc):
+  // it is then parked, with its state, until that plugin's next poll. `pre_bind_from`: the PreBind
+  // plugin to start at (a parked pod resumes at the one that held it).
   bool BindAssumed(QueuedPod* qp, framework::Framework& fwk, framework::CycleState& state,
-                   Symbol node, TimePoint wall_start);
+                   Symbol node, TimePoint wall_start, size_t pre_bind_from = 0);
+  // ---- PreBind waits (prebind_wait.cc; framework/prebind_wait.h) ----
+  // A pod held in its binding cycle by a PreBindWaitPlugin: assumed, not bound, polled at `next`.
+  struct PreBindWaiting {
+    QueuedPod* qp = nullptr;
+    framework::Framework* fwk = nullptr;
+    framework::CycleState state;
+    Symbol node;
+    TimePoint wall_start;
+    size_t resume = 0;  // the PreBind plugin that asked to wait
+    Duration interval{};
+    TimePoint next;
+  };
+  // Parks the pod after `plugin`'s PreBind returned Wait. False (nothing parked) when the plugin
+  // is no PreBindWaitPlugin.
+  bool ParkPreBind(QueuedPod* qp, framework::Framework& fwk, framework::CycleState& state,
+                   Symbol node, TimePoint wall_start, size_t resume, std::string_view plugin);
+  // Calls PreBind again for every parked pod whose poll time has come, in the order they were
+  // parked; each either stays parked (next poll one interval later), is bound, or fails.
+  void PollPreBindWaits();
+  // Drops a deleted pod's PreBind wait (unreserving it). False when it had none.
+  bool DropPreBindWait(const framework::PodInfo* pod);
+  std::optional<TimePoint> NextPreBindPoll() const;
   // Unreserves and forgets an assumed pod, then requeues it as `code` with `message` (rejected by
   // `plugin`, if any).
   void ForgetAndRequeue(QueuedPod* qp, framework::Framework& fwk, framework::CycleState& state,
@@ -418,6 +452,11 @@ class Scheduler final : public framework::Handle {
   WorkloadManager wm_;
   state::DraStore dra_;  // resource.k8s.io objects and claim allocation state
   WaitingPods waiting_;
+  std::vector<std::unique_ptr<PreBindWaiting>> prebind_waits_;  // in the order they were parked
+  // DraManager::ClaimStatusVersion at the start of the current cycle: a claim status change made
+  // during the cycle (PostFilter's deallocation) requeues the pod as kube's in-flight ResourceClaim
+  // event does.
+  uint64_t claim_status_version_at_cycle_ = 0;
   const PlacementDomain* member_domain_ = nullptr;  // set while a member is placed in a domain
   absl::flat_hash_map<Symbol, std::vector<PlacementDomain>>
       topology_domains_;  // cache of TopologyDomains

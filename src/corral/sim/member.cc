@@ -493,7 +493,16 @@ void Member::OnFlushTick() {
 
 void Member::OnPermitTimer() {
   timer_armed_ = false;
+  // A pod held in PreBind (DRA binding conditions) may be bound by this poll: its decision is
+  // applied now, or with the cycle in progress when the lane is busy. (Decisions of Permit
+  // timeouts alone are left as they were: the next Step clears them.)
+  const bool prebind = sched_.NumWaitingInPreBind() > 0;
+  if (!busy_ && prebind) decisions_.clear();
   sched_.FireTimers();
+  if (!busy_ && prebind) {
+    for (const Decision& d : decisions_) ApplyDecision(d, 0);
+    decisions_.clear();
+  }
   Touch();
 }
 

@@ -169,6 +169,10 @@ void Program::Execute(const Op& op) {
     case Op::Kind::kScale:
       w_.controllers->Scale(op.controller, static_cast<int32_t>(op.count));
       break;
+    case Op::Kind::kUpdateDeviceConditions:
+    case Op::Kind::kCheckPodScheduled:
+      StartPoll(op);
+      break;
   }
 }
 
@@ -224,6 +228,10 @@ bool Program::Done(const Op& op) {
     case Op::Kind::kDeletePods:
       if (!op.wait || op_deleter_ == SIZE_MAX) return true;
       return deleters_[op_deleter_].next >= deleters_[op_deleter_].pods.size();
+    case Op::Kind::kUpdateDeviceConditions:
+      return UpdateDeviceConditionsDone(op);
+    case Op::Kind::kCheckPodScheduled:
+      return CheckPodScheduledDone(op);
     default:
       return true;
   }

@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -68,6 +70,15 @@ class Program {
   // it names (pods/resize); a failure ends the run.
   void UpdateOne(const Op& op, int64_t index);
   void ResizeOnePod(const Op& op, int64_t index);
+  // scheduler_perf's DRA binding-condition ops (program_dra.cc): started by Execute, polled by
+  // Done every second of virtual time (kube's wait.PollUntilContextTimeout, immediate).
+  void StartPoll(const Op& op);
+  bool UpdateDeviceConditionsDone(const Op& op);
+  bool CheckPodScheduledDone(const Op& op);
+  // Whether a poll check is due now (a tick before the op's deadline); NextPoll puts the next tick
+  // (or the deadline) on the agenda after a check that did not finish the op.
+  bool PollDue();
+  void NextPoll();
 
   World& w_;
   size_t pc_ = 0;
@@ -82,6 +93,17 @@ class Program {
   std::vector<Updater> updaters_;
   size_t op_updater_ = SIZE_MAX;
   std::unique_ptr<ResizeAgent> resize_;  // created by the first resize op
+  // The running poll op's state.
+  struct PollState {
+    int64_t deadline = 0;
+    int64_t next_check = 0;
+    bool listed = false;  // updateDeviceConditions: the claims were listed
+    std::vector<std::pair<Symbol, Symbol>> claims;  // (namespace, name), by name
+    size_t cursor = 0;
+    std::optional<int64_t> stable_since;  // checkPodScheduled (unscheduled expected)
+    std::string last_violation;
+  };
+  PollState poll_;
 };
 
 }  // namespace corral::sim

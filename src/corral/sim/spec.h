@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "corral/api/controllers.h"
+#include "corral/api/resource/types.h"
 #include "corral/api/types.h"
 #include "corral/core/clock.h"
 #include "corral/core/result.h"
@@ -158,6 +159,12 @@ struct Op {
     kScale,        // controller, count: the controller's wanted replicas (a Job's parallelism)
     kUpdateNodes,  // count nodes replaced by render_node(i) at rate (0 = all at once); blocks
     kResizePods,   // count pods resized in place by render_pod(i) at rate (updateAny pods/resize)
+    // scheduler_perf updateDeviceConditions: in namespaces[0], within duration_ns, sets condition
+    // (condition_type, condition_status) on every allocated device with binding conditions.
+    kUpdateDeviceConditions,
+    // scheduler_perf checkPodScheduled: within duration_ns, every pod of namespaces[0] is bound
+    // (expect_scheduled) or none is, for 5 s in a row.
+    kCheckPodScheduled,
   };
   Kind kind = Kind::kCreateNodes;
   std::optional<int64_t> at_ns;  // wait until this time first
@@ -183,6 +190,10 @@ struct Op {
   // resources are the new ones).
   std::function<Result<api::Pod>(int64_t index)> render_pod;
   Symbol pod_namespace;
+  // updateDeviceConditions / checkPodScheduled.
+  Symbol condition_type;
+  api::resource::ConditionStatus condition_status = api::resource::ConditionStatus::kTrue;
+  bool expect_scheduled = false;
 };
 
 // How scheduling time is charged to the virtual clock.

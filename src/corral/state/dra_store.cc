@@ -200,6 +200,23 @@ void DraStore::DeallocateClaim(const res::ResourceClaim& claim) {
   if (c->allocation.has_value()) Release(*c->allocation);
   c->allocation.reset();
   c->reserved_for.clear();
+  c->devices.clear();
+  ++status_version_;
+}
+
+void DraStore::SetAllocationTimestamp(const res::ResourceClaim& claim, TimePoint t) {
+  res::ResourceClaim* c = Mutable(claim);
+  if (c == nullptr || !c->allocation.has_value() || c->allocation->allocation_timestamp) return;
+  c->allocation->allocation_timestamp = t;
+}
+
+bool DraStore::UpdateDeviceStatus(Symbol ns, Symbol name,
+                                  std::vector<res::AllocatedDeviceStatus> devices) {
+  auto it = by_key_.find({ns, name});
+  if (it == by_key_.end()) return false;
+  it->second->devices = std::move(devices);
+  ++status_version_;
+  return true;
 }
 
 bool DraStore::PreferredClass(const res::DeviceClass& a, const res::DeviceClass& b) const {

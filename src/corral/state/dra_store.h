@@ -76,6 +76,18 @@ class DraStore final : public framework::DraManager {
       const api::resource::ResourceClaim& claim) const override;
   std::string BindClaimToPodGroup(const api::resource::ResourceClaim& claim, Symbol group_name,
                                   Symbol group_uid) override;
+  void SetAllocationTimestamp(const api::resource::ResourceClaim& claim, TimePoint t) override;
+  uint64_t ClaimStatusVersion() const override { return status_version_; }
+
+  // A driver's update of the claim's status.devices (DRAResourceClaimDeviceStatus): `devices`
+  // replaces the list. False when there is no such claim.
+  bool UpdateDeviceStatus(Symbol ns, Symbol name,
+                          std::vector<api::resource::AllocatedDeviceStatus> devices);
+  // Every claim the store holds, in creation order.
+  template <class F>
+  void ForEachClaim(F&& f) const {
+    for (const api::resource::ResourceClaim& c : claims_) f(c);
+  }
   const api::resource::DeviceClass* DeviceClassForResource(Symbol resource) const override;
   const api::resource::ResourceClaim* ExtendedResourceClaimOf(const api::Pod& pod) const override;
   const api::resource::ResourceClaim* CreateExtendedResourceClaim(
@@ -116,6 +128,7 @@ class DraStore final : public framework::DraManager {
       group_claims_;
   const Interner* interner_ = nullptr;
   uint64_t generation_ = 0;
+  uint64_t status_version_ = 0;
   // Extended resource name (explicit or implicit) → backing class.
   absl::flat_hash_map<Symbol, const api::resource::DeviceClass*> class_by_resource_;
   // The scheduler's extended-resource claims, by (namespace, pod name, pod uid).

@@ -2,7 +2,7 @@
 // resource.k8s.io/v1 objects for Dynamic Resource Allocation with structured parameters:
 // DeviceClass, ResourceSlice, ResourceClaim and ResourceClaimTemplate, as the scheduler reads them
 // (k8s.io/api/resource/v1). Fields the scheduler does not act on (opaque driver config, device
-// status) are not kept; fields that would change allocation but that Corral does not model are
+// status data) are not kept; fields that would change allocation but that Corral does not model are
 // rejected by the loader (docs/formats.md lists both).
 //
 // CEL selectors are compiled once, when the object is loaded; a selector holds its program.
@@ -106,6 +106,13 @@ struct Device {
   std::optional<NodeSelector> node_selector;
   bool all_nodes = false;
   std::vector<DeviceTaint> taints;  // the slice's own; DeviceTaintRules add theirs when allocating
+  // Device binding conditions (DRADeviceBindingConditions, beta and on in kube v1.37): the
+  // condition types that must all be True in the claim's status.devices entry of this device before
+  // a pod using it is bound, and those of which any True makes the binding fail. bindsToNode pins
+  // an allocation of the device to the node it was made for.
+  std::vector<Symbol> binding_conditions;
+  std::vector<Symbol> binding_failure_conditions;
+  bool binds_to_node = false;
 };
 
 struct ResourceSlice {
@@ -190,11 +197,37 @@ struct DeviceRequestAllocationResult {
   // share consumes.
   bool shared = false;
   std::vector<ConsumedCapacity> consumed_capacity;
+  // The device's binding conditions, copied from its slice when allocated.
+  std::vector<Symbol> binding_conditions;
+  std::vector<Symbol> binding_failure_conditions;
 };
 
 struct AllocationResult {
   std::vector<DeviceRequestAllocationResult> devices;
   std::optional<NodeSelector> node_selector;  // nullopt: available on every node
+  // status.allocation.allocationTimestamp: when PreBind first wrote the allocation (set only while
+  // DRADeviceBindingConditions is on); the binding timeout counts from it.
+  std::optional<TimePoint> allocation_timestamp;
+};
+
+enum class ConditionStatus : uint8_t { kTrue, kFalse, kUnknown };
+
+// A metav1.Condition of a device's status, as drivers write them.
+struct Condition {
+  Symbol type;
+  ConditionStatus status = ConditionStatus::kUnknown;
+  std::string reason;
+  std::string message;
+};
+
+// One entry of a claim's status.devices (DRAResourceClaimDeviceStatus): the conditions a driver
+// reports for an allocated device. Entries are matched to allocation results by driver, pool and
+// device (kube's getAllocatedDeviceStatus ignores shareID).
+struct AllocatedDeviceStatus {
+  Symbol driver;
+  Symbol pool;
+  Symbol device;
+  std::vector<Condition> conditions;
 };
 
 struct ConsumerReference {
@@ -214,6 +247,7 @@ struct ResourceClaim {
   // status
   std::optional<AllocationResult> allocation;
   std::vector<ConsumerReference> reserved_for;
+  std::vector<AllocatedDeviceStatus> devices;  // status.devices
 };
 
 struct ResourceClaimTemplate {

@@ -20,7 +20,9 @@ using framework::DeviceId;
 Allocator::Allocator(const framework::DraManager& dra, const Interner& interner, Features features,
                      std::shared_ptr<const PoolIndex> index)
     : dra_(dra), in_(interner), features_(features), index_(std::move(index)) {
-  if (index_ == nullptr) index_ = std::make_shared<const PoolIndex>(dra, interner);
+  if (index_ == nullptr) {
+    index_ = std::make_shared<const PoolIndex>(dra, interner, features_.device_binding);
+  }
   const auto& allocated = dra.AllocatedDevices();
   const auto& shared = dra.SharedDevices();
   if (allocated.empty() && shared.empty()) return;
@@ -154,6 +156,10 @@ class AllocationSearch {
         r.devices.push_back({ch.req->spec->result_name, ch.dev.pool->driver, ch.dev.pool->name,
                              ch.dev.device->name, ch.req->spec->admin_access, ch.shared,
                              ch.consumed});
+        if (a_.features_.device_binding) {
+          r.devices.back().binding_conditions = ch.dev.device->binding_conditions;
+          r.devices.back().binding_failure_conditions = ch.dev.device->binding_failure_conditions;
+        }
       }
       r.node_selector = NodeSelectorFor(chosen_[c]);
       results->push_back(std::move(r));
@@ -206,7 +212,7 @@ class AllocationSearch {
     for (size_t i = first_shared; i < shared.size(); ++i) {
       if (SliceOnNode(*shared[i])) slices.push_back(shared[i]);
     }
-    GroupPools(slices, in_, &own_pools_);
+    GroupPools(slices, in_, &own_pools_, a_.features_.device_binding);
     pools_ = own_pools_;
   }
 
@@ -635,6 +641,8 @@ class AllocationSearch {
       const res::ResourceSlice& s = *ch.dev.slice;
       const res::Device& d = *ch.dev.device;
       Symbol node_name = s.per_device_node_selection ? d.node_name : s.node_name;
+      // bindsToNode: the allocation is usable on the chosen node only.
+      if (a_.features_.device_binding && d.binds_to_node) node_name = node_.meta.name;
       bool all = s.per_device_node_selection ? d.all_nodes : s.all_nodes;
       const std::optional<api::NodeSelector>& sel =
           s.per_device_node_selection ? d.node_selector : s.node_selector;

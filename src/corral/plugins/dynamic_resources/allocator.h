@@ -17,10 +17,12 @@
 //   - a device with allowMultipleAllocations is never "in use": each allocation takes a share of
 //     its capacity (capacity.h), so it can serve several requests and claims while the shares fit;
 //     the result is marked shared and carries the consumed capacity;
-//   - depth-first search with backtracking over pools (sorted by driver, pool), slices (by name)
-//     and devices (in order): the first complete allocation wins.
-// Results carry kube's node selector (the node's name for a node-local device, the slices'
-// selector requirements merged into one term, or none for allNodes).
+//   - depth-first search with backtracking over pools (sorted by driver, pool; those with binding
+//     conditions last), slices (by name; those with binding conditions last) and devices (in
+//     order): the first complete allocation wins.
+// Results carry kube's node selector (the node's name for a node-local device or one with
+// bindsToNode, the slices' selector requirements merged into one term, or none for allNodes) and
+// each device's binding conditions.
 
 #include <memory>
 #include <span>
@@ -58,6 +60,10 @@ class Allocator {
     // compatibility group (compat_groups.h); off, a device that names groups, or draws on a
     // counter set where an allocated device names groups, is not allocated.
     bool compatibility_groups = false;
+    // DRADeviceBindingConditions (beta, on): results carry the devices' binding conditions,
+    // bindsToNode pins the allocation to the node, and devices without binding conditions are
+    // tried first. Off, those fields are ignored (kube's API server drops them).
+    bool device_binding = true;
   };
 
   // Indexes the manager's slices and the counters consumed by allocated devices. The manager's

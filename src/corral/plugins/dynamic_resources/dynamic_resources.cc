@@ -15,6 +15,7 @@
 #include "corral/api/selectors.h"
 #include "corral/framework/dra_manager.h"
 #include "corral/plugins/dynamic_resources/allocator.h"
+#include "corral/plugins/dynamic_resources/binding_conditions.h"
 #include "corral/plugins/dynamic_resources/extended_resource.h"
 #include "corral/plugins/dynamic_resources/pool_index.h"
 #include "corral/plugins/dynamic_resources/workload_claims.h"
@@ -27,8 +28,16 @@ using framework::Status;
 
 Result<std::unique_ptr<framework::Plugin>> DynamicResources::New(const framework::PluginArgs* args,
                                                                  framework::Handle& handle) {
-  if (args != nullptr) return Error::Invalid("DynamicResources takes no args in Corral");
-  return std::unique_ptr<framework::Plugin>(std::make_unique<DynamicResources>(handle));
+  Duration binding_timeout = kBindingTimeout;
+  if (args != nullptr) {
+    const auto* typed = dynamic_cast<const DynamicResourcesArgs*>(args);
+    if (typed == nullptr) return Error::Invalid("DynamicResources: args of the wrong type");
+    const bool gate = handle.features().Enabled(framework::Feature::kDRADeviceBindingConditions);
+    if (auto ok = typed->Validate("", gate); !ok) return ok.error();
+    binding_timeout = typed->binding_timeout.value_or(kBindingTimeout);
+  }
+  return std::unique_ptr<framework::Plugin>(
+      std::make_unique<DynamicResources>(handle, binding_timeout));
 }
 
 namespace {
@@ -55,6 +64,9 @@ struct DraState final : framework::StateData {
   std::optional<dra::PodExtendedResources> ext;
   mutable absl::flat_hash_map<Symbol, std::shared_ptr<const res::ResourceClaim>> node_ext_claims;
   std::optional<res::ResourceClaim> ext_claim;
+  // When PreBind began waiting for device binding conditions (binding_conditions.h).
+  std::optional<TimePoint> binding_wait_start;
+  bool ext_claim_created = false;  // PreBind created the special claim (a later poll must not)
   // The special claims built so far, by the mask of the resources DRA provides (the claim does not
   // otherwise depend on the node): most pods need one claim for every node.
   mutable std::vector<std::pair<uint64_t, std::shared_ptr<const res::ResourceClaim>>>
@@ -75,6 +87,8 @@ struct DraState final : framework::StateData {
     c->reserved = reserved;
     c->ext = ext;
     c->ext_claim = ext_claim;
+    c->binding_wait_start = binding_wait_start;
+    c->ext_claim_created = ext_claim_created;
     std::lock_guard<std::mutex> l(mu);
     c->node_ext_claims = node_ext_claims;
     c->ext_claims_by_mask = ext_claims_by_mask;
@@ -274,8 +288,10 @@ Status DynamicResources::PreFilter(framework::CycleState& cs, size_t slot,
     std::shared_ptr<const dra::PoolIndex> index;
     {
       std::lock_guard<std::mutex> l(pool_index_mu_);
-      if (pool_index_ == nullptr || !pool_index_->Matches(*dra)) {
-        pool_index_ = std::make_shared<const dra::PoolIndex>(*dra, in);
+      const bool binding = gates.Enabled(framework::Feature::kDRADeviceBindingConditions);
+      if (pool_index_ == nullptr || !pool_index_->Matches(*dra) ||
+          pool_index_->binding_conditions() != binding) {
+        pool_index_ = std::make_shared<const dra::PoolIndex>(*dra, in, binding);
       }
       index = pool_index_;
     }
@@ -286,7 +302,8 @@ Status DynamicResources::PreFilter(framework::CycleState& cs, size_t slot,
             .device_taint_rules = gates.Enabled(framework::Feature::kDRADeviceTaintRules),
             .list_type_attributes = gates.Enabled(framework::Feature::kDRAListTypeAttributes),
             .compatibility_groups =
-                gates.Enabled(framework::Feature::kDRADeviceCompatibilityGroups)},
+                gates.Enabled(framework::Feature::kDRADeviceCompatibilityGroups),
+            .device_binding = gates.Enabled(framework::Feature::kDRADeviceBindingConditions)},
         std::move(index));
     s->reserved.resize(s->to_allocate.size());
   }
@@ -301,10 +318,24 @@ Status DynamicResources::Filter(const framework::CycleState& cs, size_t slot,
   const api::Node& n = *node.node();
   const Interner& in = handle_.interner();
   std::vector<size_t> unavailable;
+  const bool binding = BindingConditionsEnabled();
   for (size_t i = 0; i < s->claims.size(); ++i) {
     const auto& sel = s->available_on_nodes[i];
     if (sel.has_value() && !api::MatchesNodeSelector(*sel, n.meta.labels, n.meta.name, in)) {
       unavailable.push_back(i);
+      continue;
+    }
+    // kube: an allocated claim whose device binding failed, or timed out, is unavailable, so
+    // PostFilter deallocates it and other devices can be tried.
+    const res::ResourceClaim& c = *s->claims[i];
+    if (binding && c.allocation.has_value() && dra::HasBindingConditions(c)) {
+      std::string err;
+      const dra::BindingReadiness r = dra::ClaimBindingReadiness(c, in, &err);
+      if (r == dra::BindingReadiness::kFailed ||
+          (r == dra::BindingReadiness::kNotReady &&
+           dra::ClaimBindingTimedOut(c, handle_.clock().Now(), binding_timeout_))) {
+        unavailable.push_back(i);
+      }
     }
   }
   std::shared_ptr<const res::ResourceClaim> ext_claim;
@@ -457,6 +488,8 @@ Status DynamicResources::PreBind(framework::CycleState& cs, const framework::Pod
   const Symbol pods = handle_.interner().Find("pods").value_or(Symbol());
   const Interner& in = handle_.interner();
   const Symbol pod_groups = in.Find("podgroups").value_or(Symbol());
+  const bool binding = BindingConditionsEnabled();
+  const TimePoint now = handle_.clock().Now();
   for (size_t i = 0; i < s->claims.size(); ++i) {
     const res::ResourceClaim* c = s->claims[i];
     if (IsReservedForPodOrGroup(*c, *pod.pod, pods, s->group, pod_groups)) continue;
@@ -468,15 +501,61 @@ Status DynamicResources::PreBind(framework::CycleState& cs, const framework::Pod
       return Status::Error(
           fmt::format("claim {}/{}: {}", in.Str(c->meta.namespace_), in.Str(c->meta.name), err));
     }
+    // kube's bindClaim: the allocation's timestamp, the start of its binding timeout.
+    if (binding) dra->SetAllocationTimestamp(*c, now);
   }
-  if (s->ext_claim.has_value()) {
+  if (s->ext_claim.has_value() && !s->ext_claim_created) {
     // kube's bindClaim for the special claim: created with its allocation, reserved for the pod.
     dra->RemoveClaimPendingAllocation(*s->ext_claim);
     res::ResourceClaim claim = *s->ext_claim;
     claim.reserved_for.push_back({pods, pod.pod->meta.name, pod.pod->meta.uid});
+    if (binding && claim.allocation.has_value() && !claim.allocation->allocation_timestamp) {
+      claim.allocation->allocation_timestamp = now;
+    }
     dra->CreateExtendedResourceClaim(*pod.pod, std::move(claim));
+    s->ext_claim_created = true;
+  }
+  if (!binding) return {};
+  // The pod's claims with their current status (a driver may have updated it since the last
+  // poll), the extended-resource claim included.
+  absl::InlinedVector<const res::ResourceClaim*, 4> claims(s->claims.begin(), s->claims.end());
+  if (const res::ResourceClaim* ext = dra->ExtendedResourceClaimOf(*pod.pod)) claims.push_back(ext);
+  bool wait = false;
+  for (const res::ResourceClaim* c : claims) wait |= dra::HasBindingConditions(*c);
+  if (!wait) return {};
+  // kube waits in wait.PollUntilContextTimeout(5s, bindingTimeout, immediate): the first check
+  // now, then one per poll until the timeout, which is checked before the condition.
+  if (!s->binding_wait_start.has_value()) {
+    s->binding_wait_start = now;
+  } else if (now - *s->binding_wait_start >= binding_timeout_) {
+    return Status::Error("device binding timeout");
+  }
+  // kube's isPodReadyForBinding.
+  for (const res::ResourceClaim* c : claims) {
+    std::string err;
+    switch (dra::ClaimBindingReadiness(*c, in, &err)) {
+      case dra::BindingReadiness::kFailed:
+        return Status::Error(std::move(err));
+      case dra::BindingReadiness::kNotReady:
+        if (dra::ClaimBindingTimedOut(*c, now, binding_timeout_)) {
+          return Status::Error(fmt::format("claim {} binding timeout", in.Str(c->meta.name)));
+        }
+        return {Code::kWait, "waiting for binding conditions"};
+      case dra::BindingReadiness::kReady:
+        break;
+    }
   }
   return {};
+}
+
+Duration DynamicResources::PreBindPollInterval() const {
+  return dra::kBindingConditionsPollInterval;
+}
+
+bool DynamicResources::BindingConditionsEnabled() const {
+  const framework::FeatureGates& gates = handle_.features();
+  return gates.Enabled(framework::Feature::kDRADeviceBindingConditions) &&
+         gates.Enabled(framework::Feature::kDRAResourceClaimDeviceStatus);
 }
 
 std::vector<framework::ClusterEvent> DynamicResources::EventsToRegister() const {

@@ -17,7 +17,11 @@
 //     allocate it elsewhere; otherwise "still not schedulable". Both are Unschedulable.
 //   - Reserve: the node's allocations become in flight (their devices are taken from every other
 //     pod); Unreserve drops them and removes the pod from reservedFor.
-//   - PreBind: writes each allocation and adds the pod to reservedFor.
+//   - PreBind: writes each allocation and adds the pod to reservedFor; with device binding
+//     conditions (DRADeviceBindingConditions) it sets the allocation's timestamp and holds the pod
+//     until the conditions are met, fail or time out (binding_conditions.h), polling every 5 s as
+//     a PreBindWaitPlugin. Filter then treats a claim whose binding failed or timed out as
+//     unavailable, so PostFilter deallocates it.
 //   - QueueingHints: node added or updated; a bound pod deleted whose claims were released; a pod
 //     bound that shares a claim (its claim status changed).
 // Cost: pods without claims are skipped at PreFilter (no state, no Filter call). For pods with
@@ -40,6 +44,7 @@
 #include "corral/core/result.h"
 #include "corral/framework/handle.h"
 #include "corral/framework/plugin.h"
+#include "corral/framework/prebind_wait.h"
 #include "corral/plugins/names.h"
 
 namespace corral::plugins {
@@ -54,16 +59,20 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                                public framework::PostFilterPlugin,
                                public framework::ReservePlugin,
                                public framework::PreBindPlugin,
+                               public framework::PreBindWaitPlugin,
                                public framework::EnqueueExtensions,
                                public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = names::kDynamicResources;
 
-  // Takes no args (kube's DynamicResourcesArgs filterTimeout bounds wall-clock time, which Corral's
-  // deterministic allocator does not use).
+  // Args: DynamicResourcesArgs (binding_conditions.h): bindingTimeout; filterTimeout bounds
+  // wall-clock time, which Corral's deterministic allocator does not use, and is an error.
   static Result<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs* args,
                                                         framework::Handle& handle);
-  explicit DynamicResources(framework::Handle& handle) : handle_(handle) {}
+  explicit DynamicResources(framework::Handle& handle, Duration binding_timeout = kBindingTimeout)
+      : handle_(handle), binding_timeout_(binding_timeout) {}
+  // kube's DynamicResourcesBindingTimeoutDefault.
+  static constexpr Duration kBindingTimeout = std::chrono::seconds(600);
 
   std::string_view Name() const override { return kName; }
   framework::Status PreEnqueue(const framework::PodInfo& pod) override;
@@ -81,6 +90,7 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   void Unreserve(framework::CycleState& state, const framework::PodInfo& pod, Symbol node) override;
   framework::Status PreBind(framework::CycleState& state, const framework::PodInfo& pod,
                             Symbol node) override;
+  Duration PreBindPollInterval() const override;
   std::vector<framework::ClusterEvent> EventsToRegister() const override;
   framework::QueueingHint Hint(const framework::PodInfo& pod, const framework::ClusterEvent& event,
                                const void* subject) const override;
@@ -89,16 +99,21 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                          std::vector<framework::SignFragment>* fragments) const override;
 
  private:
+  // DRADeviceBindingConditions and DRAResourceClaimDeviceStatus are both on.
+  bool BindingConditionsEnabled() const;
+
   framework::Handle& handle_;
+  Duration binding_timeout_;
   size_t slot_ = 0;  // this plugin's CycleState slot, learnt at PreFilter
   // The slices grouped into pools, shared by the allocators of successive cycles while the
   // manager's slices stay the same (dra::PoolIndex::Matches).
   std::mutex pool_index_mu_;
   std::shared_ptr<const dra::PoolIndex> pool_index_;
 };
-static_assert(framework::kImplements<
-              DynamicResources, framework::PreEnqueuePlugin, framework::PreFilterPlugin,
-              framework::FilterPlugin, framework::PostFilterPlugin, framework::ReservePlugin,
-              framework::PreBindPlugin, framework::EnqueueExtensions, framework::SignPlugin>);
+static_assert(framework::kImplements<DynamicResources, framework::PreEnqueuePlugin,
+                                     framework::PreFilterPlugin, framework::FilterPlugin,
+                                     framework::PostFilterPlugin, framework::ReservePlugin,
+                                     framework::PreBindPlugin, framework::PreBindWaitPlugin,
+                                     framework::EnqueueExtensions, framework::SignPlugin>);
 
 }  // namespace corral::plugins

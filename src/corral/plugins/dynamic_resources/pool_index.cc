@@ -11,8 +11,15 @@ namespace corral::plugins::dra {
 
 namespace res = api::resource;
 
+bool HasBindingConditions(const res::ResourceSlice& slice) {
+  for (const res::Device& d : slice.devices) {
+    if (!d.binding_conditions.empty()) return true;
+  }
+  return false;
+}
+
 void GroupPools(std::span<const res::ResourceSlice* const> slices, const Interner& in,
-                std::vector<Pool>* pools) {
+                std::vector<Pool>* pools, bool binding_conditions) {
   // Each slice's pool is found by (driver, pool name): a node that many node-selector slices apply
   // to (one counter-set slice per node, all selecting by one label) has as many pools.
   absl::flat_hash_map<std::pair<Symbol, Symbol>, size_t> index;
@@ -39,6 +46,10 @@ void GroupPools(std::span<const res::ResourceSlice* const> slices, const Interne
     std::sort(p.slices.begin(), p.slices.end(), [&](const auto* x, const auto* y) {
       return in.Str(x->meta.name) < in.Str(y->meta.name);
     });
+    if (binding_conditions) {
+      std::stable_partition(p.slices.begin(), p.slices.end(),
+                            [](const res::ResourceSlice* x) { return !HasBindingConditions(*x); });
+    }
     p.incomplete = static_cast<int64_t>(p.slices.size()) != p.slices[0]->resource_slice_count;
     names.clear();
     for (const auto* s : p.slices) {
@@ -50,10 +61,19 @@ void GroupPools(std::span<const res::ResourceSlice* const> slices, const Interne
       }
     }
   }
+  if (binding_conditions) {
+    std::stable_partition(pools->begin(), pools->end(), [](const Pool& p) {
+      for (const res::ResourceSlice* s : p.slices) {
+        if (HasBindingConditions(*s)) return false;
+      }
+      return true;
+    });
+  }
 }
 
-PoolIndex::PoolIndex(const framework::DraManager& dra, const Interner& in)
+PoolIndex::PoolIndex(const framework::DraManager& dra, const Interner& in, bool binding_conditions)
     : dra_(&dra),
+      binding_conditions_(binding_conditions),
       generation_(dra.ObjectsGeneration()),
       slices_data_(dra.ResourceSlices().data()),
       slices_size_(dra.ResourceSlices().size()) {
@@ -67,7 +87,9 @@ PoolIndex::PoolIndex(const framework::DraManager& dra, const Interner& in)
       if (!d.consumes_counters.empty()) counter_devices_.emplace_back(s, &d);
     }
   }
-  for (auto& [node, entry] : by_node_) GroupPools(entry.slices, in, &entry.pools);
+  for (auto& [node, entry] : by_node_) {
+    GroupPools(entry.slices, in, &entry.pools, binding_conditions);
+  }
 }
 
 bool PoolIndex::Matches(const framework::DraManager& dra) const {

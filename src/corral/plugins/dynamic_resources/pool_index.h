@@ -4,7 +4,11 @@
 //   - GroupPools is kube's gatherPools for the slices that apply to one node: slices grouped by
 //     (driver, pool), only the newest generation kept, pools sorted by driver then pool name and
 //     each pool's slices by name; a pool is incomplete when it has fewer slices than its
-//     resourceSliceCount and invalid when a device name repeats within it;
+//     resourceSliceCount and invalid when a device name repeats within it. With device binding
+//     conditions (DRADeviceBindingConditions) the pools that have a slice with a device with
+//     binding conditions come after all others, and within a pool such slices come after the
+//     others (kube's incubating gatherPools: "pools without binding conditions are always
+//     evaluated before those with binding conditions"), so simpler devices are preferred;
 //   - PoolIndex keeps, for every node named by some slice's nodeName, its slices and their pools
 //     already grouped, plus the slices that apply through a node selector, allNodes or per-device
 //     node selection (their match depends on the node's labels, so they are matched per call),
@@ -38,9 +42,13 @@ struct Pool {
 };
 
 // Groups `slices`, the slices that apply to one node in the manager's order, into `pools` (which
-// must be empty) as described in the file comment.
+// must be empty) as described in the file comment. `binding_conditions`: DRADeviceBindingConditions
+// is on (off, binding conditions are ignored, as kube's API server drops them).
 void GroupPools(std::span<const api::resource::ResourceSlice* const> slices, const Interner& in,
-                std::vector<Pool>* pools);
+                std::vector<Pool>* pools, bool binding_conditions = true);
+
+// Whether some device of the slice has binding conditions.
+bool HasBindingConditions(const api::resource::ResourceSlice& slice);
 
 class PoolIndex {
  public:
@@ -48,10 +56,12 @@ class PoolIndex {
   using CounterDevice =
       std::pair<const api::resource::ResourceSlice*, const api::resource::Device*>;
 
-  PoolIndex(const framework::DraManager& dra, const Interner& in);
+  PoolIndex(const framework::DraManager& dra, const Interner& in, bool binding_conditions = true);
 
   // Whether this index was built from `dra`'s current slices.
   bool Matches(const framework::DraManager& dra) const;
+  // The GroupPools flag the pools were grouped with.
+  bool binding_conditions() const { return binding_conditions_; }
 
   // The slices whose nodeName is `node`, in the manager's order (empty when none).
   std::span<const api::resource::ResourceSlice* const> NodeSlices(Symbol node) const;
@@ -68,6 +78,7 @@ class PoolIndex {
     std::vector<Pool> pools;
   };
   const framework::DraManager* dra_;
+  bool binding_conditions_;
   uint64_t generation_;
   const void* slices_data_;
   size_t slices_size_;

@@ -134,8 +134,12 @@ bool WellFormedGlob(std::string_view pattern);
 
 // The ResourceSlice kube's createResourceDriver op publishes for one node (scheduler_perf's
 // resourceSlice(driverName, nodeName, capacity)), as resource.k8s.io/v1 YAML: pool and slice named
-// after the node, `capacity` devices "instance-<i>" with its attributes and memory capacity.
-std::string DriverSliceYaml(std::string_view driver, std::string_view node, int64_t capacity);
+// after the node, `capacity` devices "instance-<i>" with its attributes and memory capacity. With
+// `binding_conditions` every device also has bindsToNode, binding condition DeviceAttached and
+// binding failure condition AttachmentFailed (kube's slice carries them and the API server drops
+// them unless DRADeviceBindingConditions is on; see CreateResourceDriver).
+std::string DriverSliceYaml(std::string_view driver, std::string_view node, int64_t capacity,
+                            bool binding_conditions = false);
 
 // kube's createPods signatureBatchSize: pod `index` of a template is labelled
 // kSignatureLabel=SignatureLabelValue(index, batch), "signature-label-<index / batch>", so that
@@ -206,8 +210,8 @@ class OpCompiler {
   }
   void CheckKeys(const Node& op, std::initializer_list<std::string_view> allowed);
 
-  // The ops and fields Corral refuses (updateAny but of nodes, the DRA binding-condition ops,
-  // createPods with nominatedNodeName): true when `op` is one, with
+  // The ops and fields Corral refuses (updateAny but of Nodes and of Pods' resize, createPods with
+  // nominatedNodeName): true when `op` is one, with
   // `unsupported` set or, for malformed fields, an error reported and `ok` cleared.
   bool Refuse(const Node& op, const std::string& code, bool& ok);
   bool CreateNodes(const Node& op, size_t idx);
@@ -254,6 +258,9 @@ class OpCompiler {
   bool CreateResourceDriver(const Node& op);
   bool CreateResourceClaims(const Node& op);
   bool AllocResourceClaims(const Node& op);
+  // updateDeviceConditions and checkPodScheduled (DRA device binding conditions).
+  bool UpdateDeviceConditions(const Node& op);
+  bool CheckPodScheduled(const Node& op);
   // Moves the resource.k8s.io and storage objects of `from` into the run's objects, namespaced
   // objects into `ns` when it is given. Returns how many objects moved.
   size_t TakeDraAndStorage(api::ObjectSet& from, const std::optional<std::string>& ns);

@@ -116,7 +116,8 @@ bool GlobMatch(std::string_view pattern, std::string_view name) {
   return WellFormedGlob(pattern) && GlobFrom(pattern, 0, name, 0);
 }
 
-std::string DriverSliceYaml(std::string_view driver, std::string_view node, int64_t capacity) {
+std::string DriverSliceYaml(std::string_view driver, std::string_view node, int64_t capacity,
+                            bool binding_conditions) {
   std::string y = fmt::format(
       "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n  name: {0}\nspec:\n"
       "  driver: {1}\n  nodeName: {0}\n  pool:\n    name: {0}\n    generation: 0\n"
@@ -130,6 +131,10 @@ std::string DriverSliceYaml(std::string_view driver, std::string_view node, int6
         "      family: {{string: GPU}}\n      driverVersion: {{version: 1.2.3}}\n"
         "      dra.example.com/numa: {{int: {}}}\n    capacity:\n      memory: {{value: 1Gi}}\n",
         i, i);
+    if (binding_conditions) {
+      y += "    bindsToNode: true\n    bindingConditions: [DeviceAttached]\n"
+           "    bindingFailureConditions: [AttachmentFailed]\n";
+    }
   }
   return y;
 }
@@ -224,12 +229,20 @@ bool OpCompiler::CreateResourceDriver(const Node& op) {
   }
   std::vector<PlannedNode> planned;
   if (!PlannedNodes(op, planned)) return false;
+  // kube's resourceSlice gives every device bindsToNode, binding condition DeviceAttached and
+  // failure condition AttachmentFailed, which the API server drops while DRADeviceBindingConditions
+  // is off (alpha when kube wrote the op). The gate is on by default in v1.37, so Corral keeps the
+  // fields only where the workload turns the gate on itself, as kube's binding-condition tests do;
+  // every other DRA workload sees the plain devices it was written for.
+  const bool binding = spec_.gates.Enabled(framework::Feature::kDRADeviceBindingConditions) &&
+                       std::find(spec_.explicit_gates.begin(), spec_.explicit_gates.end(),
+                                 "DRADeviceBindingConditions=true") != spec_.explicit_gates.end();
   int64_t matched = 0;
   for (const PlannedNode& pn : planned) {
     const std::string name(in_.Str(pn.node.meta.name));
     if (!GlobMatch(*nodes, name)) continue;
     ++matched;
-    const std::string yaml = DriverSliceYaml(*driver, name, *per_node);
+    const std::string yaml = DriverSliceYaml(*driver, name, *per_node, binding);
     auto obj = LoadRendered(yaml, "<createResourceDriver slice>", in_);
     if (!obj.ok()) {
       d_.Error(op, obj.error().message);
@@ -237,10 +250,97 @@ bool OpCompiler::CreateResourceDriver(const Node& op) {
     }
     TakeDraAndStorage(obj->objects, std::nullopt);
   }
-  spec_.notes.push_back(
-      fmt::format("createResourceDriver {}: a ResourceSlice of {} devices for "
-                  "each of {} nodes matching {:?}",
-                  *driver, *per_node, matched, *nodes));
+  spec_.notes.push_back(fmt::format(
+      "createResourceDriver {}: a ResourceSlice of {} devices{} for "
+      "each of {} nodes matching {:?}",
+      *driver, *per_node,
+      binding ? " (bindsToNode, binding conditions DeviceAttached / AttachmentFailed)" : "",
+      matched, *nodes));
+  return true;
+}
+
+bool OpCompiler::UpdateDeviceConditions(const Node& op) {
+  // kube's op struct has no JSON tags, so its fields match case-insensitively; the configs spell
+  // them as below.
+  CheckKeys(
+      op, {"namespace", "ConditionTypeParam", "ConditionStatusParam", "duration", "durationParam"});
+  auto ns = String(op, "namespace");
+  auto type_ref = String(op, "ConditionTypeParam");
+  auto status_ref = String(op, "ConditionStatusParam");
+  if (!ns || ns->empty()) {
+    d_.FieldError(op, "namespace", "namespace must be set");
+    return false;
+  }
+  if (!type_ref || !status_ref) {
+    if (type_ref.has_value() != status_ref.has_value()) {
+      d_.Error(op, type_ref ? "ConditionTypeParam must be set together with ConditionStatusParam"
+                            : "ConditionStatusParam must be set together with ConditionTypeParam");
+    } else {
+      d_.Error(op, "conditions must be set");
+    }
+    return false;
+  }
+  auto param = [&](const std::string& ref, std::string_view key) -> std::optional<std::string> {
+    auto it = w_.params.find(ref.starts_with("$") ? ref.substr(1) : ref);
+    if (it == w_.params.end() || it->second.is_int || it->second.complex != nullptr) {
+      d_.FieldError(op, key,
+                    fmt::format("parameter {:?} of workload {:?} is not a string", ref, w_.name));
+      return std::nullopt;
+    }
+    return it->second.s;
+  };
+  auto type = param(*type_ref, "ConditionTypeParam");
+  auto status = param(*status_ref, "ConditionStatusParam");
+  if (!type || !status) return false;
+  Op o;
+  o.kind = Op::Kind::kUpdateDeviceConditions;
+  o.line = op.line();
+  if (*status == "True") {
+    o.condition_status = res::ConditionStatus::kTrue;
+  } else if (*status == "False") {
+    o.condition_status = res::ConditionStatus::kFalse;
+  } else if (*status == "Unknown") {
+    o.condition_status = res::ConditionStatus::kUnknown;
+  } else {
+    d_.FieldError(op, "ConditionStatusParam",
+                  fmt::format("invalid condition status {:?}", *status));
+    return false;
+  }
+  o.condition_type = in_.Intern(*type);
+  auto d = DurationField(op, "duration", "durationParam");
+  o.duration_ns = d.value_or(0);
+  o.namespaces.push_back(in_.Intern(*ns));
+  o.describe = fmt::format("updateDeviceConditions namespace={} {}={}", *ns, *type, *status);
+  spec_.program.push_back(std::move(o));
+  return true;
+}
+
+bool OpCompiler::CheckPodScheduled(const Node& op) {
+  CheckKeys(op, {"namespace", "ScheduledParam", "ExpectedScheduled", "duration", "durationParam"});
+  auto ns = String(op, "namespace");
+  if (!ns || ns->empty()) {
+    d_.FieldError(op, "namespace", "namespace must be set");
+    return false;
+  }
+  Op o;
+  o.kind = Op::Kind::kCheckPodScheduled;
+  o.line = op.line();
+  o.expect_scheduled = Bool(op, "ExpectedScheduled");
+  if (auto ref = String(op, "ScheduledParam")) {
+    auto it = w_.params.find(ref->starts_with("$") ? ref->substr(1) : *ref);
+    // kube's getParam[bool]: the workload's param must be a YAML boolean.
+    if (it == w_.params.end() || it->second.is_int || it->second.complex != nullptr ||
+        (it->second.s != "true" && it->second.s != "false")) {
+      d_.FieldError(op, "ScheduledParam",
+                    fmt::format("parameter {:?} of workload {:?} is not a bool", *ref, w_.name));
+      return false;
+    }
+    o.expect_scheduled = it->second.s == "true";
+  }
+  o.duration_ns = DurationField(op, "duration", "durationParam").value_or(0);
+  o.namespaces.push_back(in_.Intern(*ns));
+  o.describe = fmt::format("checkPodScheduled namespace={} scheduled={}", *ns, o.expect_scheduled);
+  spec_.program.push_back(std::move(o));
   return true;
 }
 

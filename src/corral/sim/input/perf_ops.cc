@@ -879,13 +879,6 @@ bool OpCompiler::Refuse(const Node& op, const std::string& code, bool& ok) {
         obj->kind, obj->kind);
     return true;
   }
-  if (code == "updateDeviceConditions" || code == "checkPodScheduled") {
-    // DRA binding conditions written by a driver while a pod waits in PreBind: Corral's
-    // DynamicResources plugin does not model binding conditions (DRAResourceClaimDeviceStatus).
-    unsupported =
-        fmt::format("op {:?} (DRA device binding conditions are not modelled by Corral)", code);
-    return true;
-  }
   return false;
 }
 
@@ -1009,6 +1002,10 @@ bool OpCompiler::Run() {
       ok = CreateResourceClaims(op) && ok;
     } else if (code == "allocResourceClaims") {
       ok = AllocResourceClaims(op) && ok;
+    } else if (code == "updateDeviceConditions") {
+      ok = UpdateDeviceConditions(op) && ok;
+    } else if (code == "checkPodScheduled") {
+      ok = CheckPodScheduled(op) && ok;
     } else if (code == "startCollectingProfile" || code == "stopCollectingProfile") {
       // A Go CPU profile of kube's test process: no effect on scheduling. Corral's own profile
       // comes from `perf record` of the corral process.
