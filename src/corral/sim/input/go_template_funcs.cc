@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "corral/plugins/common/signers.h"
+
 namespace corral::sim::go_template_detail {
 namespace {
 
@@ -86,51 +88,10 @@ Result<std::string> JsonFloat(double d) {
 }
 
 std::string JsonString(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (size_t k = 0; k < s.size(); ++k) {
-    const auto c = static_cast<unsigned char>(s[k]);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        continue;
-      case '\\':
-        out += "\\\\";
-        continue;
-      case '\b':
-        out += "\\b";
-        continue;
-      case '\f':
-        out += "\\f";
-        continue;
-      case '\n':
-        out += "\\n";
-        continue;
-      case '\r':
-        out += "\\r";
-        continue;
-      case '\t':
-        out += "\\t";
-        continue;
-      default:
-        break;
-    }
-    if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-      out += "\\u00";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xF];
-      continue;
-    }
-    // U+2028 and U+2029 (E2 80 A8/A9) are escaped too.
-    if (c == 0xE2 && k + 2 < s.size() && static_cast<unsigned char>(s[k + 1]) == 0x80 &&
-        (static_cast<unsigned char>(s[k + 2]) & 0xFE) == 0xA8) {
-      out += static_cast<unsigned char>(s[k + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
-      k += 2;
-      continue;
-    }
-    out += static_cast<char>(c);
-  }
-  return out + "\"";
+  // Go's json.Marshal of a string (HTML-safe escapes), shared with the batching signatures.
+  std::string out;
+  plugins::signers::AppendJsonString(out, s);
+  return out;
 }
 
 Result<std::string> Printf(const std::vector<Val>& args) {
