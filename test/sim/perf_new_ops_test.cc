@@ -269,8 +269,10 @@ TEST(PerfNewOpsTest, OpsCorralCannotRunAreRefusedWithTheReason) {
     PerfResult::Status status;
   };
   const Case cases[] = {
-      {"- opcode: updateAny\n    templatePath: ../templates/light-pod.yaml\n    namespace: n",
-       "updateAny\" of a Pod", PerfResult::Status::kSkipped},
+      {"- opcode: updateAny\n    templatePath: ../templates/light-pod.yaml\n    namespace: nsa",
+       "updateAny: object 0 has no metadata.name", PerfResult::Status::kError},
+      {"- opcode: updateAny\n    templatePath: ../templates/light-pod.yaml", "namespace not set",
+       PerfResult::Status::kError},
       {"- opcode: updateAny\n    templatePath: ../templates/light-pod.yaml\n    subresources: "
        "[resize]",
        "namespace not set", PerfResult::Status::kError},
@@ -318,6 +320,85 @@ TEST(PerfNewOpsTest, OpsCorralCannotRunAreRefusedWithTheReason) {
                              in);
     EXPECT_EQ(r.status, c.status) << r.message;
     EXPECT_THAT(r.message, HasSubstr(c.status_text));
+  }
+}
+
+// updateAny of Pods (kube's Update of each rendered pod): EventHandlingPodUpdate's first half,
+// small. The pods NodeUnschedulable rejected are scheduled once a toleration is added.
+TEST(PerfNewOpsTest, PodUpdateMakesRejectedPodsSchedulable) {
+  Interner in = api::NewInterner();
+  PerfResult r = RunInline(R"(
+- name: PodUpdate
+  workloadTemplate:
+  - opcode: startCollectingMetrics
+    namespaces: [nodeunschedulable]
+  - opcode: createNodes
+    count: 1
+    nodeTemplatePath: templates/podupdate-node-unschedulable.yaml
+  - opcode: createPods
+    count: 4
+    podTemplatePath: templates/podupdate-pod-nodeunschedulable.yaml
+    skipWaitToCompletion: true
+    namespace: nodeunschedulable
+  - opcode: barrier
+    stageRequirement: Attempted
+  - opcode: updateAny
+    count: 4
+    templatePath: templates/podupdate-pod-nodeunschedulable-update.yaml
+    updatePerSecond: 100
+    namespace: nodeunschedulable
+  - opcode: barrier
+  - opcode: stopCollectingMetrics
+  workloads:
+  - name: w
+)",
+                           in, "event_handling");
+  EXPECT_EQ(r.status, PerfResult::Status::kNoThreshold) << r.message;
+  EXPECT_EQ(r.measured_pods, 4);
+  EXPECT_EQ(r.measured_scheduled, 4);
+}
+
+// A pod update kube's API server forbids fails the workload with kube's message at the line of
+// the changed field in the template (kube's TestValidatePodUpdate has the field rules).
+TEST(PerfNewOpsTest, ForbiddenPodUpdateIsAPositionedError) {
+  struct Case {
+    std::string name, update, want;
+  };
+  const Case cases[] = {
+      // The blockers are pending (no node): an update may not set spec.nodeName.
+      {"nodeName", "templates/podupdate-pod-blocker-update.yaml",
+       "templates/podupdate-pod-blocker-update.yaml:13: spec: Forbidden: pod updates may not "
+       "change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,"
+       "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),"
+       "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously "
+       "negative) (spec.nodeName differs from pod blocker/pod-blocker-0)"},
+      // Resources change only through pods/resize.
+      {"resources", "templates/podupdate-pod-blocker-scale-down.yaml",
+       "templates/podupdate-pod-blocker-scale-down.yaml:6: spec: Forbidden: pod updates may not "
+       "change fields other than"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Interner in = api::NewInterner();
+    PerfResult r = RunInline(fmt::format(R"(
+- name: PodUpdate
+  workloadTemplate:
+  - opcode: createPods
+    count: 2
+    podTemplatePath: templates/podupdate-pod-blocker.yaml
+    skipWaitToCompletion: true
+    namespace: blocker
+  - opcode: updateAny
+    count: 2
+    templatePath: {}
+    namespace: blocker
+  workloads:
+  - name: w
+)",
+                                         c.update),
+                             in, "event_handling");
+    EXPECT_EQ(r.status, PerfResult::Status::kError);
+    EXPECT_THAT(r.message, HasSubstr(c.want));
   }
 }
 

@@ -28,6 +28,7 @@ struct PerfFlags {
   std::string file;
   std::string test_case, workload, output = "table", cost;
   std::string label_filter = "performance";
+  std::string event_log;
   bool list = false;
   bool quiet = false;
 };
@@ -90,6 +91,19 @@ int Run(const PerfFlags& flags) {
   ThreadCpuClock cpu;
   app::PerfRunOptions opts;
   opts.wall = &wall;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> log_file(nullptr, &std::fclose);
+  std::unique_ptr<sim::FileEventLog> log;
+  if (!flags.event_log.empty()) {
+    if (flags.event_log != "-") {
+      log_file.reset(std::fopen(flags.event_log.c_str(), "w"));
+      if (log_file == nullptr) {
+        fmt::print(stderr, "corral perf: --event-log: cannot write {:?}\n", flags.event_log);
+        return kExitFailure;
+      }
+    }
+    log = std::make_unique<sim::FileEventLog>(log_file != nullptr ? log_file.get() : stdout);
+    opts.log = log.get();
+  }
   if (!flags.cost.empty()) {
     if (flags.cost == "measured") {
       opts.cost = sim::CostModel{sim::CostModel::Mode::kMeasured, 0};
@@ -185,6 +199,8 @@ Command AddPerfCommand(CLI::App& root) {
                   "Virtual time per scheduling cycle: measured (wall time, the default), "
                   "measured-cpu (the cycle's thread CPU time), instant, or a Go duration");
   app->add_flag("--list", flags->list, "List the test cases and workloads with their labels");
+  app->add_option("--event-log", flags->event_log,
+                  "Write each workload's event log to FILE ('-' for stdout, before the table)");
   app->add_flag("-q,--quiet", flags->quiet,
                 "No progress and no per-workload wall-clock lines on stderr");
   Command cmd;

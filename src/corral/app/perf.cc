@@ -66,6 +66,7 @@ PerfResult RunPerfWorkload(const sim::PerfConfig& config, const sim::PerfWorkloa
   RunRequest req;
   req.wall = opts.wall;
   req.progress = opts.progress;
+  req.log = opts.log;
   auto t0 = std::chrono::steady_clock::now();
   auto run = RunSimulation(*spec, interner, diags, req);
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -18,6 +18,7 @@ struct PerfRunOptions {
   const Clock* wall = nullptr;  // required unless `cost` is kInstant/kFixed
   std::optional<sim::CostModel> cost;
   std::function<void(const sim::Progress&)> progress;
+  sim::EventLog* log = nullptr;  // the run's event log, when given (one after another per workload)
 };
 
 sim::PerfResult RunPerfWorkload(const sim::PerfConfig& config, const sim::PerfWorkloadRef& ref,

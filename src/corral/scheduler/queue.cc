@@ -194,55 +194,65 @@ void SchedulingQueue::OnEvent(const framework::ClusterEvent& event, const void* 
     pods.reserve(unschedulable_order_.size());
     for (const auto& e : unschedulable_order_) pods.push_back(e.first);
   }
-  for (QueuedPod* pod : pods) {
-    if (pod->where == QueueLocation::kGated) {
-      // kube re-evaluates a gated pod only for events its gating PreEnqueue plugin registered and
-      // hints Queue for (SchedulingGates: an update of the pod itself), then re-runs PreEnqueue.
-      bool worth = pod->unschedulable_plugins.empty();
-      for (const auto& p : pod->unschedulable_plugins) {
-        if (hint(pod, p) == framework::QueueingHint::kQueue) {
-          worth = true;
-          break;
-        }
-      }
-      if (!worth) continue;
-      framework::Status s = pod->fwk->RunPreEnqueuePlugins(pod->info);
-      if (s.ok()) {
-        pod->gated_message.clear();
-        pod->timestamp = clock_.Now();
-        ToActive(pod);
-      } else if (!s.plugin().empty() &&
-                 !pod->unschedulable_plugins.contains(std::string(s.plugin()))) {
-        pod->gated_message = s.Message();
-        pod->unschedulable_plugins.clear();
-        pod->unschedulable_plugins.insert(std::string(s.plugin()));
-        NoteGatingPlugins(pod);
-      }
-      continue;
-    }
-    bool queue = pod->unschedulable_plugins.empty() && pod->pending_plugins.empty();
-    bool immediately = false;
-    for (const auto& p : pod->pending_plugins) {
+  for (QueuedPod* pod : pods) Reconsider(pod, hint);
+}
+
+void SchedulingQueue::Update(QueuedPod* pod, const HintFn& hint) {
+  // kube's PriorityQueue.Update: a pod in activeQ or backoffQ is updated where it is (its
+  // priority, the sort key, cannot change); one in the unschedulable pool is re-evaluated.
+  if (pod->where == QueueLocation::kUnschedulable || pod->where == QueueLocation::kGated) {
+    Reconsider(pod, hint);
+  }
+}
+
+void SchedulingQueue::Reconsider(QueuedPod* pod, const HintFn& hint) {
+  if (pod->where == QueueLocation::kGated) {
+    // kube re-evaluates a gated pod only for events its gating PreEnqueue plugin registered and
+    // hints Queue for (SchedulingGates: an update of the pod itself), then re-runs PreEnqueue.
+    bool worth = pod->unschedulable_plugins.empty();
+    for (const auto& p : pod->unschedulable_plugins) {
       if (hint(pod, p) == framework::QueueingHint::kQueue) {
-        queue = true;
-        immediately = true;
+        worth = true;
         break;
       }
     }
-    if (!queue) {
-      for (const auto& p : pod->unschedulable_plugins) {
-        if (hint(pod, p) == framework::QueueingHint::kQueue) {
-          queue = true;
-          break;
-        }
+    if (!worth) return;
+    framework::Status s = pod->fwk->RunPreEnqueuePlugins(pod->info);
+    if (s.ok()) {
+      pod->gated_message.clear();
+      pod->timestamp = clock_.Now();
+      ToActive(pod);
+    } else if (!s.plugin().empty() &&
+               !pod->unschedulable_plugins.contains(std::string(s.plugin()))) {
+      pod->gated_message = s.Message();
+      pod->unschedulable_plugins.clear();
+      pod->unschedulable_plugins.insert(std::string(s.plugin()));
+      NoteGatingPlugins(pod);
+    }
+    return;
+  }
+  bool queue = pod->unschedulable_plugins.empty() && pod->pending_plugins.empty();
+  bool immediately = false;
+  for (const auto& p : pod->pending_plugins) {
+    if (hint(pod, p) == framework::QueueingHint::kQueue) {
+      queue = true;
+      immediately = true;
+      break;
+    }
+  }
+  if (!queue) {
+    for (const auto& p : pod->unschedulable_plugins) {
+      if (hint(pod, p) == framework::QueueingHint::kQueue) {
+        queue = true;
+        break;
       }
     }
-    if (!queue) continue;
-    if (immediately) {
-      ToActive(pod);
-    } else {
-      ToActiveOrBackoff(pod);
-    }
+  }
+  if (!queue) return;
+  if (immediately) {
+    ToActive(pod);
+  } else {
+    ToActiveOrBackoff(pod);
   }
 }
 

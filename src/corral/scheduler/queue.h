@@ -86,6 +86,10 @@ class SchedulingQueue {
       std::function<bool(const framework::Framework* fwk, const std::string& plugin)>;
   void OnEvent(const framework::ClusterEvent& event, const void* subject, const HintFn& hint,
                const RegisteredFn* registered = nullptr);
+  // The update of a queued pod (kube's PriorityQueue.Update, its pod's own UnscheduledPod/Update
+  // event): a pod in the unschedulable pool (gated included) is re-evaluated with `hint` as OnEvent
+  // does; a pod elsewhere stays where it is.
+  void Update(QueuedPod* pod, const HintFn& hint);
   // Moves the given pods to activeQ (Handle::Activate). `gang_first`: the pod goes ahead of pods of
   // equal priority (a forming gang completes before another starts).
   void Activate(QueuedPod* pod, bool gang_first = false);
@@ -122,6 +126,8 @@ class SchedulingQueue {
   void NoteGatingPlugins(const QueuedPod* pod);
   // Whether some gated pod of the pool may be worth re-evaluating for the event (see OnEvent).
   bool GatedMayRequeue(const RegisteredFn* registered) const;
+  // OnEvent's verdict for one pod of the unschedulable pool: moves it when a hint says Queue.
+  void Reconsider(QueuedPod* pod, const HintFn& hint);
   void ToActive(QueuedPod* pod);
   void ToBackoff(QueuedPod* pod);
   void ToActiveOrBackoff(QueuedPod* pod);

@@ -262,31 +262,35 @@ void Scheduler::DeletePod(const api::Pod* pod) {
   }
 }
 
+std::pair<const framework::EnqueueExtensions*, const framework::ClusterEvent*>
+Scheduler::Registration(const framework::Framework* fwk, const std::string& plugin_name,
+                        const framework::ClusterEvent& event) {
+  framework::Plugin* plugin = fwk->GetPlugin(plugin_name);
+  auto [it, inserted] = enqueue_registrations_.try_emplace(plugin);
+  if (inserted && plugin != nullptr) {
+    it->second.ext = dynamic_cast<const framework::EnqueueExtensions*>(plugin);
+    if (it->second.ext != nullptr) it->second.events = it->second.ext->EventsToRegister();
+  }
+  const framework::EnqueueExtensions* ext = it->second.ext;
+  if (ext == nullptr) return {nullptr, nullptr};
+  for (const auto& reg : it->second.events) {
+    bool resource_match = reg.resource == event.resource ||
+                          (reg.resource == framework::EventResource::kPod &&
+                           (event.resource == framework::EventResource::kAssignedPod ||
+                            event.resource == framework::EventResource::kUnscheduledPod));
+    if (!resource_match) continue;
+    if ((static_cast<uint8_t>(reg.action) & static_cast<uint8_t>(event.action)) == 0) continue;
+    return {ext, &reg};
+  }
+  return {ext, nullptr};
+}
+
 void Scheduler::FireEvent(const framework::ClusterEvent& event, const void* subject) {
   ++cluster_epoch_;
   if (in_cycle_) event_during_cycle_ = true;
   if (queue_ == nullptr || queue_->UnschedulableSize() == 0) return;
-  // The plugin's registration, and the registered event that matches this one (null: none).
-  auto registration = [&](const framework::Framework* fwk, const std::string& plugin_name)
-      -> std::pair<const framework::EnqueueExtensions*, const framework::ClusterEvent*> {
-    framework::Plugin* plugin = fwk->GetPlugin(plugin_name);
-    auto [it, inserted] = enqueue_registrations_.try_emplace(plugin);
-    if (inserted && plugin != nullptr) {
-      it->second.ext = dynamic_cast<const framework::EnqueueExtensions*>(plugin);
-      if (it->second.ext != nullptr) it->second.events = it->second.ext->EventsToRegister();
-    }
-    const framework::EnqueueExtensions* ext = it->second.ext;
-    if (ext == nullptr) return {nullptr, nullptr};
-    for (const auto& reg : it->second.events) {
-      bool resource_match = reg.resource == event.resource ||
-                            (reg.resource == framework::EventResource::kPod &&
-                             (event.resource == framework::EventResource::kAssignedPod ||
-                              event.resource == framework::EventResource::kUnscheduledPod));
-      if (!resource_match) continue;
-      if ((static_cast<uint8_t>(reg.action) & static_cast<uint8_t>(event.action)) == 0) continue;
-      return {ext, &reg};
-    }
-    return {ext, nullptr};
+  auto registration = [&](const framework::Framework* fwk, const std::string& plugin_name) {
+    return Registration(fwk, plugin_name, event);
   };
   // Whether the plugin's hint can be Queue for this event: no registration (every event may help)
   // or a matching registered event.

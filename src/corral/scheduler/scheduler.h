@@ -151,6 +151,15 @@ class Scheduler final : public framework::Handle {
   // queue (KEP-5836: its cycle may preempt lower-priority pods on its node), and a resize no longer
   // Deferred takes it out.
   void UpdateAssignedPod(const api::Pod* pod);
+  // An update of a pending pod (pod_update.cc; kube's updatePodInSchedulingQueue and
+  // PriorityQueue.Update): `pod`, added and not bound, was changed in place by the driver (labels,
+  // tolerations, scheduling gates, ...) and `old` is a copy of it before the update. A pod in
+  // activeQ or backoffQ is updated where it is; a pod in the unschedulable pool (gated included)
+  // is re-evaluated with the queueing hints of the plugins that rejected it for its own
+  // UnscheduledPod/Update event, and moves to activeQ or backoffQ when one says Queue. The hints
+  // see `old` as the pending pod and `pod` as the event's subject, so they can compare the two as
+  // kube's do. No other pod is re-evaluated. A pod in its binding cycle keeps its place.
+  void UpdatePendingPod(const api::Pod* pod, const api::Pod& old);
 
   // ---- driving ----
   // Pops one pod and runs its scheduling cycle. Returns false when no pod is ready.
@@ -413,6 +422,11 @@ class Scheduler final : public framework::Handle {
   // victim, forever).
   bool TryReprieve(PreemptionUnit& unit, bool check, int32_t preemptor_priority);
   void FireEvent(const framework::ClusterEvent& event, const void* subject);
+  // The plugin's queueing-hint registration (its EnqueueExtensions, null when it has none) and the
+  // registered event that matches `event` (null: none).
+  std::pair<const framework::EnqueueExtensions*, const framework::ClusterEvent*> Registration(
+      const framework::Framework* fwk, const std::string& plugin_name,
+      const framework::ClusterEvent& event);
   std::string FitErrorMessage(size_t num_nodes, const Diagnosis& d,
                               const std::string& post_filter_msg);
 

@@ -429,6 +429,9 @@ void Member::ApplyDecision(const Decision& d, int64_t cost_ns) {
   PodSlot& s = pods.Pod(d.slot);
   if (s.measured) w_.perf.attempt_duration.Add(cost_ns);
   if (d.kind == Decision::Kind::kUnschedulable) {
+    // A first attempt may complete an Attempted barrier: the program looks again (the cluster did
+    // not change, so the member's own epoch stays).
+    if (!s.attempted) ++w_.epoch;
     s.attempted = true;
     s.failed = true;
     ++res.unschedulable_attempts;

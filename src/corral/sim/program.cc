@@ -137,7 +137,8 @@ void Program::Execute(const Op& op) {
       break;
     }
     case Op::Kind::kUpdateNodes:
-    case Op::Kind::kResizePods: {
+    case Op::Kind::kResizePods:
+    case Op::Kind::kUpdatePods: {
       op_updater_ = SIZE_MAX;
       if (op.count <= 0) break;
       if (op.kind == Op::Kind::kResizePods && resize_ == nullptr) {
@@ -224,6 +225,7 @@ bool Program::Done(const Op& op) {
       return w_.now >= sleep_until_;
     case Op::Kind::kUpdateNodes:
     case Op::Kind::kResizePods:
+    case Op::Kind::kUpdatePods:
       return op_updater_ == SIZE_MAX || updaters_[op_updater_].next >= op.count;
     case Op::Kind::kDeletePods:
       if (!op.wait || op_deleter_ == SIZE_MAX) return true;
@@ -349,6 +351,10 @@ void Program::UpdateOne(const Op& op, int64_t index) {
     ResizeOnePod(op, index);
     return;
   }
+  if (op.kind == Op::Kind::kUpdatePods) {
+    UpdateOnePod(op, index);
+    return;
+  }
   auto r = op.render_node(index);
   if (!r.ok()) {
     w_.Fail(r.error().message);
@@ -379,6 +385,14 @@ void Program::ResizeOnePod(const Op& op, int64_t index) {
     if (s.state == PodState::kFree || s.pod.meta.name != resize.meta.name ||
         s.pod.meta.namespace_ != op.pod_namespace) {
       continue;
+    }
+    if (!resize.node_name.empty() && resize.node_name != s.pod.node_name) {
+      // kube's pods/resize ignores the body's nodeName; Corral refuses a change kube would drop.
+      w_.Fail(fmt::format(
+          "updateAny: pods/resize of {}: spec.nodeName {:?} is not the pod's node {:?} (a resize "
+          "does not move a pod; kube ignores the field)",
+          w_.PodKey(s.pod), w_.in.Str(resize.node_name), w_.in.Str(s.pod.node_name)));
+      return;
     }
     if (auto done = resize_->Resize(i, resize); !done.ok()) w_.Fail(done.error().message);
     return;

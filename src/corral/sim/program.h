@@ -70,6 +70,9 @@ class Program {
   // it names (pods/resize); a failure ends the run.
   void UpdateOne(const Op& op, int64_t index);
   void ResizeOnePod(const Op& op, int64_t index);
+  // updateAny of a Pod (program_pod_update.cc): the live pod that object `index` of `op` names
+  // takes the update (labels, tolerations, scheduling gates, ...) and its scheduler is told.
+  void UpdateOnePod(const Op& op, int64_t index);
   // scheduler_perf's DRA binding-condition ops (program_dra.cc): started by Execute, polled by
   // Done every second of virtual time (kube's wait.PollUntilContextTimeout, immediate).
   void StartPoll(const Op& op);

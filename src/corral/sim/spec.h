@@ -159,6 +159,7 @@ struct Op {
     kScale,        // controller, count: the controller's wanted replicas (a Job's parallelism)
     kUpdateNodes,  // count nodes replaced by render_node(i) at rate (0 = all at once); blocks
     kResizePods,   // count pods resized in place by render_pod(i) at rate (updateAny pods/resize)
+    kUpdatePods,   // count pods updated by update_pod(i, ...) at rate (updateAny of Pods)
     // scheduler_perf updateDeviceConditions: in namespaces[0], within duration_ns, sets condition
     // (condition_type, condition_status) on every allocated device with binding conditions.
     kUpdateDeviceConditions,
@@ -189,6 +190,12 @@ struct Op {
   // resizePods: pod i's resize (its name, in `pod_namespace`, picks the live pod; its containers'
   // resources are the new ones).
   std::function<Result<api::Pod>(int64_t index)> render_pod;
+  // updatePods: renders pod i's update, finds the live pod of its name in `pod_namespace` with
+  // `live` (null: none), and returns the object the API server stores for it, or the error kube
+  // reports (a validation error positioned in the template).
+  std::function<Result<api::Pod>(int64_t index,
+                                 const std::function<const api::Pod*(Symbol name)>& live)>
+      update_pod;
   Symbol pod_namespace;
   // updateDeviceConditions / checkPodScheduled.
   Symbol condition_type;

@@ -22,7 +22,9 @@ constexpr framework::ActionType Actions(framework::ActionType a, framework::Acti
 // carry the added/updated `const api::Node*`, pod events the added/updated/deleted `const
 // api::Pod*`; either may be null. Update events carry no old object, so hints that kube computes
 // from an old/new pair treat every update like an add (they may queue where kube skips, never
-// the reverse).
+// the reverse). The one exception is a pending pod's own update (UnscheduledPod/Update,
+// Scheduler::UpdatePendingPod): there the hint's `pod` is the object before the update and the
+// subject the object after, so a hint compares them as kube's (pod, oldObj, newObj) do.
 inline const api::Node* NodeSubject(const void* subject) {
   return static_cast<const api::Node*>(subject);
 }

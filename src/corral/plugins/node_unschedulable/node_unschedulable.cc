@@ -51,7 +51,12 @@ framework::QueueingHint NodeUnschedulable::Hint(const framework::PodInfo& pod,
   }
   const api::Pod& updated = *PodSubject(subject);
   if (!SamePod(*pod.pod, updated)) return QueueingHint::kQueueSkip;
-  return ToleratesUnschedulable(updated) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+  // kube's isSchedulableAfterPodTolerationChange, behind its event filter: kube fires
+  // UpdatePodToleration only when the number of tolerations changed.
+  return pod.pod->tolerations.size() != updated.tolerations.size() &&
+                 ToleratesUnschedulable(updated)
+             ? QueueingHint::kQueue
+             : QueueingHint::kQueueSkip;
 }
 
 framework::Status NodeUnschedulable::Sign(const framework::PodInfo& pod,

@@ -40,7 +40,9 @@ class NodeUnschedulable final : public framework::FilterPlugin,
   }
 
   // Node/Add|Update: queues when the node is schedulable (added uncordoned, or uncordoned).
-  // Pod/Update of the pod itself: queues when it now tolerates the unschedulable taint.
+  // Pod/Update of the pod itself (kube's UpdatePodToleration, which fires when the number of
+  // tolerations changed): queues when it now tolerates the unschedulable taint (`pod` is the
+  // object before the update, the subject after).
   std::vector<framework::ClusterEvent> EventsToRegister() const override;
   framework::QueueingHint Hint(const framework::PodInfo& pod, const framework::ClusterEvent& event,
                                const void* subject) const override;

@@ -104,6 +104,18 @@ TEST_F(NodeUnschedulableTest, PodHintQueuesWhenTheTargetNowTolerates) {
                                               TolerationOp::kExists, TaintEffect::kNoSchedule)
                                   .Obj();
   EXPECT_EQ(Plugin().Hint(target, ev, &other_pod), QueueingHint::kQueueSkip);
+  // An update that leaves the tolerations alone is not kube's UpdatePodToleration event: a pod
+  // that already tolerates the taint (rejected by another plugin) is not queued by this one.
+  auto& tolerating = w_.Info(w_.Pod("r")
+                                 .Toleration("node.kubernetes.io/unschedulable", "",
+                                             TolerationOp::kExists, TaintEffect::kNoSchedule)
+                                 .Obj());
+  const api::Pod& relabelled = w_.Pod("r")
+                                   .Label("color", "green")
+                                   .Toleration("node.kubernetes.io/unschedulable", "",
+                                               TolerationOp::kExists, TaintEffect::kNoSchedule)
+                                   .Obj();
+  EXPECT_EQ(Plugin().Hint(tolerating, ev, &relabelled), QueueingHint::kQueueSkip);
 }
 
 TEST_F(NodeUnschedulableTest, SignsTolerations) {

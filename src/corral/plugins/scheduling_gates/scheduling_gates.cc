@@ -35,8 +35,10 @@ framework::QueueingHint SchedulingGates::Hint(const framework::PodInfo& pod,
   (void)event;
   const api::Pod* updated = PodSubject(subject);
   if (updated == nullptr) return framework::QueueingHint::kQueue;  // kube: a bad object queues
-  return SamePod(*pod.pod, *updated) ? framework::QueueingHint::kQueue
-                                     : framework::QueueingHint::kQueueSkip;
+  // kube's event fires only when every gate is gone; its hint then queues the pod itself.
+  const bool eliminated = !pod.pod->scheduling_gates.empty() && updated->scheduling_gates.empty();
+  return eliminated && SamePod(*pod.pod, *updated) ? framework::QueueingHint::kQueue
+                                                   : framework::QueueingHint::kQueueSkip;
 }
 
 }  // namespace corral::plugins

@@ -30,7 +30,8 @@ class SchedulingGates final : public framework::PreEnqueuePlugin,
   // names) while the pod has gates.
   framework::Status PreEnqueue(const framework::PodInfo& pod) override;
 
-  // The pod's own update (kube: Pod/UpdatePodSchedulingGatesEliminated): gates can only be removed.
+  // The pod's own update (kube: Pod/UpdatePodSchedulingGatesEliminated): queues when the update
+  // removed its last gate (`pod` is the object before the update, the subject after).
   std::vector<framework::ClusterEvent> EventsToRegister() const override;
   framework::QueueingHint Hint(const framework::PodInfo& pod, const framework::ClusterEvent& event,
                                const void* subject) const override;

@@ -55,6 +55,10 @@ TEST_F(SchedulingGatesTest, HintQueuesOnlyTheUpdatedPodItself) {
   const framework::ClusterEvent ev{framework::EventResource::kPod, framework::ActionType::kUpdate};
   EXPECT_EQ(Plugin().Hint(target, ev, &same), QueueingHint::kQueue);
   EXPECT_EQ(Plugin().Hint(target, ev, &other), QueueingHint::kQueueSkip);
+  // kube fires UpdatePodSchedulingGatesEliminated only when the last gate goes.
+  auto& two = w_.Info(w_.Pod("r").SchedulingGate("foo").SchedulingGate("bar").Obj());
+  const api::Pod& one_left = w_.Pod("r").SchedulingGate("bar").Obj();
+  EXPECT_EQ(Plugin().Hint(two, ev, &one_left), QueueingHint::kQueueSkip);
 }
 
 TEST_F(SchedulingGatesTest, RejectsArgs) {

@@ -101,7 +101,12 @@ framework::QueueingHint TaintToleration::Hint(const framework::PodInfo& pod,
                                                        api::kDoNotScheduleTaints) != nullptr;
     return untolerated ? QueueingHint::kQueueSkip : QueueingHint::kQueue;
   }
-  return SamePod(*pod.pod, *PodSubject(subject)) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+  // kube's isSchedulableAfterPodTolerationChange (the pod itself queues), behind its event filter:
+  // kube fires UpdatePodToleration only when the number of tolerations changed.
+  const api::Pod& updated = *PodSubject(subject);
+  return SamePod(*pod.pod, updated) && pod.pod->tolerations.size() != updated.tolerations.size()
+             ? QueueingHint::kQueue
+             : QueueingHint::kQueueSkip;
 }
 
 framework::Status TaintToleration::Sign(const framework::PodInfo& pod,

@@ -66,7 +66,9 @@ class TaintToleration final : public framework::FilterPlugin,
                                    std::span<framework::NodeScore> scores) const override;
 
   // Node/Add|Update: queues when the node's NoSchedule/NoExecute taints are all tolerated.
-  // Pod/Update of the pod itself (a toleration was added): queues.
+  // Pod/Update of the pod itself (kube's UpdatePodToleration, which fires when the number of
+  // tolerations changed; the API only lets tolerations be added): queues (`pod` is the object
+  // before the update, the subject after).
   std::vector<framework::ClusterEvent> EventsToRegister() const override;
   framework::QueueingHint Hint(const framework::PodInfo& pod, const framework::ClusterEvent& event,
                                const void* subject) const override;

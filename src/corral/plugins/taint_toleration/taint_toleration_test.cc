@@ -247,14 +247,31 @@ TEST_F(TaintTolerationTest, NodeHint) {
             QueueingHint::kQueue);  // queue-on-taint-change
 }
 
-// kube's Test_isSchedulableAfterPodTolerationChange.
+// kube's Test_isSchedulableAfterPodTolerationChange, with kube's event filter folded in: the
+// pending pod's own update (the target is the object before it) queues when it added a toleration.
 TEST_F(TaintTolerationTest, PodHint) {
   auto& target = w_.Info(w_.Pod("pod-1").Namespace("ns-1").Obj());
   const framework::ClusterEvent ev{EventResource::kPod, ActionType::kUpdate};
-  EXPECT_EQ(Plugin().Hint(target, ev, &w_.Pod("pod-2").Namespace("ns-1").Obj()),
-            QueueingHint::kQueueSkip);
-  EXPECT_EQ(Plugin().Hint(target, ev, &w_.Pod("pod-1").Namespace("ns-1").Obj()),
-            QueueingHint::kQueue);
+  // skip-queue-on-other-pod-updated
+  EXPECT_EQ(
+      Plugin().Hint(target, ev,
+                    &w_.Pod("pod-2")
+                         .Namespace("ns-1")
+                         .Toleration("foo", "bar", TolerationOp::kEqual, TaintEffect::kNoSchedule)
+                         .Obj()),
+      QueueingHint::kQueueSkip);
+  // queue-on-the-unsched-pod-updated
+  EXPECT_EQ(
+      Plugin().Hint(target, ev,
+                    &w_.Pod("pod-1")
+                         .Namespace("ns-1")
+                         .Toleration("foo", "bar", TolerationOp::kEqual, TaintEffect::kNoSchedule)
+                         .Obj()),
+      QueueingHint::kQueue);
+  // An update that leaves the tolerations alone is not kube's UpdatePodToleration event.
+  EXPECT_EQ(
+      Plugin().Hint(target, ev, &w_.Pod("pod-1").Namespace("ns-1").Label("color", "green").Obj()),
+      QueueingHint::kQueueSkip);
 }
 
 TEST_F(TaintTolerationTest, SignsTolerations) {

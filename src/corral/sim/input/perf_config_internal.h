@@ -221,6 +221,11 @@ class OpCompiler {
   bool UpdateNodes(const Node& op);
   // updateAny with subresources [resize] of Pods (perf_resize_ops.cc).
   bool UpdatePods(const Node& op);
+  // updateAny of Pods without subresources (perf_pod_update.cc): each rendered pod replaces the
+  // live pod of its name as kube's API server takes a pod update, at updatePerSecond.
+  bool UpdatePodObjects(const Node& op);
+  // The updateAny ops (without subresources) whose template renders a Pod, as Refuse found them.
+  std::set<const Node*> pod_updates_;
   // The start both updateAny paths share: the op's count, then `check_scope` (the namespace rule
   // of the kind), its template and environment, and an Op of `kind` with count and rate. nullopt
   // with `ok` true when the count is 0 (nothing to update), with `ok` false on an error (reported).

@@ -797,9 +797,8 @@ bool OpCompiler::Churn(const Node& op, size_t idx) {
 
 bool OpCompiler::Refuse(const Node& op, const std::string& code, bool& ok) {
   if (code == "updateAny") {
-    // kube's updateAny: its fields are checked as kube's isValid does, then the workload is
-    // refused: an object replaced mid-run (a pod's labels, tolerations, gates or resize, a node)
-    // has no step in Corral's program.
+    // kube's updateAny: its fields are checked as kube's isValid does; the template's kind picks
+    // the step (a Node, a Pod, a Pod's resize), and any other kind refuses the workload.
     CheckKeys(op, {"namespace", "templatePath", "count", "countParam", "updatePerSecond",
                    "subresources"});
     if (diags_.has_errors()) {
@@ -873,9 +872,13 @@ bool OpCompiler::Refuse(const Node& op, const std::string& code, bool& ok) {
       return true;
     }
     if (!obj->objects.nodes.empty()) return false;  // compiled by UpdateNodes
+    if (!obj->objects.pods.empty()) {
+      pod_updates_.insert(&op);
+      return false;  // compiled by UpdatePodObjects
+    }
     unsupported = fmt::format(
         "op \"updateAny\" of a {} (an existing {} replaced mid-run: Corral's simulator updates "
-        "the nodes it holds and resizes pods in place, with subresources [resize], only)",
+        "the nodes and pods it holds only)",
         obj->kind, obj->kind);
     return true;
   }
@@ -927,7 +930,13 @@ bool OpCompiler::Run() {
     } else if (code == "createAny") {
       ok = CreateAny(op, i) && ok;
     } else if (code == "updateAny") {
-      ok = (op.Find("subresources") != nullptr ? UpdatePods(op) : UpdateNodes(op)) && ok;
+      if (op.Find("subresources") != nullptr) {
+        ok = UpdatePods(op) && ok;
+      } else if (pod_updates_.contains(&op)) {
+        ok = UpdatePodObjects(op) && ok;
+      } else {
+        ok = UpdateNodes(op) && ok;
+      }
     } else if (code == "churn") {
       ok = Churn(op, i) && ok;
     } else if (code == "barrier") {

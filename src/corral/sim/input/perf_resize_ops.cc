@@ -14,8 +14,11 @@ namespace {
 
 // kube's pods/resize takes only containers' resources (and resizePolicy) from the object it is
 // given. A template that changes anything else would have the change silently dropped by kube;
-// Corral refuses it with its position, so that no input is quietly ignored. Returns "" when the
-// object is a plain resize, else "file:line: field.path: message".
+// Corral refuses it with its position, so that no input is quietly ignored. The exceptions are the
+// fields kube's own resize templates carry: a container's image (kube drops it; the pod keeps its
+// image, as in Corral) and spec.nodeName, which must name the pod's node (checked when the resize
+// is applied). Returns "" when the object is a plain resize, else "file:line: field.path:
+// message".
 std::string CheckResizeObject(const std::string& text, const std::string& file) {
   Diagnostics diags;
   doc::Stream st = doc::ParseYaml(text, file, diags);
@@ -47,6 +50,7 @@ std::string CheckResizeObject(const std::string& text, const std::string& file) 
       for (size_t k = 0; k < v.size(); ++k) {
         const std::string_view sk = v.key(k).text();
         const Node& sv = v.value(k);
+        if (sk == "nodeName") continue;
         if (sk != "containers" || !sv.is_sequence()) {
           return refuse(v.key(k), fmt::format("spec.{}", sk));
         }
@@ -55,7 +59,7 @@ std::string CheckResizeObject(const std::string& text, const std::string& file) 
           if (!ctr.is_map()) return refuse(ctr, fmt::format("spec.containers[{}]", c));
           for (size_t f = 0; f < ctr.size(); ++f) {
             const std::string_view ck = ctr.key(f).text();
-            if (ck != "name" && ck != "resources" && ck != "resizePolicy") {
+            if (ck != "name" && ck != "image" && ck != "resources" && ck != "resizePolicy") {
               return refuse(ctr.key(f), fmt::format("spec.containers[{}].{}", c, ck));
             }
           }
