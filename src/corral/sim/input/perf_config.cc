@@ -374,14 +374,6 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
         }
         continue;
       }
-      if (const framework::FeatureSpec* f = framework::FindFeature(name);
-          f != nullptr && !f->unmodelled.empty()) {
-        // The workload names a gate whose feature Corral lacks: it is not run, whatever the value
-        // (kube's configs set them to their defaults to say the workload needs the feature).
-        unsupported = fmt::format("feature gate {}={} is not modelled by Corral: {}", name, value,
-                                  f->unmodelled);
-        continue;
-      }
       if (auto st = spec.gates.Set(name, value); !st.ok()) {
         if (st.error().message.starts_with("unrecognized")) {
           unsupported = fmt::format("feature gate {}={} is not modelled by Corral", name, value);

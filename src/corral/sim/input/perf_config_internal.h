@@ -200,6 +200,8 @@ class OpCompiler {
                                        std::string_view param_key);
   std::optional<api::LabelSelector> MapSelector(const Node& op, std::string_view key);
   Result<std::shared_ptr<TemplateFile>> Template(const std::string& rel, const Node& at);
+  // The template data of one op: its templateParams (a `$name` value is the workload parameter,
+  // `$name|default` falls back to the default; an unset `$name` is an error) with Index and Count.
   TemplateData Env(const Node& op, int64_t index, int64_t count);
   void Err(const Node& at, std::string_view field, std::string msg) {
     if (field.empty()) {
@@ -289,6 +291,7 @@ class OpCompiler {
   SimSpec& spec_;
   Decoder d_;
   std::string tc_path_;
+  std::set<const Node*> reported_params_;  // templateParams values already reported unset
   std::map<std::string, std::shared_ptr<TemplateFile>> templates_;
   std::set<std::string> namespaces_;
   std::shared_ptr<api::resource::ResourceObjects> dra_;
