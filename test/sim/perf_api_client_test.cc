@@ -121,7 +121,7 @@ std::string Config(std::string_view limit, int cloggers, std::string_view gates 
 constexpr std::string_view kQps5 = "  schedulerApiClientQPS: 5\n  schedulerApiClientBurst: 5";
 
 // Ten bindings at QPS 5, burst 5: the first five land at their cycles' ends (1 ms apart, the bucket
-// full from the first call at 1 ms), the rest one per 200 ms of refill counted from that first call.
+// full from the first call at 1 ms), the rest one per 200 ms of refill counted from that call.
 TEST(PerfApiClientTest, BindingsAreSpacedByTheTokenBucket) {
   Interner in = api::NewInterner();
   ApiRun r = RunConfig(Config(kQps5, 0), in);
@@ -133,15 +133,14 @@ TEST(PerfApiClientTest, BindingsAreSpacedByTheTokenBucket) {
 }
 
 // Without SchedulerAsyncAPICalls (kube v1.37's default) the loop patches each clogger's
-// PodScheduled=False condition itself and waits for the token: the sixth attempt (6 ms) is the first
-// whose patch waits, until 201 ms, so the seventh attempt ends at 202 ms, and so on, 200 ms apart.
-// The barrier passes when the last patch lands; the victims' bindings then find an empty bucket.
+// PodScheduled=False condition itself and waits for the token: the sixth attempt (6 ms) is the
+// first whose patch waits, until 201 ms, so the seventh attempt ends at 202 ms, and so on, 200 ms
+// apart. The barrier passes when the last patch lands; the victims' bindings find the bucket empty.
 TEST(PerfApiClientTest, DirectStatusPatchesHoldTheSchedulingLoop) {
   Interner in = api::NewInterner();
   ApiRun r = RunConfig(Config(kQps5, 10), in);
   ASSERT_EQ(r.error, "");
-  EXPECT_THAT(r.log.Times("unschedulable"),
-              ElementsAre(1, 2, 3, 4, 5, 6, 202, 402, 602, 802))
+  EXPECT_THAT(r.log.Times("unschedulable"), ElementsAre(1, 2, 3, 4, 5, 6, 202, 402, 602, 802))
       << r.log.text;
   const std::vector<int64_t> binds = r.log.Times("bind");
   ASSERT_EQ(binds.size(), 10U) << r.log.text;
@@ -152,7 +151,8 @@ TEST(PerfApiClientTest, DirectStatusPatchesHoldTheSchedulingLoop) {
 // patch lands when its token comes; the barrier still waits for the last one.
 TEST(PerfApiClientTest, DispatcherCallsDoNotHoldTheSchedulingLoop) {
   Interner in = api::NewInterner();
-  ApiRun r = RunConfig(Config(kQps5, 10, "    featureGates:\n      SchedulerAsyncAPICalls: true"), in);
+  ApiRun r =
+      RunConfig(Config(kQps5, 10, "    featureGates:\n      SchedulerAsyncAPICalls: true"), in);
   ASSERT_EQ(r.error, "");
   EXPECT_THAT(r.log.Times("unschedulable"), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10))
       << r.log.text;
@@ -198,12 +198,12 @@ TEST(PerfApiClientTest, NegativeQpsMeansNoLimiter) {
   EXPECT_EQ(r.log.text, off.log.text);
 }
 
-// The workload's fields override the test case's, one by one (kube's Test_separateClientConnections).
+// The workload's fields override the test case's, one by one (Test_separateClientConnections).
 TEST(PerfApiClientTest, WorkloadOverridesTheTestCase) {
   Interner in = api::NewInterner();
   ApiRun r = RunConfig(Config("  schedulerApiClientQPS: 10\n  schedulerApiClientBurst: 20", 0,
-                           "    schedulerApiClientQPS: 123.45"),
-                    in);
+                              "    schedulerApiClientQPS: 123.45"),
+                       in);
   ASSERT_EQ(r.error, "");
   EXPECT_THAT(r.notes, ::testing::Contains(HasSubstr("QPS 123.45, burst 20:")));
 }

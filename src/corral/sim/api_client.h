@@ -4,11 +4,11 @@
 // a scheduler makes through it (bindings, status patches, preemption's victim patches and deletes).
 //
 // Contract:
-//  - TokenBucket starts full (burst tokens) and refills at qps tokens per second up to burst. A call
-//    reserves one token at the virtual time it is made and proceeds at the returned time, never
-//    earlier; reservations are served in the order they are made (x/time/rate's reserveN: tokens
-//    may go negative, a debt later calls wait behind), with Go's float arithmetic and truncation to
-//    whole nanoseconds, so the times match kube's to the nanosecond.
+//  - TokenBucket starts full (burst tokens) and refills at qps tokens per second up to burst.
+//    A call reserves one token at the virtual time it is made and proceeds at the returned time,
+//    never earlier; reservations are served in the order they are made (x/time/rate's reserveN:
+//    tokens may go negative, a debt later calls wait behind), with Go's float arithmetic and
+//    truncation to whole nanoseconds, so the times match kube's to the nanosecond.
 //  - ApiClient adds kube's two call paths on top of one bucket per scheduler. Direct calls
 //    (SchedulerAsyncAPICalls off) each take a token. With the scheduler's API dispatcher
 //    (SchedulerAsyncAPICalls on) a call for a pod whose previous call has not run yet does not take
@@ -29,9 +29,9 @@ class TokenBucket {
   // REQUIRES: qps > 0 and burst >= 1 (the values client-go turns into a limiter).
   TokenBucket(float qps, int64_t burst);
 
-  // Reserves `n` tokens for a call made at `now_ns` and returns the time it may proceed (client-go's
-  // Wait: WaitN(ctx, 1)). False in `ok` when n exceeds the burst (Go's Wait returns an error then
-  // and the call is not made); the bucket is then unchanged.
+  // Reserves `n` tokens for a call made at `now_ns` and returns the time it may proceed
+  // (client-go's Wait: WaitN(ctx, 1)). False in `ok` when n exceeds the burst (Go's Wait returns an
+  // error then and the call is not made); the bucket is then unchanged.
   int64_t ReserveN(int64_t now_ns, int64_t n, bool& ok);
   int64_t Reserve(int64_t now_ns) {
     bool ok = true;
@@ -56,7 +56,8 @@ class ApiClient {
  public:
   enum class Call : uint8_t { kStatusPatch, kBinding };
 
-  ApiClient(float qps, int64_t burst, bool dispatcher) : bucket_(qps, burst), dispatcher_(dispatcher) {}
+  ApiClient(float qps, int64_t burst, bool dispatcher)
+      : bucket_(qps, burst), dispatcher_(dispatcher) {}
 
   bool dispatcher() const { return dispatcher_; }
 
@@ -68,7 +69,7 @@ class ApiClient {
   int64_t Direct(int64_t now_ns) { return bucket_.Reserve(now_ns); }
 
   // The condition (message and nominated node) last sent for a pod: kube patches the PodScheduled
-  // condition only when it changes. True when `key` differs from the last one sent (and records it).
+  // condition only when it changes. True, and `key` recorded, when it differs from the last one.
   bool ConditionChanged(uint32_t slot, uint32_t gen, const std::string& key);
 
  private:

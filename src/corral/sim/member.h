@@ -169,7 +169,7 @@ class Member : public scheduler::SchedulerObserver {
   // (kube's harness sees its nodeName) and starts running after the bind latency.
   void BindLanded(uint32_t slot);
   // An unschedulable pod's PodScheduled=False patch under the rate limit: issued when its condition
-  // changed; the pod counts as attempted when it lands, and a direct call holds the loop until then.
+  // changed; the pod counts as attempted when it lands, and a direct call holds the loop till then.
   void PatchStatus(const Decision& d);
   // After a cycle's decisions: holds the loop while its own call waits for a token.
   void HoldForApi();
@@ -199,7 +199,7 @@ class Member : public scheduler::SchedulerObserver {
   bool timer_armed_ = false;
   int64_t timer_at_ = 0;
   std::unique_ptr<ApiClient> api_;  // null without a rate limit
-  int64_t api_hold_until_ = 0;     // the loop's own call of this cycle proceeds then
+  int64_t api_hold_until_ = 0;      // the loop's own call of this cycle proceeds then
   bool api_blocked_ = false;
 };
 

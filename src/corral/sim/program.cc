@@ -220,7 +220,7 @@ bool Program::Done(const Op& op) {
     case Op::Kind::kBarrier: {
       int64_t pending = 0;
       for (const auto& m : w_.members) pending += m->pending;
-      // Under an API rate limit a barrier also waits for conditions and bindings still on their way.
+      // Under an API rate limit a barrier also waits for conditions and bindings on their way.
       return (pending == 0 && !w_.spec.api_client.set) || BarrierMet(op);
     }
     case Op::Kind::kSleep:

@@ -63,8 +63,8 @@ void ResolveApiLimit(const std::string& path, const TestCaseIn& tc, const Worklo
   // client-go keeps QPS as a float32.
   float qps = static_cast<float>(o.qps.value_or(t.qps.value_or(kHarnessQps)));
   int64_t burst = o.burst.value_or(t.burst.value_or(kHarnessBurst));
-  const std::string given = fmt::format("schedulerApiClientQPS {}, schedulerApiClientBurst {}",
-                                        qps, burst);
+  const std::string given =
+      fmt::format("schedulerApiClientQPS {}, schedulerApiClientBurst {}", qps, burst);
   if (qps < 0) {
     // client-go's RESTClientFor builds no rate limiter for a negative QPS.
     spec.notes.push_back(fmt::format(

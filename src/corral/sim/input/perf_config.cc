@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <filesystem>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
