@@ -164,6 +164,41 @@ TEST(PerfApiClientTest, DispatcherCallsDoNotHoldTheSchedulingLoop) {
                                                      "API dispatcher")));
 }
 
+// Preemption under the limit: each victim's DisruptionTarget patch and delete take a token, made
+// by preemption's goroutine (SchedulerAsyncPreemption, on by default); a victim goes when its
+// delete lands (grace period 0). One 4-CPU node, four 900m pods of priority 0 bound 200 ms apart
+// (burst 1), then a 3-CPU pod of priority 10 that preempts three of them.
+TEST(PerfApiClientTest, VictimDeletesWaitForTheirTokens) {
+  Interner in = api::NewInterner();
+  constexpr std::string_view kPreemption = R"(
+- name: T
+  schedulerApiClientQPS: 5
+  schedulerApiClientBurst: 1
+  workloadTemplate:
+  - opcode: createNodes
+    count: 1
+    nodeTemplatePath: ../templates/node-default.yaml
+  - opcode: createPods
+    count: 4
+    podTemplatePath: ../templates/pod-low-priority.yaml
+  - opcode: createPods
+    count: 1
+    podTemplatePath: ../templates/pod-high-priority.yaml
+  workloads:
+  - name: w
+)";
+  ApiRun r = RunConfig(kPreemption, in);
+  ASSERT_EQ(r.error, "");
+  EXPECT_THAT(r.log.Times("preempt"), ElementsAre(602, 602, 602)) << r.log.text;
+  // Three patches (801, 1001, 1201 ms), then the three deletes.
+  EXPECT_THAT(r.log.Times("evict"), ElementsAre(1401, 1601, 1801)) << r.log.text;
+  const std::vector<int64_t> binds = r.log.Times("bind");
+  ASSERT_EQ(binds.size(), 5U) << r.log.text;
+  EXPECT_THAT(std::vector<int64_t>(binds.begin(), binds.begin() + 4),
+              ElementsAre(1, 201, 401, 601));
+  EXPECT_GT(binds[4], 1801) << r.log.text;
+}
+
 // A limit that is never reached gives the run of no limit at all, event for event.
 TEST(PerfApiClientTest, LimitNeverReachedChangesNothing) {
   Interner in = api::NewInterner();
