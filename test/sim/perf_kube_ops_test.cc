@@ -166,6 +166,50 @@ TEST(PerfKubeOpsTest, CreatePodGroupsWantsAPodGroupTemplate) {
   EXPECT_THAT(r.message, HasSubstr("want a PodGroup"));
 }
 
+// A templateParams value `$name` names a workload parameter: one the workload does not set is an
+// error at the value (kube's op fails the same way), never the text "$name" rendered into the
+// template; `$name|default` falls back to its default.
+TEST(PerfKubeOpsTest, TemplateParamsNameSetParameters) {
+  constexpr std::string_view kConfig = R"(
+- name: P
+  workloadTemplate:
+  - opcode: createNodes
+    count: 1
+  - opcode: createPods
+    count: 2
+    podTemplatePath: ../templates/light-pod.yaml
+    templateParams:
+      size: PARAM
+    collectMetrics: true
+  workloads:
+  - name: w
+    params:
+      set: 3
+)";
+  struct Case {
+    std::string param;
+    PerfResult::Status status;
+  };
+  const Case cases[] = {
+      {"$set", PerfResult::Status::kNoThreshold},
+      {"$unset|4", PerfResult::Status::kNoThreshold},
+      {"$unset", PerfResult::Status::kError},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.param);
+    std::string cfg(kConfig);
+    cfg.replace(cfg.find("PARAM"), 5, c.param);
+    Interner in = api::NewInterner();
+    PerfResult r = RunInline(cfg, in);
+    EXPECT_EQ(r.status, c.status) << r.message;
+    if (c.status == PerfResult::Status::kError) {
+      EXPECT_THAT(r.message, HasSubstr("inline.yaml:10: "));
+      EXPECT_THAT(r.message, HasSubstr("templateParams.size: parameter \"unset\" is not set by "
+                                       "workload \"w\""));
+    }
+  }
+}
+
 std::string WithGate(std::string_view gate) {
   return fmt::format(R"(
 - name: Gates

@@ -22,6 +22,13 @@ void Put(std::vector<std::pair<std::string, V>>& kv, const std::string& key, con
   kv.emplace_back(key, value);
 }
 
+// The item of `items` (clusters, workloads) with that name, or items.end(). A function rather than
+// a lambda in the loops: clang 14 refuses a lambda that captures a structured binding.
+template <typename T>
+typename std::vector<T>::iterator FindNamed(std::vector<T>& items, std::string_view name) {
+  return std::find_if(items.begin(), items.end(), [name](const T& x) { return x.name == name; });
+}
+
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) {
@@ -295,8 +302,7 @@ Result<void> ApplyOverrides(const Overrides& o, sim::SimSpec& spec, Interner& in
     spec.scheduler_config.reset();
   }
   for (const auto& [name, file] : o.cluster_configs) {
-    auto it = std::find_if(spec.clusters.begin(), spec.clusters.end(),
-                           [&](const sim::ClusterSpec& c) { return c.name == name; });
+    auto it = FindNamed(spec.clusters, name);
     if (it == spec.clusters.end()) {
       std::vector<std::string> names;
       for (const auto& c : spec.clusters) names.push_back(c.name);
@@ -331,8 +337,7 @@ Result<void> ApplyOverrides(const Overrides& o, sim::SimSpec& spec, Interner& in
     if (auto st = AddPools("pools", o.pools, 0, spec, interner); !st.ok()) return st;
   }
   for (const auto& [name, file] : o.cluster_pools) {
-    auto it = std::find_if(spec.clusters.begin(), spec.clusters.end(),
-                           [&](const sim::ClusterSpec& c) { return c.name == name; });
+    auto it = FindNamed(spec.clusters, name);
     if (it == spec.clusters.end()) {
       std::vector<std::string> names;
       for (const auto& c : spec.clusters) names.push_back(c.name);
@@ -350,8 +355,7 @@ Result<void> ApplyOverrides(const Overrides& o, sim::SimSpec& spec, Interner& in
     SetPoolCount(spec, *p, count);
   }
   for (const auto& [name, rate] : o.rates) {
-    auto it = std::find_if(spec.workloads.begin(), spec.workloads.end(),
-                           [&](const sim::Workload& w) { return w.name == name; });
+    auto it = FindNamed(spec.workloads, name);
     if (it == spec.workloads.end()) {
       std::vector<std::string> names;
       for (const auto& w : spec.workloads) names.push_back(w.name);

@@ -67,10 +67,6 @@ Result<void> FeatureGates::Set(std::string_view name, bool value) {
       return Error::Invalid(fmt::format("cannot set feature gate {} to {}, feature is locked to {}",
                                         name, value, kSpecs[i].default_value));
     }
-    if (!kSpecs[i].unmodelled.empty() && value != kSpecs[i].default_value) {
-      return Error::Invalid(fmt::format("feature gate {}={} is not modelled by Corral: {}", name,
-                                        value, kSpecs[i].unmodelled));
-    }
     values_[i] = value;
     return {};
   }

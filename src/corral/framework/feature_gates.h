@@ -35,8 +35,8 @@ enum class Feature {
   kInPlacePodVerticalScaling,
   kInPlacePodVerticalScalingSchedulerPreemption,
   kDRAListTypeAttributes,  // alpha, off: matchAttribute over list attributes intersects their sets
-  // DRA gates of v1.37 that Corral's allocator and plugin do not model yet: setting one to other
-  // than its default is an error (FeatureSpec::unmodelled), and scheduler_perf skips the workload.
+  // DRA gates of v1.37: device status and binding conditions, compatibility groups of shared
+  // counters, resource claims of a PodGroup (plugins/dynamic_resources).
   kDRAResourceClaimDeviceStatus,  // GA, locked on
   kDRADeviceBindingConditions,    // beta, on
   kDRADeviceCompatibilityGroups,  // alpha, off
@@ -66,9 +66,6 @@ struct FeatureSpec {
   std::string_view name;
   bool default_value;
   bool locked;  // GA and locked to its default: setting the other value is an error, as in kube
-  // Non-empty while Corral does not model the gate's feature: what is missing. Setting the gate to
-  // the value other than its default is then an error (never a silent no-op).
-  std::string_view unmodelled = {};
 };
 
 // The table of known gates, indexed by Feature.
@@ -82,7 +79,7 @@ class FeatureGates {
 
   bool Enabled(Feature f) const { return values_[static_cast<size_t>(f)]; }
   // Sets one gate by kube name. Unknown names and writes to locked gates are errors with
-  // kube's wording; a non-default value of an unmodelled gate is an error naming what is missing.
+  // kube's wording.
   Result<void> Set(std::string_view name, bool value);
   // Parses "A=true,B=false" (spaces around items allowed).
   Result<void> ParseFlag(std::string_view flag);

@@ -173,6 +173,15 @@ void Engine::Impl::Handle(const Event& e) {
     case EventKind::kFleetOutage:
       fleet_->OnOutage(e.a, e.b != 0);
       break;
+    case EventKind::kBindLanded:
+      w_.members[e.lane]->OnBindLanded(e.a, e.b);
+      break;
+    case EventKind::kStatusLanded:
+      w_.members[e.lane]->OnStatusLanded(e.a, e.b);
+      break;
+    case EventKind::kApiUnblock:
+      w_.members[e.lane]->OnApiUnblock();
+      break;
   }
 }
 

@@ -32,6 +32,10 @@ enum class EventKind : uint8_t {
   kFleetTimer,    // a = generation: the fleet dispatcher's next timer (queue flushes, timeouts)
   kFleetRefresh,  // the cluster status refresh that the fleet dispatcher sees
   kFleetOutage,   // a = outage index, b = 1 when the member goes down, 0 when it comes back
+  // The scheduler's API client under a rate limit (api_client.h), all on the member's lane:
+  kBindLanded,    // a = pod slot, b = generation: its binding reached the API server
+  kStatusLanded,  // a = pod slot, b = generation: its PodScheduled=False status patch did
+  kApiUnblock,    // the scheduling loop's own call (a status patch) got its token
 };
 
 struct Event {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "corral/api/well_known.h"
+#include "corral/sim/api_client.h"
 #include "corral/sim/controllers/controllers.h"
 #include "corral/sim/pods.h"
 #include "corral/sim/sampler.h"
@@ -24,6 +25,10 @@ Member::Member(World& w, uint16_t index, scheduler::Scheduler& sched,
     : w_(w), index_(index), sched_(sched), gates_(gates), objects_(objects) {
   pool_next_index_.assign(w_.spec.pools.size(), 0);
   decisions_.reserve(16);
+  if (w_.spec.api_client.set) {
+    api_ = std::make_unique<ApiClient>(w_.spec.api_client.qps, w_.spec.api_client.burst,
+                                       w_.spec.api_client.dispatcher);
+  }
   sched_.set_observer(this);
   sched_.SetClusterObjects(&objects_);
 }
@@ -324,7 +329,7 @@ void Member::OnUnschedulable(const api::Pod& pod, const std::string& message) {
   decisions_.push_back({Decision::Kind::kUnschedulable,
                         w_.pods->SlotOf(pod),
                         Symbol{},
-                        w_.logging() ? message : std::string(),
+                        w_.logging() || api_ != nullptr ? message : std::string(),
                         {}});
 }
 
@@ -390,12 +395,28 @@ void Member::Step() {
     return;
   }
   for (const Decision& d : decisions_) ApplyDecision(d, attempt_cost_ns_);
+  HoldForApi();
 }
 
 void Member::Complete() {
   busy_ = false;
   w_.sampler->SampleWhileBusy();
   for (const Decision& d : decisions_) ApplyDecision(d, attempt_cost_ns_);
+  HoldForApi();
+}
+
+void Member::HoldForApi() {
+  if (api_hold_until_ <= w_.now) return;
+  // Unlike a cycle's cost, the wait is not atomic: bindings land and events happen meanwhile, as
+  // they do while kube's scheduling goroutine waits in client-go's rate limiter.
+  api_blocked_ = true;
+  w_.Push(api_hold_until_, EventKind::kApiUnblock, 0, 0, index_);
+}
+
+void Member::OnApiUnblock() {
+  if (api_hold_until_ > w_.now) return;  // a later hold is pending; its own event ends it
+  api_blocked_ = false;
+  Touch();
 }
 
 void Member::ApplyDecision(const Decision& d, int64_t cost_ns) {
@@ -404,6 +425,16 @@ void Member::ApplyDecision(const Decision& d, int64_t cost_ns) {
   if (d.kind == Decision::Kind::kPreempted) {
     const PodSlot& pre = pods.Pod(d.slot);
     int32_t fresh = 0;
+    // Under a rate limit each victim costs two calls, its DisruptionTarget status patch and its
+    // delete, made by preemption's goroutine (or, with SchedulerAsyncPreemption off, by the loop,
+    // which waits for them); the grace period starts when the delete lands.
+    int64_t deleted_at = w_.now;
+    if (api_ != nullptr) {
+      for (uint32_t v : d.victims) {
+        const PodSlot& s = pods.Pod(v);
+        if (s.state != PodState::kFree && !s.terminating) api_->Direct(w_.now);
+      }
+    }
     for (uint32_t v : d.victims) {
       PodSlot& s = pods.Pod(v);
       if (s.state == PodState::kFree || s.terminating) continue;  // already on its way out
@@ -415,7 +446,13 @@ void Member::ApplyDecision(const Decision& d, int64_t cost_ns) {
       ++ws.pods_preempted;
       ++ws.evictions.preemption;
       int64_t grace = s.pod.termination_grace_period_seconds.value_or(30) * kSecond;
-      w_.Push(w_.now + grace, EventKind::kVictimGone, v, s.gen);
+      if (api_ != nullptr) {
+        deleted_at = api_->Direct(w_.now);
+        if (!gates_.Enabled(framework::Feature::kSchedulerAsyncPreemption))
+          api_hold_until_ = std::max(api_hold_until_, deleted_at);
+      }
+      grace = SaturatingAdd(grace, deleted_at - w_.now);
+      w_.Push(SaturatingAdd(w_.now, grace), EventKind::kVictimGone, v, s.gen);
       if (w_.logging()) {
         w_.Log(index_, "preempt",
                fmt::format("{} by {} node={} grace={}", w_.PodKey(s.pod), w_.PodKey(pre.pod),
@@ -429,10 +466,14 @@ void Member::ApplyDecision(const Decision& d, int64_t cost_ns) {
   PodSlot& s = pods.Pod(d.slot);
   if (s.measured) w_.perf.attempt_duration.Add(cost_ns);
   if (d.kind == Decision::Kind::kUnschedulable) {
-    // A first attempt may complete an Attempted barrier: the program looks again (the cluster did
-    // not change, so the member's own epoch stays).
-    if (!s.attempted) ++w_.epoch;
-    s.attempted = true;
+    if (api_ != nullptr) {
+      PatchStatus(d);
+    } else {
+      // A first attempt may complete an Attempted barrier: the program looks again (the cluster
+      // did not change, so the member's own epoch stays).
+      if (!s.attempted) ++w_.epoch;
+      s.attempted = true;
+    }
     s.failed = true;
     ++res.unschedulable_attempts;
     if (s.fail_epoch == epoch_) {
@@ -448,11 +489,29 @@ void Member::ApplyDecision(const Decision& d, int64_t cost_ns) {
   const uint32_t node = FindNode(d.node);
   if (s.state != PodState::kPending) return;
   --pending;
-  s.attempted = true;
   s.state = PodState::kBinding;
   s.pod.node_name = d.node;  // the binding, as the API server would record it
   ++binding;
   if (node != kNone) Place(d.slot, node);
+  Touch(/*wake=*/false);
+  if (api_ != nullptr) {
+    // The binding goroutine's POST pods/binding waits for its token; the pod stays assumed (its
+    // node holds it) and counts as scheduled once the binding lands.
+    const int64_t at = api_->Issue(d.slot, s.gen, ApiClient::Call::kBinding, w_.now);
+    if (at > w_.now) {
+      s.bind_in_flight = true;
+      w_.Push(at, EventKind::kBindLanded, d.slot, s.gen, index_);
+      return;
+    }
+  }
+  BindLanded(d.slot);
+}
+
+void Member::BindLanded(uint32_t slot) {
+  Pods& pods = *w_.pods;
+  RunResult& res = w_.res;
+  PodSlot& s = pods.Pod(slot);
+  s.attempted = true;
   WorkloadState& ws = pods.workload(s.workload);
   w_.sampler->AdvanceOverall(w_.now);
   ++res.pods_scheduled;
@@ -463,18 +522,54 @@ void Member::ApplyDecision(const Decision& d, int64_t cost_ns) {
     ++ws.pods_bound_once;
   }
   if (s.measured) ++w_.perf.measured_scheduled;
-  Touch(/*wake=*/false);
+  if (s.bind_in_flight) {
+    s.bind_in_flight = false;
+    Touch(/*wake=*/false);
+  }
   w_.last_progress_ns = w_.now;
   retry_backoff_ns_ = kSecond;
   w_.Log(index_, "bind",
-         fmt::format("{} node={} wait={}", w_.PodKey(s.pod), w_.in.Str(d.node),
+         fmt::format("{} node={} wait={}", w_.PodKey(s.pod), w_.in.Str(s.pod.node_name),
                      FormatGoDuration(w_.now - s.arrival_ns)));
   int64_t lat = w_.spec.bind_latency.is_zero() ? 0 : w_.spec.bind_latency.SampleNs(w_.rng);
   if (lat > 0 && lat != kForeverNs) {
-    w_.Push(w_.now + lat, EventKind::kBindDone, d.slot, s.gen);
+    w_.Push(w_.now + lat, EventKind::kBindDone, slot, s.gen);
   } else {
-    pods.StartRunning(d.slot);
+    pods.StartRunning(slot);
   }
+}
+
+void Member::OnBindLanded(uint32_t slot, uint32_t gen) {
+  const PodSlot& s = w_.pods->Pod(slot);
+  // A pod deleted while its binding waited is gone (kube's bind fails with NotFound).
+  if (s.gen == gen && s.state == PodState::kBinding && s.bind_in_flight) BindLanded(slot);
+}
+
+void Member::PatchStatus(const Decision& d) {
+  PodSlot& s = w_.pods->Pod(d.slot);
+  // kube's updatePod patches only a changed condition or nominatedNodeName: the key is both.
+  std::string key = d.message;
+  for (const Decision& o : decisions_) {
+    if (o.kind == Decision::Kind::kPreempted && o.slot == d.slot) {
+      key += '\n';
+      key += w_.in.Str(o.node);
+    }
+  }
+  if (!api_->ConditionChanged(d.slot, s.gen, key)) return;
+  const int64_t at = api_->Issue(d.slot, s.gen, ApiClient::Call::kStatusPatch, w_.now);
+  if (!api_->dispatcher()) api_hold_until_ = std::max(api_hold_until_, at);
+  if (at <= w_.now) {
+    s.attempted = true;
+  } else {
+    w_.Push(at, EventKind::kStatusLanded, d.slot, s.gen, index_);
+  }
+}
+
+void Member::OnStatusLanded(uint32_t slot, uint32_t gen) {
+  PodSlot& s = w_.pods->Pod(slot);
+  if (s.gen != gen || s.attempted) return;
+  s.attempted = true;  // scheduler_perf's barrier sees the PodScheduled condition now
+  Touch(/*wake=*/false);
 }
 
 void Member::ArmRetry() {
@@ -505,6 +600,7 @@ void Member::OnPermitTimer() {
   if (!busy_ && prebind) {
     for (const Decision& d : decisions_) ApplyDecision(d, 0);
     decisions_.clear();
+    HoldForApi();
   }
   Touch();
 }

@@ -33,6 +33,8 @@
 
 namespace corral::sim {
 
+class ApiClient;  // api_client.h
+
 struct NodeSlot {
   api::Node node;
   std::array<int64_t, kMaxTracked> alloc{};
@@ -118,7 +120,7 @@ class Member : public scheduler::SchedulerObserver {
     if (wake) idle_ = false;
   }
   uint64_t epoch() const { return epoch_; }
-  bool ready() const { return !idle_ && !busy_; }
+  bool ready() const { return !idle_ && !busy_ && !api_blocked_; }
   bool busy() const { return busy_; }
   int64_t busy_until() const { return busy_until_; }
   void Step();
@@ -130,6 +132,12 @@ class Member : public scheduler::SchedulerObserver {
   void OnPermitTimer();
   // Puts the scheduler's earliest Permit deadline on the agenda (when idle).
   void ArmPermitTimer();
+  // The scheduler's API calls under a rate limit (SimSpec::api_client): a binding or a status
+  // patch of pod `slot` in generation `gen` took effect; the scheduling loop's own call got its
+  // token and the loop goes on.
+  void OnBindLanded(uint32_t slot, uint32_t gen);
+  void OnStatusLanded(uint32_t slot, uint32_t gen);
+  void OnApiUnblock();
 
   // ---- counters ----
   int64_t pending = 0, running = 0, binding = 0;
@@ -157,6 +165,14 @@ class Member : public scheduler::SchedulerObserver {
   void TrackNode(NodeSlot& n);
   void NodeAdded(uint32_t idx, std::string_view pool);
   void ApplyDecision(const Decision& d, int64_t cost_ns);
+  // The part of a binding that shows once it reached the API server: the pod counts as scheduled
+  // (kube's harness sees its nodeName) and starts running after the bind latency.
+  void BindLanded(uint32_t slot);
+  // An unschedulable pod's PodScheduled=False patch under the rate limit: issued when its condition
+  // changed; the pod counts as attempted when it lands, and a direct call holds the loop till then.
+  void PatchStatus(const Decision& d);
+  // After a cycle's decisions: holds the loop while its own call waits for a token.
+  void HoldForApi();
 
   World& w_;
   uint16_t index_;
@@ -182,6 +198,9 @@ class Member : public scheduler::SchedulerObserver {
   int64_t retry_backoff_ns_ = kSecond;
   bool timer_armed_ = false;
   int64_t timer_at_ = 0;
+  std::unique_ptr<ApiClient> api_;  // null without a rate limit
+  int64_t api_hold_until_ = 0;      // the loop's own call of this cycle proceeds then
+  bool api_blocked_ = false;
 };
 
 }  // namespace corral::sim

@@ -7,9 +7,10 @@
 // By default the scheduling cost charged to the virtual clock is the measured wall time of each
 // ScheduleOne call, so virtual seconds are the scheduler's real seconds and the throughput is the
 // scheduler's own (object creation, API calls and informers cost nothing here, unlike kube's
-// harness). When the measured window is shorter than two sampling intervals, kube's collector
-// yields no sample; the result then falls back to one sample over the whole window (measured pods /
-// window length), flagged in PerfResult::single_window.
+// harness, except the scheduler's API calls under a workload's schedulerApiClientQPS/Burst, which
+// wait for client-go's token bucket in virtual time: sim/api_client.h). When the measured window
+// is shorter than two sampling intervals, kube's collector yields no sample; the result then is
+// one sample over the whole window (measured pods / window length), flagged in single_window.
 
 #include <functional>
 #include <optional>

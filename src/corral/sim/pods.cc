@@ -9,6 +9,7 @@
 #include "corral/sim/controllers/pv_controller.h"
 #include "corral/sim/fleet_lane.h"
 #include "corral/sim/member.h"
+#include "corral/sim/program.h"
 #include "corral/sim/resize_agent.h"
 #include "corral/sim/sampler.h"
 
@@ -139,7 +140,10 @@ uint32_t Pods::CreatePod(uint32_t w, uint32_t group, uint32_t tmpl_idx, int64_t 
   s.attempted = false;
   s.failed = false;
   s.bound_once = false;
-  s.measured = spec.workloads[w].collect_metrics || (w_.window_all && w_.perf.collector.running());
+  s.bind_in_flight = false;
+  s.measured = spec.workloads[w].collect_metrics ||
+               (w_.window_all && w_.perf.collector.running() &&
+                (w_.window_op == nullptr || w_.program->Matches(*w_.window_op, s.pod)));
   if (s.measured) ++w_.perf.measured_pods;
   ++ws.pods_created;
   ++ws.stats.pods_arrived;

@@ -49,6 +49,7 @@ struct PodSlot {
   bool failed = false;
   bool measured = false;
   bool bound_once = false;
+  bool bind_in_flight = false;  // kBinding, its binding waiting for the API client's rate limit
 };
 
 struct GroupSlot {

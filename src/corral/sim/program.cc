@@ -163,6 +163,7 @@ void Program::Execute(const Op& op) {
       break;
     case Op::Kind::kStartCollecting:
       w_.sampler->StartCollecting(true);
+      w_.window_op = &op;
       break;
     case Op::Kind::kStopCollecting:
       w_.sampler->StopCollecting();
@@ -181,7 +182,8 @@ bool Program::BarrierMet(const Op& op) const {
   const Pods& pods = *w_.pods;
   for (uint32_t i = 0; i < pods.slots(); ++i) {
     const PodSlot& s = pods.Pod(i);
-    if (s.state != PodState::kPending || !Matches(op, s.pod)) continue;
+    // A pod whose binding still waits for the API client's rate limit has no nodeName yet.
+    if ((s.state != PodState::kPending && !s.bind_in_flight) || !Matches(op, s.pod)) continue;
     // scheduler_perf's isAttempted: the pod has a PodScheduled condition. The API server gives a
     // gated pod one (False, SchedulingGated) when it is created, so gated pods count as attempted.
     if (op.attempted_only && (s.attempted || !s.pod.scheduling_gates.empty())) continue;
@@ -219,7 +221,8 @@ bool Program::Done(const Op& op) {
     case Op::Kind::kBarrier: {
       int64_t pending = 0;
       for (const auto& m : w_.members) pending += m->pending;
-      return pending == 0 || BarrierMet(op);
+      // Under an API rate limit a barrier also waits for conditions and bindings on their way.
+      return (pending == 0 && !w_.spec.api_client.set) || BarrierMet(op);
     }
     case Op::Kind::kSleep:
       return w_.now >= sleep_until_;

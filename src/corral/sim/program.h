@@ -40,6 +40,9 @@ class Program {
   void OnDeleteTick(uint32_t d);
   void OnUpdateTick(uint32_t u);
 
+  // `pod` is in one of the op's namespaces (any when it names none) and matches its labelSelector.
+  bool Matches(const Op& op, const api::Pod& pod) const;
+
  private:
   struct ChurnState {
     const ChurnSpec* spec = nullptr;
@@ -63,7 +66,6 @@ class Program {
   void Execute(const Op& op);
   bool Done(const Op& op);
   bool BarrierMet(const Op& op) const;
-  bool Matches(const Op& op, const api::Pod& pod) const;
   void ChurnTick(uint32_t c);
   void DeleteTick(uint32_t d);
   // updateAny: replaces the live node that object `index` of `op` names, or resizes the live pod

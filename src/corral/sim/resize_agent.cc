@@ -57,7 +57,8 @@ Qos PodQos(const std::vector<api::Container>& containers,
 api::ResourceList MaxList(const api::ResourceList& a, const api::ResourceList& b) {
   api::ResourceList out = a;
   for (const auto& [name, q] : b) {
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == name; });
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&key = name](const auto& e) { return e.first == key; });
     if (it == out.end()) {
       out.emplace_back(name, q);
     } else if (q > it->second) {

@@ -101,6 +101,7 @@ void Sampler::StopCollecting() {
   w_.perf.collector.Stop();
   w_.perf.stop_ns = w_.now;
   w_.window_all = false;
+  w_.window_op = nullptr;
 }
 
 void Sampler::OnCollectorTick() {

@@ -210,6 +210,18 @@ struct CostModel {
   int64_t fixed_ns = 0;
 };
 
+// The scheduler's API client rate limit (scheduler_perf's schedulerApiClientQPS and
+// schedulerApiClientBurst: client-go's QPS and Burst): unset, calls cost nothing; set, every
+// member's scheduler has its own token bucket (sim/api_client.h) that bindings, status patches and
+// preemption's victim calls wait for. `dispatcher`: the calls go through the scheduler's API
+// dispatcher (SchedulerAsyncAPICalls), which merges waiting calls of one pod.
+struct ApiClientLimit {
+  bool set = false;
+  float qps = 0;
+  int64_t burst = 0;
+  bool dispatcher = false;
+};
+
 // A member cluster of a run with several clusters: its own scheduler settings. Its node pools and
 // workloads name it by index (NodePool::cluster, Workload::cluster).
 struct ClusterSpec {
@@ -237,6 +249,7 @@ struct SimSpec {
       scheduler_config;  // decoded, when a loader was available
   CostModel cost;
   Distribution bind_latency = Distribution::Fixed(Duration{0});
+  ApiClientLimit api_client;
   // Gangs: kube's beta workload scheduling cycle (true) or the alpha Permit-only mode (false).
   bool gang_workload_cycle = true;
 

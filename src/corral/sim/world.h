@@ -71,6 +71,10 @@ struct World {
   RunResult res;
   PerfWindow perf;
   bool window_all = false;  // startCollectingMetrics: every pod created from now on is measured
+  // The startCollectingMetrics op of the window, whose namespaces and labelSelector (when set)
+  // narrow `window_all` to the pods they match, as kube's throughput collector counts; null for
+  // other windows.
+  const Op* window_op = nullptr;
   std::string error;
 
   Pods* pods = nullptr;

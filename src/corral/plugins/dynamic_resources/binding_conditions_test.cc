@@ -31,6 +31,7 @@ namespace {
 
 namespace res = api::resource;
 using dra_test::DraHandle;
+using dra_test::kWorkerSlice;
 using dra_test::ShowStatus;
 using framework::Code;
 
@@ -53,18 +54,6 @@ apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata: {name: my-resource-class}
 spec: {}
-)";
-// kube's workerNodeSlice: instance-1 of some-driver, no binding conditions.
-constexpr std::string_view kWorkerSlice = R"(---
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: worker-some-driver}
-spec:
-  driver: some-driver
-  nodeName: worker
-  pool: {name: worker, generation: 1, resourceSliceCount: 1}
-  devices:
-  - name: instance-1
 )";
 // kube's fabricSlice: instance-1 with bindsToNode, binding condition "condition" and failure
 // condition "failed" (published for nodes by selector, as a fabric-attached device is).

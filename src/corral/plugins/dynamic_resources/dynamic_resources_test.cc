@@ -25,6 +25,7 @@ namespace {
 
 namespace res = api::resource;
 using dra_test::DraHandle;
+using dra_test::kWorkerSlice;
 using dra_test::ShowStatus;
 using framework::Code;
 
@@ -56,17 +57,6 @@ metadata: {name: my-resource-class}
 spec:
   selectors:
   - cel: {expression: 'device.attributes["some-driver"]["no-such-attribute"] == 1'}
-)";
-constexpr std::string_view kWorkerSlice = R"(---
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: worker-some-driver}
-spec:
-  driver: some-driver
-  nodeName: worker
-  pool: {name: worker, generation: 1, resourceSliceCount: 1}
-  devices:
-  - name: instance-1
 )";
 
 // The pod: by claim name, or by template (with or without a status naming its claim).

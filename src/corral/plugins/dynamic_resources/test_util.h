@@ -91,6 +91,20 @@ spec:
                      name, driver);
 }
 
+// kube's workerNodeSlice of the DynamicResources plugin tests: device instance-1 of some-driver
+// on node "worker", in a pool of one slice.
+inline constexpr std::string_view kWorkerSlice = R"(---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: worker-some-driver}
+spec:
+  driver: some-driver
+  nodeName: worker
+  pool: {name: worker, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: instance-1
+)";
+
 // "driver/pool/device" as a device id; the three parts are interned in `in`.
 inline framework::DeviceId ParseDeviceId(Interner& in, std::string_view id) {
   size_t s1 = id.find('/'), s2 = id.find('/', s1 + 1);

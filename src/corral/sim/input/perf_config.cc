@@ -4,8 +4,10 @@
 #include "corral/sim/input/perf_config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -34,6 +36,27 @@ void ReadStringList(Decoder& d, const Node& n, std::vector<std::string>& out) {
     std::string s;
     if (d.ReadString(item, s)) out.push_back(std::move(s));
   });
+}
+
+// schedulerApiClientQPS: kube's *float32, so any number a float32 holds (0 and negative values
+// keep client-go's meaning, resolved in ResolveApiLimit).
+void ReadApiQps(Decoder& d, const Node& n, ApiLimitIn& o) {
+  double v = 0;
+  if (!d.ReadFloat(n, v)) return;
+  if (!std::isfinite(v) || std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max())) {
+    d.Error(n, fmt::format("{} does not fit kube's float32 field", n.text()));
+    return;
+  }
+  o.qps = v;
+  o.qps_node = &n;
+}
+
+// schedulerApiClientBurst: kube's *int.
+void ReadApiBurst(Decoder& d, const Node& n, ApiLimitIn& o) {
+  int64_t v = 0;
+  if (!d.ReadInt64(n, v, INT32_MIN, INT32_MAX)) return;
+  o.burst = v;
+  o.burst_node = &n;
 }
 
 const doc::Field<Selector> kSelectorFields[] = {
@@ -100,6 +123,10 @@ const doc::Field<WorkloadIn> kWorkloadFields[] = {
        o.selector.set = true;
        d.Struct(n, o.selector, kSelectorFields, kSelectorIgnored);
      }},
+    {"schedulerApiClientQPS",
+     [](Decoder& d, const Node& n, WorkloadIn& o) { ReadApiQps(d, n, o.api_limit); }},
+    {"schedulerApiClientBurst",
+     [](Decoder& d, const Node& n, WorkloadIn& o) { ReadApiBurst(d, n, o.api_limit); }},
 };
 
 const doc::Field<TestCaseIn> kTestCaseFields[] = {
@@ -133,19 +160,9 @@ const doc::Field<TestCaseIn> kTestCaseFields[] = {
        });
      }},
     {"schedulerApiClientQPS",
-     [](Decoder& d, const Node& n, TestCaseIn& o) {
-       int64_t v = 0;
-       if (d.ReadInt64(n, v, 0, INT32_MAX)) {
-         o.unmodelled.push_back(fmt::format("schedulerApiClientQPS={}", v));
-       }
-     }},
+     [](Decoder& d, const Node& n, TestCaseIn& o) { ReadApiQps(d, n, o.api_limit); }},
     {"schedulerApiClientBurst",
-     [](Decoder& d, const Node& n, TestCaseIn& o) {
-       int64_t v = 0;
-       if (d.ReadInt64(n, v, 0, INT32_MAX)) {
-         o.unmodelled.push_back(fmt::format("schedulerApiClientBurst={}", v));
-       }
-     }},
+     [](Decoder& d, const Node& n, TestCaseIn& o) { ReadApiBurst(d, n, o.api_limit); }},
 };
 constexpr std::string_view kTestCaseIgnored[] = {"metricsCollectorConfig"};
 
@@ -374,14 +391,6 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
         }
         continue;
       }
-      if (const framework::FeatureSpec* f = framework::FindFeature(name);
-          f != nullptr && !f->unmodelled.empty()) {
-        // The workload names a gate whose feature Corral lacks: it is not run, whatever the value
-        // (kube's configs set them to their defaults to say the workload needs the feature).
-        unsupported = fmt::format("feature gate {}={} is not modelled by Corral: {}", name, value,
-                                  f->unmodelled);
-        continue;
-      }
       if (auto st = spec.gates.Set(name, value); !st.ok()) {
         if (st.error().message.starts_with("unrecognized")) {
           unsupported = fmt::format("feature gate {}={} is not modelled by Corral", name, value);
@@ -409,14 +418,6 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
       }
     }
   }
-  if (unsupported.empty() && !tc.unmodelled.empty()) {
-    std::string fields;
-    for (const auto& f : tc.unmodelled) fields += (fields.empty() ? "" : ", ") + f;
-    unsupported = fmt::format(
-        "{} (a rate limit of the scheduler's API client: Corral's simulator makes no API calls, "
-        "so binds and status patches cannot compete for a budget)",
-        fields);
-  }
   if (!unsupported.empty()) return Error::Invalid("unsupported: " + unsupported);
   if (!tc.scheduler_config.empty()) {
     spec.scheduler_config_path =
@@ -431,6 +432,7 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
   OpCompiler c(im, tc, w, interner, diags, spec, fmt::format("[{}]", tc_index));
   bool ok = c.Run();
   if (!c.unsupported.empty()) return Error::Invalid("unsupported: " + c.unsupported);
+  if (ok && !diags.has_errors()) perf_detail::ResolveApiLimit(im.path, tc, w, spec, diags);
   if (!ok || diags.has_errors()) return Error::Invalid(DiagnosticsMessage(diags));
   if (ndf_gate) {
     // kube's scheduler_perf nodedeclaredfeatures test (the only config that sets the gate to

@@ -20,8 +20,9 @@
 // start/stopCollectingProfile (noted only), and the DRA ops createResourceDriver,
 // createResourceClaims and allocResourceClaims. updateAny, updateDeviceConditions,
 // checkPodScheduled and createPods' nominatedNodeName make a workload
-// unsupported before any op runs: it is skipped with the reason, not run wrongly; so do a test
-// case's schedulerApiClientQPS and schedulerApiClientBurst. Templates decode as in kube's
+// unsupported before any op runs: it is skipped with the reason, not run wrongly. A test case's or
+// workload's schedulerApiClientQPS and schedulerApiClientBurst rate-limit the scheduler's API
+// client (SimSpec::api_client; perf_api_limit.cc). Templates decode as in kube's
 // yaml.UnmarshalStrict: unknown fields are errors, field names match case-insensitively.
 //
 // Contract: Load reports every problem of the file with file, line and field path. Compile resolves

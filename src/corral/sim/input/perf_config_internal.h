@@ -65,6 +65,16 @@ struct Selector {
   std::vector<std::pair<std::string, std::string>> labels;  // thresholdMetricSelector.labels
 };
 
+// schedulerApiClientQPS and schedulerApiClientBurst of a test case or a workload (kube's *float32
+// and *int: absent, or the value with its node for messages).
+struct ApiLimitIn {
+  std::optional<double> qps;
+  std::optional<int64_t> burst;
+  const Node* qps_node = nullptr;
+  const Node* burst_node = nullptr;
+  bool any() const { return qps.has_value() || burst.has_value(); }
+};
+
 struct WorkloadIn {
   const Node* self = nullptr;
   std::string name;
@@ -74,6 +84,7 @@ struct WorkloadIn {
   std::optional<double> threshold;
   std::string threshold_note;
   Selector selector;
+  ApiLimitIn api_limit;  // overrides the test case's, field by field
 };
 
 struct TestCaseIn {
@@ -86,9 +97,7 @@ struct TestCaseIn {
   std::vector<WorkloadIn> workloads;
   std::vector<std::string> labels;
   Selector default_selector;
-  // Test-case fields kube's harness honours that Corral cannot (the scheduler's API client rate
-  // limits): each makes every workload of the case unsupported, with the field named.
-  std::vector<std::string> unmodelled;
+  ApiLimitIn api_limit;
 };
 
 // A feature gate that kube's scheduler_perf sets but Corral's scheduler does not know, whose effect
@@ -103,6 +112,15 @@ struct PerfOnlyGate {
   }
 };
 const PerfOnlyGate* FindPerfOnlyGate(std::string_view name);
+
+// The scheduler's API client limit of one workload (perf_api_limit.cc): the workload's
+// schedulerApiClientQPS/Burst over the test case's, field by field, over kube's harness default
+// (5000 each) for a field neither sets; no limit when neither sets any. Values keep client-go's
+// meaning (QPS 0 is 5, Burst 0 is 10, a negative QPS turns the limiter off); what Corral cannot run
+// is an error at the field (a negative burst; API calls of features the limit does not model).
+// Sets spec.api_client and says what it did in spec.notes.
+void ResolveApiLimit(const std::string& path, const TestCaseIn& tc, const WorkloadIn& w,
+                     SimSpec& spec, Diagnostics& diags);
 
 // The default objects of scheduler_perf (util.go makeBaseNode / makeBasePod with
 // testutils.MakePodSpec), as YAML.
@@ -200,6 +218,8 @@ class OpCompiler {
                                        std::string_view param_key);
   std::optional<api::LabelSelector> MapSelector(const Node& op, std::string_view key);
   Result<std::shared_ptr<TemplateFile>> Template(const std::string& rel, const Node& at);
+  // The template data of one op: its templateParams (a `$name` value is the workload parameter,
+  // `$name|default` falls back to the default; an unset `$name` is an error) with Index and Count.
   TemplateData Env(const Node& op, int64_t index, int64_t count);
   void Err(const Node& at, std::string_view field, std::string msg) {
     if (field.empty()) {
@@ -294,6 +314,7 @@ class OpCompiler {
   SimSpec& spec_;
   Decoder d_;
   std::string tc_path_;
+  std::set<const Node*> reported_params_;  // templateParams values already reported unset
   std::map<std::string, std::shared_ptr<TemplateFile>> templates_;
   std::set<std::string> namespaces_;
   std::shared_ptr<api::resource::ResourceObjects> dra_;

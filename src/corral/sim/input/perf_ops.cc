@@ -997,6 +997,15 @@ bool OpCompiler::Run() {
       o.kind =
           code == "startCollectingMetrics" ? Op::Kind::kStartCollecting : Op::Kind::kStopCollecting;
       o.line = op.line();
+      if (o.kind == Op::Kind::kStartCollecting) {
+        // kube's throughput collector counts the pods of these namespaces (all when none) that
+        // match the selector.
+        if (const Node* n = op.Find("namespaces")) {
+          auto s = d_.Field("namespaces");
+          d_.ReadSymbolList(*n, o.namespaces);
+        }
+        o.selector = MapSelector(op, "labelSelector");
+      }
       o.describe = code;
       spec_.program.push_back(std::move(o));
     } else if (code == "createPodGroups") {

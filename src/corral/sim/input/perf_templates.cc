@@ -253,8 +253,11 @@ TemplateData OpCompiler::Env(const Node& op, int64_t index, int64_t count) {
           env[key] = ToTemplateValue(it->second);
         } else if (fallback) {
           env[key] = DefaultParamValue(*fallback);
-        } else {
-          env[key] = std::string(v.text());
+        } else if (reported_params_.insert(&v).second) {
+          // kube's op fails on a parameter the workload does not set; rendering "$name" as text
+          // would change the test in silence. Reported once per value, whatever the index.
+          Err(v, fmt::format("templateParams.{}", key),
+              fmt::format("parameter {:?} is not set by workload {:?}", ref, w_.name));
         }
       } else {
         env[key] = std::string(v.text());
