@@ -559,6 +559,7 @@ void Member::PatchStatus(const Decision& d) {
   const int64_t at = api_->Issue(d.slot, s.gen, ApiClient::Call::kStatusPatch, w_.now);
   if (!api_->dispatcher()) api_hold_until_ = std::max(api_hold_until_, at);
   if (at <= w_.now) {
+    if (!s.attempted) ++w_.epoch;  // a first attempt may complete an Attempted barrier
     s.attempted = true;
   } else {
     w_.Push(at, EventKind::kStatusLanded, d.slot, s.gen, index_);
