@@ -246,17 +246,17 @@ class OpCompiler {
   bool UpdatePodObjects(const Node& op);
   // The updateAny ops (without subresources) whose template renders a Pod, as Refuse found them.
   std::set<const Node*> pod_updates_;
-  // The start both updateAny paths share: the op's count, then `check_scope` (the namespace rule
-  // of the kind), its template and environment, and an Op of `kind` with count and rate. nullopt
-  // with `ok` true when the count is 0 (nothing to update), with `ok` false on an error (reported).
+  // The start every updateAny path shares: the op's count, then the namespace rule of the kind (a
+  // Pod's op must name its namespace, which becomes the Op's pod_namespace; a Node's must not),
+  // its template and environment, and an Op of `kind` with count and rate. nullopt with `ok` true
+  // when the count is 0 (nothing to update), with `ok` false on an error (reported).
   struct UpdateStart {
     std::shared_ptr<TemplateFile> file;
     std::shared_ptr<TemplateData> env;
     Op op;
   };
-  std::optional<UpdateStart> StartUpdate(const Node& op, Op::Kind kind,
-                                         const std::function<bool(const std::string&)>& check_scope,
-                                         bool& ok);
+  enum class Scope : uint8_t { kNamespaced, kRoot };
+  std::optional<UpdateStart> StartUpdate(const Node& op, Op::Kind kind, Scope scope, bool& ok);
   bool Churn(const Node& op, size_t idx);
   // Renders and loads a pod template; returns its index in spec.pod_templates (kNone after an
   // error). `signature_batch` > 0 labels pod i signature=SignatureLabelValue(i, signature_batch).

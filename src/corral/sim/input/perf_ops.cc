@@ -566,18 +566,29 @@ bool OpCompiler::CreateAny(const Node& op, size_t idx) {
   return true;
 }
 
-std::optional<OpCompiler::UpdateStart> OpCompiler::StartUpdate(
-    const Node& op, Op::Kind kind, const std::function<bool(const std::string&)>& check_scope,
-    bool& ok) {
+std::optional<OpCompiler::UpdateStart> OpCompiler::StartUpdate(const Node& op, Op::Kind kind,
+                                                               Scope scope, bool& ok) {
   ok = true;
   auto path = String(op, "templatePath");
   int64_t count = Count(op, "count", "countParam", false).value_or(1);
   if (count == 0) return std::nullopt;
-  if (!check_scope(*path)) {
+  auto ns = String(op, "namespace");
+  const bool has_ns = ns && !ns->empty();
+  if (scope == Scope::kNamespaced && !has_ns) {
+    d_.FieldError(
+        op, "namespace",
+        fmt::format("namespace not set for {:?}, but a Pod has scope \"namespace\"", *path));
     ok = false;
     return std::nullopt;
   }
-  auto scope = d_.Field("templatePath");
+  if (scope == Scope::kRoot && has_ns) {
+    d_.FieldError(
+        op, "namespace",
+        fmt::format("namespace {:?} set for {:?}, but a Node has scope \"root\"", *ns, *path));
+    ok = false;
+    return std::nullopt;
+  }
+  auto field = d_.Field("templatePath");
   auto t = Template(*path, *op.Find("templatePath"));
   if (!t.ok()) {
     ok = false;
@@ -591,24 +602,14 @@ std::optional<OpCompiler::UpdateStart> OpCompiler::StartUpdate(
   u.op.rate_per_s =
       static_cast<double>(Count(op, "updatePerSecond", "updatePerSecondParam", false).value_or(0));
   u.op.line = op.line();
+  if (has_ns) u.op.pod_namespace = in_.Intern(*ns);
   return u;
 }
 
 bool OpCompiler::UpdateNodes(const Node& op) {
   // Refuse() let through only an updateAny whose template renders a Node, with valid fields.
   bool ok = true;
-  auto u = StartUpdate(
-      op, Op::Kind::kUpdateNodes,
-      [&](const std::string& path) {
-        if (auto ns = String(op, "namespace"); ns && !ns->empty()) {
-          d_.FieldError(
-              op, "namespace",
-              fmt::format("namespace {:?} set for {:?}, but a Node has scope \"root\"", *ns, path));
-          return false;
-        }
-        return true;
-      },
-      ok);
+  auto u = StartUpdate(op, Op::Kind::kUpdateNodes, Scope::kRoot, ok);
   if (!u) return ok;
   std::shared_ptr<TemplateFile> tf = u->file;
   std::shared_ptr<TemplateData> env = u->env;

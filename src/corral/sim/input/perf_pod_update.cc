@@ -66,26 +66,13 @@ const Node* StatusOf(const std::string& text, const std::string& file, doc::Stre
 
 bool OpCompiler::UpdatePodObjects(const Node& op) {
   bool ok = true;
-  auto u = StartUpdate(
-      op, Op::Kind::kUpdatePods,
-      [&](const std::string& path) {
-        auto ns = String(op, "namespace");
-        if (!ns || ns->empty()) {
-          d_.FieldError(
-              op, "namespace",
-              fmt::format("namespace not set for {:?}, but a Pod has scope \"namespace\"", path));
-          return false;
-        }
-        return true;
-      },
-      ok);
+  auto u = StartUpdate(op, Op::Kind::kUpdatePods, Scope::kNamespaced, ok);
   if (!u) return ok;
   std::shared_ptr<TemplateFile> tf = u->file;
   std::shared_ptr<TemplateData> env = u->env;
   const int64_t count = u->op.count;
   Interner* in = &in_;
   Op& o = u->op;
-  o.pod_namespace = in_.Intern(*String(op, "namespace"));
   const Symbol ns = o.pod_namespace;
   // Object `index` rendered and loaded, with whether it gave spec.priority, and its text.
   struct Rendered {

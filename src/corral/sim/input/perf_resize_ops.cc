@@ -78,26 +78,13 @@ bool OpCompiler::UpdatePods(const Node& op) {
   // Refuse() let through only an updateAny with subresources [resize] whose template renders a
   // Pod, with valid fields.
   bool ok = true;
-  auto u = StartUpdate(
-      op, Op::Kind::kResizePods,
-      [&](const std::string& path) {
-        auto ns = String(op, "namespace");
-        if (!ns || ns->empty()) {
-          d_.FieldError(
-              op, "namespace",
-              fmt::format("namespace not set for {:?}, but a Pod has scope \"namespace\"", path));
-          return false;
-        }
-        return true;
-      },
-      ok);
+  auto u = StartUpdate(op, Op::Kind::kResizePods, Scope::kNamespaced, ok);
   if (!u) return ok;
   std::shared_ptr<TemplateFile> tf = u->file;
   std::shared_ptr<TemplateData> env = u->env;
   const int64_t count = u->op.count;
   Interner* in = &in_;
   Op& o = u->op;
-  o.pod_namespace = in_.Intern(*String(op, "namespace"));
   o.render_pod = [tf, env, count, in](int64_t index) -> Result<api::Pod> {
     (*env)["Index"] = index;
     (*env)["Count"] = count;
