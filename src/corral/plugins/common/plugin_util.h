@@ -31,6 +31,12 @@ inline const api::Node* NodeSubject(const void* subject) {
 inline const api::Pod* PodSubject(const void* subject) {
   return static_cast<const api::Pod*>(subject);
 }
+// Whether a pod event's subject is an assigned pod. An AssignedPod event's subject always is: the
+// scheduler binds a pod in its cache and leaves the pod object as it arrived (without nodeName),
+// so the object's own nodeName says so only for pods that arrived bound.
+inline bool SubjectIsAssigned(const framework::ClusterEvent& event, const api::Pod& subject) {
+  return event.resource == framework::EventResource::kAssignedPod || subject.IsBound();
+}
 
 // Whether two objects describe the same pod (an updated pod is a new object): equal UIDs when both
 // have one, else the same namespace and name.

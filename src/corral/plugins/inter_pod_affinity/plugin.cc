@@ -143,7 +143,7 @@ framework::QueueingHint InterPodAffinity::Hint(const framework::PodInfo& pod,
     return event.action == framework::ActionType::kUpdate ? QueueingHint::kQueue
                                                           : QueueingHint::kQueueSkip;
   }
-  if (!other->IsBound()) return QueueingHint::kQueueSkip;
+  if (!SubjectIsAssigned(event, *other)) return QueueingHint::kQueueSkip;
   const bool matches_affinity = MatchesAllDeclared(pod.required_affinity_terms, *other);
   const bool matches_anti = MatchesAllDeclared(pod.required_anti_affinity_terms, *other);
   switch (event.action) {

@@ -145,6 +145,26 @@ TEST(InterPodAffinityHintTest, PodEvents) {
   EXPECT_EQ(pl->Hint(pod, upd, pod.pod), QueueingHint::kQueue);       // its own labels
 }
 
+// The scheduler binds a pod in its cache and fires AssignedPod/Add with the pod object as it
+// arrived (no nodeName): the event itself says the pod is assigned, so a pod it matches is queued
+// (kube's AssignedPodAdd after a bind; event_handling's EventHandlingPodAdd unblocks this way).
+TEST(InterPodAffinityHintTest, PodBoundByTheSchedulerQueuesWhatItMatches) {
+  Cluster c;
+  c.Build({}, {});
+  auto& w = c.w();
+  auto pl = c.Plugin();
+  const auto& pod = c.Incoming([](TestWorld&, PodBuilder& p) {
+    p.Uid("p").AffinityIn(Kind::kRequiredAffinity, "color", "kubernetes.io/hostname", {"yellow-0"});
+  });
+  const auto& bound_by_scheduler = w.Info(w.Pod("u").Uid("u").Label("color", "yellow-0").Obj());
+  const auto& other = w.Info(w.Pod("v").Uid("v").Label("color", "yellow-1").Obj());
+  const ClusterEvent assigned_add{EventResource::kAssignedPod, ActionType::kAdd};
+  const ClusterEvent pod_add{EventResource::kPod, ActionType::kAdd};
+  EXPECT_EQ(pl->Hint(pod, assigned_add, bound_by_scheduler.pod), QueueingHint::kQueue);
+  EXPECT_EQ(pl->Hint(pod, assigned_add, other.pod), QueueingHint::kQueueSkip);
+  EXPECT_EQ(pl->Hint(pod, pod_add, bound_by_scheduler.pod), QueueingHint::kQueueSkip);
+}
+
 TEST(InterPodAffinityHintTest, NodeEvents) {
   Cluster c;
   c.Build({{"with-region", {{"region", "r1"}}}, {"without", {{"rack", "x"}}}}, {});

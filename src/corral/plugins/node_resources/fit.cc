@@ -333,7 +333,7 @@ QueueingHint NodeResourcesFit::Hint(const framework::PodInfo& pod,
       if (event.action == ActionType::kDelete) return PodDeletedHint(pod, other);
       // An in-place resize (kube registers only its scale-downs). Conservatively: the pod itself,
       // or a bound pod, may have freed something.
-      if (SamePod(other, *pod.pod) || other.IsBound()) return QueueingHint::kQueue;
+      if (SamePod(other, *pod.pod) || SubjectIsAssigned(event, other)) return QueueingHint::kQueue;
       return QueueingHint::kQueueSkip;
     }
     case EventResource::kNode:

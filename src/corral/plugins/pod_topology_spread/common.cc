@@ -483,7 +483,8 @@ framework::QueueingHint PodTopologySpread::Hint(const framework::PodInfo& pod,
   const api::Pod* other = PodSubject(subject);
   // kube's involvedInTopologySpreading: the pod itself, or an assigned pod in its namespace.
   const bool self = SamePod(*other, *pod.pod);
-  if (!self && !(other->IsBound() && other->meta.namespace_ == pod.pod->meta.namespace_)) {
+  if (!self &&
+      !(SubjectIsAssigned(event, *other) && other->meta.namespace_ == pod.pod->meta.namespace_)) {
     return QueueingHint::kQueueSkip;
   }
   if (event.action == framework::ActionType::kAdd ||
