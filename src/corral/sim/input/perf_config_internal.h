@@ -169,6 +169,9 @@ std::string SignatureLabelValue(int64_t index, int64_t batch);
 // kept aside (kube's test apiserver keeps it) and generateName-only objects get a placeholder name.
 Result<LoadedObject> LoadRendered(const std::string& text, const std::string& file, Interner& in);
 
+// Object `index` of `count` rendered: `env` gets Index and Count; an error names the template.
+Result<std::string> RenderAt(const TemplateFile& file, TemplateData& env, int64_t index,
+                             int64_t count);
 // Renders object `index` of `count` of a node template (.Index and .Count set in `env`) and loads
 // the Node it describes; an error when it renders anything else.
 Result<api::Node> RenderNode(const TemplateFile& file, TemplateData& env, int64_t index,

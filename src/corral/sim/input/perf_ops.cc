@@ -193,13 +193,21 @@ void OpCompiler::AddNamespace(const std::string& ns, const api::LabelSet* labels
   spec_.objects.namespaces.push_back(std::move(n));
 }
 
-Result<api::Node> RenderNode(const TemplateFile& file, TemplateData& env, int64_t index,
-                             int64_t count, Interner& in) {
+Result<std::string> RenderAt(const TemplateFile& file, TemplateData& env, int64_t index,
+                             int64_t count) {
   env["Index"] = index;
   env["Count"] = count;
   auto txt = file.tmpl.Execute(env);
-  if (!txt.ok())
+  if (!txt.ok()) {
     return Error::Invalid(fmt::format("{}: template: {}", file.path, txt.error().message));
+  }
+  return txt;
+}
+
+Result<api::Node> RenderNode(const TemplateFile& file, TemplateData& env, int64_t index,
+                             int64_t count, Interner& in) {
+  auto txt = RenderAt(file, env, index, count);
+  if (!txt.ok()) return txt.error();
   auto o = LoadRendered(*txt, file.path, in);
   if (!o.ok()) return o.error();
   if (o->objects.nodes.empty())

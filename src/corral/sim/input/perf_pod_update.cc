@@ -81,12 +81,8 @@ bool OpCompiler::UpdatePodObjects(const Node& op) {
     std::string text;
   };
   auto render = [tf, env, count, in](int64_t index) -> Result<Rendered> {
-    (*env)["Index"] = index;
-    (*env)["Count"] = count;
-    auto txt = tf->tmpl.Execute(*env);
-    if (!txt.ok()) {
-      return Error::Invalid(fmt::format("{}: template: {}", tf->path, txt.error().message));
-    }
+    auto txt = RenderAt(*tf, *env, index, count);
+    if (!txt.ok()) return txt.error();
     doc::Stream parsed;
     if (const Node* status = StatusOf(*txt, tf->path, parsed); status != nullptr) {
       return Error::Invalid(fmt::format(

@@ -86,12 +86,8 @@ bool OpCompiler::UpdatePods(const Node& op) {
   Interner* in = &in_;
   Op& o = u->op;
   o.render_pod = [tf, env, count, in](int64_t index) -> Result<api::Pod> {
-    (*env)["Index"] = index;
-    (*env)["Count"] = count;
-    auto txt = tf->tmpl.Execute(*env);
-    if (!txt.ok()) {
-      return Error::Invalid(fmt::format("{}: template: {}", tf->path, txt.error().message));
-    }
+    auto txt = RenderAt(*tf, *env, index, count);
+    if (!txt.ok()) return txt.error();
     if (std::string why = CheckResizeObject(*txt, tf->path); !why.empty()) {
       return Error::Invalid(why);
     }
