@@ -8,6 +8,20 @@ namespace corral::scheduler {
 
 using framework::Code;
 
+namespace {
+
+// Drops the entries of one of the pool's order lists whose pod left the pool. An entry is live
+// while its pod is pooled under that seq (a pod that left and came back has a newer entry further
+// on).
+void CompactOrder(const absl::flat_hash_set<QueuedPod*>& pool,
+                  std::vector<std::pair<QueuedPod*, uint64_t>>& order) {
+  std::erase_if(order, [&](const std::pair<QueuedPod*, uint64_t>& e) {
+    return !pool.contains(e.first) || e.first->seq != e.second;
+  });
+}
+
+}  // namespace
+
 bool SchedulingQueue::ActiveLess::operator()(const QueuedPod* a, const QueuedPod* b) const {
   if ((a->gang_activation != 0 || b->gang_activation != 0) &&
       a->info.priority() == b->info.priority() && a->gang_activation != b->gang_activation) {
@@ -190,7 +204,8 @@ void SchedulingQueue::OnEvent(const framework::ClusterEvent& event, const void* 
   if (GatedMayRequeue(registered)) {
     pods = UnschedulablePods();
   } else {
-    CompactUnschedulableOrder();
+    // Only the list it reads: compacting the gated list here would cost O(gated pods) per event.
+    CompactOrder(unschedulable_, unschedulable_order_);
     pods.reserve(unschedulable_order_.size());
     for (const auto& e : unschedulable_order_) pods.push_back(e.first);
   }
@@ -316,13 +331,8 @@ void SchedulingQueue::ToUnschedulablePool(QueuedPod* pod) {
 }
 
 void SchedulingQueue::CompactUnschedulableOrder() const {
-  // An entry is live while its pod is pooled under that seq (a pod that left and came back has a
-  // newer entry further on).
-  auto stale = [&](const std::pair<QueuedPod*, uint64_t>& e) {
-    return !unschedulable_.contains(e.first) || e.first->seq != e.second;
-  };
-  std::erase_if(unschedulable_order_, stale);
-  std::erase_if(gated_order_, stale);
+  CompactOrder(unschedulable_, unschedulable_order_);
+  CompactOrder(unschedulable_, gated_order_);
 }
 
 std::vector<QueuedPod*> SchedulingQueue::UnschedulablePods() const {
