@@ -10,9 +10,8 @@ using framework::Code;
 
 namespace {
 
-// Drops the entries of one of the pool's order lists whose pod left the pool. An entry is live
-// while its pod is pooled under that seq (a pod that left and came back has a newer entry further
-// on).
+// Drops the stale entries of one of the pool's order lists. An entry is live while its pod is
+// pooled under that seq (a pod that left and came back has a newer entry further on).
 void CompactOrder(const absl::flat_hash_set<QueuedPod*>& pool,
                   std::vector<std::pair<QueuedPod*, uint64_t>>& order) {
   std::erase_if(order, [&](const std::pair<QueuedPod*, uint64_t>& e) {
