@@ -136,9 +136,11 @@ TEST(RequestedToCapacityRatioTest, RoundsHalfAwayFromZero) {
   const std::vector<helper::FunctionShapePoint> shape =
       noderesources::ScaleShape(std::vector<UtilizationShapePoint>{{0, 10}, {100, 0}});
   noderesources::NodeResourceVectors v;
-  v.requested = {75, 50};
-  v.allocated = {0, 0};
-  v.allocatable = {100, 100};
+  v.Resize(2);
+  v.requested[0] = 75;
+  v.requested[1] = 50;
+  v.allocatable[0] = 100;
+  v.allocatable[1] = 100;
   noderesources::ResourceRequests r(2);
   r[0].weight = 1;
   r[1].weight = 1;
@@ -146,7 +148,7 @@ TEST(RequestedToCapacityRatioTest, RoundsHalfAwayFromZero) {
   r[1].weight = 2;
   EXPECT_EQ(noderesources::RequestedToCapacityRatioScore(v, r, shape), 42);
   // Over capacity uses f(100) = 0, which does not count towards the average.
-  v.requested = {150, 50};
+  v.requested[0] = 150;
   r[1].weight = 1;
   EXPECT_EQ(noderesources::RequestedToCapacityRatioScore(v, r, shape), 50);
 }

@@ -69,20 +69,13 @@ bool IsBestEffort(const ResourceRequests& requests) {
 
 void CalculateNodeVectors(const framework::NodeInfo& node, const ResourceRequests& requests,
                           bool use_requested, NodeResourceVectors* out) {
-  // Every entry is written below, so resize() (inline for the usual two to four resources) is
-  // enough; assign() was an out-of-line fill on each of the 500-odd nodes a pod scores.
   const size_t n = requests.size();
-  out->requested.resize(n);
-  out->allocated.resize(n);
-  out->allocatable.resize(n);
+  out->Resize(n);
   const framework::Resource& alloc = node.allocatable();
   const framework::Resource& committed =
       use_requested ? node.requested() : node.non_zero_requested();
   for (size_t i = 0; i < n; ++i) {
     const ResourceRequest& r = requests[i];
-    out->allocatable[i] = 0;
-    out->requested[i] = 0;
-    out->allocated[i] = 0;
     int64_t a = 0;
     int64_t used = 0;
     switch (r.kind) {

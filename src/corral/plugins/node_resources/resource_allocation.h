@@ -6,6 +6,8 @@
 // The per-node path (CalculateNodeVectors + a strategy function) allocates nothing for up to 4
 // configured resources.
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -63,10 +65,36 @@ bool IsBestEffort(const ResourceRequests& requests);
 // Per configured resource: what the node offers and what it would have committed with and without
 // the pod. A resource the node does not offer (allocatable 0), or a scalar the pod does not
 // request, has all three at 0, which every scorer skips.
+// Scored per node on the hot path, so the three vectors are views into one inline buffer for up to
+// kInline resources (the default profile scores two) and a heap buffer only beyond; Resize
+// zero-fills. Not copyable: the views point into the object.
 struct NodeResourceVectors {
-  absl::InlinedVector<int64_t, 4> requested;    // committed + the pod's request
-  absl::InlinedVector<int64_t, 4> allocated;    // committed, without the pod
-  absl::InlinedVector<int64_t, 4> allocatable;  // 0 = skipped
+  static constexpr size_t kInline = 4;
+
+  NodeResourceVectors() = default;
+  NodeResourceVectors(const NodeResourceVectors&) = delete;
+  NodeResourceVectors& operator=(const NodeResourceVectors&) = delete;
+
+  void Resize(size_t n) {
+    int64_t* p = inline_.data();
+    if (n > kInline) {
+      heap_.assign(3 * n, 0);
+      p = heap_.data();
+    } else {
+      std::fill_n(p, 3 * n, 0);
+    }
+    requested = {p, n};
+    allocated = {p + n, n};
+    allocatable = {p + 2 * n, n};
+  }
+
+  std::span<int64_t> requested;    // committed + the pod's request
+  std::span<int64_t> allocated;    // committed, without the pod
+  std::span<int64_t> allocatable;  // 0 = skipped
+
+ private:
+  std::array<int64_t, 3 * kInline> inline_{};
+  std::vector<int64_t> heap_;
 };
 
 // kube's calculateResourceAllocatableRequest over all configured resources. "Committed" is the
