@@ -28,18 +28,40 @@ Allocator::Allocator(const framework::DraManager& dra, const Interner& interner,
   }
   const auto& allocated = dra.AllocatedDevices();
   const auto& shared = dra.SharedDevices();
-  if (allocated.empty() && shared.empty()) return;
-  for (const auto& [s, d] : index_->CounterDevices()) {
-    // kube IsDeviceAllocated: held by an allocation, or shared by some.
+  const auto counter_devices = index_->CounterDevices();
+  if ((allocated.empty() && shared.empty()) || counter_devices.empty()) return;
+  // kube IsDeviceAllocated: held by an allocation, or shared by some. The devices are folded in
+  // in the index's order (compatibility groups depend on it): from the allocated ids when they
+  // are fewer than the devices that consume counters, else by walking those devices.
+  if (allocated.size() + shared.size() < counter_devices.size()) {
+    std::vector<uint32_t> positions;
+    for (const DeviceId& id : allocated) {
+      for (uint32_t i : index_->CounterDevicePositions(id)) positions.push_back(i);
+    }
+    for (const auto& [id, shares] : shared) {
+      if (allocated.contains(id)) continue;
+      for (uint32_t i : index_->CounterDevicePositions(id)) positions.push_back(i);
+    }
+    std::sort(positions.begin(), positions.end());
+    consumed_.reserve(positions.size() * 2);
+    for (uint32_t i : positions) AddAllocated(counter_devices[i]);
+    return;
+  }
+  for (const PoolIndex::CounterDevice& cd : counter_devices) {
+    const auto& [s, d] = cd;
     const DeviceId id{s->driver, s->pool_name, d->name};
-    if (!allocated.contains(id) && !shared.contains(id)) continue;
-    compat_.AddAllocated(s->driver, s->pool_name, *d, features_.compatibility_groups);
-    for (const auto& cc : d->consumes_counters) {
-      for (const auto& c : cc.counters) {
-        api::Quantity& q = consumed_[{s->driver, s->pool_name, cc.counter_set, c.name}];
-        auto sum = q.Add(c.value);
-        if (sum.ok()) q = *sum;
-      }
+    if (allocated.contains(id) || shared.contains(id)) AddAllocated(cd);
+  }
+}
+
+void Allocator::AddAllocated(const PoolIndex::CounterDevice& cd) {
+  const auto& [s, d] = cd;
+  compat_.AddAllocated(s->driver, s->pool_name, *d, features_.compatibility_groups);
+  for (const auto& cc : d->consumes_counters) {
+    for (const auto& c : cc.counters) {
+      api::Quantity& q = consumed_[{s->driver, s->pool_name, cc.counter_set, c.name}];
+      auto sum = q.Add(c.value);
+      if (sum.ok()) q = *sum;
     }
   }
 }
@@ -63,6 +85,11 @@ struct RequestData {
   const res::DeviceClass* cls = nullptr;
   int64_t num_devices = 0;
   std::vector<DeviceRef> all_devices;  // AllocationMode All
+  // Selectable's answers for this request by the device's place among the node's devices
+  // (AllocationSearch::Place): kUnknown until evaluated. A memo, filled while the request is
+  // searched through a const reference.
+  static constexpr int8_t kUnknown = -2;
+  mutable std::vector<int8_t> selectable;
 };
 
 struct Constraint {
@@ -135,12 +162,15 @@ class AllocationSearch {
                          : std::span<const res::DeviceTaintRule* const>()) {}
 
   Allocator::Outcome Run(std::vector<res::AllocationResult>* results) {
-    // The selectability memo holds about one entry per device of the node: sized once.
-    size_t devices = 0;
+    // Each device's place among the node's devices, for the requests' selectability memos.
+    pool_first_slice_.reserve(pools_.size());
     for (const Pool& p : pools_) {
-      for (const auto* s : p.slices) devices += s->devices.size();
+      pool_first_slice_.push_back(static_cast<uint32_t>(slice_first_device_.size()));
+      for (const auto* s : p.slices) {
+        slice_first_device_.push_back(num_devices_);
+        num_devices_ += static_cast<uint32_t>(s->devices.size());
+      }
     }
-    selectable_.reserve(std::min<size_t>(devices, 256));
     if (!BuildRequests()) return Allocator::Outcome::kError;
     chosen_.assign(claims_.size(), {});
     bool done = false;
@@ -217,11 +247,19 @@ class AllocationSearch {
                        in_.Str(d.device->name));
   }
 
-  // Class selectors, then request selectors (kube isSelectable). -1 on a CEL error.
+  // The place of device `dj` of slice `si` of pool `pi` among the node's devices (0, 1, ... in
+  // search order).
+  uint32_t Place(size_t pi, size_t si, size_t dj) const {
+    return slice_first_device_[pool_first_slice_[pi] + si] + static_cast<uint32_t>(dj);
+  }
+
+  // Class selectors, then request selectors (kube isSelectable). -1 on a CEL error. `place`:
+  // Place() of the device, whose answer is remembered per request.
   int Selectable(const RequestData& r, const res::ResourceSlice* slice, const res::Device& d,
-                 Symbol driver) {
-    auto key = std::make_pair(&r, &d);
-    if (auto it = selectable_.find(key); it != selectable_.end()) return it->second;
+                 Symbol driver, uint32_t place) {
+    if (r.selectable.empty()) r.selectable.assign(num_devices_, RequestData::kUnknown);
+    int8_t& memo = r.selectable[place];
+    if (memo != RequestData::kUnknown) return memo;
     cel::Device dev{.driver = in_.Str(driver),
                     .attributes = d.attributes,
                     .capacity = d.capacity,
@@ -261,7 +299,7 @@ class AllocationSearch {
     }
     if (result == 1) eval(r.spec->selectors, false);
     if (result == 1 && !DeviceOnNode(*slice, d)) result = 0;
-    selectable_[key] = result;
+    memo = static_cast<int8_t>(result);
     return result;
   }
 
@@ -293,7 +331,8 @@ class AllocationSearch {
       r.num_devices = r.spec->count;
       return true;
     }
-    for (const Pool& p : pools_) {
+    for (size_t pi = 0; pi < pools_.size(); ++pi) {
+      const Pool& p = pools_[pi];
       if (p.incomplete) {
         *error_ = fmt::format(
             "claim {}, request {}: asks for all devices, but resource pool {} is currently being "
@@ -308,9 +347,11 @@ class AllocationSearch {
             ClaimKey(r.claim), RequestName(r), PoolId(p));
         return false;
       }
-      for (const auto* s : p.slices) {
-        for (const auto& d : s->devices) {
-          int sel = Selectable(r, s, d, p.driver);
+      for (size_t si = 0; si < p.slices.size(); ++si) {
+        const res::ResourceSlice* s = p.slices[si];
+        for (size_t dj = 0; dj < s->devices.size(); ++dj) {
+          const res::Device& d = s->devices[dj];
+          int sel = Selectable(r, s, d, p.driver, Place(pi, si, dj));
           if (sel < 0) return false;
           if (sel == 1 && CapacityFits(r, {&p, s, &d})) r.all_devices.push_back({&p, s, &d});
         }
@@ -646,7 +687,7 @@ class AllocationSearch {
           if (r.spec->admin_access ? (!Multi(dev) && claim_devices_[c].contains(id)) : InUse(id)) {
             continue;
           }
-          int sel = Selectable(r, s, dev, p.driver);
+          int sel = Selectable(r, s, dev, p.driver, Place(pi, si, dj));
           if (sel < 0) return false;
           if (sel == 0 || !CapacityFits(r, d)) continue;
           int got = AllocateDevice(r, d, false);
@@ -721,7 +762,10 @@ class AllocationSearch {
   absl::flat_hash_map<Allocator::CounterKey, api::Quantity> consuming_;
   // Capacity the shares of the allocation being built consume, per shared device.
   absl::flat_hash_map<DeviceId, std::vector<res::ConsumedCapacity>> allocating_capacity_;
-  absl::flat_hash_map<std::pair<const RequestData*, const res::Device*>, int> selectable_;
+  // Place(): per pool the index of its first slice in slice_first_device_, per slice the place of
+  // its first device; num_devices_ places in all.
+  std::vector<uint32_t> pool_first_slice_, slice_first_device_;
+  uint32_t num_devices_ = 0;
   absl::InlinedVector<absl::InlinedVector<Chosen, 1>, 2> chosen_;
   absl::InlinedVector<std::pair<const res::DeviceClass*, std::atomic<uint8_t>*>, 2>
       class_selections_;

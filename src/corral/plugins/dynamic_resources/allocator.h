@@ -108,6 +108,8 @@ class Allocator {
     }
   };
   absl::flat_hash_map<CounterKey, api::Quantity> consumed_;
+  // Folds allocated device `cd` into consumed_ and compat_.
+  void AddAllocated(const PoolIndex::CounterDevice& cd);
   // The compatibility groups of allocated devices that consume counters.
   CompatBaseline compat_;
   // Answers on node-independent pool sets, by pool set and claims (see the file comment).

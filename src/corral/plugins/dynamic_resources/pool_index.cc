@@ -136,7 +136,10 @@ PoolIndex::PoolIndex(const framework::DraManager& dra, const Interner& in, bool 
       shared_.push_back(s);
     }
     for (const res::Device& d : s->devices) {
-      if (!d.consumes_counters.empty()) counter_devices_.emplace_back(s, &d);
+      if (d.consumes_counters.empty()) continue;
+      counter_positions_[{s->driver, s->pool_name, d.name}].push_back(
+          static_cast<uint32_t>(counter_devices_.size()));
+      counter_devices_.emplace_back(s, &d);
     }
   }
   for (auto& [node, entry] : by_node_) {
@@ -189,6 +192,12 @@ std::span<const Pool> PoolIndex::NodePools(Symbol node) const {
   auto it = by_node_.find(node);
   if (it == by_node_.end()) return {};
   return it->second.pools->pools;
+}
+
+std::span<const uint32_t> PoolIndex::CounterDevicePositions(const framework::DeviceId& id) const {
+  auto it = counter_positions_.find(id);
+  if (it == counter_positions_.end()) return {};
+  return it->second;
 }
 
 uint32_t PoolIndex::FirstOrdinal(const res::ResourceSlice& slice) const {

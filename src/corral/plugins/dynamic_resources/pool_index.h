@@ -37,6 +37,7 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/inlined_vector.h>
 
 #include "corral/api/resource/types.h"
 #include "corral/api/types.h"
@@ -90,6 +91,8 @@ class PoolIndex {
   std::span<const api::resource::ResourceSlice* const> SharedSlices() const { return shared_; }
   // Every device that consumes counters, in slice then device order.
   std::span<const CounterDevice> CounterDevices() const { return counter_devices_; }
+  // The positions in CounterDevices() of the devices with id `id` (one per slice that lists it).
+  std::span<const uint32_t> CounterDevicePositions(const framework::DeviceId& id) const;
   // The keys of every device's attribute values (empty when no device has a list attribute).
   const AttributeKeys& attribute_keys() const { return attribute_keys_; }
 
@@ -131,6 +134,7 @@ class PoolIndex {
   absl::flat_hash_map<Symbol, NodeEntry> by_node_;
   std::vector<const api::resource::ResourceSlice*> shared_;
   std::vector<CounterDevice> counter_devices_;
+  absl::flat_hash_map<framework::DeviceId, absl::InlinedVector<uint32_t, 1>> counter_positions_;
   AttributeKeys attribute_keys_;
   // The shared slices by rule: `selector` null for allNodes and per-device node selection (they
   // apply to every node), otherwise the rule's node selector; `slices` index shared_.
