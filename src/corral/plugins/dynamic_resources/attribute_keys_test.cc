@@ -125,14 +125,15 @@ std::string Allocate(const Loaded& l, bool keyed) {
 
 TEST(AttributeKeysTest, EqualValuesShareAKeyAndKindsNeverMix) {
   Loaded l;
-  Load(std::string(kHead) + Slice({"{strings: [a, b, a]}", "{string: b}", "{ints: [1, 2]}",
-                                   "{int: 2}", "{versions: [1.0.0]}", "{strings: ['1.0.0']}"}) +
+  Load(std::string(kHead) +
+           Slice({"{strings: [a, b, a]}", "{string: b}", "{ints: [1, 2]}", "{int: 2}",
+                  "{versions: [1.0.0]}", "{strings: ['1.0.0']}"}) +
            Claim({1}, {}),
        &l);
   ASSERT_TRUE(l.r.ok());
   const auto& devices = l.r.objects.resources->resource_slices[0].devices;
-  AttributeKeys keys(std::vector<const res::ResourceSlice*>{
-      &l.r.objects.resources->resource_slices[0]});
+  AttributeKeys keys(
+      std::vector<const res::ResourceSlice*>{&l.r.objects.resources->resource_slices[0]});
   ASSERT_FALSE(keys.empty());
   std::vector<std::vector<uint32_t>> k;
   for (const res::Device& d : devices) {
@@ -140,7 +141,7 @@ TEST(AttributeKeysTest, EqualValuesShareAKeyAndKindsNeverMix) {
     ASSERT_TRUE(keys.Find(d.attributes[0].value, &s));
     k.emplace_back(s.begin(), s.end());
   }
-  EXPECT_EQ(k[0].size(), 2u);  // a and b, a once
+  EXPECT_EQ(k[0].size(), 2u);                       // a and b, a once
   EXPECT_EQ(k[1], std::vector<uint32_t>{k[0][1]});  // b is the second key given
   EXPECT_EQ(k[3], std::vector<uint32_t>{k[2][1]});  // 2
   EXPECT_NE(k[4], k[5]);                            // a version is not a string
@@ -155,8 +156,8 @@ TEST(AttributeKeysTest, NothingKeyedWithoutLists) {
   Loaded l;
   Load(std::string(kHead) + Slice({"{string: a}", "{int: 1}"}) + Claim({1}, {}), &l);
   ASSERT_TRUE(l.r.ok());
-  AttributeKeys keys(std::vector<const res::ResourceSlice*>{
-      &l.r.objects.resources->resource_slices[0]});
+  AttributeKeys keys(
+      std::vector<const res::ResourceSlice*>{&l.r.objects.resources->resource_slices[0]});
   EXPECT_TRUE(keys.empty());
 }
 
@@ -180,8 +181,8 @@ rc::Gen<std::string> GenAttribute() {
     if (shape == 0) return std::string();
     if (shape == 1) return fmt::format("{{int: {}}}", *rc::gen::inRange(0, 3));
     if (shape == 2) {
-      std::vector<int> v = *rc::gen::container<std::vector<int>>(*rc::gen::inRange(1, 4),
-                                                                 rc::gen::inRange(0, 3));
+      std::vector<int> v =
+          *rc::gen::container<std::vector<int>>(*rc::gen::inRange(1, 4), rc::gen::inRange(0, 3));
       return fmt::format("{{ints: [{}]}}", fmt::join(v, ", "));
     }
     const std::vector<std::string> alphabet{"a", "b", "c", "d", "e"};

@@ -43,8 +43,7 @@ bool SameRequirements(const std::vector<api::NodeSelectorRequirement>& a,
   return true;
 }
 
-// Structural equality: the same terms with the same requirements in the same order match the same
-// nodes.
+// Structural equality: equal terms, requirements and values, in the same order.
 bool SameSelector(const api::NodeSelector& a, const api::NodeSelector& b) {
   if (a.node_selector_terms.size() != b.node_selector_terms.size()) return false;
   for (size_t i = 0; i < a.node_selector_terms.size(); ++i) {
@@ -163,7 +162,8 @@ PoolIndex::PoolIndex(const framework::DraManager& dra, const Interner& in, bool 
     uint32_t rule = static_cast<uint32_t>(rules_.size());
     for (uint32_t r : candidates) {
       const api::NodeSelector* other = rules_[r].selector;
-      if ((sel == nullptr) == (other == nullptr) && (sel == nullptr || SameSelector(*sel, *other))) {
+      if ((sel == nullptr) == (other == nullptr) &&
+          (sel == nullptr || SameSelector(*sel, *other))) {
         rule = r;
         break;
       }
@@ -237,7 +237,8 @@ std::shared_ptr<const PoolIndex::NodePoolSet> PoolIndex::PoolsFor(const api::Nod
   if (own != by_node_.end()) slices = own->second.slices;
   std::vector<uint32_t> applying;
   for (size_t r = 0; r < rules_.size(); ++r) {
-    if (key.rules[r]) applying.insert(applying.end(), rules_[r].slices.begin(), rules_[r].slices.end());
+    if (key.rules[r])
+      applying.insert(applying.end(), rules_[r].slices.begin(), rules_[r].slices.end());
   }
   std::sort(applying.begin(), applying.end());
   for (uint32_t i : applying) slices.push_back(shared_[i]);

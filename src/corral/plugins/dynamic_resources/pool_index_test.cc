@@ -51,7 +51,8 @@ rc::Gen<Cluster> GenCluster() {
       std::string labels;
       const int zone = *rc::gen::inRange(0, 3);
       if (zone > 0) labels += fmt::format("zone: {}", zone == 1 ? "a" : "b");
-      if (*rc::gen::inRange(0, 2) == 0) labels += fmt::format("{}gpu: 'true'", labels.empty() ? "" : ", ");
+      if (*rc::gen::inRange(0, 2) == 0)
+        labels += fmt::format("{}gpu: 'true'", labels.empty() ? "" : ", ");
       c.yaml += fmt::format(R"(---
 apiVersion: v1
 kind: Node
@@ -262,13 +263,15 @@ spec:
   auto p2 = index.PoolsFor(nodes[2], in), p3 = index.PoolsFor(nodes[3], in);
   EXPECT_EQ(p0, p1);
   EXPECT_TRUE(p0->node_independent);
-  EXPECT_EQ(Describe(p0->pools, in), "driver-a/pool-a1 g1 : slice-a1; driver-a/pool-a2 g1 : slice-a2; ");
+  EXPECT_EQ(Describe(p0->pools, in),
+            "driver-a/pool-a1 g1 : slice-a1; driver-a/pool-a2 g1 : slice-a2; ");
   EXPECT_TRUE(p2->pools.empty());
   EXPECT_NE(p3, p0);
   EXPECT_FALSE(p3->node_independent);
-  EXPECT_EQ(Describe(p3->pools, in),
-            "driver-a/pool-a1 g1 : slice-a1; driver-a/pool-a2 g1 : slice-a2; driver-a/pool-own g1 : "
-            "slice-own; ");
+  EXPECT_EQ(
+      Describe(p3->pools, in),
+      "driver-a/pool-a1 g1 : slice-a1; driver-a/pool-a2 g1 : slice-a2; driver-a/pool-own g1 : "
+      "slice-own; ");
 }
 
 }  // namespace
