@@ -1,6 +1,7 @@
 #include "corral/plugins/dynamic_resources/allocator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 
 #include <absl/container/inlined_vector.h>
@@ -8,6 +9,8 @@
 
 #include "corral/api/selectors.h"
 #include "corral/api/well_known.h"
+#include "corral/core/check.h"
+#include "corral/plugins/dynamic_resources/attribute_keys.h"
 #include "corral/plugins/dynamic_resources/capacity.h"
 #include "corral/plugins/dynamic_resources/device_taints.h"
 #include "corral/plugins/dynamic_resources/list_attributes.h"
@@ -25,18 +28,40 @@ Allocator::Allocator(const framework::DraManager& dra, const Interner& interner,
   }
   const auto& allocated = dra.AllocatedDevices();
   const auto& shared = dra.SharedDevices();
-  if (allocated.empty() && shared.empty()) return;
-  for (const auto& [s, d] : index_->CounterDevices()) {
-    // kube IsDeviceAllocated: held by an allocation, or shared by some.
+  const auto counter_devices = index_->CounterDevices();
+  if ((allocated.empty() && shared.empty()) || counter_devices.empty()) return;
+  // kube IsDeviceAllocated: held by an allocation, or shared by some. The devices are folded in
+  // in the index's order (compatibility groups depend on it): from the allocated ids when they
+  // are fewer than the devices that consume counters, else by walking those devices.
+  if (allocated.size() + shared.size() < counter_devices.size()) {
+    std::vector<uint32_t> positions;
+    for (const DeviceId& id : allocated) {
+      for (uint32_t i : index_->CounterDevicePositions(id)) positions.push_back(i);
+    }
+    for (const auto& [id, shares] : shared) {
+      if (allocated.contains(id)) continue;
+      for (uint32_t i : index_->CounterDevicePositions(id)) positions.push_back(i);
+    }
+    std::sort(positions.begin(), positions.end());
+    consumed_.reserve(positions.size() * 2);
+    for (uint32_t i : positions) AddAllocated(counter_devices[i]);
+    return;
+  }
+  for (const PoolIndex::CounterDevice& cd : counter_devices) {
+    const auto& [s, d] = cd;
     const DeviceId id{s->driver, s->pool_name, d->name};
-    if (!allocated.contains(id) && !shared.contains(id)) continue;
-    compat_.AddAllocated(s->driver, s->pool_name, *d, features_.compatibility_groups);
-    for (const auto& cc : d->consumes_counters) {
-      for (const auto& c : cc.counters) {
-        api::Quantity& q = consumed_[{s->driver, s->pool_name, cc.counter_set, c.name}];
-        auto sum = q.Add(c.value);
-        if (sum.ok()) q = *sum;
-      }
+    if (allocated.contains(id) || shared.contains(id)) AddAllocated(cd);
+  }
+}
+
+void Allocator::AddAllocated(const PoolIndex::CounterDevice& cd) {
+  const auto& [s, d] = cd;
+  compat_.AddAllocated(s->driver, s->pool_name, *d, features_.compatibility_groups);
+  for (const auto& cc : d->consumes_counters) {
+    for (const auto& c : cc.counters) {
+      api::Quantity& q = consumed_[{s->driver, s->pool_name, cc.counter_set, c.name}];
+      auto sum = q.Add(c.value);
+      if (sum.ok()) q = *sum;
     }
   }
 }
@@ -60,13 +85,19 @@ struct RequestData {
   const res::DeviceClass* cls = nullptr;
   int64_t num_devices = 0;
   std::vector<DeviceRef> all_devices;  // AllocationMode All
+  // Selectable's answers for this request by the device's place among the node's devices
+  // (AllocationSearch::Place): kUnknown until evaluated. A memo, filled while the request is
+  // searched through a const reference.
+  static constexpr int8_t kUnknown = -2;
+  mutable std::vector<int8_t> selectable;
 };
 
 struct Constraint {
   size_t claim = 0;
   const res::DeviceConstraint* spec = nullptr;
   const cel::AttributeValue* value = nullptr;  // the first device's (DRAListTypeAttributes off)
-  AttributeIntersection set;                   // DRAListTypeAttributes on
+  AttributeIntersection set;                   // DRAListTypeAttributes on, values not keyed
+  KeyIntersection keys;                        // DRAListTypeAttributes on, values keyed
   int refs = 0;
 };
 
@@ -116,8 +147,11 @@ const cel::AttributeValue* FindAttribute(const res::Device& d, std::string_view 
 class AllocationSearch {
  public:
   AllocationSearch(const Allocator& a, const api::Node& node,
+                   std::shared_ptr<const PoolIndex::NodePoolSet> pools,
                    std::span<const res::ResourceClaim* const> claims, std::string* error)
       : a_(a),
+        pool_set_(std::move(pools)),
+        pools_(pool_set_->pools),
         in_(a.in_),
         node_(node),
         claims_(claims),
@@ -128,13 +162,15 @@ class AllocationSearch {
                          : std::span<const res::DeviceTaintRule* const>()) {}
 
   Allocator::Outcome Run(std::vector<res::AllocationResult>* results) {
-    GatherPools();
-    // The selectability memo holds about one entry per device of the node: sized once.
-    size_t devices = 0;
+    // Each device's place among the node's devices, for the requests' selectability memos.
+    pool_first_slice_.reserve(pools_.size());
     for (const Pool& p : pools_) {
-      for (const auto* s : p.slices) devices += s->devices.size();
+      pool_first_slice_.push_back(static_cast<uint32_t>(slice_first_device_.size()));
+      for (const auto* s : p.slices) {
+        slice_first_device_.push_back(num_devices_);
+        num_devices_ += static_cast<uint32_t>(s->devices.size());
+      }
     }
-    selectable_.reserve(std::min<size_t>(devices, 256));
     if (!BuildRequests()) return Allocator::Outcome::kError;
     chosen_.assign(claims_.size(), {});
     bool done = false;
@@ -197,25 +233,6 @@ class AllocationSearch {
     return false;
   }
 
-  // kube's gatherPools for this node: the index's pools of the node's own slices, unless some
-  // slice without a nodeName applies to the node, which then joins them as in GroupPools.
-  void GatherPools() {
-    std::span<const res::ResourceSlice* const> shared = a_.index_->SharedSlices();
-    size_t first_shared = 0;
-    while (first_shared < shared.size() && !SliceOnNode(*shared[first_shared])) ++first_shared;
-    if (first_shared == shared.size()) {
-      pools_ = a_.index_->NodePools(node_.meta.name);
-      return;
-    }
-    std::span<const res::ResourceSlice* const> own = a_.index_->NodeSlices(node_.meta.name);
-    std::vector<const res::ResourceSlice*> slices(own.begin(), own.end());
-    for (size_t i = first_shared; i < shared.size(); ++i) {
-      if (SliceOnNode(*shared[i])) slices.push_back(shared[i]);
-    }
-    GroupPools(slices, in_, &own_pools_, a_.features_.device_binding);
-    pools_ = own_pools_;
-  }
-
   // klog.KObj: "namespace/name", or "name" without a namespace.
   std::string ClaimKey(size_t c) const {
     if (claims_[c]->meta.namespace_.empty()) return std::string(in_.Str(claims_[c]->meta.name));
@@ -230,11 +247,19 @@ class AllocationSearch {
                        in_.Str(d.device->name));
   }
 
-  // Class selectors, then request selectors (kube isSelectable). -1 on a CEL error.
+  // The place of device `dj` of slice `si` of pool `pi` among the node's devices (0, 1, ... in
+  // search order).
+  uint32_t Place(size_t pi, size_t si, size_t dj) const {
+    return slice_first_device_[pool_first_slice_[pi] + si] + static_cast<uint32_t>(dj);
+  }
+
+  // Class selectors, then request selectors (kube isSelectable). -1 on a CEL error. `place`:
+  // Place() of the device, whose answer is remembered per request.
   int Selectable(const RequestData& r, const res::ResourceSlice* slice, const res::Device& d,
-                 Symbol driver) {
-    auto key = std::make_pair(&r, &d);
-    if (auto it = selectable_.find(key); it != selectable_.end()) return it->second;
+                 Symbol driver, uint32_t place) {
+    if (r.selectable.empty()) r.selectable.assign(num_devices_, RequestData::kUnknown);
+    int8_t& memo = r.selectable[place];
+    if (memo != RequestData::kUnknown) return memo;
     cel::Device dev{.driver = in_.Str(driver),
                     .attributes = d.attributes,
                     .capacity = d.capacity,
@@ -255,11 +280,36 @@ class AllocationSearch {
         }
       }
     };
-    eval(r.cls->selectors, true);
+    if (!r.cls->selectors.empty()) {
+      // The class's answer for this device is the same for every request and search: the index
+      // remembers it (a CEL error is evaluated again, to report it).
+      std::atomic<uint8_t>& known =
+          ClassSelections(*r.cls)[a_.index_->FirstOrdinal(*slice) +
+                                  static_cast<uint32_t>(&d - slice->devices.data())];
+      const uint8_t k = known.load(std::memory_order_relaxed);
+      if (k == PoolIndex::kSelectionUnknown) {
+        eval(r.cls->selectors, true);
+        if (result >= 0) {
+          known.store(result == 1 ? PoolIndex::kSelectionAccepted : PoolIndex::kSelectionRejected,
+                      std::memory_order_relaxed);
+        }
+      } else {
+        result = k == PoolIndex::kSelectionAccepted ? 1 : 0;
+      }
+    }
     if (result == 1) eval(r.spec->selectors, false);
     if (result == 1 && !DeviceOnNode(*slice, d)) result = 0;
-    selectable_[key] = result;
+    memo = static_cast<int8_t>(result);
     return result;
+  }
+
+  // The index's table of `cls`'s answers, looked up once per class in this search.
+  std::atomic<uint8_t>* ClassSelections(const res::DeviceClass& cls) {
+    for (const auto& [c, table] : class_selections_) {
+      if (c == &cls) return table;
+    }
+    class_selections_.emplace_back(&cls, a_.index_->ClassSelections(cls));
+    return class_selections_.back().second;
   }
 
   std::string RequestName(const RequestData& r) const {
@@ -281,7 +331,8 @@ class AllocationSearch {
       r.num_devices = r.spec->count;
       return true;
     }
-    for (const Pool& p : pools_) {
+    for (size_t pi = 0; pi < pools_.size(); ++pi) {
+      const Pool& p = pools_[pi];
       if (p.incomplete) {
         *error_ = fmt::format(
             "claim {}, request {}: asks for all devices, but resource pool {} is currently being "
@@ -296,9 +347,11 @@ class AllocationSearch {
             ClaimKey(r.claim), RequestName(r), PoolId(p));
         return false;
       }
-      for (const auto* s : p.slices) {
-        for (const auto& d : s->devices) {
-          int sel = Selectable(r, s, d, p.driver);
+      for (size_t si = 0; si < p.slices.size(); ++si) {
+        const res::ResourceSlice* s = p.slices[si];
+        for (size_t dj = 0; dj < s->devices.size(); ++dj) {
+          const res::Device& d = s->devices[dj];
+          int sel = Selectable(r, s, d, p.driver, Place(pi, si, dj));
           if (sel < 0) return false;
           if (sel == 1 && CapacityFits(r, {&p, s, &d})) r.all_devices.push_back({&p, s, &d});
         }
@@ -341,7 +394,7 @@ class AllocationSearch {
         return false;
       }
       for (const auto& con : claim.spec.constraints) {
-        if (!con.match_attribute.empty()) constraints_[c].push_back({c, &con, nullptr, {}, 0});
+        if (!con.match_attribute.empty()) constraints_[c].push_back({c, &con, nullptr, {}, {}, 0});
       }
     }
     return true;
@@ -541,14 +594,25 @@ class AllocationSearch {
     return true;
   }
 
-  // kube matchAttributeConstraint.add/remove.
+  // kube matchAttributeConstraint.add/remove. With DRAListTypeAttributes the set of common values
+  // is kept as keys when the index keyed the devices' attributes (it keys all or none), as values
+  // otherwise: the same answers (attribute_keys_test.cc).
   bool Add(Constraint& con, const RequestData& r, const res::Device& d) {
     if (!Covers(con, r)) return true;
     const cel::AttributeValue* v = FindAttribute(d, con.spec->match_domain, con.spec->match_id);
     if (v == nullptr) return false;
     const bool sets = a_.features_.list_type_attributes;
+    const AttributeKeys& keys = a_.index_->attribute_keys();
+    std::span<const uint32_t> k;
+    const bool keyed = sets && !keys.empty();
+    if (keyed) {
+      const bool found = keys.Find(*v, &k);
+      CORRAL_CHECK_MSG(found, "a device attribute the PoolIndex did not key");
+    }
     if (con.refs == 0) {
-      if (sets) {
+      if (keyed) {
+        con.keys.Reset(k);
+      } else if (sets) {
         con.set.Reset(*v);
       } else {
         con.value = v;
@@ -556,7 +620,10 @@ class AllocationSearch {
       con.refs = 1;
       return true;
     }
-    if (sets ? !con.set.Intersect(*v) : !SameAttribute(*con.value, *v)) return false;
+    const bool ok = keyed  ? con.keys.Intersect(k)
+                    : sets ? con.set.Intersect(*v)
+                           : SameAttribute(*con.value, *v);
+    if (!ok) return false;
     ++con.refs;
     return true;
   }
@@ -620,7 +687,7 @@ class AllocationSearch {
           if (r.spec->admin_access ? (!Multi(dev) && claim_devices_[c].contains(id)) : InUse(id)) {
             continue;
           }
-          int sel = Selectable(r, s, dev, p.driver);
+          int sel = Selectable(r, s, dev, p.driver, Place(pi, si, dj));
           if (sel < 0) return false;
           if (sel == 0 || !CapacityFits(r, d)) continue;
           int got = AllocateDevice(r, d, false);
@@ -678,14 +745,15 @@ class AllocationSearch {
   }
 
   const Allocator& a_;
+  // kube's gatherPools for the node: its own slices' and the applying shared slices' pools.
+  std::shared_ptr<const PoolIndex::NodePoolSet> pool_set_;  // holds pools_
+  std::span<const Pool> pools_;
   const Interner& in_;
   const api::Node& node_;
   std::span<const res::ResourceClaim* const> claims_;
   std::string* error_;
   CompatSearch compat_;  // compatibility groups of the devices on each counter set
   std::span<const res::DeviceTaintRule* const> taint_rules_;
-  std::span<const Pool> pools_;  // the index's, or own_pools_
-  std::vector<Pool> own_pools_;
   // [claim][request][alternative]; inline for the usual claim or two of a request or two.
   absl::InlinedVector<absl::InlinedVector<absl::InlinedVector<RequestData, 1>, 2>, 2> requests_;
   absl::InlinedVector<std::vector<Constraint>, 2> constraints_;  // per claim
@@ -694,16 +762,44 @@ class AllocationSearch {
   absl::flat_hash_map<Allocator::CounterKey, api::Quantity> consuming_;
   // Capacity the shares of the allocation being built consume, per shared device.
   absl::flat_hash_map<DeviceId, std::vector<res::ConsumedCapacity>> allocating_capacity_;
-  absl::flat_hash_map<std::pair<const RequestData*, const res::Device*>, int> selectable_;
+  // Place(): per pool the index of its first slice in slice_first_device_, per slice the place of
+  // its first device; num_devices_ places in all.
+  std::vector<uint32_t> pool_first_slice_, slice_first_device_;
+  uint32_t num_devices_ = 0;
   absl::InlinedVector<absl::InlinedVector<Chosen, 1>, 2> chosen_;
+  absl::InlinedVector<std::pair<const res::DeviceClass*, std::atomic<uint8_t>*>, 2>
+      class_selections_;
 };
 
 Allocator::Outcome Allocator::Allocate(const api::Node& node,
                                        std::span<const res::ResourceClaim* const> claims,
                                        std::vector<res::AllocationResult>* results,
-                                       std::string* error) const {
-  AllocationSearch search(*this, node, claims, error);
-  return search.Run(results);
+                                       std::string* error, bool reuse) const {
+  std::shared_ptr<const PoolIndex::NodePoolSet> pools = index_->PoolsFor(node, in_);
+  if (!reuse || !pools->node_independent) {
+    AllocationSearch search(*this, node, std::move(pools), claims, error);
+    return search.Run(results);
+  }
+  const MemoState state{dra_.ClaimStatusVersion(), dra_.AllocatedDevices().size(),
+                        dra_.SharedDevices().size()};
+  MemoKey key{pools.get(), {claims.begin(), claims.end()}};
+  {
+    std::lock_guard<std::mutex> l(memo_mu_);
+    if (auto it = memo_.find(key); it != memo_.end() && it->second.state == state) {
+      *results = it->second.results;
+      *error = it->second.error;
+      return it->second.outcome;
+    }
+  }
+  MemoEntry entry{pools, state, Outcome::kUnsatisfiable, {}, {}};
+  AllocationSearch search(*this, node, std::move(pools), claims, &entry.error);
+  const Outcome outcome = search.Run(&entry.results);
+  entry.outcome = outcome;
+  *results = entry.results;
+  *error = entry.error;
+  std::lock_guard<std::mutex> l(memo_mu_);
+  memo_.insert_or_assign(std::move(key), std::move(entry));
+  return outcome;
 }
 
 }  // namespace corral::plugins::dra

@@ -20,11 +20,17 @@
 //   - depth-first search with backtracking over pools (sorted by driver, pool; those with binding
 //     conditions last), slices (by name; those with binding conditions last) and devices (in
 //     order): the first complete allocation wins.
+// The search runs on the node's pools as PoolIndex::PoolsFor groups them. Pools that are the same
+// on every node they apply to (node_independent: shared slices only, no per-device node selection,
+// no device that binds to its node) give the same answer on all those nodes, so one Allocator (one
+// scheduling cycle, in which the manager's state does not change) searches them once per set of
+// claims and answers the other nodes from its memo.
 // Results carry kube's node selector (the node's name for a node-local device or one with
 // bindsToNode, the slices' selector requirements merged into one term, or none for allNodes) and
 // each device's binding conditions.
 
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -79,9 +85,13 @@ class Allocator {
   // pool ("invalid resource pools were encountered" in `error`, kube's ErrFailedAllocationOnNode).
   // kError: kube's error text in `error` (a CEL run-time error, a missing class, all devices of an
   // incomplete or invalid pool, a constraint that cannot hold for all devices).
+  // `reuse`: the claims stay alive and unchanged as long as the allocator (a cycle's claims), so
+  // the answer on a node-independent pool set may be remembered by their addresses and given to
+  // the other nodes of that set (see the file comment). Thread-safe.
   Outcome Allocate(const api::Node& node,
                    std::span<const api::resource::ResourceClaim* const> claims,
-                   std::vector<api::resource::AllocationResult>* results, std::string* error) const;
+                   std::vector<api::resource::AllocationResult>* results, std::string* error,
+                   bool reuse = false) const;
 
  private:
   const framework::DraManager& dra_;
@@ -98,8 +108,35 @@ class Allocator {
     }
   };
   absl::flat_hash_map<CounterKey, api::Quantity> consumed_;
+  // Folds allocated device `cd` into consumed_ and compat_.
+  void AddAllocated(const PoolIndex::CounterDevice& cd);
   // The compatibility groups of allocated devices that consume counters.
   CompatBaseline compat_;
+  // Answers on node-independent pool sets, by pool set and claims (see the file comment).
+  struct MemoKey {
+    const void* pools;
+    std::vector<const api::resource::ResourceClaim*> claims;
+    bool operator==(const MemoKey&) const = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const MemoKey& k) {
+      return H::combine(std::move(h), k.pools, k.claims);
+    }
+  };
+  // The manager's state an entry was computed in (a guard: it must not change meanwhile).
+  struct MemoState {
+    uint64_t claim_status_version = 0;
+    size_t allocated = 0, shared = 0;
+    bool operator==(const MemoState&) const = default;
+  };
+  struct MemoEntry {
+    std::shared_ptr<const PoolIndex::NodePoolSet> pools;  // keeps MemoKey::pools alive
+    MemoState state;
+    Outcome outcome;
+    std::vector<api::resource::AllocationResult> results;
+    std::string error;
+  };
+  mutable std::mutex memo_mu_;
+  mutable absl::flat_hash_map<MemoKey, MemoEntry> memo_;
 
   friend class AllocationSearch;
 };

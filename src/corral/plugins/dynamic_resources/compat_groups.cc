@@ -65,7 +65,7 @@ bool SkipWhileDisabled(const CompatBaseline& baseline, Symbol driver, Symbol poo
                        const res::Device& d) {
   for (const auto& cc : d.consumes_counters) {
     if (!cc.compatibility_groups.empty()) return true;
-    if (baseline.Grouped({driver, pool, cc.counter_set})) return true;
+    if (!baseline.empty() && baseline.Grouped({driver, pool, cc.counter_set})) return true;
   }
   return false;
 }

@@ -339,6 +339,9 @@ Status DynamicResources::Filter(const framework::CycleState& cs, size_t slot,
     }
   }
   std::shared_ptr<const res::ResourceClaim> ext_claim;
+  // The special claim is the cycle's (kept in the state for every node of its mask) rather than
+  // built for this node alone: the allocator may reuse answers by claim address.
+  bool ext_claim_kept = true;
   if (s->ext.has_value()) {
     std::string reason;
     if (s->ext->resources.size() <= dra::kMaxMaskedResources) {
@@ -365,6 +368,7 @@ Status DynamicResources::Filter(const framework::CycleState& cs, size_t slot,
       }
       if (claim.has_value()) {
         ext_claim = std::make_shared<const res::ResourceClaim>(std::move(*claim));
+        ext_claim_kept = false;
       }
     }
   }
@@ -374,7 +378,7 @@ Status DynamicResources::Filter(const framework::CycleState& cs, size_t slot,
     for (size_t i : s->to_allocate) claims.push_back(s->claims[i]);
     if (ext_claim != nullptr) claims.push_back(ext_claim.get());
     std::string err;
-    switch (s->allocator->Allocate(n, claims, &allocations, &err)) {
+    switch (s->allocator->Allocate(n, claims, &allocations, &err, ext_claim_kept)) {
       case dra::Allocator::Outcome::kError:
         return Status::Error(std::move(err));
       case dra::Allocator::Outcome::kUnsatisfiable:

@@ -26,7 +26,10 @@
 //     bound that shares a claim (its claim status changed).
 // Cost: pods without claims are skipped at PreFilter (no state, no Filter call). For pods with
 // claims, Filter runs the allocator's search, which allocates its per-node state as kube's does;
-// CEL selectors are compiled at load and evaluate without allocating.
+// CEL selectors are compiled at load and evaluate without allocating. The plugin's PoolIndex
+// (kept while the slices are unchanged) groups pools once per set of applying shared slices and
+// remembers class selectors' answers; the cycle's allocator answers the nodes that see the same
+// shared slices alone from one search (allocator.h).
 // Allocation honours device taints (DRADeviceTaints, DRADeviceTaintRules; device_taints.h).
 // No Score: kube v1.37 ranks nodes by the firstAvailable sub-requests chosen; not implemented
 // (docs/deviations.md). Pods with claims are unsignable (KEP-5598).
