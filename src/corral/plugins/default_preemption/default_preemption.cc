@@ -540,7 +540,7 @@ bool PotentialByRotation(std::span<const NodeInfo* const> all,
   if (n == 0 || listed.size() != n) return false;
   const auto first = std::find(all.begin(), all.end(), listed[0].node);
   if (first == all.end()) return false;
-  // One pass in snapshot order checks the rotation and collects the nodes (undone if it is not one).
+  // One pass in snapshot order checks the rotation and collects the nodes (undone if it fails).
   const auto start = static_cast<size_t>(first - all.begin());
   const size_t old_size = potential.size();
   for (size_t j = 0, i = start == 0 ? 0 : n - start; j < n; ++j, i = i + 1 == n ? 0 : i + 1) {

@@ -205,14 +205,15 @@ TEST_F(DefaultPreemptionTest, PotentialNodesWhateverTheListOrder) {
       std::rotate(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
     };
   };
-  const std::vector<std::pair<std::string, std::function<void(std::vector<framework::NodeStatus>&)>>>
-      orders = {{"snapshot", nullptr},
-                {"rotated by 1", rotate(1)},
-                {"rotated by 3", rotate(3)},
-                {"reversed",
-                 [](std::vector<framework::NodeStatus>& v) { std::reverse(v.begin(), v.end()); }},
-                {"two swapped",
-                 [](std::vector<framework::NodeStatus>& v) { std::swap(v[1], v[2]); }}};
+  const std::vector<
+      std::pair<std::string, std::function<void(std::vector<framework::NodeStatus>&)>>>
+      orders = {
+          {"snapshot", nullptr},
+          {"rotated by 1", rotate(1)},
+          {"rotated by 3", rotate(3)},
+          {"reversed",
+           [](std::vector<framework::NodeStatus>& v) { std::reverse(v.begin(), v.end()); }},
+          {"two swapped", [](std::vector<framework::NodeStatus>& v) { std::swap(v[1], v[2]); }}};
   for (const auto& [name, order] : orders) {
     SCOPED_TRACE(name);
     reorder_ = order;
