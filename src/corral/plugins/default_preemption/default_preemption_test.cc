@@ -1,5 +1,6 @@
 #include "corral/plugins/default_preemption/default_preemption.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <limits>
@@ -118,6 +119,7 @@ class DefaultPreemptionTest : public ::testing::Test {
         EXPECT_FALSE(fs.ok()) << "the pod fits without preemption";
         failed_.push_back({n, fs});
       }
+      if (reorder_) reorder_(failed_);
       statuses.nodes = failed_;
     }
     return fwk_->RunPostFilterPlugins(state_, info, statuses, r);
@@ -134,6 +136,8 @@ class DefaultPreemptionTest : public ::testing::Test {
   std::unique_ptr<framework::Framework> fwk_;
   framework::CycleState state_;
   std::vector<framework::NodeStatus> failed_;
+  // When set, Run lists the filter statuses in this order instead of snapshot order.
+  std::function<void(std::vector<framework::NodeStatus>&)> reorder_;
 };
 
 // kube's TestPostFilter "pod with higher priority can be made schedulable".
@@ -180,6 +184,54 @@ TEST_F(DefaultPreemptionTest, UnresolvableNodesAreNotCandidates) {
   framework::PostFilterResult r2;
   ASSERT_TRUE(Run(q, &r2).ok());
   EXPECT_EQ(w_.in.Str(r2.nominated_node_name), "n1");
+}
+
+// The potential nodes are taken in snapshot order whatever order the filter pass listed the
+// statuses in: snapshot order and its rotations (the pass's round-robin walk, read by position)
+// and any other order (read by node name) give the same candidate, victims and message.
+TEST_F(DefaultPreemptionTest, PotentialNodesWhateverTheListOrder) {
+  auto zone = [&](std::string_view name, std::string_view z) -> api::Node& {
+    return w_.Node(name).Capacity({{"cpu", "2"}, {"pods", "10"}}).Label("zone", z).Obj();
+  };
+  SetNodes({&w_.NodeWith(zone("n1", "a"), {&Bound("low1", "n1", 2, "2")}),
+            &w_.NodeWith(zone("n2", "b"), {&Bound("low2", "n2", 1, "2")}),
+            &w_.NodeWith(zone("n3", "a"), {&Bound("low3", "n3", 1, "2")}),
+            &w_.NodeWith(zone("n4", "a"), {&Bound("high4", "n4", 20, "2")})});
+  api::Pod& p = w_.Pod("p").Priority(10).Req({{"cpu", "1"}}).NodeSelector("zone", "a").Obj();
+  // Equal priority to every pod it could preempt on a zone-a node: no victims anywhere there.
+  api::Pod& q = w_.Pod("q").Priority(1).Req({{"cpu", "1"}}).NodeSelector("zone", "a").Obj();
+  auto rotate = [](size_t k) {
+    return [k](std::vector<framework::NodeStatus>& v) {
+      std::rotate(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    };
+  };
+  const std::vector<
+      std::pair<std::string, std::function<void(std::vector<framework::NodeStatus>&)>>>
+      orders = {
+          {"snapshot", nullptr},
+          {"rotated by 1", rotate(1)},
+          {"rotated by 3", rotate(3)},
+          {"reversed",
+           [](std::vector<framework::NodeStatus>& v) { std::reverse(v.begin(), v.end()); }},
+          {"two swapped", [](std::vector<framework::NodeStatus>& v) { std::swap(v[1], v[2]); }}};
+  for (const auto& [name, order] : orders) {
+    SCOPED_TRACE(name);
+    reorder_ = order;
+    framework::PostFilterResult r;
+    Status s = Run(p, &r);
+    ASSERT_TRUE(s.ok()) << s.Message();
+    // n1 and n3 are candidates (n2 is UnschedulableAndUnresolvable, n4 has no lower-priority pod);
+    // n3's victim has the lower priority.
+    EXPECT_EQ(w_.in.Str(r.nominated_node_name), "n3");
+    EXPECT_EQ(VictimNames(r), std::vector<std::string>{"low3"});
+    framework::PostFilterResult none;
+    Status sq = Run(q, &none);
+    EXPECT_EQ(sq.code(), Code::kUnschedulable);
+    EXPECT_EQ(sq.Message(),
+              "preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 "
+              "No preemption victims found for incoming pod.");
+    EXPECT_TRUE(none.nominated_node_name.empty());
+  }
 }
 
 TEST_F(DefaultPreemptionTest, PreemptionPolicyNever) {
