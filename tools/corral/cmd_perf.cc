@@ -1,4 +1,5 @@
-// `corral perf FILE [--test-case NAME] [--workload NAME] [--label-filter L] [-o table|json]`: runs
+// `corral perf FILE [--test-case NAME] [--workload NAME] [--label-filter L] [-o table|json]
+// [--emulated-version X.Y]`: runs
 // kube scheduler_perf performance-config.yaml workloads on the simulator and reports
 // SchedulingThroughput against each workload's threshold. Exit code 1 when a threshold fails or a
 // workload errors.
@@ -19,6 +20,7 @@
 #include "corral/sim/report/provenance_runs.h"
 
 #include "command.h"
+#include "flags.h"
 
 namespace corral::cli {
 
@@ -29,6 +31,7 @@ struct PerfFlags {
   std::string test_case, workload, output = "table", cost;
   std::string label_filter = "performance";
   std::string event_log;
+  std::string emulated_version;
   bool list = false;
   bool quiet = false;
 };
@@ -91,6 +94,7 @@ int Run(const PerfFlags& flags) {
   ThreadCpuClock cpu;
   app::PerfRunOptions opts;
   opts.wall = &wall;
+  opts.emulated_version = EmulatedVersion(flags.emulated_version);
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> log_file(nullptr, &std::fclose);
   std::unique_ptr<sim::FileEventLog> log;
   if (!flags.event_log.empty()) {
@@ -198,6 +202,7 @@ Command AddPerfCommand(CLI::App& root) {
   app->add_option("--scheduling-cost", flags->cost,
                   "Virtual time per scheduling cycle: measured (wall time, the default), "
                   "measured-cpu (the cycle's thread CPU time), instant, or a Go duration");
+  AddEmulatedVersionOption(app, flags->emulated_version);
   app->add_flag("--list", flags->list, "List the test cases and workloads with their labels");
   app->add_option("--event-log", flags->event_log,
                   "Write each workload's event log to FILE ('-' for stdout, before the table)");

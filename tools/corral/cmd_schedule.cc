@@ -20,6 +20,7 @@ struct ScheduleFlags {
   std::vector<std::string> inputs;
   std::string output = "table";
   std::string feature_gates;
+  std::string emulated_version;
   std::string config;
   std::string metrics;
   uint64_t seed = 1;
@@ -48,6 +49,7 @@ Command AddScheduleCommand(CLI::App& root) {
   AddSeedOption(app, flags->seed, "Seed for tie-breaking among equally scored nodes (default 1)");
   app->add_option("--feature-gates", flags->feature_gates,
                   "Feature gates by kube's names: Name=true|false,...");
+  AddEmulatedVersionOption(app, flags->emulated_version);
   app->add_option("--explain", flags->explain,
                   "Explain the decision for this pod (NS/NAME); repeatable");
   app->add_flag("--explain-all", flags->explain_all, "Explain every pod's decision");
@@ -73,6 +75,7 @@ Command AddScheduleCommand(CLI::App& root) {
     req.strict = flags->strict;
     req.unknown_fields = ParseValidate(flags->validate);
     req.workload_cycle = flags->gang_mode == "workload-cycle";
+    req.gates = framework::FeatureGates(EmulatedVersion(flags->emulated_version));
     if (auto st = req.gates.ParseFlag(flags->feature_gates); !st.ok()) {
       fmt::print(stderr, "corral schedule: --feature-gates: {}\n", st.error().message);
       return kExitBadInput;

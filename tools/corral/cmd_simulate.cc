@@ -52,6 +52,7 @@ struct SimulateFlags {
   std::string output = "table";
   std::string report, csv, metrics, event_log, event_log_format = "text", config, feature_gates,
                                                cost, bind_latency, duration;
+  std::string emulated_version;
   bool no_report = false;
   bool quiet = false;
   bool progress = false;
@@ -320,6 +321,21 @@ int Run(const SimulateFlags& flags) {
                flags.feature_gates.empty() ? "--config" : "--feature-gates");
     return kExitBadInput;
   }
+  if (!flags.emulated_version.empty()) {
+    // kube's SetEmulationVersion: every scheduler's gates take the version's defaults and the
+    // gates the scenario set are set again at that version.
+    const framework::KubeVersion v = EmulatedVersion(flags.emulated_version);
+    Result<void> st = s.gates.SetEmulationVersion(v);
+    for (auto& c : s.clusters) {
+      if (st.ok()) st = c.gates.SetEmulationVersion(v);
+    }
+    if (!st.ok()) {
+      fmt::print(stderr,
+                 "corral simulate: --emulated-version {}: the scenario's feature gates: {}\n",
+                 flags.emulated_version, st.error().message);
+      return kExitBadInput;
+    }
+  }
   if (!flags.feature_gates.empty()) {
     if (auto st = s.gates.ParseFlag(flags.feature_gates); !st.ok()) {
       fmt::print(stderr, "corral simulate: --feature-gates: {}\n", st.error().message);
@@ -509,6 +525,7 @@ Command AddSimulateCommand(CLI::App& root) {
                   "KubeSchedulerConfiguration file (overrides the scenario's)");
   app->add_option("--feature-gates", flags->feature_gates,
                   "Feature gates by kube's names: Name=true|false,...");
+  AddEmulatedVersionOption(app, flags->emulated_version);
   app->add_option(
       "--scheduling-cost", flags->cost,
       "Virtual time charged per scheduling cycle: instant (default), measured (wall time), or a "

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "corral/doc/decoder.h"
+#include "corral/framework/feature_gates.h"
 
 namespace corral::cli {
 
@@ -48,6 +49,26 @@ inline doc::FieldValidation ParseValidate(std::string_view value) {
   if (value == "warn") return doc::FieldValidation::kWarn;
   if (value == "ignore" || value == "false") return doc::FieldValidation::kIgnore;
   return doc::FieldValidation::kStrict;
+}
+
+// kube-scheduler's `--emulated-version`: "1.36" or "kube=1.36" (framework::ParseEmulatedVersion),
+// v1.34 to v1.37; a bad value is rejected when parsed with kube's message.
+inline CLI::Option* AddEmulatedVersionOption(CLI::App* app, std::string& value) {
+  return app
+      ->add_option("--emulated-version", value,
+                   "Emulate kube-scheduler of this version, as kube's --emulated-version: feature "
+                   "gates take that version's defaults and locks. X.Y or kube=X.Y, 1.34 to 1.37 "
+                   "(default 1.37)")
+      ->check([](const std::string& v) -> std::string {
+        auto r = framework::ParseEmulatedVersion(v);
+        return r.ok() ? std::string() : r.error().message;
+      });
+}
+
+// The version of a value AddEmulatedVersionOption accepted (the binary's when empty).
+inline framework::KubeVersion EmulatedVersion(const std::string& value) {
+  auto r = framework::ParseEmulatedVersion(value);
+  return r.ok() ? *r : framework::kBinaryVersion;
 }
 
 }  // namespace corral::cli

@@ -50,7 +50,7 @@ PerfResult RunPerfWorkload(const sim::PerfConfig& config, const sim::PerfWorkloa
   out.name = ref.name;
   out.threshold = config.Threshold(ref);
   Diagnostics diags;
-  auto spec = config.Compile(ref, interner, diags);
+  auto spec = config.Compile(ref, interner, diags, opts.emulated_version);
   if (!spec.ok()) {
     const std::string& m = spec.error().message;
     if (m.starts_with("unsupported: ")) {

@@ -7,6 +7,7 @@
 
 #include "corral/core/clock.h"
 #include "corral/core/interner.h"
+#include "corral/framework/feature_gates.h"
 #include "corral/sim/engine.h"
 #include "corral/sim/input/perf_config.h"
 #include "corral/sim/perf.h"
@@ -19,6 +20,8 @@ struct PerfRunOptions {
   std::optional<sim::CostModel> cost;
   std::function<void(const sim::Progress&)> progress;
   sim::EventLog* log = nullptr;  // the run's event log, when given (one after another per workload)
+  // kube-scheduler's --emulated-version: the gates' defaults and locks of that version.
+  framework::KubeVersion emulated_version = framework::kBinaryVersion;
 };
 
 sim::PerfResult RunPerfWorkload(const sim::PerfConfig& config, const sim::PerfWorkloadRef& ref,

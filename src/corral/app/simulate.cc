@@ -69,6 +69,9 @@ Result<sim::SchedulerProvenance> DescribeScheduler(
   }
   p.gates_explicit = explicit_gates;
   p.gates_non_default = gates.NonDefault();
+  if (gates.emulation_version() != framework::kBinaryVersion) {
+    p.emulated_version = gates.emulation_version().String();
+  }
   std::vector<std::string> names;
   if (cfg.has_value()) {
     for (const auto& prof : cfg->profiles) names.push_back(prof.scheduler_name);

@@ -20,8 +20,9 @@ Plugins DefaultPlugins(const FeatureGates& gates) {
   mp.push_back({"NodeResourcesBalancedAllocation", 1});
   mp.push_back({"ImageLocality", 1});
   mp.push_back({"DefaultBinder", 0});
-  // NodeDeclaredFeatures is GA and locked on in v1.37; kube appends it to the default set.
-  mp.push_back({"NodeDeclaredFeatures", 0});
+  // kube appends NodeDeclaredFeatures while its gate is on (GA and locked on in v1.37, beta and on
+  // by default in v1.36, alpha and off in v1.35).
+  if (gates.Enabled(Feature::kNodeDeclaredFeatures)) mp.push_back({"NodeDeclaredFeatures", 0});
   return p;
 }
 

@@ -1,5 +1,9 @@
 #include "corral/framework/framework.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "test/testing/builders.h"
@@ -232,6 +236,30 @@ TEST(ConfigTest, MergeReplacesDefaultsInPlaceAndStarDisablesAll) {
   star.multi_point.enabled = {{"Only", 0}};
   EXPECT_EQ(MergePlugins(DefaultPlugins(g), star).multi_point.enabled,
             (std::vector<PluginEntry>{{"Only", 0}}));
+}
+
+// kube's applyFeatureGates: NodeDeclaredFeatures is appended while its gate is on (the default at
+// v1.36 and v1.37; off at v1.35); DynamicResources before DefaultPreemption while DRA is on.
+TEST(ConfigTest, DefaultPluginsFollowTheGatesAtTheEmulatedVersion) {
+  auto names = [](const FeatureGates& g) {
+    std::vector<std::string> out;
+    for (const auto& e : DefaultPlugins(g).multi_point.enabled) out.push_back(e.name);
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& v, std::string_view n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+  };
+  EXPECT_EQ(names(FeatureGates()).back(), "NodeDeclaredFeatures");
+  EXPECT_TRUE(has(names(FeatureGates(KubeVersion{1, 36})), "NodeDeclaredFeatures"));
+  EXPECT_FALSE(has(names(FeatureGates(KubeVersion{1, 35})), "NodeDeclaredFeatures"));
+  FeatureGates off(KubeVersion{1, 36});
+  ASSERT_TRUE(off.Set("NodeDeclaredFeatures", false).ok());
+  EXPECT_FALSE(has(names(off), "NodeDeclaredFeatures"));
+  EXPECT_EQ(names(off).back(), "DefaultBinder");
+  FeatureGates no_dra(KubeVersion{1, 34});
+  ASSERT_TRUE(no_dra.Set("DynamicResourceAllocation", false).ok());
+  EXPECT_FALSE(has(names(no_dra), "DynamicResources"));
+  EXPECT_TRUE(has(names(FeatureGates(KubeVersion{1, 34})), "DynamicResources"));
 }
 
 }  // namespace

@@ -70,9 +70,11 @@ void SchedulerLines(const SchedulerProvenance& s, std::string_view indent,
   out.push_back(Row(indent, "scheduler",
                     s.config_path.empty() ? "no configuration file (kube-scheduler's defaults)"
                                           : WithHash(s.config_path, s.config_hash)));
-  out.push_back(Row(indent, "feature gates",
-                    fmt::format("set: {}; differ from the defaults: {}",
-                                JoinOrNone(s.gates_explicit), JoinOrNone(s.gates_non_default))));
+  out.push_back(Row(
+      indent, "feature gates",
+      fmt::format("set: {}; differ from the defaults: {}{}", JoinOrNone(s.gates_explicit),
+                  JoinOrNone(s.gates_non_default),
+                  s.emulated_version.empty() ? "" : "; emulated version: " + s.emulated_version)));
   for (const auto& prof : s.profiles) {
     out.push_back(Row(indent, "profile", prof.scheduler_name));
     const std::string inner = std::string(indent) + "  ";
@@ -85,7 +87,7 @@ void SchedulerLines(const SchedulerProvenance& s, std::string_view indent,
 bool SameScheduler(const SchedulerProvenance& a, const SchedulerProvenance& b) {
   return a.config_path == b.config_path && a.config_hash == b.config_hash &&
          a.gates_explicit == b.gates_explicit && a.gates_non_default == b.gates_non_default &&
-         a.profiles == b.profiles;
+         a.emulated_version == b.emulated_version && a.profiles == b.profiles;
 }
 
 void DispatcherLines(const DispatcherProvenance& d, std::vector<std::string>& out) {
@@ -290,12 +292,13 @@ nlohmann::ordered_json ProvenanceJson(const Provenance& p) {
       for (const auto& ep : prof.points) points[ep.point] = ep.plugins;
       profiles.push_back({{"scheduler_name", prof.scheduler_name}, {"plugins", std::move(points)}});
     }
-    scheds.push_back(
-        {{"cluster", s.cluster.empty() ? json(nullptr) : json(s.cluster)},
-         {"config_path", s.config_path.empty() ? json(nullptr) : json(s.config_path)},
-         {"config_hash", s.config_hash.empty() ? json(nullptr) : json(s.config_hash)},
-         {"feature_gates", {{"set", s.gates_explicit}, {"non_default", s.gates_non_default}}},
-         {"profiles", std::move(profiles)}});
+    json gates = {{"set", s.gates_explicit}, {"non_default", s.gates_non_default}};
+    if (!s.emulated_version.empty()) gates["emulated_version"] = s.emulated_version;
+    scheds.push_back({{"cluster", s.cluster.empty() ? json(nullptr) : json(s.cluster)},
+                      {"config_path", s.config_path.empty() ? json(nullptr) : json(s.config_path)},
+                      {"config_hash", s.config_hash.empty() ? json(nullptr) : json(s.config_hash)},
+                      {"feature_gates", std::move(gates)},
+                      {"profiles", std::move(profiles)}});
   }
   j["schedulers"] = std::move(scheds);
   return j;

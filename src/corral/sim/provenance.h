@@ -64,6 +64,9 @@ struct SchedulerProvenance {
   std::vector<ProfileProvenance> profiles;
   std::vector<std::string> gates_explicit;     // "Name=true" as set by the input and flags
   std::vector<std::string> gates_non_default;  // effective gates that differ from the defaults
+  // kube-scheduler's --emulated-version ("1.36") when it is not the binary's v1.37; empty otherwise
+  // (the defaults above are then that version's).
+  std::string emulated_version;
 };
 
 // One input as given on the command line, with its content hash.

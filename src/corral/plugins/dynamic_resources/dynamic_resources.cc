@@ -204,11 +204,13 @@ Status DynamicResources::PreFilter(framework::CycleState& cs, size_t slot,
   const api::Pod& p = *pod.pod;
   framework::DraManager* dra = handle_.SharedDRAManager();
   const Interner& in = handle_.interner();
-  // Extended resources backed by DRA (DRAExtendedResource, locked on in v1.37): a map lookup per
-  // scalar request, nothing more for a pod whose requests no class backs.
+  // Extended resources backed by DRA (DRAExtendedResource, locked on in v1.37; off, as in kube's
+  // preFilterExtendedResources, no class backs any): a map lookup per scalar request, nothing more
+  // for a pod whose requests no class backs.
   std::optional<dra::PodExtendedResources> ext;
   std::string ext_error;
-  if (dra != nullptr && !pod.request.scalar.empty()) {
+  if (dra != nullptr && !pod.request.scalar.empty() &&
+      handle_.features().Enabled(framework::Feature::kDRAExtendedResource)) {
     dra::PodExtendedResources e;
     if (dra::CollectPodExtendedResources(pod, *dra, in, &e, &ext_error)) ext = std::move(e);
   }
@@ -587,6 +589,7 @@ framework::QueueingHint DynamicResources::Hint(const framework::PodInfo& pod,
   if (event.action == framework::ActionType::kDelete &&
       (!other->resource_claims.empty() ||
        (handle_.SharedDRAManager() != nullptr &&
+        handle_.features().Enabled(framework::Feature::kDRAExtendedResource) &&
         dra::PodRequestsBackedResource(*other, *handle_.SharedDRAManager())))) {
     return QueueingHint::kQueue;
   }

@@ -123,9 +123,11 @@ std::string DescribeClaim(const Interner& in, const res::ResourceClaim* c) {
   return out;
 }
 
-void RunCase(const Case& c) {
+// `gates`, when given, replace the world's (v1.37 defaults).
+void RunCase(const Case& c, const framework::FeatureGates* gates = nullptr) {
   SCOPED_TRACE(c.name);
   testing::TestWorld w;
+  if (gates != nullptr) w.gates = *gates;
   std::string yaml;
   for (const auto& o : c.objects) yaml += o;
   loader::LoadResult r = loader::LoadString(yaml, c.name + ".yaml", w.in);
@@ -233,6 +235,29 @@ TEST(DynamicResourcesExtendedResourceTest, KubeCases) {
         .postfilter = "Unschedulable: still not schedulable"}},
   };
   for (const Case& c : cases) RunCase(c);
+}
+
+// DRAExtendedResource off (kube v1.36 emulated, where the gate is beta and may be off): kube's
+// preFilterExtendedResources returns nothing, so no class backs a resource and a pod without claims
+// is skipped; the node's allocatable alone decides, in NodeResourcesFit.
+TEST(DynamicResourcesExtendedResourceTest, GateOffNoClassBacksAResource) {
+  framework::FeatureGates gates(framework::KubeVersion{1, 36});
+  ASSERT_TRUE(gates.Set("DRAExtendedResource", false).ok());
+  const std::string no_capacity = Node("");
+  const std::string zero_gpu_node = Node(", example.com/gpu: \"0\"");
+  const std::vector<Case> cases = {
+      {"extended-resource-name-with-zero-allocatable",
+       {zero_gpu_node, kClass, Slice(1), Pod({"example.com/gpu: 1"})},
+       {.prefilter = "Skip"}},
+      {"extended-resource-name-with-resources",
+       {no_capacity, kClass, Slice(1), Pod({"example.com/gpu: 1"})},
+       {.prefilter = "Skip"}},
+      {"implicit-extended-resource-name-with-resources",
+       {no_capacity, kClass, Slice(4),
+        Pod({"deviceclass.resource.kubernetes.io/my-resource-class: 1, example.com/gpu: 2"})},
+       {.prefilter = "Skip"}},
+  };
+  for (const Case& c : cases) RunCase(c, &gates);
 }
 
 // kube's createRequestsAndMappings: a non-sidecar init container reuses the devices of later

@@ -728,6 +728,22 @@ TEST(FitTest, NodeChangeHint) {
   }
 }
 
+// kube's case as kube runs it, with DRAExtendedResource off (emulated v1.36, where the gate is
+// beta): isFit then needs the node to advertise every scalar the pod requests, so a node without
+// the pod's resource type cannot help.
+TEST(FitTest, NodeChangeHintWithDRAExtendedResourceOff) {
+  testing::TestWorld w;
+  w.gates = framework::FeatureGates(framework::KubeVersion{1, 36});
+  ASSERT_TRUE(w.gates.Set("DRAExtendedResource", false).ok());
+  testing::FakeHandle h(w);
+  auto fit = NewFit(h);
+  framework::PodInfo& pod = w.Info(MakePod(w, "pod", {{{kA, "1"}}}));
+  const api::Node& new_node = MakeNode(w, "new", {{kB, "1"}});
+  EXPECT_EQ(fit->NodeChangeHint(pod, nullptr, new_node), QueueingHint::kQueueSkip);
+  const api::Node& with_a = MakeNode(w, "with-a", {{kA, "1"}});
+  EXPECT_EQ(fit->NodeChangeHint(pod, nullptr, with_a), QueueingHint::kQueue);
+}
+
 // ---- Sign ---------------------------------------------------------------------------------------
 
 TEST(FitTest, SignEncodesThePodRequest) {

@@ -346,7 +346,7 @@ PerfThreshold PerfConfig::Threshold(const PerfWorkloadRef& ref) const {
 }
 
 Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& interner,
-                                    Diagnostics& diags) const {
+                                    Diagnostics& diags, framework::KubeVersion emulated) const {
   const Impl& im = *impl_;
   const TestCaseIn& tc = im.cases[ref.test_case];
   const WorkloadIn& w = tc.workloads[ref.workload];
@@ -354,9 +354,11 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
   spec.name = ref.name;
   spec.source = im.path;
   spec.cost.mode = CostModel::Mode::kMeasured;
-  // Feature gates: the test case's, then the workload's. Gates Corral's scheduler does not know are
-  // either harness-only gates with a stated effect (perf_detail::FindPerfOnlyGate) or make the
-  // workload unsupported; a locked gate set to the other value is an error, as in kube.
+  // Feature gates: the emulated version's defaults, then the test case's gates, then the
+  // workload's. Gates Corral's scheduler does not know are either harness-only gates with a stated
+  // effect (perf_detail::FindPerfOnlyGate) or make the workload unsupported; a gate locked to the
+  // other value (or PreAlpha) at the emulated version is an error, as in kube.
+  spec.gates = framework::FeatureGates(emulated);
   std::string unsupported;
   bool ndf_gate = false;
   for (const Node* g : {tc.gates, w.gates}) {
@@ -370,19 +372,6 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
         continue;
       }
       const bool value = v.bool_value();
-      if (name == "NodeDeclaredFeatures") {
-        // GA and locked to true in kube v1.37: the NodeDeclaredFeatures plugin is always in
-        // Corral's default profile, so true is the default and false fails as in kube.
-        if (!value) {
-          diags.Error(im.path, v.line(), "featureGates.NodeDeclaredFeatures",
-                      "cannot set feature gate NodeDeclaredFeatures to false, feature is locked to "
-                      "true");
-        } else {
-          ndf_gate = true;
-          spec.explicit_gates.push_back("NodeDeclaredFeatures=true");
-        }
-        continue;
-      }
       if (const PerfOnlyGate* pg = FindPerfOnlyGate(name); pg != nullptr) {
         if (!pg->honours(value)) {
           unsupported = fmt::format("feature gate {}={}: {}", name, value, pg->effect);
@@ -394,12 +383,17 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
       if (auto st = spec.gates.Set(name, value); !st.ok()) {
         if (st.error().message.starts_with("unrecognized")) {
           unsupported = fmt::format("feature gate {}={} is not modelled by Corral", name, value);
+        } else if (st.error().message.starts_with("feature gate ")) {
+          unsupported = st.error().message;  // a value Corral does not model (FeatureSpec)
         } else {
           // A locked gate set to the other value: kube's test fails the same way.
           diags.Error(im.path, v.line(), fmt::format("featureGates.{}", name), st.error().message);
         }
       } else {
         spec.explicit_gates.push_back(fmt::format("{}={}", name, value));
+        // kube's nodedeclaredfeatures test, the only config that sets the gate to true, installs
+        // its mock feature registry (below).
+        if (name == "NodeDeclaredFeatures") ndf_gate = value;
       }
     }
   }
@@ -434,7 +428,7 @@ Result<SimSpec> PerfConfig::Compile(const PerfWorkloadRef& ref, Interner& intern
   if (!c.unsupported.empty()) return Error::Invalid("unsupported: " + c.unsupported);
   if (ok && !diags.has_errors()) perf_detail::ResolveApiLimit(im.path, tc, w, spec, diags);
   if (!ok || diags.has_errors()) return Error::Invalid(DiagnosticsMessage(diags));
-  if (ndf_gate) {
+  if (ndf_gate && spec.gates.Enabled(framework::Feature::kNodeDeclaredFeatures)) {
     // kube's scheduler_perf nodedeclaredfeatures test (the only config that sets the gate to
     // true): its pre-run hook replaces the feature registry with numNodeDeclaredFeatures mock
     // features (default 0) and its node hook sets every node's status.declaredFeatures to them.

@@ -28,9 +28,10 @@
 // Contract: Load reports every problem of the file with file, line and field path. Compile resolves
 // one workload's params and builds its SimSpec; unknown params, unreadable templates and template
 // errors are reported with the file and line where they occur. Feature gates: a gate the scheduler
-// knows is set (a locked gate set to the other value is an error, as in kube); the harness-only
-// gates SchedulerAsyncAPICalls and NodeDeclaredFeatures=false are accepted with their effect in
-// SimSpec::notes; any other gate makes the workload unsupported.
+// knows is set at the emulated version (a gate locked to the other value or PreAlpha there is an
+// error, as in kube; a value Corral does not model makes the workload unsupported); the
+// harness-only gates (SchedulerAsyncAPICalls, GangScheduling, ...) are accepted with their effect
+// in SimSpec::notes; any other gate makes the workload unsupported.
 
 #include <map>
 #include <memory>
@@ -41,6 +42,7 @@
 #include "corral/core/diagnostics.h"
 #include "corral/core/interner.h"
 #include "corral/core/result.h"
+#include "corral/framework/feature_gates.h"
 #include "corral/sim/spec.h"
 
 namespace corral::sim {
@@ -86,9 +88,11 @@ class PerfConfig {
   // All workloads, in file order.
   std::vector<PerfWorkloadRef> All() const;
 
-  // Builds the simulation of one workload. An unsupported op yields an Error whose message starts
-  // with "unsupported: ".
-  Result<SimSpec> Compile(const PerfWorkloadRef& ref, Interner& interner, Diagnostics& diags) const;
+  // Builds the simulation of one workload, its feature gates those of the emulated kube version
+  // (kube-scheduler's --emulated-version; framework/feature_gates.h) with the config's set on top.
+  // An unsupported op yields an Error whose message starts with "unsupported: ".
+  Result<SimSpec> Compile(const PerfWorkloadRef& ref, Interner& interner, Diagnostics& diags,
+                          framework::KubeVersion emulated = framework::kBinaryVersion) const;
   PerfThreshold Threshold(const PerfWorkloadRef& ref) const;
 
   struct Impl;
