@@ -296,6 +296,11 @@ void Program::ChurnTick(uint32_t ci) {
   const size_t n_nodes = cs.node_pools.size();
   const size_t n = n_nodes + cs.workloads.size();
   if (cs.mode == ChurnSpec::Mode::kCreate) {
+    if (cs.number > 0 && c.next >= static_cast<size_t>(cs.number)) {
+      c.active = false;  // kube's churnOp in Create mode stops after `number` ticks
+      return;
+    }
+    ++c.next;
     for (uint32_t p : cs.node_pools) MemberOfPool(w_, p).CreateNode(p);
     for (uint32_t w : cs.workloads) {
       pods.workload(w).active = true;
@@ -304,11 +309,26 @@ void Program::ChurnTick(uint32_t ci) {
     }
     return;
   }
-  // Recreate: for each template, replace the object at the ring position.
+  // Recreate and Ring: for each template, the object at the ring position is deleted (if still
+  // there), then Recreate creates one in its place, and Ring creates one only if the slot was empty.
   const size_t k = c.next % c.ring[0].size();
+  const bool ring = cs.mode == ChurnSpec::Mode::kRing;
   for (size_t t = 0; t < n && w_.error.empty(); ++t) {
     uint32_t& cur = c.ring[t][k];
     uint32_t& gen = c.ring_gen[t][k];
+    if (ring && cur != kNone) {
+      // kube deletes the object named in the slot and empties the slot, whether or not the object
+      // was still there.
+      if (t < n_nodes) {
+        Member& m = MemberOfPool(w_, cs.node_pools[t]);
+        if (m.node(cur).alive && m.node(cur).serial == gen) m.RemoveNode(cur, "churn");
+      } else if (pods.Pod(cur).gen == gen && pods.Pod(cur).state != PodState::kFree) {
+        pods.Evict(cur, "churn", false);
+      }
+      cur = kNone;
+      gen = 0;
+      continue;
+    }
     if (t < n_nodes) {
       Member& m = MemberOfPool(w_, cs.node_pools[t]);
       if (cur != kNone && m.node(cur).alive && m.node(cur).serial == gen)

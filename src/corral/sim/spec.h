@@ -127,9 +127,14 @@ struct Workload {
 };
 
 struct ChurnSpec {
-  enum class Mode : uint8_t { kCreate, kRecreate };
+  // kCreate: one object per template each tick (at most `number` ticks; 0: no limit).
+  // kRecreate (scenarios): `number` objects per template are created at once, then each tick
+  // replaces the one of the ring slot.
+  // kRing (scheduler_perf's `mode: recreate`, kube's churnOp): each tick, for each template, the
+  // object of ring slot `tick % number` is deleted if there is one, else one is created there.
+  enum class Mode : uint8_t { kCreate, kRecreate, kRing };
   Mode mode = Mode::kCreate;
-  int64_t number = 1;  // objects per template alive at once (recreate)
+  int64_t number = 1;  // ring slots per template (kRecreate, kRing); ticks (kCreate; 0: no limit)
   int64_t interval_ns = 500'000'000;
   std::vector<uint32_t> node_pools;  // templates that are nodes
   std::vector<uint32_t>

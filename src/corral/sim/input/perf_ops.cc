@@ -727,13 +727,19 @@ bool OpCompiler::Churn(const Node& op, size_t idx) {
   if (mode == "create") {
     o.churn.mode = ChurnSpec::Mode::kCreate;
   } else if (mode == "recreate") {
-    o.churn.mode = ChurnSpec::Mode::kRecreate;
+    o.churn.mode = ChurnSpec::Mode::kRing;  // kube's Recreate (sim/spec.h)
   } else {
     d_.FieldError(op, "mode", fmt::format("unknown churn mode {:?} (want create, recreate)", mode));
     return false;
   }
-  o.churn.number = Count(op, "number", "numberParam", false).value_or(1);
-  if (o.churn.number <= 0) o.churn.number = 1;
+  // kube's churnOp: in Create mode `number` bounds the ticks (0 or absent: no bound); in Recreate
+  // mode it is the ring size, and kube's ring of size 0 would fail at the first tick.
+  o.churn.number = Count(op, "number", "numberParam", false).value_or(0);
+  if (o.churn.number < 0) o.churn.number = 0;
+  if (o.churn.mode == ChurnSpec::Mode::kRing && o.churn.number == 0) {
+    d_.FieldError(op, "number", "churn mode recreate needs number > 0 (the ring of objects kept)");
+    return false;
+  }
   int64_t interval_ms = Count(op, "intervalMilliseconds", "intervalMillisecondsParam", false,
                               kMaxVirtualNs / 1'000'000)
                             .value_or(500);

@@ -710,7 +710,8 @@ Result<SimSpec> Compiler::Compile() {
       if (o.pool.empty() && o.workload.empty())
         Error(o.self, path, "churn needs a pool, a workload or both");
       op.churn.mode = o.mode == "recreate" ? ChurnSpec::Mode::kRecreate : ChurnSpec::Mode::kCreate;
-      op.churn.number = o.number;
+      // Scenario churn in create mode has no tick limit (number counts the recreate ring only).
+      op.churn.number = op.churn.mode == ChurnSpec::Mode::kRecreate ? o.number : 0;
       op.churn.interval_ns = o.interval;
       if (o.has_duration) op.churn.stop_ns = effective + o.duration;
       if (op.pool != kNone) op.churn.node_pools.push_back(op.pool);
