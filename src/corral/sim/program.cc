@@ -310,7 +310,7 @@ void Program::ChurnTick(uint32_t ci) {
     return;
   }
   // Recreate and Ring: for each template, the object at the ring position is deleted (if still
-  // there), then Recreate creates one in its place, and Ring creates one only if the slot was empty.
+  // there); Recreate then creates one in its place, Ring only fills an empty slot.
   const size_t k = c.next % c.ring[0].size();
   const bool ring = cs.mode == ChurnSpec::Mode::kRing;
   for (size_t t = 0; t < n && w_.error.empty(); ++t) {
