@@ -13,6 +13,7 @@
 #include "corral/app/perf.h"
 #include "corral/sim/input/go_template.h"
 #include "corral/sim/input/perf_config_internal.h"
+#include "corral/sim/engine.h"
 #include "corral/sim/perf.h"
 
 #include "sim_test_util.h"
@@ -422,6 +423,61 @@ TEST(PerfKubeOpsTest, ListAttributeTemplatesRenderKubesObjects) {
   const auto& plain_spec = plain_claim->objects.resources->resource_claim_templates[0].spec;
   EXPECT_EQ(plain_spec.requests.size(), 1U);
   EXPECT_TRUE(plain_spec.constraints.empty());
+}
+
+
+// kube's churnOp: in Create mode `number` bounds the ticks; in Recreate mode it is the ring size,
+// and a ring of none (kube's `count % 0`) is a positioned error, never a default.
+constexpr std::string_view kChurn = R"(
+- name: Churn
+  workloadTemplate:
+  - opcode: createNodes
+    count: 1
+  - opcode: churn
+    mode: MODE
+    NUMBER
+    intervalMilliseconds: 1000
+    templatePaths:
+    - ../templates/churn/node-default.yaml
+  - opcode: sleep
+    duration: 5500ms
+  workloads:
+  - name: w
+)";
+
+struct LineLog final : TextEventLog {
+  void Line(std::string_view line) override { lines += std::string(line) + "\n"; }
+  std::string lines;
+};
+
+std::string Churn(std::string_view mode, std::string_view number) {
+  std::string cfg(kChurn);
+  cfg.replace(cfg.find("MODE"), 4, mode);
+  cfg.replace(cfg.find("NUMBER"), 6, number);
+  return cfg;
+}
+
+TEST(PerfKubeOpsTest, ChurnCreateStopsAfterNumberTicks) {
+  Interner in = api::NewInterner();
+  Diagnostics diags;
+  auto c = PerfConfig::Parse(Churn("create", "number: 2"),
+                             "examples/scheduler_perf/kube/misc/inline.yaml", in, diags);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  LineLog log;
+  PerfRunOptions o = Fixed();
+  o.log = &log;
+  PerfResult r = RunPerfWorkload(*c, c->All()[0], in, o);
+  EXPECT_EQ(r.message, "");
+  EXPECT_THAT(log.lines, HasSubstr("00:00:01.000 node-add node-churn-0"));
+  EXPECT_THAT(log.lines, HasSubstr("00:00:02.000 node-add node-churn-1"));
+  EXPECT_THAT(log.lines, ::testing::Not(HasSubstr("node-churn-2")));
+}
+
+TEST(PerfKubeOpsTest, ChurnRecreateWantsARing) {
+  Interner in = api::NewInterner();
+  PerfResult r = RunInline(Churn("recreate", ""), in, "misc");
+  EXPECT_EQ(r.status, PerfResult::Status::kError);
+  EXPECT_THAT(r.message, HasSubstr("number: churn mode recreate needs number > 0"));
 }
 
 }  // namespace

@@ -309,16 +309,16 @@ void Program::ChurnTick(uint32_t ci) {
     }
     return;
   }
-  // Recreate and Ring: for each template, the object at the ring position is deleted (if still
-  // there); Recreate then creates one in its place, Ring only fills an empty slot.
+  // Recreate and Ring: for each template, the object at the ring position is deleted if it is still
+  // there and the slot emptied; Recreate then creates one in its place, Ring (kube's churnOp) only
+  // fills a slot that was empty.
   const size_t k = c.next % c.ring[0].size();
   const bool ring = cs.mode == ChurnSpec::Mode::kRing;
   for (size_t t = 0; t < n && w_.error.empty(); ++t) {
     uint32_t& cur = c.ring[t][k];
     uint32_t& gen = c.ring_gen[t][k];
-    if (ring && cur != kNone) {
-      // kube deletes the object named in the slot and empties the slot, whether or not the object
-      // was still there.
+    const bool had = cur != kNone;
+    if (had) {
       if (t < n_nodes) {
         Member& m = MemberOfPool(w_, cs.node_pools[t]);
         if (m.node(cur).alive && m.node(cur).serial == gen) m.RemoveNode(cur, "churn");
@@ -327,20 +327,16 @@ void Program::ChurnTick(uint32_t ci) {
       }
       cur = kNone;
       gen = 0;
-      continue;
     }
+    if (ring && had) continue;
     if (t < n_nodes) {
       Member& m = MemberOfPool(w_, cs.node_pools[t]);
-      if (cur != kNone && m.node(cur).alive && m.node(cur).serial == gen)
-        m.RemoveNode(cur, "churn");
       m.CreateNode(cs.node_pools[t]);
       // The newest node of the pool is the one just created.
       cur = m.NewestNode(cs.node_pools[t]);
       gen = cur == kNone ? 0 : static_cast<uint32_t>(m.node(cur).serial);
     } else {
       uint32_t w = cs.workloads[t - n_nodes];
-      if (cur != kNone && pods.Pod(cur).gen == gen && pods.Pod(cur).state != PodState::kFree)
-        pods.Evict(cur, "churn", false);
       pods.workload(w).active = true;
       cur = pods.CreatePod(w, kNone, spec.workloads[w].tmpl, kForeverNs, Symbol{});
       gen = cur == kNone ? 0 : pods.Pod(cur).gen;

@@ -734,8 +734,7 @@ bool OpCompiler::Churn(const Node& op, size_t idx) {
   }
   // kube's churnOp: in Create mode `number` bounds the ticks (0 or absent: no bound); in Recreate
   // mode it is the ring size, and kube's ring of size 0 would fail at the first tick.
-  o.churn.number = Count(op, "number", "numberParam", false).value_or(0);
-  if (o.churn.number < 0) o.churn.number = 0;
+  o.churn.number = Count(op, "number", "numberParam", false).value_or(0);  // Count rejects < 0
   if (o.churn.mode == ChurnSpec::Mode::kRing && o.churn.number == 0) {
     d_.FieldError(op, "number", "churn mode recreate needs number > 0 (the ring of objects kept)");
     return false;
