@@ -11,9 +11,9 @@
 #include <gtest/gtest.h>
 
 #include "corral/app/perf.h"
+#include "corral/sim/engine.h"
 #include "corral/sim/input/go_template.h"
 #include "corral/sim/input/perf_config_internal.h"
-#include "corral/sim/engine.h"
 #include "corral/sim/perf.h"
 
 #include "sim_test_util.h"
@@ -424,7 +424,6 @@ TEST(PerfKubeOpsTest, ListAttributeTemplatesRenderKubesObjects) {
   EXPECT_EQ(plain_spec.requests.size(), 1U);
   EXPECT_TRUE(plain_spec.constraints.empty());
 }
-
 
 // kube's churnOp: in Create mode `number` bounds the ticks; in Recreate mode it is the ring size,
 // and a ring of none (kube's `count % 0`) is a positioned error, never a default.
